@@ -1,0 +1,185 @@
+# jevmon - build for Linux x86-64, Windows x64 and Windows x86 (MinGW-w64).
+#
+#   make deps    install what the project needs (apt, Check for MinGW, a Wine prefix)
+#   make         build every target            make check   build and run every test
+#   make demo    profile a sample workload     make bench   overhead against no agent
+#
+# Sources are found by where they live, so adding a file needs no edit here:
+#   src/platform/posix*.c, src/platform/win32*.c   the platform layer of each system
+#   src/com/*.c                                    COM helpers for every system (GUIDs, .reg files)
+#   src/sdk/*.c                                    libjevsdk: what monitors link (self-registration)
+#   src/cmd/*.c                                    Linux commands, one program per file
+#   src/**/*.c (the rest)                          the JVMTI agent
+#   monitor/*.c                                    jevprof, the reference monitor
+#   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
+#   tests/unit/test_*.c                            Check suites for every target
+#   tests/posix/test_*.c, tests/win/test_*.c       Check suites for Linux only, for Windows only
+#   tests/jvm/test_*.c, tests/jvm/*.java           end-to-end suites on real JVMs (Linux)
+#   tests/fixtures/<name>.c                        in-process COM servers the tests load
+# A directory that holds <name>.def exports what it lists from its Windows DLL.
+
+SHELL := /bin/bash
+BUILD := build
+DEPS_STAMP := $(BUILD)/deps/done.stamp
+
+.PHONY: all check demo bench deps clean
+all check demo bench: $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory -f Makefile _$@
+
+deps $(DEPS_STAMP): tools/deps.sh
+	@bash tools/deps.sh
+
+clean:
+	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
+
+# ---- Everything below runs in a sub-make, after deps are in place ------------------------
+ifneq ($(filter _%,$(MAKECMDGOALS)),)
+
+JDK_INC := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v javac)))); echo $$d/include)
+SRC_ALL := $(shell find src -name '*.c' | sort)
+PLAT_COMMON := $(wildcard src/com/*.c)
+SDK_SRC := $(wildcard src/sdk/*.c)
+CMD_SRC := $(wildcard src/cmd/*.c)
+AGENT_SRC := $(filter-out src/platform/% src/com/% src/sdk/% src/cmd/%,$(SRC_ALL))
+MONITOR_SRC := $(wildcard monitor/*.c)
+SAMPLE_DIRS := $(patsubst %/,%,$(dir $(wildcard samples/*/*.c samples/*/*.cpp)))
+SAMPLES := $(sort $(notdir $(SAMPLE_DIRS)))
+FIXTURES := $(basename $(notdir $(wildcard tests/fixtures/*.c)))
+
+WARN := -Wall -Wextra -Werror
+COMMON_CFLAGS := -std=c11 $(WARN) -O2 -g -Iinclude -Isrc -I$(JDK_INC)
+COMMON_CXXFLAGS := -std=c++11 $(WARN) -O2 -g -Iinclude
+
+# ---- Per-target settings ----------------------------------------------------------------
+linux_CC := gcc
+linux_CXX := g++
+linux_CFLAGS := $(COMMON_CFLAGS) -fPIC -pthread -D_GNU_SOURCE -Iinclude/posix -I$(JDK_INC)/linux
+linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -Iinclude/posix
+linux_PLAT := $(PLAT_COMMON) $(wildcard src/platform/posix*.c)
+linux_SYSLIBS := -ldl -pthread -lm
+linux_SO := .so
+linux_EXE :=
+linux_AGENT := libjevmon.so
+linux_CHECK_CFLAGS = $(shell pkg-config --cflags check)
+linux_CHECK_LIBS = $(shell pkg-config --libs check)
+linux_TESTDIRS := tests/unit tests/posix tests/jvm
+
+win64_CC := x86_64-w64-mingw32-gcc
+win64_CXX := x86_64-w64-mingw32-g++
+win32_CC := i686-w64-mingw32-gcc
+win32_CXX := i686-w64-mingw32-g++
+WIN_CFLAGS := $(COMMON_CFLAGS) -Isrc/platform/jni_win32 -D_WIN32_WINNT=0x0601
+WIN_SYSLIBS := -lole32 -loleaut32 -luuid -ladvapi32 -lshlwapi
+WIN_LDFLAGS := -static-libgcc -Wl,--enable-stdcall-fixup
+$(foreach t,win64 win32,$(eval $(t)_CFLAGS := $(WIN_CFLAGS)) \
+  $(eval $(t)_CXXFLAGS := $(COMMON_CXXFLAGS) -static-libstdc++) \
+  $(eval $(t)_PLAT := $(PLAT_COMMON) $(wildcard src/platform/win32*.c)) \
+  $(eval $(t)_SYSLIBS := $(WIN_SYSLIBS)) $(eval $(t)_SO := .dll) $(eval $(t)_EXE := .exe) \
+  $(eval $(t)_AGENT := jevmon.dll) \
+  $(eval $(t)_CHECK_CFLAGS := -I$(BUILD)/deps/check-$(t)/include) \
+  $(eval $(t)_CHECK_LIBS := -L$(BUILD)/deps/check-$(t)/lib -lcheck -static -lpthread) \
+  $(eval $(t)_TESTDIRS := tests/unit tests/win))
+
+WHOLE := -Wl,--whole-archive
+NO_WHOLE := -Wl,--no-whole-archive
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+# $(call def_of,dir): the .def file a Windows DLL built from dir exports, if there is one.
+def_of = $(wildcard $(1)/*.def)
+
+# ---- Rules for one target: $(1) = linux | win64 | win32, $(2) = output dir, $(3) = extra flags
+define target_rules
+$(2)/obj/%.o: %.c
+	@mkdir -p $$(@D)
+	$$($(1)_CC) $$($(1)_CFLAGS) $(3) $$($(1)_CHECK_CFLAGS) -MMD -MP -c $$< -o $$@
+$(2)/obj/%.o: %.cpp
+	@mkdir -p $$(@D)
+	$$($(1)_CXX) $$($(1)_CXXFLAGS) $(3) -MMD -MP -c $$< -o $$@
+
+$(2)/libjevplat.a: $$(patsubst %.c,$(2)/obj/%.o,$$($(1)_PLAT))
+	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
+$(2)/libjevsdk.a: $$(patsubst %.c,$(2)/obj/%.o,$$(SDK_SRC))
+	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
+$(2)/libjevagent.a: $$(patsubst %.c,$(2)/obj/%.o,$$(AGENT_SRC))
+	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
+-include $$(shell find $(2)/obj -name '*.d' 2>/dev/null)
+endef
+
+# Shared-library link: $(1) target, $(2) output, $(3) objects/libs, $(4) .def (Windows)
+link_so = $($(1)_CC) -shared $(if $(filter linux,$(1)),,$(WIN_LDFLAGS) $(4)) -o $(2) $(3) $($(1)_SYSLIBS)
+
+define product_rules
+$(eval $(call target_rules,$(1),$(BUILD)/$(1),))
+
+$(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevplat.a
+	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevplat.a,)
+
+$(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll): $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(MONITOR_SRC)) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,$(call def_of,monitor))
+
+$(foreach s,$(SAMPLES),$(eval $(call sample_rules,$(1),$(s))))
+$(foreach f,$(FIXTURES),$(eval $(call fixture_rules,$(1),$(f))))
+$(foreach c,$(CMD_SRC),$(if $(filter linux,$(1)),$(eval $(call cmd_rules,$(1),$(c)))))
+
+$(1)_PRODUCTS := $(BUILD)/$(1)/$($(1)_AGENT) \
+  $(if $(MONITOR_SRC),$(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll)) \
+  $(foreach s,$(SAMPLES),$(BUILD)/$(1)/samples/$(s)$($(1)_SO)) \
+  $(if $(filter linux,$(1)),$(foreach c,$(CMD_SRC),$(BUILD)/$(1)/$(basename $(notdir $(c)))))
+endef
+
+define sample_rules
+$(2)_SRC := $(wildcard samples/$(2)/*.c samples/$(2)/*.cpp)
+$(BUILD)/$(1)/samples/$(2)$($(1)_SO): $$(patsubst %,$(BUILD)/$(1)/obj/%.o,$$(basename $$($(2)_SRC))) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+	@mkdir -p $$(@D)
+	$$(if $$(filter %.cpp,$$($(2)_SRC)),$$($(1)_CXX) -shared $$($(1)_CXXFLAGS),$$($(1)_CC) -shared) \
+	  $(if $(filter linux,$(1)),,$(WIN_LDFLAGS) $(call def_of,samples/$(2))) -o $$@ $$(filter %.o,$$^) \
+	  $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a $($(1)_SYSLIBS)
+endef
+
+define fixture_rules
+$(BUILD)/$(1)/fixtures/$(2)$($(1)_SO): $(BUILD)/$(1)/obj/tests/fixtures/$(2).o $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+	@mkdir -p $$(@D)
+	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,$(wildcard tests/fixtures/$(2).def))
+endef
+
+define cmd_rules
+$(BUILD)/$(1)/$(basename $(notdir $(2))): $(BUILD)/$(1)/obj/$(basename $(2)).o $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+	$$($(1)_CC) -o $$@ $$^ $($(1)_SYSLIBS)
+endef
+
+# Test suites: $(1) target, $(2) output dir of that build, $(3) extra flags; one program per file
+define test_rule
+$(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
+    $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
+	@mkdir -p $$(@D)
+	$$($(1)_CC) $(3) -o $$@ $$< $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
+	  $$($(1)_CHECK_LIBS) $$($(1)_SYSLIBS)
+endef
+define test_rules
+$(1)_TEST_SRC := $(wildcard $(addsuffix /test_*.c,$($(1)_TESTDIRS)))
+$(1)_TESTS := $$(foreach s,$$($(1)_TEST_SRC),$(2)/tests/$$(basename $$(notdir $$(s)))$($(1)_EXE))
+$$(foreach s,$$($(1)_TEST_SRC),$$(eval $$(call test_rule,$(1),$(2),$(3),$$(s))))
+endef
+
+$(foreach t,linux win64 win32,$(eval $(call product_rules,$(t))))
+$(eval $(call target_rules,linux,$(BUILD)/linux/asan,$(SAN)))
+$(eval $(call test_rules,linux,$(BUILD)/linux/asan,$(SAN)))
+$(eval $(call test_rules,win64,$(BUILD)/win64,))
+$(eval $(call test_rules,win32,$(BUILD)/win32,))
+
+FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
+
+.PHONY: _all _check _demo _bench
+_all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
+	@python3 tools/gen-cobj.py --check
+
+_check: _all $(FIXTURE_FILES) $(linux_TESTS) $(win64_TESTS) $(win32_TESTS)
+	@bash tools/run-tests.sh
+
+_demo: _all
+	@bash tools/demo.sh
+
+_bench: _all
+	@bash tools/bench.sh
+
+endif

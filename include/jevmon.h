@@ -1,0 +1,485 @@
+/*
+ * jevmon.h - the Microsoft VM for Java profiler interfaces ("event monitors").
+ *
+ * The header a profiler written for the Microsoft VM compiles against, on
+ * Windows (MinGW-w64, x86 and x64) and on Linux, from C (C89 and later) or C++.
+ * Names, signatures and values follow ../shared/spec/msjvm-profiler-api.md.
+ *
+ * Where the original Jevmon.h is not known, the choices are marked RESOLUTION and
+ * listed in README.md:
+ *   - the interface IIDs below are jevmon's own (provisional); they are assigned
+ *     here and nowhere else in C, and idl/jevmon.idl repeats them (a test checks
+ *     that the two agree);
+ *   - vtable order: IUnknown, then the base interface, then each interface's own
+ *     methods in alphabetical order (the order the documentation lists them);
+ *   - UniqueID and every ID type are pointer-sized.
+ */
+#ifndef JEVMON_H
+#define JEVMON_H
+
+#ifdef _WIN32
+#include <windows.h>
+#include <objbase.h>
+#else
+#include "jevmon_compat.h"
+#endif
+
+/* ---- Interface IIDs (RESOLUTION: provisional, jevmon's own) ---------------------- */
+DEFINE_GUID(IID_IJavaEventMonitor, 0x2557978F, 0x1082, 0x4731, 0x9A, 0xB2, 0x07, 0xC0, 0xD1, 0x74, 0x9B, 0x94);
+DEFINE_GUID(IID_IJavaEventMonitor2, 0x5714F170, 0xB2DE, 0x42F7, 0xAB, 0xAF, 0xAC, 0x8D, 0x4B, 0x57, 0xA9, 0x58);
+DEFINE_GUID(IID_IJavaEventMonitorIDInfo, 0x4F18B196, 0x8A60, 0x4839, 0x85, 0xF7, 0xEE, 0x93, 0x2C, 0xB9, 0x2C, 0xD1);
+DEFINE_GUID(IID_IJavaEventMonitorIDInfo2, 0xD3A4C240, 0x2EAB, 0x48D6, 0x95, 0xF4, 0x69, 0xD0, 0x59, 0xA2, 0x4B, 0x5A);
+DEFINE_GUID(IID_IJavaEventMonitorIDInfo3, 0x1390244E, 0x8A92, 0x4012, 0xB3, 0xDC, 0x6C, 0x03, 0xDB, 0x4F, 0x60, 0x82);
+DEFINE_GUID(IID_IJavaEventMonitorIDInfo4, 0xA5F3D325, 0x3B64, 0x4CF7, 0x8B, 0x30, 0x5D, 0xF5, 0xB7, 0x3B, 0xF4, 0x38);
+DEFINE_GUID(IID_IJavaHeapMonitor, 0x8483AA2B, 0x1DB2, 0x4ADE, 0xA7, 0x5E, 0x7E, 0xB3, 0x62, 0xD8, 0x95, 0x35);
+DEFINE_GUID(IID_IJavaHeapMonitor2, 0xC3113E92, 0x4355, 0x4C25, 0x8E, 0x6C, 0x36, 0xC8, 0x83, 0x57, 0x13, 0x3D);
+DEFINE_GUID(IID_IHeapInfoCallback, 0x61120FE3, 0x2D49, 0x4391, 0xA9, 0xA0, 0xB4, 0x93, 0x9A, 0x54, 0xAD, 0x3E);
+DEFINE_GUID(IID_IObjectAllocationCallback, 0xC26482B2, 0xDA55, 0x46BE, 0xA2, 0xF1, 0x53, 0x6F, 0x57, 0xB8, 0x63, 0x30);
+DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0xEA, 0x8B, 0x4E, 0xD1, 0xE1);
+/* Spelling variants used by the documentation. */
+#define IID_IHeapInfoCallBack IID_IHeapInfoCallback
+#define IID_IObjectAllocationCallBack IID_IObjectAllocationCallback
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Opaque IDs (RESOLUTION: pointer-sized) ---------------------------------------- */
+typedef UINT_PTR UniqueID;
+typedef UniqueID ClassID;
+typedef UniqueID MethodID;
+typedef UniqueID FieldID;
+typedef UniqueID ObjectID;
+typedef UniqueID ThreadID;
+typedef UniqueID StackID;
+typedef UniqueID ObjectHandleID;
+
+/* RESOLUTION: one byte of bytecode. */
+typedef unsigned char BYTE_CODE;
+
+/* RESOLUTION: one line-number table entry: bytecode offset and source line. */
+typedef struct SourceLineInfo {
+    DWORD code_offset;
+    DWORD line_number;
+} SourceLineInfo;
+
+/* ---- Enumerations -------------------------------------------------------------------- */
+typedef enum JVM_STATE_FLAGS {
+    JVM_STATE_INTERPRETER_ENABLED = 0x1,
+    JVM_STATE_FAST_INTERPRETER_ENABLED = 0x2,
+    JVM_STATE_JIT_COMPILER_ENABLED = 0x4,
+    JVM_STATE_DEBUGGER_ENABLED = 0x8,
+    ALL_JVM_FLAGS = 0xF
+} JVM_STATE_FLAGS;
+typedef JVM_STATE_FLAGS JAVA_STATE_FLAGS;
+
+typedef enum JAVA_EVENT_CATEGORY {
+    JVM_MONITOR_NONE = 0x0,
+    JVM_MONITOR_CLASS_LOADS = 0x1,
+    JVM_MONITOR_METHOD_CALLS = 0x2,
+    JVM_MONITOR_JIT_COMPILATION = 0x4,
+    JVM_MONITOR_BYTE_CODE_EXECUTION = 0x8,
+    JVM_MONITOR_SOURCE_LINE_EXECUTION = 0x10,
+    JVM_MONITOR_EXCEPTIONS = 0x20,
+    JVM_MONITOR_GARBAGE_COLLECTIONS = 0x80,
+    JVM_MONITOR_THREADS = 0x100,
+    JVM_MONITOR_SAMPLING = 0x200,
+    JVM_MONITOR_EXCEPTION_UNWIND = 0x400,
+    JVM_MONITOR_SPECIFIC_METHOD_CALLS = 0x800,
+    JVM_MONITOR_SPECIFIC_METHODS = 0x800,
+    ALL_JVM_MONITOR_EVENTS = 0xFFF
+} JAVA_EVENT_CATEGORY;
+typedef JAVA_EVENT_CATEGORY JVM_EVENT_CATEGORY;
+typedef JAVA_EVENT_CATEGORY JAVA_Event_Category;
+
+typedef enum JAVA_EXECUTION_MODEL {
+    JVM_EXECUTION_INVALID = -1,
+    JVM_EXECUTION_JIT_COMPILED = 0,
+    JVM_EXECUTION_NATIVE = 1,
+    JVM_EXECUTION_INTERPRETED = 2,
+    JVM_EXECUTION_FAST_INTERPRETED = 3,
+    JVM_EXECUTION_COM = 4
+} JAVA_EXECUTION_MODEL;
+
+typedef enum JVM_EVENT_TYPE {
+    JVM_EVENT_TYPE_EXCEPTION_OCCURRED = 0,
+    JVM_EVENT_TYPE_THREAD_CREATE = 4,
+    JVM_EVENT_TYPE_THREAD_DESTROY = 5,
+    JVM_EVENT_TYPE_CLASS_LOAD_STARTED = 6,
+    JVM_EVENT_TYPE_CLASS_LOAD_FINISHED = 7,
+    JVM_EVENT_TYPE_CLASS_UNLOAD = 8,
+    JVM_EVENT_TYPE_JIT_COMPILE_STARTED = 9,
+    JVM_EVENT_TYPE_JIT_COMPILE_FINISHED = 10,
+    JVM_EVENT_TYPE_GC_STARTED = 11,
+    JVM_EVENT_TYPE_GC_FINISHED = 12,
+    JVM_EVENT_TYPE_SHUTDOWN = 13, /* RESOLUTION: printed as 12 in the documentation */
+    JVM_EVENT_TYPE_RESERVED_14 = 14,
+    JVM_EVENT_TYPE_RESERVED_15 = 15,
+    JVM_EVENT_TYPE_CLASS_LOAD_FAILED = 17
+} JVM_EVENT_TYPE;
+
+typedef enum JVM_EVENT_TYPE2 {
+    JVM_EVENT_TYPE2_THREAD_SET_NAME = 1025,
+    JVM_EVENT_TYPE2_EXCEPTION_OCCURRED = 1026,
+    JVM_EVENT_TYPE2_EXCEPTION_THROWN = 1027,
+    JVM_EVENT_TYPE2_EXCEPTION_UNWIND = 1028,
+    JVM_EVENT_TYPE2_STACK_TRACE = 1029,
+    JVM_EVENT_TYPE2_INITIALIZED = 1030,
+    JVM_EVENT_TYPE2_MONITORS_INITIALIZED = 1031
+} JVM_EVENT_TYPE2;
+typedef JVM_EVENT_TYPE2 JAVA_EVENT_TYPE2;
+
+typedef enum JAVA_MONITOR_INIT_OPTIONS {
+    JVM_INIT_OPT_FP_SAFE_METHOD_CALLS = 0x1,
+    JVM_INIT_OPT_GC_SAFE_METHOD_CALLS = 0x2,
+    JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED = 0x4,
+    JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS = 0x8,
+    JVM_INIT_OPT_DONT_NEED_ALLOCATION_CALLBACK = 0x10, /* RESOLUTION: value not printed */
+    JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS = 0x20,   /* RESOLUTION: value not printed */
+    ALL_JVM_INIT_OPTIONS = 0x3F
+} JAVA_MONITOR_INIT_OPTIONS;
+
+typedef enum JVM_METHOD_CALL_EVENTS_DISPOSITION {
+    JVM_PROHIBIT_METHOD_CALL_EVENTS = 1,
+    JVM_PERMIT_METHOD_CALL_EVENTS = 2,
+    JVM_QUERY_DISPOSITION = 3
+} JVM_METHOD_CALL_EVENTS_DISPOSITION;
+
+/* RESOLUTION: values not documented. */
+typedef enum JVM_ID_TYPE {
+    JVM_ID_CLASS = 1,
+    JVM_ID_METHOD = 2
+} JVM_ID_TYPE;
+
+typedef enum JVM_CALLING_CONVENTION {
+    JVM_CALL_PASCAL = 1,
+    JVM_CALL_CDECL = 2
+} JVM_CALLING_CONVENTION;
+
+typedef enum JVM_CALL_FLAGS {
+    JVM_CALL_THIS = 1
+} JVM_CALL_FLAGS;
+
+typedef enum JVM_CLASS_PROPERTIES {
+    JVM_CLS_VARIABLE_SIZE = 1,
+    JVM_CLS_HAS_DESCRIPTION = 2,
+    ALL_JVM_CLS_PROPERTIES = 3
+} JVM_CLASS_PROPERTIES;
+
+typedef enum JAVA_FIELD_FLAGS {
+    JVM_FIELD_STATIC = 1,
+    JVM_FIELD_OBJECTREF = 2,
+    ALL_JVM_FIELD_FLAGS = 3
+} JAVA_FIELD_FLAGS;
+
+typedef enum JVM_HEAPMON_CAPABILITIES {
+    JVM_HEAPMON_OBJECT_AGE = 1
+} JVM_HEAPMON_CAPABILITIES;
+
+typedef enum JVM_OBJECT_FLAGS {
+    JVM_OBJ_ALREADY_REPORTED = 0x00001,
+    JVM_OBJ_ALREADY_VISITED = 0x00002,
+    JVM_OBJ_MORE_REFERENCES = 0x10000,
+    ALL_JVM_OBJECT_FLAGS = 0x10003
+} JVM_OBJECT_FLAGS;
+
+/* Values 1-7 are documented; the rest are RESOLUTION (containers the prose names). */
+typedef enum CONTAINER_TYPE {
+    C_BEGIN = 1,
+    C_RT_THREAD = 2,
+    C_RT_JIT = 3,
+    C_RT_NATIVE = 4,
+    C_RT_NATIVEGC = 5,
+    C_RT_COM = 6,
+    C_RT_INTERPRETED = 7,
+    C_RT_FASTINTERPRETED = 8,
+    C_RT_CLASS = 9,
+    C_RT_FINALIZE = 10,
+    C_RT_INTERNAL = 11,
+    C_RT_JNI_GLOBAL = 12,
+    C_HEAP = 13,
+    C_END = 14
+} CONTAINER_TYPE;
+
+/* ---- SampleThreadLocation ------------------------------------------------------------ */
+typedef enum JVM_METHOD_SAMPLE_FLAGS {
+    JVM_SAMPLE_STACK_ID = 0x1,
+    JVM_SAMPLE_METHOD_ID = 0x2,
+    JVM_SAMPLE_LOCATION = 0x4,
+    JVM_SAMPLE_GENERATED_CODE = 0x8,
+    JVM_SAMPLE_PC = 0x10,
+    ALL_JVM_SAMPLE_FIELDS = 0x17,
+    ALL_JVM_SAMPLE_FLAGS = 0x1F
+} JVM_METHOD_SAMPLE_FLAGS;
+
+typedef enum JVM_METHOD_SAMPLE_ACCURACY {
+    JVM_SAMPLE_NONE = 0,
+    JVM_SAMPLE_POOR = 1,
+    JVM_SAMPLE_EXACT = 100
+} JVM_METHOD_SAMPLE_ACCURACY;
+
+typedef enum JVM_METHOD_SAMPLE_LOCATION {
+    JVM_LOCATION_UNKNOWN = 0,
+    JVM_LOCATION_JIT = 1,
+    JVM_LOCATION_NATIVE = 2,
+    JVM_LOCATION_GC = 3,
+    JVM_LOCATION_COMPILER = 4,
+    JVM_LOCATION_LOADER = 5,
+    JVM_LOCATION_DEBUGGER = 6,
+    JVM_LOCATION_SECURITY = 7,
+    JVM_LOCATION_PROFILER = 8,
+    JVM_LOCATION_BLOCKING = 9
+} JVM_METHOD_SAMPLE_LOCATION;
+typedef JVM_METHOD_SAMPLE_LOCATION JVM_METHOD_SAMPLE_LOCATION_TYPES;
+
+/* On 64-bit targets ip and sp hold the low 32 bits (RESOLUTION); IJevmonSampling gives all 64. */
+typedef struct JVM_METHOD_SAMPLE {
+    DWORD flags;
+    JVM_METHOD_SAMPLE_ACCURACY accuracy;
+    StackID stack_id;
+    MethodID method_id;
+    JVM_METHOD_SAMPLE_LOCATION location_type;
+    DWORD ip;
+    DWORD sp;
+    DWORD pc_offset;
+} JVM_METHOD_SAMPLE;
+
+/* ---- Debugger flags and the names of registry values and environment variables -------- */
+#define MSJDBG_FL_REQUIRE_BYTE_CODE_EXECUTION 0x01
+#define MSJDBG_FL_ENABLE_PROFILING 0x02
+#define MSJDBG_SEND_START_CLASS_EVENTS 0x40
+
+#define JEVMON_JAVA_VM_KEY "Software\\Microsoft\\Java VM"
+#define JEVMON_MONITORS_KEY "Software\\Microsoft\\Java VM\\Monitors"
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- Interfaces ------------------------------------------------------------------------ */
+
+/* Each interface's own methods, in vtable order; derived interfaces repeat their bases' lists. */
+#define JEVMON_IUNKNOWN_SLOTS                                                   \
+    STDMETHOD(QueryInterface)(THIS_ REFIID riid, void **ppvObject) PURE;        \
+    STDMETHOD_(ULONG, AddRef)(THIS) PURE;                                       \
+    STDMETHOD_(ULONG, Release)(THIS) PURE;
+
+#define IJavaEventMonitor_SLOTS                                                                                  \
+    STDMETHOD(ExecuteByteCode)(THIS_ MethodID method_id, BYTE_CODE *pbyte_code, DWORD byte_code_offset) PURE;  \
+    STDMETHOD(ExecuteSourceLine)(THIS_ MethodID method_id, DWORD line_number) PURE;                             \
+    STDMETHOD(Initialize)(THIS_ LPCSTR pclass_file_name, IJavaEventMonitorIDInfo *pmonitor_info,                \
+                          DWORD java_flags, DWORD *prequested_events) PURE;                                     \
+    STDMETHOD(MethodEntry)(THIS_ MethodID method_id, StackID stack_id) PURE;                                    \
+    STDMETHOD(MethodExit)(THIS_ StackID stack_id) PURE;                                                         \
+    STDMETHOD(NotifyEvent)(THIS_ JVM_EVENT_TYPE event, UniqueID event_id) PURE;
+
+#define IJavaEventMonitor2_SLOTS                                                                                  \
+    STDMETHOD(GetPossibleEventCategories)(THIS_ DWORD *ppossible_events) PURE;                                  \
+    STDMETHOD(MethodExit2)(THIS_ MethodID method_id, StackID stack_id) PURE;                                    \
+    STDMETHOD(NotifyEvent2)(THIS_ JVM_EVENT_TYPE2 event2, UniqueID first_event_id, UniqueID second_event_id) PURE;
+
+#define IJavaEventMonitorIDInfo_SLOTS                                                                              \
+    STDMETHOD(ClassInformation)(THIS_ ClassID class_id, LPSTR *ppclass_name, LPSTR *ppsource_file_name,           \
+                                int *pmethods, MethodID **ppmethod_ids, __int64 *pobjects_created) PURE;          \
+    STDMETHOD(GetEventMask)(THIS_ DWORD *pevents) PURE;                                                           \
+    STDMETHOD(GetMonitorUsage)(THIS_ ObjectID object_id, ThreadID *powner_thread, unsigned *pentry_count,          \
+                               unsigned *pwaiter_count) PURE;                                                     \
+    STDMETHOD(InterpretedMethodInformation)(THIS_ MethodID method_id, unsigned int *pbyte_code_length,            \
+                                            BYTE_CODE **ppbyte_codes) PURE;                                       \
+    STDMETHOD(JITCompiledMethodInformation)(THIS_ MethodID method_id, unsigned int *pjit_code_length,             \
+                                            unsigned char **ppjit_code) PURE;                                     \
+    STDMETHOD(MethodInformation)(THIS_ MethodID method_id, LPSTR *ppmethod_name, ClassID *pclass_id,              \
+                                 JAVA_EXECUTION_MODEL *pexec, int *psource_line_info_length,                      \
+                                 SourceLineInfo **ppsource_line_info) PURE;                                       \
+    STDMETHOD(ObjectInformation)(THIS_ ObjectID object_id, ClassID *pclass_id) PURE;                              \
+    STDMETHOD(SetEventMask)(THIS_ DWORD events) PURE;
+
+#define IJavaEventMonitorIDInfo2_SLOTS                                                                             \
+    STDMETHOD(DescribeObject)(THIS_ ObjectID object_id, LPWSTR *pdescr) PURE;                                     \
+    STDMETHOD(FieldInformation)(THIS_ FieldID field_id, LPSTR *pname, DWORD *pflags) PURE;                        \
+    STDMETHOD(FreeHandlesToObjects)(THIS_ unsigned int nhandles, ObjectHandleID *pobject_handles) PURE;           \
+    STDMETHOD(GetArrayElement)(THIS_ ObjectID object_id, unsigned index, __int64 *pvalue) PURE;                   \
+    STDMETHOD(GetClassFields)(THIS_ ClassID class_id, unsigned *pnfields, FieldID **ppfield_ids) PURE;            \
+    STDMETHOD(GetClassPath)(THIS_ LPSTR *ppszClassPath) PURE;                                                     \
+    STDMETHOD(GetCurrentThread)(THIS_ ThreadID *pthread_id) PURE;                                                 \
+    STDMETHOD(GetHandlesToObjects)(THIS_ unsigned nobjects, ObjectID *pobject_ids,                                \
+                                   ObjectHandleID *pobject_handles) PURE;                                         \
+    STDMETHOD(GetObjectField)(THIS_ ObjectID object_id, FieldID field_id, __int64 *pvalue) PURE;                  \
+    STDMETHOD(GetObjectSize)(THIS_ ObjectID object_id, DWORD *psize) PURE;                                        \
+    STDMETHOD(GetObjectsFromHandles)(THIS_ unsigned nhandles, ObjectHandleID *pobject_handles,                    \
+                                     ObjectID *pobject_ids) PURE;                                                 \
+    STDMETHOD(GetProfilingCapabilities)(THIS_ DWORD *pStates, DWORD *pCategories, JAVA_EXECUTION_MODEL *pLastModel, \
+                                        JVM_EVENT_TYPE *pLastType, JVM_EVENT_TYPE2 *pLastType2) PURE;             \
+    STDMETHOD(GetSpecialClassProperties)(THIS_ unsigned *pnspecial_classes, ClassID **ppclass_ids,                \
+                                         DWORD **ppclass_flags) PURE;                                             \
+    STDMETHOD(GetStackTrace)(THIS_ ThreadID thread_id) PURE;                                                      \
+    STDMETHOD(SampleThreadLocation)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample) PURE;                   \
+    STDMETHOD(StaticClassInformation)(THIS_ ClassID class_id, DWORD *pStaticDataSize, DWORD *pInstanceSize) PURE; \
+    STDMETHOD(ThreadInformation)(THIS_ ThreadID thread_id, DWORD *pwin32_thread_id) PURE;
+
+#define IJavaEventMonitorIDInfo3_SLOTS                                                                             \
+    STDMETHOD(ClassInformation2)(THIS_ ClassID class_id, ClassID *psuperclass, ClassID **ppinterfaces,            \
+                                 unsigned int *pinterfaces_length, MethodID **ppimplemented_methods,              \
+                                 unsigned int *pimplemented_methods_length) PURE;                                 \
+    STDMETHOD(EnableMethodCallEvents)(THIS_ ObjectID unique_id, JVM_ID_TYPE idtype,                               \
+                                      JVM_METHOD_CALL_EVENTS_DISPOSITION disposition) PURE;                       \
+    STDMETHOD(GetMethodEntryParameters)(THIS_ DWORD **ppslots, DWORD **ppreserved,                                \
+                                        JVM_CALLING_CONVENTION *pcalling_convention, DWORD *pflags) PURE;         \
+    STDMETHOD(GetMethodExitReturnValue)(THIS_ MethodID *preturning_method_id, __int64 **pret_value) PURE;
+
+#define IJavaEventMonitorIDInfo4_SLOTS                                                                             \
+    STDMETHOD(GetFinalInitializationOptions)(THIS_ DWORD *poptions) PURE;                                         \
+    STDMETHOD(GetMonitorInitializationOptions)(THIS_ DWORD *poptions) PURE;                                       \
+    STDMETHOD(SetMonitorInitializationOptions)(THIS_ DWORD options) PURE;
+
+#define IJavaHeapMonitor_SLOTS                                                                                     \
+    STDMETHOD(GetContainerDescription)(THIS_ CONTAINER_TYPE type, LPWSTR *pshort, LPWSTR *plong) PURE;            \
+    STDMETHOD(GetHeapInfo)(THIS_ IHeapInfoCallback *pihicb) PURE;                                                 \
+    STDMETHOD(GetObjectAge)(THIS_ ObjectID object_id, DWORD *pncollections_survived) PURE;                        \
+    STDMETHOD(ModifyHeapMonitorCapabilities)(THIS_ DWORD capabilities, BOOL fenable,                              \
+                                             DWORD *penabled_capabilities) PURE;                                  \
+    STDMETHOD(NotifyOnObjectAllocations)(THIS_ IObjectAllocationCallback *pioacb) PURE;
+
+#define IJavaHeapMonitor2_SLOTS                                                                                    \
+    STDMETHOD(RequestHeapDump)(THIS) PURE;
+
+#define IHeapInfoCallback_SLOTS                                                                                    \
+    STDMETHOD(BeginContainer)(THIS_ CONTAINER_TYPE type, UniqueID id1, UniqueID id2) PURE;                        \
+    STDMETHOD(ObjectReferences)(THIS_ ObjectID id, DWORD objflags, const ObjectID *prefs, unsigned nrefs,         \
+                                const DWORD *pflags) PURE;                                                        \
+    STDMETHOD(RootReferences)(THIS_ const ObjectID *prefs, unsigned nrefs, const DWORD *pflags) PURE;
+
+#define IObjectAllocationCallback_SLOTS                                                                            \
+    STDMETHOD(OnObjectAllocated)(THIS_ ObjectID object_id, ClassID class_id) PURE;
+
+/* jevmon extension: the full 64-bit ip and sp of a sample. */
+#define IJevmonSampling_SLOTS                                                                                      \
+    STDMETHOD(SampleThreadLocation64)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip,        \
+                                      ULONGLONG *psp) PURE;
+
+#undef INTERFACE
+#define INTERFACE IJavaEventMonitorIDInfo
+DECLARE_INTERFACE_(IJavaEventMonitorIDInfo, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaEventMonitorIDInfo_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJavaEventMonitorIDInfo2
+DECLARE_INTERFACE_(IJavaEventMonitorIDInfo2, IJavaEventMonitorIDInfo)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaEventMonitorIDInfo_SLOTS
+    IJavaEventMonitorIDInfo2_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJavaEventMonitorIDInfo3
+DECLARE_INTERFACE_(IJavaEventMonitorIDInfo3, IJavaEventMonitorIDInfo2)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaEventMonitorIDInfo_SLOTS
+    IJavaEventMonitorIDInfo2_SLOTS
+    IJavaEventMonitorIDInfo3_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJavaEventMonitorIDInfo4
+DECLARE_INTERFACE_(IJavaEventMonitorIDInfo4, IJavaEventMonitorIDInfo3)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaEventMonitorIDInfo_SLOTS
+    IJavaEventMonitorIDInfo2_SLOTS
+    IJavaEventMonitorIDInfo3_SLOTS
+    IJavaEventMonitorIDInfo4_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJavaEventMonitor
+DECLARE_INTERFACE_(IJavaEventMonitor, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaEventMonitor_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJavaEventMonitor2
+DECLARE_INTERFACE_(IJavaEventMonitor2, IJavaEventMonitor)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaEventMonitor_SLOTS
+    IJavaEventMonitor2_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IHeapInfoCallback
+DECLARE_INTERFACE_(IHeapInfoCallback, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IHeapInfoCallback_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IObjectAllocationCallback
+DECLARE_INTERFACE_(IObjectAllocationCallback, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IObjectAllocationCallback_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJavaHeapMonitor
+DECLARE_INTERFACE_(IJavaHeapMonitor, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaHeapMonitor_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJavaHeapMonitor2
+DECLARE_INTERFACE_(IJavaHeapMonitor2, IJavaHeapMonitor)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJavaHeapMonitor_SLOTS
+    IJavaHeapMonitor2_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonSampling
+DECLARE_INTERFACE_(IJevmonSampling, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonSampling_SLOTS
+    END_INTERFACE
+};
+#undef INTERFACE
+
+/* Spelling variants used by the documentation. */
+typedef IHeapInfoCallback IHeapInfoCallBack;
+typedef IObjectAllocationCallback IObjectAllocationCallBack;
+
+#include "jevmon_cobj.h"
+
+#endif /* JEVMON_H */

@@ -1,0 +1,2 @@
+/* <windows.h> for non-Windows systems: the Win32 and COM basics a monitor needs. */
+#include "../jevmon_compat.h"

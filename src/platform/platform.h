@@ -1,0 +1,93 @@
+/*
+ * platform.h - the one interface between jevmon and the operating system.
+ *
+ * Implemented by platform/win32.c (Win32 registry, COM, threads) and by
+ * platform/posix.c with its helpers platform/posix_*.c (the POSIX COM layer: a
+ * registry kept in regedit-format files, dlopen-based class activation).  Nothing
+ * outside src/platform/ tests for the operating system.
+ *
+ * Strings are UTF-8.  Functions returning allocated memory use malloc; free it with
+ * free() (plat_free_strings for string lists).
+ */
+#ifndef JEVMON_PLATFORM_H
+#define JEVMON_PLATFORM_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jevmon.h"
+
+/* ---- Diagnostics ------------------------------------------------------------------- */
+/* Writes one line "jevmon: <message>\n" to stderr in a single write. */
+void jv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void jv_vlog(const char *fmt, va_list ap);
+
+/* ---- Environment ------------------------------------------------------------------- */
+/* A copy of the variable's value, or NULL when it is not set. */
+char *plat_getenv(const char *name);
+
+/* ---- Registry ---------------------------------------------------------------------- */
+typedef enum plat_hive {
+    PLAT_HKLM, /* HKEY_LOCAL_MACHINE */
+    PLAT_HKCU, /* HKEY_CURRENT_USER */
+    PLAT_HKCR  /* HKEY_CLASSES_ROOT: HKCU\Software\Classes over HKLM\Software\Classes */
+} plat_hive;
+
+typedef enum plat_reg_status {
+    PLAT_REG_OK = 0,
+    PLAT_REG_NOT_FOUND,  /* no such key or value */
+    PLAT_REG_WRONG_TYPE, /* the value exists with another type */
+    PLAT_REG_ERROR       /* I/O error, refused file, access denied; already logged */
+} plat_reg_status;
+
+/* Key paths use backslashes, relative to the hive ("Software\\Microsoft\\Java VM").
+ * name NULL or "" is the key's default value. */
+plat_reg_status plat_reg_get_string(plat_hive hive, const char *key, const char *name, char **value);
+plat_reg_status plat_reg_get_dword(plat_hive hive, const char *key, const char *name, DWORD *value);
+/* The names of the key's direct subkeys, in the order the registry enumerates them. */
+plat_reg_status plat_reg_subkeys(plat_hive hive, const char *key, char ***names, size_t *count);
+void plat_free_strings(char **strings, size_t count);
+
+/* Writing creates missing keys.  PLAT_HKCR writes go to HKLM\Software\Classes. */
+plat_reg_status plat_reg_set_string(plat_hive hive, const char *key, const char *name, const char *value);
+plat_reg_status plat_reg_set_dword(plat_hive hive, const char *key, const char *name, DWORD value);
+/* Deletes the key and everything below it; a missing key is PLAT_REG_NOT_FOUND. */
+plat_reg_status plat_reg_delete_tree(plat_hive hive, const char *key);
+
+/* ---- COM --------------------------------------------------------------------------- */
+/* Per thread: CoInitializeEx(COINIT_MULTITHREADED) on Windows; nothing elsewhere. */
+HRESULT plat_com_init(void);
+void plat_com_uninit(void);
+
+/*
+ * CoCreateInstance(clsid, NULL, CLSCTX_INPROC_SERVER, iid, ppv).  On failure returns
+ * the HRESULT and writes a one-line cause naming what failed into why (for example
+ * "InprocServer32 is a relative path: libfoo.so").
+ */
+HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, char *why, size_t why_len);
+
+/* ---- Modules ------------------------------------------------------------------------ */
+/* The absolute path of the module (shared library, DLL, executable) containing addr. */
+char *plat_module_path(const void *addr);
+
+/* ---- Threads, time, locks ------------------------------------------------------------- */
+typedef struct plat_mutex plat_mutex;
+plat_mutex *plat_mutex_create(void);
+void plat_mutex_destroy(plat_mutex *m);
+void plat_mutex_lock(plat_mutex *m);
+void plat_mutex_unlock(plat_mutex *m);
+
+typedef struct plat_thread plat_thread;
+/* Starts a native thread running fn(arg); NULL on failure. */
+plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg);
+/* Waits for the thread to end and frees it. */
+void plat_thread_join(plat_thread *t);
+
+/* The operating system's id of the calling thread (GetCurrentThreadId / gettid). */
+DWORD plat_os_thread_id(void);
+/* A monotonic clock in nanoseconds. */
+uint64_t plat_now_ns(void);
+void plat_sleep_ms(unsigned ms);
+
+#endif /* JEVMON_PLATFORM_H */
