@@ -12,7 +12,8 @@
 #   src/**/*.c (the rest)                          the JVMTI agent
 #   monitor/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
-#   tests/unit/test_*.c                            Check suites for every target
+#   tests/unit/test_*.c                            Check suites for every target; test_X.c also
+#                                                  links tests/unit/X/*.c when that directory exists
 #   tests/posix/test_*.c, tests/win/test_*.c       Check suites for Linux only, for Windows only
 #   tests/jvm/test_*.c, tests/jvm/*.java           end-to-end suites on real JVMs (Linux)
 #   tests/fixtures/<name>.c                        in-process COM servers the tests load
@@ -150,9 +151,10 @@ endef
 # Test suites: $(1) target, $(2) output dir of that build, $(3) extra flags; one program per file
 define test_rule
 $(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
+    $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))$(patsubst test_%,%,$(basename $(notdir $(4))))/*.c)) \
     $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
 	@mkdir -p $$(@D)
-	$$($(1)_CC) $(3) -o $$@ $$< $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
+	$$($(1)_CC) $(3) -o $$@ $$(filter %.o,$$^) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
 	  $$($(1)_CHECK_LIBS) $$($(1)_SYSLIBS)
 endef
 define test_rules
