@@ -12,8 +12,8 @@
 #   src/**/*.c (the rest)                          the JVMTI agent
 #   monitor/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
-#   tests/unit/test_*.c                            Check suites for every target; test_X.c also
-#                                                  links tests/unit/X/*.c when that directory exists
+#   tests/unit/test_*.c                            Check suites for every target; tests/D/test_X.c
+#                                                  also links tests/D/X/*.c and tests/D/support/*.c
 #   tests/posix/test_*.c, tests/win/test_*.c       Check suites for Linux only, for Windows only
 #   tests/jvm/test_*.c, tests/jvm/*.java           end-to-end suites on real JVMs (Linux)
 #   tests/fixtures/<name>.c                        in-process COM servers the tests load
@@ -34,7 +34,7 @@ clean:
 	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
 
 # ---- Everything below runs in a sub-make, after deps are in place ------------------------
-ifneq ($(filter _%,$(MAKECMDGOALS)),)
+ifneq ($(filter-out all check demo bench deps clean,$(MAKECMDGOALS)),)
 
 JDK_INC := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v javac)))); echo $$d/include)
 SRC_ALL := $(shell find src -name '*.c' | sort)
@@ -48,7 +48,7 @@ SAMPLES := $(sort $(notdir $(SAMPLE_DIRS)))
 FIXTURES := $(basename $(notdir $(wildcard tests/fixtures/*.c)))
 
 WARN := -Wall -Wextra -Werror
-COMMON_CFLAGS := -std=c11 $(WARN) -O2 -g -Iinclude -Isrc -I$(JDK_INC)
+COMMON_CFLAGS := -std=c11 $(WARN) -DCOBJMACROS -O2 -g -Iinclude -Isrc -I$(JDK_INC)
 COMMON_CXXFLAGS := -std=c++11 $(WARN) -O2 -g -Iinclude
 
 # ---- Per-target settings ----------------------------------------------------------------
@@ -69,7 +69,7 @@ win64_CC := x86_64-w64-mingw32-gcc
 win64_CXX := x86_64-w64-mingw32-g++
 win32_CC := i686-w64-mingw32-gcc
 win32_CXX := i686-w64-mingw32-g++
-WIN_CFLAGS := $(COMMON_CFLAGS) -Isrc/platform/jni_win32 -D_WIN32_WINNT=0x0601
+WIN_CFLAGS := $(COMMON_CFLAGS) -Isrc/platform/jni_win32 -D_WIN32_WINNT=0x0601 -DCONST_VTABLE
 WIN_SYSLIBS := -lole32 -loleaut32 -luuid -ladvapi32 -lshlwapi
 WIN_LDFLAGS := -static-libgcc -Wl,--enable-stdcall-fixup
 $(foreach t,win64 win32,$(eval $(t)_CFLAGS := $(WIN_CFLAGS)) \
@@ -152,6 +152,7 @@ endef
 define test_rule
 $(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
     $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))$(patsubst test_%,%,$(basename $(notdir $(4))))/*.c)) \
+    $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))support/*.c)) \
     $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
 	@mkdir -p $$(@D)
 	$$($(1)_CC) $(3) -o $$@ $$(filter %.o,$$^) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
@@ -169,13 +170,20 @@ $(eval $(call test_rules,linux,$(BUILD)/linux/asan,$(SAN)))
 $(eval $(call test_rules,win64,$(BUILD)/win64,))
 $(eval $(call test_rules,win32,$(BUILD)/win32,))
 
+# Java workloads of the end-to-end tests and the samples, compiled once for every JDK >= 17.
+JAVA_SRC := $(wildcard tests/jvm/workloads/*.java samples/java/*.java)
+$(BUILD)/linux/java/classes.stamp: $(JAVA_SRC)
+	@mkdir -p $(@D)
+	javac --release 17 -d $(@D) $^
+	@touch $@
+
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
 
 .PHONY: _all _check _demo _bench
 _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 	@python3 tools/gen-cobj.py --check
 
-_check: _all $(FIXTURE_FILES) $(linux_TESTS) $(win64_TESTS) $(win32_TESTS)
+_check: _all $(FIXTURE_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(win64_TESTS) $(win32_TESTS)
 	@bash tools/run-tests.sh
 
 _demo: _all

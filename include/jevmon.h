@@ -258,6 +258,23 @@ typedef struct JVM_METHOD_SAMPLE {
 
 /* ---- Interfaces ------------------------------------------------------------------------ */
 
+/*
+ * JEVMON_INTERFACE declares an interface: in C a struct whose only member points at a
+ * const table of functions (the Windows headers make lpVtbl const only with CONST_VTABLE,
+ * in a form that warns outside system headers, so C on Windows gets its own spelling).
+ */
+#if defined(_WIN32) && (!defined(__cplusplus) || defined(CINTERFACE))
+#define JEVMON_INTERFACE(iface, baseiface)       \
+    typedef interface iface iface;               \
+    typedef struct iface##Vtbl iface##Vtbl;      \
+    interface iface {                            \
+        const iface##Vtbl *lpVtbl;               \
+    };                                           \
+    struct iface##Vtbl
+#else
+#define JEVMON_INTERFACE(iface, baseiface) DECLARE_INTERFACE_(iface, baseiface)
+#endif
+
 /* Each interface's own methods, in vtable order; derived interfaces repeat their bases' lists. */
 #define JEVMON_IUNKNOWN_SLOTS                                                   \
     STDMETHOD(QueryInterface)(THIS_ REFIID riid, void **ppvObject) PURE;        \
@@ -359,7 +376,7 @@ typedef struct JVM_METHOD_SAMPLE {
 
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo
-DECLARE_INTERFACE_(IJavaEventMonitorIDInfo, IUnknown)
+JEVMON_INTERFACE(IJavaEventMonitorIDInfo, IUnknown)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -369,7 +386,7 @@ DECLARE_INTERFACE_(IJavaEventMonitorIDInfo, IUnknown)
 
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo2
-DECLARE_INTERFACE_(IJavaEventMonitorIDInfo2, IJavaEventMonitorIDInfo)
+JEVMON_INTERFACE(IJavaEventMonitorIDInfo2, IJavaEventMonitorIDInfo)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -380,7 +397,7 @@ DECLARE_INTERFACE_(IJavaEventMonitorIDInfo2, IJavaEventMonitorIDInfo)
 
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo3
-DECLARE_INTERFACE_(IJavaEventMonitorIDInfo3, IJavaEventMonitorIDInfo2)
+JEVMON_INTERFACE(IJavaEventMonitorIDInfo3, IJavaEventMonitorIDInfo2)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -392,7 +409,7 @@ DECLARE_INTERFACE_(IJavaEventMonitorIDInfo3, IJavaEventMonitorIDInfo2)
 
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo4
-DECLARE_INTERFACE_(IJavaEventMonitorIDInfo4, IJavaEventMonitorIDInfo3)
+JEVMON_INTERFACE(IJavaEventMonitorIDInfo4, IJavaEventMonitorIDInfo3)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -405,7 +422,7 @@ DECLARE_INTERFACE_(IJavaEventMonitorIDInfo4, IJavaEventMonitorIDInfo3)
 
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitor
-DECLARE_INTERFACE_(IJavaEventMonitor, IUnknown)
+JEVMON_INTERFACE(IJavaEventMonitor, IUnknown)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -415,7 +432,7 @@ DECLARE_INTERFACE_(IJavaEventMonitor, IUnknown)
 
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitor2
-DECLARE_INTERFACE_(IJavaEventMonitor2, IJavaEventMonitor)
+JEVMON_INTERFACE(IJavaEventMonitor2, IJavaEventMonitor)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -426,7 +443,7 @@ DECLARE_INTERFACE_(IJavaEventMonitor2, IJavaEventMonitor)
 
 #undef INTERFACE
 #define INTERFACE IHeapInfoCallback
-DECLARE_INTERFACE_(IHeapInfoCallback, IUnknown)
+JEVMON_INTERFACE(IHeapInfoCallback, IUnknown)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -436,7 +453,7 @@ DECLARE_INTERFACE_(IHeapInfoCallback, IUnknown)
 
 #undef INTERFACE
 #define INTERFACE IObjectAllocationCallback
-DECLARE_INTERFACE_(IObjectAllocationCallback, IUnknown)
+JEVMON_INTERFACE(IObjectAllocationCallback, IUnknown)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -446,7 +463,7 @@ DECLARE_INTERFACE_(IObjectAllocationCallback, IUnknown)
 
 #undef INTERFACE
 #define INTERFACE IJavaHeapMonitor
-DECLARE_INTERFACE_(IJavaHeapMonitor, IUnknown)
+JEVMON_INTERFACE(IJavaHeapMonitor, IUnknown)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -456,7 +473,7 @@ DECLARE_INTERFACE_(IJavaHeapMonitor, IUnknown)
 
 #undef INTERFACE
 #define INTERFACE IJavaHeapMonitor2
-DECLARE_INTERFACE_(IJavaHeapMonitor2, IJavaHeapMonitor)
+JEVMON_INTERFACE(IJavaHeapMonitor2, IJavaHeapMonitor)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
@@ -467,7 +484,7 @@ DECLARE_INTERFACE_(IJavaHeapMonitor2, IJavaHeapMonitor)
 
 #undef INTERFACE
 #define INTERFACE IJevmonSampling
-DECLARE_INTERFACE_(IJevmonSampling, IUnknown)
+JEVMON_INTERFACE(IJevmonSampling, IUnknown)
 {
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS

@@ -225,6 +225,16 @@ static __inline__ void *CoTaskMemAlloc(SIZE_T cb) { return malloc(cb ? cb : 1); 
 static __inline__ void *CoTaskMemRealloc(void *pv, SIZE_T cb) { return realloc(pv, cb ? cb : 1); }
 static __inline__ void CoTaskMemFree(void *pv) { free(pv); }
 
+/* Interlocked operations, as COM objects count references with them. */
+static __inline__ LONG InterlockedIncrement(LONG volatile *p) { return __atomic_add_fetch(p, 1, __ATOMIC_SEQ_CST); }
+static __inline__ LONG InterlockedDecrement(LONG volatile *p) { return __atomic_sub_fetch(p, 1, __ATOMIC_SEQ_CST); }
+static __inline__ LONG InterlockedExchange(LONG volatile *p, LONG v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+static __inline__ LONG InterlockedCompareExchange(LONG volatile *p, LONG v, LONG cmp)
+{
+    __atomic_compare_exchange_n(p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return cmp;
+}
+
 /* The entry points an in-process server exports. */
 typedef HRESULT(STDAPICALLTYPE *LPFNGETCLASSOBJECT)(REFCLSID rclsid, REFIID riid, void **ppv);
 typedef HRESULT(STDAPICALLTYPE *LPFNCANUNLOADNOW)(void);

@@ -22,10 +22,14 @@
 /* Writes one line "jevmon: <message>\n" to stderr in a single write. */
 void jv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void jv_vlog(const char *fmt, va_list ap);
+/* Sends every line (without the newline) to sink instead of stderr; NULL restores stderr.  For tests. */
+void jv_log_set_sink(void (*sink)(const char *line, void *context), void *context);
 
 /* ---- Environment ------------------------------------------------------------------- */
 /* A copy of the variable's value, or NULL when it is not set. */
 char *plat_getenv(const char *name);
+/* Sets (value non-NULL) or removes a variable of this process, as the C runtime's getenv sees it. */
+int plat_setenv(const char *name, const char *value);
 
 /* ---- Registry ---------------------------------------------------------------------- */
 typedef enum plat_hive {
