@@ -83,19 +83,20 @@ $(foreach t,win64 win32,$(eval $(t)_CFLAGS := $(WIN_CFLAGS)) \
 
 WHOLE := -Wl,--whole-archive
 NO_WHOLE := -Wl,--no-whole-archive
+NO_FLAGS :=
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # $(call def_of,dir): the .def file a Windows DLL built from dir exports, if there is one.
 def_of = $(wildcard $(1)/*.def)
 
-# ---- Rules for one target: $(1) = linux | win64 | win32, $(2) = output dir, $(3) = extra flags
+# ---- Rules for one target: $(1) = linux | win64 | win32, $(2) = output dir, $(3) = name of a variable of extra flags
 define target_rules
 $(2)/obj/%.o: %.c
 	@mkdir -p $$(@D)
-	$$($(1)_CC) $$($(1)_CFLAGS) $(3) $$($(1)_CHECK_CFLAGS) -MMD -MP -c $$< -o $$@
+	$$($(1)_CC) $$($(1)_CFLAGS) $$($(3)) $$($(1)_CHECK_CFLAGS) -MMD -MP -c $$< -o $$@
 $(2)/obj/%.o: %.cpp
 	@mkdir -p $$(@D)
-	$$($(1)_CXX) $$($(1)_CXXFLAGS) $(3) -MMD -MP -c $$< -o $$@
+	$$($(1)_CXX) $$($(1)_CXXFLAGS) $$($(3)) -MMD -MP -c $$< -o $$@
 
 $(2)/libjevplat.a: $$(patsubst %.c,$(2)/obj/%.o,$$($(1)_PLAT))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
@@ -110,7 +111,7 @@ endef
 link_so = $($(1)_CC) -shared $(if $(filter linux,$(1)),,$(WIN_LDFLAGS) $(4)) -o $(2) $(3) $($(1)_SYSLIBS)
 
 define product_rules
-$(eval $(call target_rules,$(1),$(BUILD)/$(1),))
+$(eval $(call target_rules,$(1),$(BUILD)/$(1),NO_FLAGS))
 
 $(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevplat.a
 	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevplat.a,)
@@ -155,7 +156,7 @@ $(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
     $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))support/*.c)) \
     $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
 	@mkdir -p $$(@D)
-	$$($(1)_CC) $(3) -o $$@ $$(filter %.o,$$^) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
+	$$($(1)_CC) $$($(3)) -o $$@ $$(filter %.o,$$^) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
 	  $$($(1)_CHECK_LIBS) $$($(1)_SYSLIBS)
 endef
 define test_rules
@@ -165,10 +166,10 @@ $$(foreach s,$$($(1)_TEST_SRC),$$(eval $$(call test_rule,$(1),$(2),$(3),$$(s))))
 endef
 
 $(foreach t,linux win64 win32,$(eval $(call product_rules,$(t))))
-$(eval $(call target_rules,linux,$(BUILD)/linux/asan,$(SAN)))
-$(eval $(call test_rules,linux,$(BUILD)/linux/asan,$(SAN)))
-$(eval $(call test_rules,win64,$(BUILD)/win64,))
-$(eval $(call test_rules,win32,$(BUILD)/win32,))
+$(eval $(call target_rules,linux,$(BUILD)/linux/asan,SAN))
+$(eval $(call test_rules,linux,$(BUILD)/linux/asan,SAN))
+$(eval $(call test_rules,win64,$(BUILD)/win64,NO_FLAGS))
+$(eval $(call test_rules,win32,$(BUILD)/win32,NO_FLAGS))
 
 # Java workloads of the end-to-end tests and the samples, compiled once for every JDK >= 17.
 JAVA_SRC := $(wildcard tests/jvm/workloads/*.java samples/java/*.java)

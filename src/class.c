@@ -1,0 +1,246 @@
+/*
+ * class.c - the class table (see class.h) and the IDInfo methods about classes:
+ * ClassInformation, ClassInformation2, StaticClassInformation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "class.h"
+#include "ids.h"
+#include "idinfo_methods.h"
+#include "method.h"
+#include "table.h"
+
+static jv_table classes;
+static plat_mutex *registering; /* one registration at a time */
+
+void jv_classes_init(void)
+{
+    jv_table_init(&classes, sizeof(jv_class));
+    registering = plat_mutex_create();
+}
+
+void jv_classes_destroy(void)
+{
+    uint32_t n = jv_table_count(&classes);
+    for (uint32_t i = 0; i < n; i++) {
+        jv_class *c = jv_table_get(&classes, i);
+        free(c->signature);
+        free(c->methods);
+    }
+    jv_table_destroy(&classes);
+    plat_mutex_destroy(registering);
+}
+
+typedef struct class_init_args {
+    jweak mirror;
+    char *signature;
+} class_init_args;
+
+static void class_init(void *element, void *arg)
+{
+    jv_class *c = element;
+    class_init_args *a = arg;
+    c->mirror = a->mirror;
+    c->signature = a->signature;
+}
+
+/* Registers the class's methods; done once, after the ClassID is published. */
+static void register_methods(jv_class *c, jclass klass, ClassID class_id)
+{
+    jint count = 0;
+    jmethodID *methods = NULL;
+    if ((*jv_jvmti)->GetClassMethods(jv_jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE)
+        return;
+    MethodID *ids = count ? malloc((size_t)count * sizeof(*ids)) : NULL;
+    unsigned kept = 0;
+    for (jint i = 0; ids && i < count; i++) {
+        MethodID id = jv_method_register(methods[i], class_id);
+        if (id)
+            ids[kept++] = id;
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods);
+    c->methods = ids;
+    c->method_count = kept;
+}
+
+ClassID jv_class_id(JNIEnv *env, jclass klass)
+{
+    jlong tag = 0;
+    if (!jv_jvmti || !klass || (*jv_jvmti)->GetTag(jv_jvmti, klass, &tag) != JVMTI_ERROR_NONE)
+        return 0;
+    if (tag)
+        return (ClassID)tag;
+
+    /* A class racing on two threads gets one ClassID. */
+    plat_mutex_lock(registering);
+    ClassID id = 0;
+    if ((*jv_jvmti)->GetTag(jv_jvmti, klass, &tag) == JVMTI_ERROR_NONE && tag)
+        id = (ClassID)tag;
+    else {
+        char *sig = NULL;
+        class_init_args a = {(*env)->NewWeakGlobalRef(env, klass), NULL};
+        if ((*jv_jvmti)->GetClassSignature(jv_jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE) {
+            a.signature = strdup(sig);
+            (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)sig);
+        }
+        uint32_t index = a.signature && a.mirror ? jv_table_add(&classes, class_init, &a) : UINT32_MAX;
+        if (index == UINT32_MAX) {
+            free(a.signature);
+            if (a.mirror)
+                (*env)->DeleteWeakGlobalRef(env, a.mirror);
+        } else {
+            id = jv_id_make(JV_ID_CLASS, index);
+            (*jv_jvmti)->SetTag(jv_jvmti, klass, (jlong)id);
+            register_methods(jv_table_get(&classes, index), klass, id);
+        }
+    }
+    plat_mutex_unlock(registering);
+    return id;
+}
+
+jv_class *jv_class_get(ClassID id)
+{
+    uint32_t index;
+    if (!jv_id_index(id, JV_ID_CLASS, &index))
+        return NULL;
+    jv_class *c = jv_table_get(&classes, index);
+    return c && !atomic_load(&c->unloaded) ? c : NULL;
+}
+
+jclass jv_class_local(JNIEnv *env, jv_class *c)
+{
+    return env ? (jclass)(*env)->NewLocalRef(env, c->mirror) : NULL;
+}
+
+/* "Ljava/lang/String;" -> "java.lang.String"; arrays keep their descriptor, "[I", with dots. */
+static char *dotted_name(const char *signature)
+{
+    size_t len = strlen(signature);
+    const char *start = signature;
+    if (signature[0] == 'L' && len >= 2 && signature[len - 1] == ';') {
+        start = signature + 1;
+        len -= 2;
+    }
+    char *name = CoTaskMemAlloc(len + 1);
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        name[i] = start[i] == '/' ? '.' : start[i];
+    name[len] = '\0';
+    return name;
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_ClassInformation(IJavaEventMonitorIDInfo4 *iface, ClassID class_id,
+                                                  LPSTR *ppclass_name, LPSTR *ppsource_file_name, int *pmethods,
+                                                  MethodID **ppmethod_ids, __int64 *pobjects_created)
+{
+    (void)iface;
+    jv_class *c = jv_class_get(class_id);
+    JNIEnv *env = jv_jni();
+    if (!c || !env)
+        return E_FAIL;
+    jclass klass = jv_class_local(env, c);
+    if (!klass)
+        return E_FAIL;
+    HRESULT hr = S_OK;
+    if (ppclass_name && !(*ppclass_name = dotted_name(c->signature)))
+        hr = E_OUTOFMEMORY;
+    if (ppsource_file_name) {
+        char *source = NULL;
+        *ppsource_file_name = NULL;
+        if ((*jv_jvmti)->GetSourceFileName(jv_jvmti, klass, &source) == JVMTI_ERROR_NONE) {
+            *ppsource_file_name = jv_cotask_strdup(source);
+            (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)source);
+        }
+    }
+    if (pmethods)
+        *pmethods = (int)c->method_count;
+    if (ppmethod_ids) {
+        *ppmethod_ids = CoTaskMemAlloc(c->method_count * sizeof(MethodID));
+        if (*ppmethod_ids)
+            memcpy(*ppmethod_ids, c->methods, c->method_count * sizeof(MethodID));
+        else
+            hr = E_OUTOFMEMORY;
+    }
+    if (pobjects_created)
+        *pobjects_created = atomic_load(&c->objects_created);
+    (*env)->DeleteLocalRef(env, klass);
+    return hr;
+}
+
+/* Appends id to a CoTaskMem array that grows by doubling. */
+static int append_id(UniqueID **array, unsigned *count, unsigned *capacity, UniqueID id)
+{
+    if (*count == *capacity) {
+        unsigned grown = *capacity ? *capacity * 2 : 16;
+        UniqueID *bigger = CoTaskMemRealloc(*array, grown * sizeof(UniqueID));
+        if (!bigger)
+            return 0;
+        *array = bigger;
+        *capacity = grown;
+    }
+    (*array)[(*count)++] = id;
+    return 1;
+}
+
+/* Adds every interface of klass and of its superinterfaces. */
+static int collect_interfaces(JNIEnv *env, jclass klass, ClassID **ids, unsigned *count, unsigned *capacity)
+{
+    jint n = 0;
+    jclass *interfaces = NULL;
+    int ok = 1;
+    if ((*jv_jvmti)->GetImplementedInterfaces(jv_jvmti, klass, &n, &interfaces) != JVMTI_ERROR_NONE)
+        return 1;
+    for (jint i = 0; i < n; i++) {
+        ClassID id = jv_class_id(env, interfaces[i]);
+        ok = ok && id && append_id(ids, count, capacity, id) && collect_interfaces(env, interfaces[i], ids, count, capacity);
+        (*env)->DeleteLocalRef(env, interfaces[i]);
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)interfaces);
+    return ok;
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_ClassInformation2(IJavaEventMonitorIDInfo4 *iface, ClassID class_id,
+                                                   ClassID *psuperclass, ClassID **ppinterfaces,
+                                                   unsigned int *pinterfaces_length, MethodID **ppimplemented_methods,
+                                                   unsigned int *pimplemented_methods_length)
+{
+    (void)iface;
+    jv_class *c = jv_class_get(class_id);
+    JNIEnv *env = jv_jni();
+    if (!c || !env || !psuperclass || !ppinterfaces || !pinterfaces_length || !ppimplemented_methods ||
+        !pimplemented_methods_length)
+        return E_FAIL;
+    jclass klass = jv_class_local(env, c);
+    if (!klass)
+        return E_FAIL;
+    unsigned n_if = 0, cap_if = 0, n_m = 0, cap_m = 0;
+    ClassID *interfaces = NULL;
+    MethodID *methods = NULL;
+    int ok = collect_interfaces(env, klass, &interfaces, &n_if, &cap_if);
+    jclass super = (*env)->GetSuperclass(env, klass);
+    *psuperclass = super ? jv_class_id(env, super) : 0;
+    /* The class's own methods, then every inherited one up the superclass chain. */
+    for (jclass k = (*env)->NewLocalRef(env, klass); ok && k;) {
+        jv_class *kc = jv_class_get(jv_class_id(env, k));
+        for (unsigned i = 0; ok && kc && i < kc->method_count; i++)
+            ok = append_id(&methods, &n_m, &cap_m, kc->methods[i]);
+        jclass next = (*env)->GetSuperclass(env, k);
+        (*env)->DeleteLocalRef(env, k);
+        k = next;
+    }
+    if (super)
+        (*env)->DeleteLocalRef(env, super);
+    (*env)->DeleteLocalRef(env, klass);
+    if (!ok) {
+        CoTaskMemFree(interfaces);
+        CoTaskMemFree(methods);
+        return E_OUTOFMEMORY;
+    }
+    *ppinterfaces = interfaces;
+    *pinterfaces_length = n_if;
+    *ppimplemented_methods = methods;
+    *pimplemented_methods_length = n_m;
+    return S_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * class.h - the class table: every class the bridge has seen gets a ClassID.
+ *
+ * A class is registered when it is prepared (or found loaded at VM start); its mirror
+ * is tagged with its ClassID so a jclass finds its entry again, and the entry keeps a
+ * weak reference so the table does not keep classes alive.  MethodIDs of the class's
+ * methods are registered at the same time.
+ */
+#ifndef JEVMON_CLASS_H
+#define JEVMON_CLASS_H
+
+#include <stdatomic.h>
+
+#include "jevmon.h"
+#include "vm.h"
+
+typedef struct jv_class {
+    jweak mirror;         /* weak global reference to the java.lang.Class */
+    char *signature;      /* JVM signature as the class file has it, e.g. "Ljava/lang/String;" */
+    MethodID *methods;    /* the class's own methods */
+    unsigned method_count;
+    _Atomic int unloaded;
+    _Atomic long long objects_created;
+} jv_class;
+
+void jv_classes_init(void);
+void jv_classes_destroy(void);
+
+/* The ClassID of klass, registering it (and its methods) when new; 0 on failure. */
+ClassID jv_class_id(JNIEnv *env, jclass klass);
+/* The entry of a live class, or NULL for an invalid, foreign or unloaded ClassID. */
+jv_class *jv_class_get(ClassID id);
+/* A local reference to the class, or NULL; the caller deletes it. */
+jclass jv_class_local(JNIEnv *env, jv_class *c);
+
+#endif

@@ -1,0 +1,148 @@
+/* discovery.c - reads the registry and MSJAVA_EVENT_MONITORS into a monitor list (rules in discovery.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "com/guid.h"
+#include "discovery.h"
+#include "platform/platform.h"
+
+static void add_spec(jv_monitor_specs *specs, const char *source, const CLSID *clsid, int has_options, DWORD options)
+{
+    jv_monitor_spec *grown = realloc(specs->items, (specs->count + 1) * sizeof(*grown));
+    char *source_copy = strdup(source);
+    if (!grown || !source_copy) {
+        free(source_copy);
+        if (grown)
+            specs->items = grown;
+        jv_log("out of memory while listing monitors; %s left out", source);
+        return;
+    }
+    specs->items = grown;
+    jv_monitor_spec *spec = &specs->items[specs->count++];
+    spec->source = source_copy;
+    spec->clsid = *clsid;
+    spec->has_init_options = has_options;
+    spec->init_options = options;
+}
+
+static void add_registry_monitor(jv_monitor_specs *specs, const char *name)
+{
+    char key[512], source[600], *clsid_text = NULL;
+    CLSID clsid;
+    DWORD options = 0;
+    int has_options = 0;
+
+    snprintf(key, sizeof(key), "%s\\%s", JEVMON_MONITORS_KEY, name);
+    snprintf(source, sizeof(source), "registry key HKLM\\%s", key);
+    switch (plat_reg_get_string(PLAT_HKLM, key, "CLSID", &clsid_text)) {
+    case PLAT_REG_OK:
+        break;
+    case PLAT_REG_WRONG_TYPE:
+        jv_log("%s: the CLSID value is not a string; monitor not loaded", source);
+        return;
+    default:
+        jv_log("%s: has no CLSID value; monitor not loaded", source);
+        return;
+    }
+    if (!jv_guid_parse(clsid_text, &clsid)) {
+        jv_log("%s: CLSID \"%s\" is not a braced CLSID {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}; monitor not loaded",
+               source, clsid_text);
+        free(clsid_text);
+        return;
+    }
+    free(clsid_text);
+    switch (plat_reg_get_dword(PLAT_HKLM, key, "InitOptions", &options)) {
+    case PLAT_REG_OK:
+        has_options = 1;
+        break;
+    case PLAT_REG_WRONG_TYPE:
+        jv_log("%s: InitOptions is not a DWORD; ignored, the monitor loads without it", source);
+        break;
+    default:
+        break;
+    }
+    add_spec(specs, source, &clsid, has_options, options);
+}
+
+static void add_registry_monitors(jv_monitor_specs *specs)
+{
+    char **names = NULL;
+    size_t count = 0;
+    if (plat_reg_subkeys(PLAT_HKLM, JEVMON_MONITORS_KEY, &names, &count) != PLAT_REG_OK)
+        return;
+    for (size_t i = 0; i < count; i++)
+        add_registry_monitor(specs, names[i]);
+    plat_free_strings(names, count);
+}
+
+/* One entry of the variable, without the spaces around it. */
+static void add_env_entry(jv_monitor_specs *specs, const char *entry, size_t len, unsigned position)
+{
+    char text[128], source[160];
+    CLSID clsid;
+    size_t trimmed_len = len;
+    const char *trimmed = entry;
+
+    while (trimmed_len && (*trimmed == ' ' || *trimmed == '\t'))
+        trimmed++, trimmed_len--;
+    while (trimmed_len && (trimmed[trimmed_len - 1] == ' ' || trimmed[trimmed_len - 1] == '\t'))
+        trimmed_len--;
+    snprintf(source, sizeof(source), "MSJAVA_EVENT_MONITORS entry %u", position);
+    if (trimmed_len == 0) {
+        jv_log("%s is empty (doubled, leading or trailing ';'); skipped", source);
+        return;
+    }
+    if (trimmed_len != len)
+        jv_log("%s \"%.*s\" has spaces around the CLSID; read as \"%.*s\"", source, (int)len, entry,
+               (int)trimmed_len, trimmed);
+    if (trimmed_len >= sizeof(text)) {
+        jv_log("%s \"%.*s...\" is too long for a CLSID; skipped", source, 40, trimmed);
+        return;
+    }
+    memcpy(text, trimmed, trimmed_len);
+    text[trimmed_len] = '\0';
+    if (!jv_guid_parse(text, &clsid)) {
+        jv_log("%s \"%s\" is not a braced CLSID {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}; skipped", source, text);
+        return;
+    }
+    add_spec(specs, source, &clsid, 0, 0);
+}
+
+static void add_env_monitors(jv_monitor_specs *specs)
+{
+    char *value = plat_getenv("MSJAVA_EVENT_MONITORS");
+    if (!value)
+        return;
+    const char *p = value;
+    unsigned position = 1;
+    if (strspn(value, " \t") == strlen(value))
+        jv_log("MSJAVA_EVENT_MONITORS is set but empty; no monitors from it");
+    else
+        for (;;) {
+            const char *semi = strchr(p, ';');
+            size_t len = semi ? (size_t)(semi - p) : strlen(p);
+            add_env_entry(specs, p, len, position++);
+            if (!semi)
+                break;
+            p = semi + 1;
+        }
+    free(value);
+}
+
+void jv_discover_monitors(jv_monitor_specs *specs)
+{
+    specs->items = NULL;
+    specs->count = 0;
+    add_registry_monitors(specs);
+    add_env_monitors(specs);
+}
+
+void jv_monitor_specs_free(jv_monitor_specs *specs)
+{
+    for (size_t i = 0; i < specs->count; i++)
+        free(specs->items[i].source);
+    free(specs->items);
+    specs->items = NULL;
+    specs->count = 0;
+}

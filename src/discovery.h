@@ -1,0 +1,31 @@
+/*
+ * discovery.h - the list of event monitors to load, found as the Microsoft VM found them.
+ *
+ * Order: first every subkey of HKLM\Software\Microsoft\Java VM\Monitors in the order
+ * the registry enumerates them, then every CLSID of MSJAVA_EVENT_MONITORS from left to
+ * right.  Nothing is de-duplicated: a CLSID named twice is loaded twice.  A bad entry
+ * gets one "jevmon:" line and is left out; the others are kept.
+ */
+#ifndef JEVMON_DISCOVERY_H
+#define JEVMON_DISCOVERY_H
+
+#include <stddef.h>
+
+#include "jevmon.h"
+
+typedef struct jv_monitor_spec {
+    char *source;          /* where it was found, for messages: "registry key Monitors\\foo" */
+    CLSID clsid;
+    int has_init_options;  /* an InitOptions DWORD was registered */
+    DWORD init_options;
+} jv_monitor_spec;
+
+typedef struct jv_monitor_specs {
+    jv_monitor_spec *items;
+    size_t count;
+} jv_monitor_specs;
+
+void jv_discover_monitors(jv_monitor_specs *specs);
+void jv_monitor_specs_free(jv_monitor_specs *specs);
+
+#endif

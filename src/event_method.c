@@ -1,0 +1,149 @@
+/*
+ * event_method.c - the method-call path: JVMTI MethodEntry/MethodExit to MethodEntry,
+ * MethodExit and MethodExit2, plus EXCEPTION_UNWIND for frames an exception pops.
+ *
+ * StackIDs come from the thread's shadow stack (thread.h): the entered frame's depth on
+ * entry, the caller's on exit, so each exit names the frame its entry's caller had.
+ * No lock is taken: the thread's own entry is thread-local and MethodIDs come from the
+ * lock-free index.
+ */
+#include <string.h>
+
+#include "dispatch.h"
+#include "idinfo_methods.h"
+#include "object.h"
+#include "events.h"
+#include "exception.h"
+#include "ids.h"
+#include "method.h"
+#include "thread.h"
+
+#define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
+
+/* The method returning on this thread while its MethodExit/MethodExit2 callbacks run. */
+typedef struct exit_context {
+    int active;
+    jmethodID jmethod;
+    MethodID method;
+    jvalue value;
+    jboolean by_exception;
+    JNIEnv *env;
+    __int64 decoded; /* what GetMethodExitReturnValue points at */
+} exit_context;
+
+static _Thread_local exit_context exiting_call;
+
+/* Does the monitor want call events for this method? */
+static int wants_calls(const jv_monitor *m, const jv_method *method)
+{
+    DWORD mask = atomic_load_explicit(&m->mask, memory_order_relaxed);
+    if (mask & JVM_MONITOR_METHOD_CALLS)
+        return 1;
+    return (mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) && method && m->index < 32 &&
+           (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
+}
+
+void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method)
+{
+    (void)jvmti;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = jv_thread_current(env, thread);
+    if (t) {
+        MethodID id = jv_method_id(env, method);
+        if (t->sync_epoch != jv_threads_epoch())
+            jv_thread_sync_stack(env, thread, t, 1); /* the frames below the one being entered */
+        if (jv_thread_push(t, id)) {
+            StackID stack = jv_stack_id(t->index, t->depth);
+            jv_method *entry = jv_method_entry(id);
+            JV_FOR_EACH_MONITOR(m, METHOD_BITS)
+            if (wants_calls(m, entry))
+                IJavaEventMonitor_MethodEntry(m->mon, id, stack);
+        }
+    }
+    jv_dispatch_end(&d);
+}
+
+void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                               jboolean was_popped_by_exception, jvalue return_value)
+{
+    (void)jvmti;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = jv_thread_current(env, thread);
+    if (t) {
+        if (t->sync_epoch != jv_threads_epoch())
+            jv_thread_sync_stack(env, thread, t, 0); /* including the frame that exits */
+        MethodID exiting = t->depth ? t->frames[t->depth - 1] : jv_method_id(env, method);
+        StackID exiting_stack = jv_stack_id(t->index, t->depth);
+        if (t->depth)
+            t->depth--;
+        if (was_popped_by_exception)
+            jv_exception_unwind(env, exiting_stack);
+        MethodID caller = t->depth ? t->frames[t->depth - 1] : 0;
+        StackID caller_stack = jv_stack_id(t->index, t->depth);
+        jv_method *entry = jv_method_entry(exiting);
+        exiting_call = (exit_context){1, method, exiting, return_value, was_popped_by_exception, env, 0};
+        JV_FOR_EACH_MONITOR(m, METHOD_BITS)
+        if (wants_calls(m, entry)) {
+            if (m->mon2)
+                IJavaEventMonitor2_MethodExit2(m->mon2, caller, caller_stack);
+            else
+                IJavaEventMonitor_MethodExit(m->mon, caller_stack);
+        }
+        exiting_call.active = 0;
+    }
+    jv_dispatch_end(&d);
+}
+
+/* The return value widened to 64 bits by the method's return type; objects as ObjectIDs. */
+static HRESULT decode_return_value(exit_context *call)
+{
+    char *name = NULL, *sig = NULL;
+    if ((*jv_jvmti)->GetMethodName(jv_jvmti, call->jmethod, &name, &sig, NULL) != JVMTI_ERROR_NONE)
+        return E_FAIL;
+    const char *ret = strchr(sig, ')');
+    HRESULT hr = S_OK;
+    switch (ret ? ret[1] : 'V') {
+    case 'Z': call->decoded = call->value.z; break;
+    case 'B': call->decoded = call->value.b; break;
+    case 'C': call->decoded = call->value.c; break;
+    case 'S': call->decoded = call->value.s; break;
+    case 'I': call->decoded = call->value.i; break;
+    case 'J': call->decoded = call->value.j; break;
+    case 'F': memcpy(&call->decoded, &call->value.f, sizeof(call->value.f)); break;
+    case 'D': memcpy(&call->decoded, &call->value.d, sizeof(call->value.d)); break;
+    case 'L':
+    case '[': call->decoded = (__int64)jv_object_id(call->env, call->value.l); break;
+    default: hr = E_FAIL; /* void: nothing is returned */
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)sig);
+    return hr;
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_GetMethodExitReturnValue(IJavaEventMonitorIDInfo4 *iface,
+                                                          MethodID *preturning_method_id, __int64 **pret_value)
+{
+    jv_monitor *m = jv_idinfo_owner(iface);
+    exit_context *call = &exiting_call;
+    /* Only inside MethodExit/MethodExit2, on a normal return, and not after promising not to ask. */
+    if (!m || (m->granted_options & JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED) || !call->active || call->by_exception ||
+        !preturning_method_id || !pret_value)
+        return E_FAIL;
+    HRESULT hr = decode_return_value(call);
+    if (FAILED(hr))
+        return hr;
+    *preturning_method_id = call->method;
+    *pret_value = &call->decoded;
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_GetMethodEntryParameters(IJavaEventMonitorIDInfo4 *iface, DWORD **ppslots,
+                                                          DWORD **ppreserved,
+                                                          JVM_CALLING_CONVENTION *pcalling_convention, DWORD *pflags)
+{
+    /* HotSpot exposes no argument slots to agents (see README, compatibility). */
+    (void)iface, (void)ppslots, (void)ppreserved, (void)pcalling_convention, (void)pflags;
+    return E_FAIL;
+}

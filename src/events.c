@@ -1,0 +1,253 @@
+/*
+ * events.c - JVMTI capabilities and callbacks, and switching JVMTI events on and off as
+ * the monitors' masks change.  Class, thread, GC, JIT and life-cycle events are handled
+ * here; method calls in event_method.c, exceptions in exception.c.
+ */
+#include <string.h>
+
+#include "class.h"
+#include "dispatch.h"
+#include "events.h"
+#include "exception.h"
+#include "method.h"
+#include "monitors.h"
+#include "platform/platform.h"
+#include "thread.h"
+
+#define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
+
+/* Which JVMTI events serve which categories: the table in README.md. */
+typedef struct event_route {
+    jvmtiEvent event;
+    DWORD categories;
+} event_route;
+
+static const event_route routes[] = {
+    {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_METHOD_ENTRY, METHOD_BITS},
+    {JVMTI_EVENT_METHOD_EXIT, METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
+    {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVM_MONITOR_JIT_COMPILATION},
+    {JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVM_MONITOR_JIT_COMPILATION},
+    {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
+    {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS},
+    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS},
+    {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS},
+    {JVMTI_EVENT_THREAD_END, JVM_MONITOR_THREADS},
+};
+
+void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
+{
+    memset(caps, 0, sizeof(*caps));
+    caps->can_tag_objects = 1;
+    caps->can_get_source_file_name = 1;
+    caps->can_get_line_numbers = 1;
+    caps->can_get_bytecodes = 1;
+    if (categories & (METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND)) {
+        caps->can_generate_method_entry_events = 1;
+        caps->can_generate_method_exit_events = 1;
+    }
+    if (categories & (JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS))
+        caps->can_generate_exception_events = 1;
+    if (categories & JVM_MONITOR_JIT_COMPILATION)
+        caps->can_generate_compiled_method_load_events = 1;
+    if (categories & JVM_MONITOR_GARBAGE_COLLECTIONS)
+        caps->can_generate_garbage_collection_events = 1;
+}
+
+DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
+{
+    DWORD d = JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING;
+    if (!caps->can_tag_objects)
+        return 0;
+    if (caps->can_generate_exception_events)
+        d |= JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_EXCEPTIONS;
+    if (caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
+        d |= METHOD_BITS | (caps->can_generate_exception_events ? JVM_MONITOR_EXCEPTION_UNWIND : 0);
+    if (caps->can_generate_compiled_method_load_events)
+        d |= JVM_MONITOR_JIT_COMPILATION;
+    if (caps->can_generate_garbage_collection_events)
+        d |= JVM_MONITOR_GARBAGE_COLLECTIONS;
+    return d;
+}
+
+static DWORD enabled_categories; /* the union the JVMTI events are set for; under the update lock */
+static plat_mutex *update_lock;
+
+void jv_events_update(void)
+{
+    if (!jv_jvmti || !jv_vm_live() || !update_lock)
+        return;
+    plat_mutex_lock(update_lock);
+    DWORD want = jv_monitors_mask_union();
+    if ((want & METHOD_BITS) && !(enabled_categories & METHOD_BITS))
+        jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
+    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
+        int on = (want & routes[i].categories) != 0, was = (enabled_categories & routes[i].categories) != 0;
+        if (on != was)
+            (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, routes[i].event, NULL);
+    }
+    enabled_categories = want;
+    plat_mutex_unlock(update_lock);
+}
+
+/* ---- Class loads ----------------------------------------------------------------------- */
+
+static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
+                                            jobject loader, const char *name, jobject protection_domain,
+                                            jint class_data_len, const unsigned char *class_data,
+                                            jint *new_class_data_len, unsigned char **new_class_data)
+{
+    (void)jvmti, (void)loader, (void)protection_domain, (void)class_data_len, (void)class_data;
+    (void)new_class_data_len, (void)new_class_data;
+    if (class_being_redefined || !name)
+        return;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
+    jv_dispatch_end(&d);
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
+{
+    (void)jvmti, (void)thread;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    ClassID id = jv_class_id(env, klass);
+    if (id)
+        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_FINISHED, id);
+    jv_dispatch_end(&d);
+}
+
+/* ---- JIT, GC, threads ------------------------------------------------------------------ */
+
+static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+                                            const void *code_addr, jint map_length, const jvmtiAddrLocationMap *map,
+                                            const void *compile_info)
+{
+    (void)jvmti, (void)map_length, (void)map, (void)compile_info;
+    JNIEnv *env = jv_jni();
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    MethodID id = jv_method_id(env, method);
+    jv_method_set_code(method, code_addr, code_size);
+    if (id) {
+        /* JVMTI reports only finished compilations: STARTED is delivered right before FINISHED. */
+        jv_notify(JVM_MONITOR_JIT_COMPILATION, JVM_EVENT_TYPE_JIT_COMPILE_STARTED, id);
+        jv_notify(JVM_MONITOR_JIT_COMPILATION, JVM_EVENT_TYPE_JIT_COMPILE_FINISHED, id);
+    }
+    jv_dispatch_end(&d);
+}
+
+static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
+{
+    (void)jvmti, (void)code_addr;
+    jv_method_set_code(method, NULL, 0);
+}
+
+static void JNICALL on_gc_start(jvmtiEnv *jvmti)
+{
+    (void)jvmti;
+    jv_dispatch d;
+    jv_vm_enter_gc_callback();
+    jv_dispatch_begin(&d, NULL);
+    jv_notify(JVM_MONITOR_GARBAGE_COLLECTIONS, JVM_EVENT_TYPE_GC_STARTED, 0);
+    jv_dispatch_end(&d);
+    jv_vm_leave_gc_callback();
+}
+
+static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
+{
+    (void)jvmti;
+    jv_dispatch d;
+    jv_vm_enter_gc_callback();
+    jv_dispatch_begin(&d, NULL);
+    jv_notify(JVM_MONITOR_GARBAGE_COLLECTIONS, JVM_EVENT_TYPE_GC_FINISHED, 0);
+    jv_dispatch_end(&d);
+    jv_vm_leave_gc_callback();
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    (void)jvmti;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = jv_thread_current(env, thread);
+    if (t)
+        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+    jv_dispatch_end(&d);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    (void)jvmti;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = jv_thread_current(env, thread);
+    if (t) {
+        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
+        jv_thread_end(env, t);
+    }
+    jv_dispatch_end(&d);
+}
+
+/* ---- Life cycle -------------------------------------------------------------------------- */
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    jint count = 0;
+    jclass *loaded = NULL;
+    jv_vm_set_live(1);
+    jv_thread_current(env, thread);
+    if ((*jvmti)->GetLoadedClasses(jvmti, &count, &loaded) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            jint status = 0;
+            if ((*jvmti)->GetClassStatus(jvmti, loaded[i], &status) == JVMTI_ERROR_NONE &&
+                (status & JVMTI_CLASS_STATUS_PREPARED))
+                jv_class_id(env, loaded[i]);
+            (*env)->DeleteLocalRef(env, loaded[i]);
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
+    }
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        if (jv_monitors.items[i]->mon2)
+            IJavaEventMonitor2_NotifyEvent2(jv_monitors.items[i]->mon2, JVM_EVENT_TYPE2_INITIALIZED, 0, 0);
+    jv_dispatch_end(&d);
+    jv_events_update();
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
+{
+    (void)jvmti, (void)env;
+    jv_monitors_shutdown(); /* masks off, events off, SHUTDOWN, Release */
+    jv_vm_set_live(0);
+}
+
+int jv_events_setup(void)
+{
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof(cb));
+    cb.VMInit = on_vm_init;
+    cb.VMDeath = on_vm_death;
+    cb.ClassFileLoadHook = on_class_file_load_hook;
+    cb.ClassPrepare = on_class_prepare;
+    cb.MethodEntry = jv_on_method_entry;
+    cb.MethodExit = jv_on_method_exit;
+    cb.CompiledMethodLoad = on_compiled_method_load;
+    cb.CompiledMethodUnload = on_compiled_method_unload;
+    cb.Exception = jv_on_exception;
+    cb.ExceptionCatch = jv_on_exception_catch;
+    cb.GarbageCollectionStart = on_gc_start;
+    cb.GarbageCollectionFinish = on_gc_finish;
+    cb.ThreadStart = on_thread_start;
+    cb.ThreadEnd = on_thread_end;
+    update_lock = plat_mutex_create();
+    if ((*jv_jvmti)->SetEventCallbacks(jv_jvmti, &cb, (jint)sizeof(cb)) != JVMTI_ERROR_NONE)
+        return 0;
+    (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
+    (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
+    return 1;
+}

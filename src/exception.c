@@ -1,0 +1,111 @@
+/* exception.c - exception and failed-class-load events (see exception.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "exception.h"
+#include "ids.h"
+#include "object.h"
+#include "thread.h"
+
+/* The exception this thread is propagating, between its throw and its catch. */
+static _Thread_local jobject in_flight;
+
+/* The StackID of the calling thread's innermost frame. */
+static StackID innermost_frame(JNIEnv *env, jthread thread)
+{
+    jint count = 0;
+    jv_thread *t = jv_thread_current(env, thread);
+    if (!t || (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) != JVMTI_ERROR_NONE)
+        return 0;
+    return jv_stack_id(t->index, (uint32_t)count);
+}
+
+static void set_in_flight(JNIEnv *env, jobject exception)
+{
+    if (in_flight)
+        (*env)->DeleteGlobalRef(env, in_flight);
+    in_flight = exception ? (*env)->NewGlobalRef(env, exception) : NULL;
+}
+
+/* The class name a ClassNotFoundException or NoClassDefFoundError is about, in internal form. */
+static char *failed_class_name(JNIEnv *env, jobject exception)
+{
+    static const char *const failure_classes[] = {"java/lang/ClassNotFoundException", "java/lang/NoClassDefFoundError"};
+    int is_failure = 0;
+    for (size_t i = 0; i < sizeof(failure_classes) / sizeof(*failure_classes) && !is_failure; i++) {
+        jclass k = (*env)->FindClass(env, failure_classes[i]);
+        if (k) {
+            is_failure = (*env)->IsInstanceOf(env, exception, k);
+            (*env)->DeleteLocalRef(env, k);
+        } else
+            (*env)->ExceptionClear(env);
+    }
+    if (!is_failure)
+        return NULL;
+    jclass throwable = (*env)->FindClass(env, "java/lang/Throwable");
+    jmethodID get_message = throwable ? (*env)->GetMethodID(env, throwable, "getMessage", "()Ljava/lang/String;") : NULL;
+    jstring message = get_message ? (*env)->CallObjectMethod(env, exception, get_message) : NULL;
+    char *name = NULL;
+    if ((*env)->ExceptionCheck(env))
+        (*env)->ExceptionClear(env);
+    else if (message) {
+        const char *utf = (*env)->GetStringUTFChars(env, message, NULL);
+        if (utf && (name = strdup(utf)))
+            for (char *p = name; *p; p++)
+                if (*p == '.')
+                    *p = '/';
+        if (utf)
+            (*env)->ReleaseStringUTFChars(env, message, utf);
+    }
+    if (message)
+        (*env)->DeleteLocalRef(env, message);
+    if (throwable)
+        (*env)->DeleteLocalRef(env, throwable);
+    return name;
+}
+
+void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location,
+                             jobject exception, jmethodID catch_method, jlocation catch_location)
+{
+    (void)jvmti, (void)method, (void)location, (void)catch_method, (void)catch_location;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    DWORD wanted = jv_monitors_mask_union();
+    if (wanted & (JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND))
+        set_in_flight(env, exception);
+    if (wanted & JVM_MONITOR_EXCEPTIONS)
+        jv_notify2(JVM_MONITOR_EXCEPTIONS, JVM_EVENT_TYPE2_EXCEPTION_THROWN, innermost_frame(env, thread),
+                   jv_object_id(env, exception));
+    if (wanted & JVM_MONITOR_CLASS_LOADS) {
+        char *name = failed_class_name(env, exception);
+        if (name)
+            jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_FAILED, (UniqueID)name);
+        free(name);
+    }
+    jv_dispatch_end(&d);
+}
+
+void JNICALL jv_on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                                   jlocation location, jobject exception)
+{
+    (void)jvmti, (void)method, (void)location;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    StackID handler = innermost_frame(env, thread);
+    ObjectID object = jv_object_id(env, exception);
+    JV_FOR_EACH_MONITOR(m, JVM_MONITOR_EXCEPTIONS)
+    if (m->mon2)
+        IJavaEventMonitor2_NotifyEvent2(m->mon2, JVM_EVENT_TYPE2_EXCEPTION_OCCURRED, handler, object);
+    else
+        IJavaEventMonitor_NotifyEvent(m->mon, JVM_EVENT_TYPE_EXCEPTION_OCCURRED, handler);
+    set_in_flight(env, NULL);
+    jv_dispatch_end(&d);
+}
+
+void jv_exception_unwind(JNIEnv *env, StackID frame)
+{
+    if (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND)
+        jv_notify2(JVM_MONITOR_EXCEPTION_UNWIND, JVM_EVENT_TYPE2_EXCEPTION_UNWIND, frame,
+                   in_flight ? jv_object_id(env, in_flight) : 0);
+}

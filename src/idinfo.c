@@ -1,0 +1,195 @@
+/*
+ * idinfo.c - the IDInfo COM object: IUnknown, event masks, profiling capabilities and
+ * the initialization options of IJavaEventMonitorIDInfo4.  One vtable serves all four
+ * interface versions, since each extends the one before.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "idinfo.h"
+#include "idinfo_methods.h"
+#include "monitors.h"
+#include "platform/platform.h"
+
+struct jv_idinfo {
+    IJavaEventMonitorIDInfo4 IJavaEventMonitorIDInfo4_iface;
+    _Atomic LONG ref;
+    jv_monitor *_Atomic owner; /* NULL once the monitor was shut down */
+};
+
+static inline jv_idinfo *impl_from_IJavaEventMonitorIDInfo4(IJavaEventMonitorIDInfo4 *iface)
+{
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJavaEventMonitorIDInfo4_iface));
+}
+
+static jv_monitor *owner_of(IJavaEventMonitorIDInfo4 *iface)
+{
+    return atomic_load(&impl_from_IJavaEventMonitorIDInfo4(iface)->owner);
+}
+
+static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 *iface, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IJavaEventMonitorIDInfo) ||
+        IsEqualIID(riid, &IID_IJavaEventMonitorIDInfo2) || IsEqualIID(riid, &IID_IJavaEventMonitorIDInfo3) ||
+        IsEqualIID(riid, &IID_IJavaEventMonitorIDInfo4)) {
+        *ppv = iface;
+        IJavaEventMonitorIDInfo4_AddRef(iface);
+        return S_OK;
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG STDMETHODCALLTYPE idinfo_AddRef(IJavaEventMonitorIDInfo4 *iface)
+{
+    return (ULONG)(atomic_fetch_add(&impl_from_IJavaEventMonitorIDInfo4(iface)->ref, 1) + 1);
+}
+
+static ULONG STDMETHODCALLTYPE idinfo_Release(IJavaEventMonitorIDInfo4 *iface)
+{
+    jv_idinfo *info = impl_from_IJavaEventMonitorIDInfo4(iface);
+    LONG ref = atomic_fetch_sub(&info->ref, 1) - 1;
+    if (ref == 0)
+        free(info);
+    return (ULONG)ref;
+}
+
+static HRESULT STDMETHODCALLTYPE idinfo_GetEventMask(IJavaEventMonitorIDInfo4 *iface, DWORD *pevents)
+{
+    jv_monitor *m = owner_of(iface);
+    if (!pevents || !m)
+        return E_FAIL;
+    *pevents = atomic_load(&m->mask);
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE idinfo_SetEventMask(IJavaEventMonitorIDInfo4 *iface, DWORD events)
+{
+    jv_monitor *m = owner_of(iface);
+    return m ? jv_monitor_set_mask(m, events) : E_FAIL;
+}
+
+static HRESULT STDMETHODCALLTYPE idinfo_GetProfilingCapabilities(IJavaEventMonitorIDInfo4 *iface, DWORD *pStates,
+                                                                 DWORD *pCategories, JAVA_EXECUTION_MODEL *pLastModel,
+                                                                 JVM_EVENT_TYPE *pLastType, JVM_EVENT_TYPE2 *pLastType2)
+{
+    (void)iface;
+    if (!pStates || !pCategories || !pLastModel || !pLastType || !pLastType2)
+        return E_FAIL;
+    *pStates = jv_monitors.state_flags;
+    *pCategories = jv_monitors.deliverable;
+    *pLastModel = JVM_EXECUTION_INTERPRETED; /* MethodInformation never reports FAST_INTERPRETED or COM */
+    *pLastType = JVM_EVENT_TYPE_CLASS_LOAD_FAILED;
+    *pLastType2 = JVM_EVENT_TYPE2_MONITORS_INITIALIZED;
+    return S_OK;
+}
+
+/* ---- IJavaEventMonitorIDInfo4: initialization options ------------------------------------ */
+
+static HRESULT STDMETHODCALLTYPE idinfo_GetFinalInitializationOptions(IJavaEventMonitorIDInfo4 *iface,
+                                                                      DWORD *poptions)
+{
+    jv_monitor *m = owner_of(iface);
+    /* The final options are known once Initialize has returned. */
+    if (!poptions || !m || atomic_load(&m->phase) != JV_PHASE_RUNNING)
+        return E_FAIL;
+    *poptions = m->granted_options;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE idinfo_GetMonitorInitializationOptions(IJavaEventMonitorIDInfo4 *iface,
+                                                                        DWORD *poptions)
+{
+    jv_monitor *m = owner_of(iface);
+    if (!poptions || !m)
+        return E_FAIL;
+    *poptions = m->requested_options;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE idinfo_SetMonitorInitializationOptions(IJavaEventMonitorIDInfo4 *iface,
+                                                                        DWORD options)
+{
+    jv_monitor *m = owner_of(iface);
+    if (!m || atomic_load(&m->phase) != JV_PHASE_INITIALIZING)
+        return E_FAIL; /* only allowed during Initialize */
+    if (options & ~JV_SUPPORTED_INIT_OPTIONS) {
+        jv_log("%s: SetMonitorInitializationOptions(0x%x) has unknown bits 0x%x; they are ignored", m->source,
+               (unsigned)options, (unsigned)(options & ~JV_SUPPORTED_INIT_OPTIONS));
+        options &= JV_SUPPORTED_INIT_OPTIONS;
+    }
+    /* Promises accumulate: those of the InitOptions registry value stay. */
+    m->requested_options |= options;
+    return S_OK;
+}
+
+static const IJavaEventMonitorIDInfo4Vtbl idinfo_vtbl = {
+    idinfo_QueryInterface,
+    idinfo_AddRef,
+    idinfo_Release,
+    /* IJavaEventMonitorIDInfo */
+    idinfo_ClassInformation,
+    idinfo_GetEventMask,
+    idinfo_GetMonitorUsage,
+    idinfo_InterpretedMethodInformation,
+    idinfo_JITCompiledMethodInformation,
+    idinfo_MethodInformation,
+    idinfo_ObjectInformation,
+    idinfo_SetEventMask,
+    /* IJavaEventMonitorIDInfo2 */
+    idinfo_DescribeObject,
+    idinfo_FieldInformation,
+    idinfo_FreeHandlesToObjects,
+    idinfo_GetArrayElement,
+    idinfo_GetClassFields,
+    idinfo_GetClassPath,
+    idinfo_GetCurrentThread,
+    idinfo_GetHandlesToObjects,
+    idinfo_GetObjectField,
+    idinfo_GetObjectSize,
+    idinfo_GetObjectsFromHandles,
+    idinfo_GetProfilingCapabilities,
+    idinfo_GetSpecialClassProperties,
+    idinfo_GetStackTrace,
+    idinfo_SampleThreadLocation,
+    idinfo_StaticClassInformation,
+    idinfo_ThreadInformation,
+    /* IJavaEventMonitorIDInfo3 */
+    idinfo_ClassInformation2,
+    idinfo_EnableMethodCallEvents,
+    idinfo_GetMethodEntryParameters,
+    idinfo_GetMethodExitReturnValue,
+    /* IJavaEventMonitorIDInfo4 */
+    idinfo_GetFinalInitializationOptions,
+    idinfo_GetMonitorInitializationOptions,
+    idinfo_SetMonitorInitializationOptions,
+};
+
+jv_idinfo *jv_idinfo_create(jv_monitor *owner)
+{
+    jv_idinfo *info = calloc(1, sizeof(*info));
+    if (!info)
+        return NULL;
+    info->IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
+    atomic_store(&info->ref, 1);
+    atomic_store(&info->owner, owner);
+    return info;
+}
+
+void jv_idinfo_release(jv_idinfo *info)
+{
+    atomic_store(&info->owner, NULL);
+    IJavaEventMonitorIDInfo4_Release(&info->IJavaEventMonitorIDInfo4_iface);
+}
+
+IJavaEventMonitorIDInfo *jv_idinfo_interface(jv_idinfo *info)
+{
+    return (IJavaEventMonitorIDInfo *)&info->IJavaEventMonitorIDInfo4_iface;
+}
+
+jv_monitor *jv_idinfo_owner(IJavaEventMonitorIDInfo4 *iface)
+{
+    return owner_of(iface);
+}

@@ -1,0 +1,22 @@
+/*
+ * idinfo.h - the IJavaEventMonitorIDInfo object (versions 1 to 4) each monitor is given.
+ *
+ * One object per monitor, because the event mask and the initialization options are
+ * per monitor.  It is free-threaded: any thread may call it at any time.  The methods
+ * that query the VM live in the files of their concern (class.c, method.c, thread.c,
+ * stack.c, object.c, field.c) and are declared in idinfo_methods.h.
+ */
+#ifndef JEVMON_IDINFO_H
+#define JEVMON_IDINFO_H
+
+#include "jevmon.h"
+
+struct jv_monitor;
+typedef struct jv_idinfo jv_idinfo;
+
+jv_idinfo *jv_idinfo_create(struct jv_monitor *owner);
+/* Detaches the object from its monitor and drops the bridge's reference. */
+void jv_idinfo_release(jv_idinfo *info);
+IJavaEventMonitorIDInfo *jv_idinfo_interface(jv_idinfo *info);
+
+#endif

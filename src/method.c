@@ -1,0 +1,277 @@
+/*
+ * method.c - the method table and its lock-free jmethodID index (see method.h), and the
+ * IDInfo methods about methods: MethodInformation, InterpretedMethodInformation.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "class.h"
+#include "idinfo_methods.h"
+#include "ids.h"
+#include "method.h"
+#include "monitors.h"
+#include "table.h"
+
+#define INDEX_BITS 22 /* 4M slots: twice the table's capacity keeps probes short */
+#define INDEX_SIZE ((size_t)1 << INDEX_BITS)
+
+typedef struct index_slot {
+    _Atomic(jmethodID) key;
+    _Atomic MethodID value; /* 0 until the entry is published */
+} index_slot;
+
+static jv_table methods;
+static index_slot *method_index;
+
+void jv_methods_init(void)
+{
+    jv_table_init(&methods, sizeof(jv_method));
+    method_index = calloc(INDEX_SIZE, sizeof(*method_index));
+}
+
+void jv_methods_destroy(void)
+{
+    jv_table_destroy(&methods);
+    free(method_index);
+    method_index = NULL;
+}
+
+static size_t slot_of(jmethodID jmethod)
+{
+    uint64_t h = (uint64_t)(uintptr_t)jmethod * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> (64 - INDEX_BITS));
+}
+
+static MethodID index_lookup(jmethodID jmethod)
+{
+    for (size_t i = slot_of(jmethod), probes = 0; probes < INDEX_SIZE; i = (i + 1) & (INDEX_SIZE - 1), probes++) {
+        jmethodID key = atomic_load_explicit(&method_index[i].key, memory_order_acquire);
+        if (key == jmethod) {
+            MethodID value;
+            while (!(value = atomic_load_explicit(&method_index[i].value, memory_order_acquire)))
+                ; /* another thread is publishing this entry right now */
+            return value;
+        }
+        if (!key)
+            return 0;
+    }
+    return 0;
+}
+
+static void method_init(void *element, void *arg)
+{
+    jv_method *m = element, *from = arg;
+    m->jmethod = from->jmethod;
+    m->class_id = from->class_id;
+}
+
+MethodID jv_method_register(jmethodID jmethod, ClassID class_id)
+{
+    if (!method_index)
+        return 0;
+    for (size_t i = slot_of(jmethod), probes = 0; probes < INDEX_SIZE; i = (i + 1) & (INDEX_SIZE - 1), probes++) {
+        jmethodID expected = NULL;
+        if (atomic_compare_exchange_strong(&method_index[i].key, &expected, jmethod)) {
+            jv_method m = {.jmethod = jmethod, .class_id = class_id};
+            uint32_t index = jv_table_add(&methods, method_init, &m);
+            MethodID id = index == UINT32_MAX ? (MethodID)JV_ID_METHOD /* never valid */ : jv_id_make(JV_ID_METHOD, index);
+            atomic_store_explicit(&method_index[i].value, id, memory_order_release);
+            return index == UINT32_MAX ? 0 : id;
+        }
+        if (expected == jmethod)
+            return index_lookup(jmethod);
+    }
+    return 0;
+}
+
+MethodID jv_method_id(JNIEnv *env, jmethodID jmethod)
+{
+    MethodID id = index_lookup(jmethod);
+    if (id || !env)
+        return id;
+    jclass klass = NULL;
+    if ((*jv_jvmti)->GetMethodDeclaringClass(jv_jvmti, jmethod, &klass) != JVMTI_ERROR_NONE)
+        return 0;
+    jv_class_id(env, klass);
+    (*env)->DeleteLocalRef(env, klass);
+    return index_lookup(jmethod);
+}
+
+jv_method *jv_method_entry(MethodID id)
+{
+    uint32_t index;
+    return jv_id_index(id, JV_ID_METHOD, &index) ? jv_table_get(&methods, index) : NULL;
+}
+
+jv_method *jv_method_get(MethodID id)
+{
+    jv_method *m = jv_method_entry(id);
+    return m && jv_class_get(m->class_id) ? m : NULL;
+}
+
+/* "java/lang/Object.hashCode()I" in CoTaskMem. */
+static char *method_full_name(jv_method *m)
+{
+    jv_class *c = jv_class_get(m->class_id);
+    char *name = NULL, *sig = NULL, *result = NULL;
+    if (!c || (*jv_jvmti)->GetMethodName(jv_jvmti, m->jmethod, &name, &sig, NULL) != JVMTI_ERROR_NONE)
+        return NULL;
+    const char *cls = c->signature;
+    size_t cls_len = strlen(cls);
+    if (cls[0] == 'L' && cls_len >= 2) {
+        cls++;
+        cls_len -= 2;
+    }
+    size_t len = cls_len + 1 + strlen(name) + strlen(sig) + 1;
+    if ((result = CoTaskMemAlloc(len)))
+        snprintf(result, len, "%.*s.%s%s", (int)cls_len, cls, name, sig);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)sig);
+    return result;
+}
+
+static JAVA_EXECUTION_MODEL execution_model(jv_method *m)
+{
+    jint modifiers = 0;
+    if ((*jv_jvmti)->GetMethodModifiers(jv_jvmti, m->jmethod, &modifiers) != JVMTI_ERROR_NONE)
+        return JVM_EXECUTION_INVALID;
+    if (modifiers & 0x0100 /* ACC_NATIVE */)
+        return JVM_EXECUTION_NATIVE;
+    /* HotSpot starts every method in the interpreter; only a -Xint VM never compiles. */
+    return JVM_EXECUTION_INTERPRETED;
+}
+
+static HRESULT line_table(jv_method *m, int *plength, SourceLineInfo **pinfo)
+{
+    jint count = 0;
+    jvmtiLineNumberEntry *lines = NULL;
+    *plength = 0;
+    *pinfo = NULL;
+    if ((*jv_jvmti)->GetLineNumberTable(jv_jvmti, m->jmethod, &count, &lines) != JVMTI_ERROR_NONE)
+        return S_OK; /* no line numbers: an empty table */
+    HRESULT hr = S_OK;
+    if (count > 0 && (*pinfo = CoTaskMemAlloc((size_t)count * sizeof(SourceLineInfo)))) {
+        for (jint i = 0; i < count; i++) {
+            (*pinfo)[i].code_offset = (DWORD)lines[i].start_location;
+            (*pinfo)[i].line_number = (DWORD)lines[i].line_number;
+        }
+        *plength = count;
+    } else if (count > 0)
+        hr = E_OUTOFMEMORY;
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)lines);
+    return hr;
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_MethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id,
+                                                   LPSTR *ppmethod_name, ClassID *pclass_id,
+                                                   JAVA_EXECUTION_MODEL *pexec, int *psource_line_info_length,
+                                                   SourceLineInfo **ppsource_line_info)
+{
+    (void)iface;
+    jv_method *m = jv_method_get(method_id);
+    if (!m || !jv_jvmti)
+        return E_FAIL;
+    if (ppmethod_name && !(*ppmethod_name = method_full_name(m)))
+        return E_FAIL;
+    if (pclass_id)
+        *pclass_id = m->class_id;
+    if (pexec)
+        *pexec = execution_model(m);
+    if (psource_line_info_length && ppsource_line_info)
+        return line_table(m, psource_line_info_length, ppsource_line_info);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_InterpretedMethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id,
+                                                              unsigned int *pbyte_code_length,
+                                                              BYTE_CODE **ppbyte_codes)
+{
+    (void)iface;
+    jv_method *m = jv_method_get(method_id);
+    jint length = 0;
+    unsigned char *codes = NULL;
+    if (!m || !pbyte_code_length || !ppbyte_codes ||
+        (*jv_jvmti)->GetBytecodes(jv_jvmti, m->jmethod, &length, &codes) != JVMTI_ERROR_NONE)
+        return E_FAIL;
+    *ppbyte_codes = CoTaskMemAlloc(length ? (size_t)length : 1);
+    if (*ppbyte_codes) {
+        memcpy(*ppbyte_codes, codes, (size_t)length);
+        *pbyte_code_length = (unsigned)length;
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, codes);
+    return *ppbyte_codes ? S_OK : E_OUTOFMEMORY;
+}
+
+void jv_method_set_code(jmethodID jmethod, const void *code, jint size)
+{
+    jv_method *m = jv_method_entry(index_lookup(jmethod));
+    if (!m)
+        return;
+    atomic_store(&m->code_size, code ? size : 0);
+    atomic_store(&m->code, code);
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_JITCompiledMethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id,
+                                                              unsigned int *pjit_code_length, unsigned char **ppjit_code)
+{
+    (void)iface;
+    jv_method *m = jv_method_get(method_id);
+    const void *code = m ? atomic_load(&m->code) : NULL;
+    jint size = m ? atomic_load(&m->code_size) : 0;
+    if (!code || size <= 0 || !pjit_code_length || !ppjit_code)
+        return E_FAIL; /* not compiled, or the compilation was not reported (JIT_COMPILATION off) */
+    if (!(*ppjit_code = CoTaskMemAlloc((size_t)size)))
+        return E_OUTOFMEMORY;
+    memcpy(*ppjit_code, code, (size_t)size);
+    *pjit_code_length = (unsigned)size;
+    return S_OK;
+}
+
+/* Sets or clears the monitor's bit on one method. */
+static void set_specific(jv_method *m, unsigned monitor, int permit)
+{
+    if (permit)
+        atomic_fetch_or(&m->specific_monitors, 1u << monitor);
+    else
+        atomic_fetch_and(&m->specific_monitors, ~(1u << monitor));
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_EnableMethodCallEvents(IJavaEventMonitorIDInfo4 *iface, ObjectID unique_id,
+                                                        JVM_ID_TYPE idtype, JVM_METHOD_CALL_EVENTS_DISPOSITION disposition)
+{
+    jv_monitor *owner = jv_idinfo_owner(iface);
+    if (!owner || owner->index >= 32 || !(atomic_load(&owner->mask) & JVM_MONITOR_SPECIFIC_METHOD_CALLS))
+        return E_FAIL; /* needs the specific-method-calls category in the monitor's mask */
+    if (disposition != JVM_PERMIT_METHOD_CALL_EVENTS && disposition != JVM_PROHIBIT_METHOD_CALL_EVENTS &&
+        disposition != JVM_QUERY_DISPOSITION)
+        return E_FAIL;
+    uint32_t bit = 1u << owner->index;
+    if (idtype == JVM_ID_METHOD) {
+        jv_method *m = jv_method_get(unique_id);
+        if (!m)
+            return E_FAIL;
+        if (disposition == JVM_QUERY_DISPOSITION)
+            return (atomic_load(&m->specific_monitors) & bit) ? S_OK : S_FALSE;
+        set_specific(m, owner->index, disposition == JVM_PERMIT_METHOD_CALL_EVENTS);
+        return S_OK;
+    }
+    if (idtype != JVM_ID_CLASS)
+        return E_FAIL;
+    jv_class *c = jv_class_get(unique_id);
+    if (!c)
+        return E_FAIL;
+    /* A class is permitted when every one of its methods is. */
+    int all_permitted = 1;
+    for (unsigned i = 0; i < c->method_count; i++) {
+        jv_method *m = jv_method_entry(c->methods[i]);
+        if (!m)
+            continue;
+        if (disposition == JVM_QUERY_DISPOSITION)
+            all_permitted &= (atomic_load(&m->specific_monitors) & bit) != 0;
+        else
+            set_specific(m, owner->index, disposition == JVM_PERMIT_METHOD_CALL_EVENTS);
+    }
+    return disposition == JVM_QUERY_DISPOSITION && !all_permitted ? S_FALSE : S_OK;
+}

@@ -1,0 +1,39 @@
+/*
+ * method.h - the method table: a MethodID per jmethodID.
+ *
+ * MethodIDs are registered with their class (class.c).  The method-call path maps a
+ * jmethodID to its MethodID through an open-addressing hash whose slots are filled
+ * with compare-and-swap, so lookups never take a lock.
+ */
+#ifndef JEVMON_METHOD_H
+#define JEVMON_METHOD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "jevmon.h"
+#include "vm.h"
+
+typedef struct jv_method {
+    jmethodID jmethod;
+    ClassID class_id;
+    _Atomic uint32_t specific_monitors; /* bit i: monitor i enabled this method with EnableMethodCallEvents */
+    const void *_Atomic code;           /* JIT-compiled code, once CompiledMethodLoad reported it */
+    _Atomic jint code_size;
+} jv_method;
+
+void jv_methods_init(void);
+void jv_methods_destroy(void);
+
+/* Registers a method of a class being registered; returns its MethodID (the existing one if known). */
+MethodID jv_method_register(jmethodID jmethod, ClassID class_id);
+/* The MethodID of jmethod, registering its class when it is not known yet; 0 on failure. */
+MethodID jv_method_id(JNIEnv *env, jmethodID jmethod);
+/* The entry of a method whose class is live, or NULL for an invalid, foreign or stale MethodID. */
+jv_method *jv_method_get(MethodID id);
+/* Records (or, with code NULL, forgets) the compiled code of a method. */
+void jv_method_set_code(jmethodID jmethod, const void *code, jint size);
+/* The entry behind a MethodID the bridge made itself (no liveness check): for the method-call path. */
+jv_method *jv_method_entry(MethodID id);
+
+#endif

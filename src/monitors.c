@@ -1,0 +1,186 @@
+/* monitors.c - creates, initializes, shuts down and releases the event monitors (see monitors.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "com/guid.h"
+#include "dispatch.h"
+#include "idinfo.h"
+#include "monitors.h"
+#include "platform/platform.h"
+
+jv_monitor_table jv_monitors;
+
+static void monitor_free(jv_monitor *m)
+{
+    if (m->mon2)
+        IJavaEventMonitor2_Release(m->mon2);
+    if (m->mon)
+        IJavaEventMonitor_Release(m->mon);
+    if (m->idinfo)
+        jv_idinfo_release(m->idinfo);
+    free(m->source);
+    free(m);
+}
+
+static jv_monitor *monitor_create(const jv_monitor_spec *spec, unsigned index)
+{
+    char why[512] = "", clsid_text[40];
+    void *object = NULL;
+    HRESULT hr;
+
+    jv_guid_format(&spec->clsid, clsid_text);
+    hr = plat_create_instance(&spec->clsid, &IID_IJavaEventMonitor, &object, why, sizeof(why));
+    if (FAILED(hr) || !object) {
+        jv_log("%s: monitor %s could not be created (hr=0x%08x): %s; monitor not loaded", spec->source, clsid_text,
+               (unsigned)hr, why[0] ? why : "no object returned");
+        return NULL;
+    }
+    jv_monitor *m = calloc(1, sizeof(*m));
+    if (!m || !(m->source = strdup(spec->source)) || !(m->idinfo = jv_idinfo_create(m))) {
+        jv_log("%s: out of memory; monitor not loaded", spec->source);
+        IUnknown_Release((IUnknown *)object);
+        if (m)
+            monitor_free(m);
+        return NULL;
+    }
+    m->index = index;
+    m->clsid = spec->clsid;
+    m->mon = object;
+    atomic_store(&m->phase, JV_PHASE_CREATED);
+    if (spec->has_init_options) {
+        /* As though the monitor had called SetMonitorInitializationOptions with the registry value. */
+        if (spec->init_options & ~JV_SUPPORTED_INIT_OPTIONS)
+            jv_log("%s: InitOptions 0x%x has unknown bits 0x%x; they are ignored", spec->source,
+                   (unsigned)spec->init_options, (unsigned)(spec->init_options & ~JV_SUPPORTED_INIT_OPTIONS));
+        m->requested_options = spec->init_options & JV_SUPPORTED_INIT_OPTIONS;
+    }
+    return m;
+}
+
+void jv_monitors_create(const jv_monitor_specs *specs, DWORD deliverable, DWORD state_flags)
+{
+    memset(&jv_monitors, 0, sizeof(jv_monitors));
+    jv_monitors.deliverable = deliverable;
+    jv_monitors.state_flags = state_flags;
+    if (!specs->count)
+        return;
+    jv_monitors.items = calloc(specs->count, sizeof(*jv_monitors.items));
+    if (!jv_monitors.items) {
+        jv_log("out of memory; no monitors loaded");
+        return;
+    }
+    for (size_t i = 0; i < specs->count; i++) {
+        jv_monitor *m = monitor_create(&specs->items[i], (unsigned)jv_monitors.count);
+        if (m)
+            jv_monitors.items[jv_monitors.count++] = m;
+    }
+}
+
+/* Calls Initialize; on failure the monitor is released and dropped. */
+static int monitor_initialize(jv_monitor *m, const char *start_class)
+{
+    DWORD requested = 0;
+    atomic_store(&m->phase, JV_PHASE_INITIALIZING);
+    HRESULT hr = IJavaEventMonitor_Initialize(m->mon, start_class, jv_idinfo_interface(m->idinfo),
+                                              jv_monitors.state_flags, &requested);
+    if (FAILED(hr)) {
+        jv_log("%s: Initialize failed (hr=0x%08x); monitor dropped", m->source, (unsigned)hr);
+        return 0;
+    }
+    atomic_store(&m->phase, JV_PHASE_RUNNING);
+
+    void *mon2 = NULL;
+    if (SUCCEEDED(IJavaEventMonitor_QueryInterface(m->mon, &IID_IJavaEventMonitor2, &mon2)) && mon2) {
+        DWORD possible = 0;
+        m->mon2 = mon2;
+        hr = IJavaEventMonitor2_GetPossibleEventCategories(m->mon2, &possible);
+        if (FAILED(hr)) {
+            jv_log("%s: GetPossibleEventCategories failed (hr=0x%08x); assuming every category", m->source,
+                   (unsigned)hr);
+            possible = ALL_JVM_MONITOR_EVENTS;
+        }
+        m->possible = (possible | requested) & ALL_JVM_MONITOR_EVENTS;
+    } else {
+        /* A monitor without IJavaEventMonitor2 may turn on anything later with SetEventMask. */
+        m->possible = ALL_JVM_MONITOR_EVENTS;
+    }
+    if (requested & ~(DWORD)ALL_JVM_MONITOR_EVENTS)
+        jv_log("%s: requested unknown event categories 0x%x; masked off", m->source,
+               (unsigned)(requested & ~(DWORD)ALL_JVM_MONITOR_EVENTS));
+    if (requested & ALL_JVM_MONITOR_EVENTS & ~jv_monitors.deliverable)
+        jv_log("%s: requested event categories 0x%x that this bridge cannot deliver here; masked off", m->source,
+               (unsigned)(requested & ALL_JVM_MONITOR_EVENTS & ~jv_monitors.deliverable));
+    /* What it set with SetEventMask during Initialize stands, plus what it requested on return. */
+    atomic_store(&m->mask, (atomic_load(&m->mask) | requested) & jv_monitors.deliverable);
+    m->granted_options = m->requested_options & JV_SUPPORTED_INIT_OPTIONS;
+    return 1;
+}
+
+void jv_monitors_initialize(const char *start_class)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        jv_monitor *m = jv_monitors.items[i];
+        if (monitor_initialize(m, start_class)) {
+            m->index = (unsigned)kept;
+            jv_monitors.items[kept++] = m;
+            jv_monitors.possible_union |= m->possible;
+        } else
+            monitor_free(m);
+    }
+    jv_monitors.count = kept;
+    jv_monitors.initialized_count = (unsigned)kept;
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        jv_monitor *m = jv_monitors.items[i];
+        if (m->mon2)
+            IJavaEventMonitor2_NotifyEvent2(m->mon2, JVM_EVENT_TYPE2_MONITORS_INITIALIZED,
+                                            (UniqueID)jv_monitors.initialized_count,
+                                            (UniqueID)jv_monitors.possible_union);
+    }
+    jv_events_update();
+}
+
+void jv_monitors_shutdown(void)
+{
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        jv_monitor *m = jv_monitors.items[i];
+        atomic_store(&m->mask, 0);
+        atomic_store(&m->phase, JV_PHASE_SHUT_DOWN);
+    }
+    jv_events_update();
+    jv_dispatch_quiesce(); /* callbacks still running on other threads finish first */
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        IJavaEventMonitor_NotifyEvent(jv_monitors.items[i]->mon, JVM_EVENT_TYPE_SHUTDOWN, 0);
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        monitor_free(jv_monitors.items[i]);
+    free(jv_monitors.items);
+    jv_monitors.items = NULL;
+    jv_monitors.count = 0;
+}
+
+HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events)
+{
+    const DWORD method_bits = JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS;
+    int phase = atomic_load(&m->phase);
+    if (phase == JV_PHASE_SHUT_DOWN)
+        return E_FAIL;
+    DWORD old = atomic_load(&m->mask);
+    if (phase == JV_PHASE_RUNNING && (m->granted_options & JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS) &&
+        ((old ^ events) & method_bits))
+        return E_FAIL; /* the monitor promised not to toggle method-call events */
+    /* Categories outside what the monitor said it might use, or that cannot be delivered, have no effect. */
+    DWORD allowed = jv_monitors.deliverable & (phase == JV_PHASE_RUNNING ? m->possible : ALL_JVM_MONITOR_EVENTS);
+    atomic_store(&m->mask, events & allowed);
+    if (phase == JV_PHASE_RUNNING)
+        jv_events_update();
+    return S_OK;
+}
+
+DWORD jv_monitors_mask_union(void)
+{
+    DWORD all = 0;
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        all |= atomic_load(&jv_monitors.items[i]->mask);
+    return all;
+}

@@ -1,0 +1,28 @@
+/*
+ * object.h - ObjectIDs: handles to Java objects that are valid only inside the callback
+ * that supplied them (or, handed out outside any callback, until the thread's next
+ * request for them is released).
+ *
+ * Each ObjectID names a slot holding a weak global reference; the slot's generation is
+ * part of the ID, so an ID whose slot was released and reused decodes as stale.  Slots
+ * taken during a callback are released when the callback returns.
+ */
+#ifndef JEVMON_OBJECT_H
+#define JEVMON_OBJECT_H
+
+#include "jevmon.h"
+#include "vm.h"
+
+void jv_objects_init(void);
+void jv_objects_destroy(void);
+
+/* An ObjectID for obj, valid until jv_objects_release_scope() on this thread; 0 for NULL or failure. */
+ObjectID jv_object_id(JNIEnv *env, jobject obj);
+/* A local reference to the object, or NULL for an invalid, stale or collected ObjectID. */
+jobject jv_object_local(JNIEnv *env, ObjectID id);
+/* Marks where a callback's ObjectIDs begin; returns the mark for jv_objects_release_scope. */
+unsigned jv_objects_scope(void);
+/* Releases the ObjectIDs this thread took since mark. */
+void jv_objects_release_scope(JNIEnv *env, unsigned mark);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * options.h - the agent's own options, from -agentpath:<lib>=<options>.
+ *
+ * Syntax: a comma-separated list of words:
+ *   enable            load monitors even when the Microsoft VM settings leave profiling off
+ *   disable           load no monitors, whatever the settings say
+ *   methods=jvmti     deliver method-call events through JVMTI MethodEntry/MethodExit
+ *   methods=auto      let the bridge choose the cheapest mechanism the monitors allow (default)
+ * Unknown words get one "jevmon:" line and are ignored.
+ */
+#ifndef JEVMON_OPTIONS_H
+#define JEVMON_OPTIONS_H
+
+typedef enum jv_force { JV_FORCE_NONE, JV_FORCE_ON, JV_FORCE_OFF } jv_force;
+typedef enum jv_methods_choice { JV_METHODS_AUTO, JV_METHODS_JVMTI } jv_methods_choice;
+
+typedef struct jv_options {
+    jv_force profiling;
+    jv_methods_choice methods;
+} jv_options;
+
+/* Parses text (NULL or "" for no options) into opts; never fails. */
+void jv_options_parse(const char *text, jv_options *opts);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * stack.c - GetStackTrace: one NotifyEvent2(STACK_TRACE, MethodID, StackID) per frame of a
+ * thread, outermost frame first, on the calling thread.
+ */
+#include <stdlib.h>
+
+#include "idinfo_methods.h"
+#include "ids.h"
+#include "method.h"
+#include "monitors.h"
+#include "thread.h"
+
+#define MAX_TRACE_FRAMES 4096
+
+HRESULT STDMETHODCALLTYPE idinfo_GetStackTrace(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id)
+{
+    jv_monitor *m = jv_idinfo_owner(iface);
+    JNIEnv *env = jv_jni();
+    if (!m || !m->mon2 || !env)
+        return E_FAIL; /* the frames are reported through IJavaEventMonitor2::NotifyEvent2 */
+    jv_thread *t = thread_id ? jv_thread_get(thread_id) : jv_thread_current(env, NULL);
+    if (!t)
+        return E_FAIL;
+    jthread thread = (*env)->NewLocalRef(env, t->ref);
+    if (!thread)
+        return E_FAIL;
+    jvmtiFrameInfo *frames = malloc(MAX_TRACE_FRAMES * sizeof(*frames));
+    jint count = 0;
+    HRESULT hr = E_FAIL;
+    /* JVMTI takes the trace in one handshake with the thread, so it is a consistent snapshot. */
+    if (frames &&
+        (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 0, MAX_TRACE_FRAMES, frames, &count) == JVMTI_ERROR_NONE) {
+        hr = S_OK;
+        for (jint i = count - 1; i >= 0 && hr == S_OK; i--) {
+            MethodID method = jv_method_id(env, frames[i].method);
+            hr = IJavaEventMonitor2_NotifyEvent2(m->mon2, JVM_EVENT_TYPE2_STACK_TRACE, method,
+                                                 jv_stack_id(t->index, (uint32_t)(count - i)));
+        }
+    }
+    free(frames);
+    (*env)->DeleteLocalRef(env, thread);
+    return hr;
+}

@@ -1,0 +1,50 @@
+/*
+ * thread.h - the thread table: a ThreadID per Java thread, and each thread's shadow
+ * of its Java call stack for method-call events.
+ *
+ * A thread finds its own entry through a thread-local pointer, so the method-call path
+ * takes no lock.  Other threads' entries are found by the tag on the Thread object.
+ * The shadow stack (MethodIDs by depth) is touched only by its own thread; it is
+ * re-read from the JVM whenever method-call events were off in between (sync_epoch).
+ */
+#ifndef JEVMON_THREAD_H
+#define JEVMON_THREAD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "jevmon.h"
+#include "vm.h"
+
+typedef struct jv_thread {
+    uint32_t index;
+    jweak ref;
+    DWORD os_tid;          /* 0 when not known (threads started before the agent) */
+    _Atomic int alive;
+    /* Shadow stack: frames[d - 1] is the MethodID at depth d (1 = outermost). */
+    MethodID *frames;
+    uint32_t depth, capacity;
+    unsigned sync_epoch;   /* the method-event epoch the shadow stack is valid for */
+} jv_thread;
+
+void jv_threads_init(void);
+void jv_threads_destroy(void);
+
+/* The calling thread's entry, registering it when new; thread may be NULL (then looked up). */
+jv_thread *jv_thread_current(JNIEnv *env, jthread thread);
+/* The entry of any thread object, registering it when new. */
+jv_thread *jv_thread_of(JNIEnv *env, jthread thread);
+/* The entry of a live thread, or NULL for an invalid, foreign or destroyed ThreadID. */
+jv_thread *jv_thread_get(ThreadID id);
+ThreadID jv_thread_id(const jv_thread *t);
+/* Marks the calling thread's entry destroyed (after THREAD_DESTROY was delivered). */
+void jv_thread_end(JNIEnv *env, jv_thread *t);
+
+/* Method-call epochs: bumped whenever method-call events are switched on. */
+void jv_threads_new_epoch(void);
+unsigned jv_threads_epoch(void);
+/* Re-reads the calling thread's stack into its shadow; extra = frames the JVM shows that the shadow must not count yet. */
+int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra);
+int jv_thread_push(jv_thread *t, MethodID method);
+
+#endif

@@ -1,0 +1,160 @@
+/* jvmrun.c - starts JVMs under the agent for the end-to-end suites (see jvmrun.h). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jvmrun.h"
+
+#define FX_CLASSES "{63DAD816-1308-449B-AC11-1E702EB2D15F}", "{8A05A603-576C-454C-A8A9-8A406868B147}"
+
+int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512])
+{
+    int n = 0;
+    DIR *dir = opendir("/usr/lib/jvm");
+    struct dirent *e;
+    while (dir && (e = readdir(dir)) && n < JVMRUN_MAX_JDKS) {
+        char path[600], real[PATH_MAX];
+        real[0] = '\0';
+        snprintf(path, sizeof(path), "/usr/lib/jvm/%s/bin/java", e->d_name);
+        if (e->d_name[0] == '.' || access(path, X_OK) != 0 || !realpath(path, real))
+            continue;
+        int seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= strcmp(jdks[i], real) == 0;
+        if (!seen)
+            snprintf(jdks[n++], 512, "%.511s", real);
+    }
+    if (dir)
+        closedir(dir);
+    return n;
+}
+
+const char *jvmrun_build_path(const char *name)
+{
+    static char path[2 * PATH_MAX];
+    const char *env = getenv("JEVMON_BUILD");
+    if (env)
+        snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX, env, name);
+    else {
+        char self[PATH_MAX];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        self[len > 0 ? len : 0] = '\0';
+        char *cut = strstr(self, "/asan/tests/");
+        if (cut)
+            *cut = '\0';
+        snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX, self, name);
+    }
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)size + 1);
+    if (fread(text, 1, (size_t)size, f) != (size_t)size)
+        text[0] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* A registry file that registers the test monitor's classes. */
+static void write_registry(const char *path)
+{
+    static const char *const clsids[] = {FX_CLASSES};
+    const char *fixture = jvmrun_build_path("fixtures/fx_monitor.so");
+    FILE *f = fopen(path, "w");
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n");
+    for (size_t i = 0; i < sizeof(clsids) / sizeof(*clsids); i++)
+        fprintf(f, "[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n\n",
+                clsids[i], fixture);
+    fclose(f);
+    chmod(path, 0644);
+}
+
+void jvmrun(const char *jdk, const char *agent_options, const char *const *env, const char *const *args,
+            jvmrun_result *r)
+{
+    char dir[PATH_MAX], out_path[PATH_MAX + 16], err_path[PATH_MAX + 16], log_path[PATH_MAX + 16],
+        reg_path[PATH_MAX + 16], agent[2 * PATH_MAX + 64], classpath[2 * PATH_MAX];
+    snprintf(dir, sizeof(dir), "%.*s", PATH_MAX - 1, jvmrun_build_path("jvmrun.XXXXXX"));
+    if (!mkdtemp(dir))
+        abort();
+    snprintf(out_path, sizeof(out_path), "%s/out", dir);
+    snprintf(err_path, sizeof(err_path), "%s/err", dir);
+    snprintf(log_path, sizeof(log_path), "%s/monitor.log", dir);
+    snprintf(reg_path, sizeof(reg_path), "%s/system.reg", dir);
+    write_registry(reg_path);
+    snprintf(agent, sizeof(agent), "-agentpath:%s%s%s", jvmrun_build_path("libjevmon.so"),
+             agent_options && agent_options[0] ? "=" : "", agent_options ? agent_options : "");
+    snprintf(classpath, sizeof(classpath), "%s", jvmrun_build_path("java"));
+
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("JEVMON_REGISTRY_SYSTEM", reg_path, 1);
+        char user_reg[PATH_MAX + 16];
+        snprintf(user_reg, sizeof(user_reg), "%s/user.reg", dir);
+        setenv("JEVMON_REGISTRY_USER", user_reg, 1);
+        setenv("FXMON_LOG", log_path, 1);
+        unsetenv("JEVMON_REGISTRY_FILES");
+        for (const char *const *e = env; e && *e; e++)
+            putenv((char *)*e);
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, 1);
+        dup2(err, 2);
+        const char *argv[64];
+        int argc = 0;
+        argv[argc++] = jdk;
+        argv[argc++] = "-Xshare:auto";
+        if (agent_options)
+            argv[argc++] = agent;
+        argv[argc++] = "-cp";
+        argv[argc++] = classpath;
+        argv[argc++] = "BridgeWorkload";
+        for (const char *const *a = args; *a && argc < 62; a++)
+            argv[argc++] = *a;
+        argv[argc] = NULL;
+        execv(jdk, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r->out = slurp(out_path);
+    r->err = slurp(err_path);
+    r->log = slurp(log_path);
+    unlink(out_path);
+    unlink(err_path);
+    unlink(log_path);
+    unlink(reg_path);
+    char user_reg[PATH_MAX + 16];
+    snprintf(user_reg, sizeof(user_reg), "%s/user.reg", dir);
+    unlink(user_reg);
+    rmdir(dir);
+}
+
+void jvmrun_free(jvmrun_result *r)
+{
+    free(r->out);
+    free(r->err);
+    free(r->log);
+}
+
+int jvmrun_count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}

@@ -1,0 +1,35 @@
+/*
+ * jvmrun.h - running a Java workload under the agent for end-to-end suites: the JDKs on
+ * this machine, a private registry for the run, the monitor log, the program's output.
+ */
+#ifndef JEVMON_TEST_JVMRUN_H
+#define JEVMON_TEST_JVMRUN_H
+
+#include <stddef.h>
+
+#define JVMRUN_MAX_JDKS 8
+
+typedef struct jvmrun_result {
+    int exit_code;
+    char *out;   /* the program's stdout */
+    char *err;   /* its stderr (the agent's jevmon: lines go there) */
+    char *log;   /* what the test monitor logged */
+} jvmrun_result;
+
+/* The distinct JDKs under /usr/lib/jvm (real directories with bin/java); returns how many. */
+int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
+/* <build>/<name>, build being JEVMON_BUILD or derived from the test program's path. */
+const char *jvmrun_build_path(const char *name);
+/*
+ * Runs `java [-agentpath:<agent>=<agent_options>] -cp <build>/java BridgeWorkload <args...>`
+ * with the given extra environment ("NAME=value" strings, NULL-terminated), a fresh
+ * registry in which the test monitor's classes are registered, and FXMON_LOG set.
+ * agent_options NULL runs without the agent.
+ */
+void jvmrun(const char *jdk, const char *agent_options, const char *const *env, const char *const *args,
+            jvmrun_result *r);
+void jvmrun_free(jvmrun_result *r);
+/* Number of lines of text containing what. */
+int jvmrun_count(const char *text, const char *what);
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * test_bridge.c - the bridge end to end: real JVMs (every JDK under /usr/lib/jvm) run the
+ * BridgeWorkload programs under the agent with the test monitor, whose log says what
+ * it received.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/jvmrun.h"
+
+#define FX "{63DAD816-1308-449B-AC11-1E702EB2D15F}"
+#define FX_V1 "{8A05A603-576C-454C-A8A9-8A406868B147}"
+
+static char jdks[JVMRUN_MAX_JDKS][512];
+static int jdk_count;
+
+static void run_fx(const char *jdk, const char *request, const char *const *args, jvmrun_result *r)
+{
+    static char request_env[64];
+    snprintf(request_env, sizeof(request_env), "FXMON_REQUEST=%s", request);
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, request_env, NULL};
+    jvmrun(jdk, "", env, args, r);
+}
+
+START_TEST(silent_monitor_changes_nothing)
+{
+    const char *args[] = {"recursion", "2", "5", NULL};
+    jvmrun_result plain, profiled;
+    jvmrun(jdks[_i], NULL, NULL, args, &plain);
+    run_fx(jdks[_i], "0", args, &profiled);
+    ck_assert_int_eq(plain.exit_code, 0);
+    ck_assert_int_eq(profiled.exit_code, plain.exit_code);
+    ck_assert_str_eq(profiled.out, plain.out);
+    ck_assert_msg(jvmrun_count(profiled.log, "Initialize class=BridgeWorkload") == 1, "%s", profiled.log);
+    ck_assert_int_eq(jvmrun_count(profiled.log, "NotifyEvent2 1030 0 0"), 1); /* INITIALIZED */
+    ck_assert_int_eq(jvmrun_count(profiled.log, "NotifyEvent 13 0"), 1);      /* SHUTDOWN */
+    ck_assert_int_eq(jvmrun_count(profiled.log, "Released"), 1);
+    ck_assert_msg(!strstr(profiled.err, "jevmon:"), "%s", profiled.err);
+    jvmrun_free(&plain);
+    jvmrun_free(&profiled);
+}
+END_TEST
+
+#define MAX_THREADS 64
+#define MAX_DEPTH 4096
+
+typedef struct replay {
+    unsigned long thread[MAX_THREADS];
+    unsigned long *stack[MAX_THREADS];
+    int depth[MAX_THREADS];
+    int recurse_entries[MAX_THREADS];
+    int threads;
+    int entries, exits, mismatches;
+} replay;
+
+static int thread_slot(replay *r, unsigned long t)
+{
+    for (int i = 0; i < r->threads; i++)
+        if (r->thread[i] == t)
+            return i;
+    ck_assert_int_lt(r->threads, MAX_THREADS);
+    r->thread[r->threads] = t;
+    r->stack[r->threads] = calloc(MAX_DEPTH, sizeof(unsigned long));
+    return r->threads++;
+}
+
+/*
+ * Replays the method events of a log thread by thread: an entry pushes its StackID, an
+ * exit pops it and must name the StackID now on top, its caller's (frames entered before
+ * events were on are not in the replay, so an exit that empties it is not checked).
+ */
+static void replay_log(const char *log, replay *r)
+{
+    memset(r, 0, sizeof(*r));
+    for (const char *line = log; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        unsigned long t, sid, mid;
+        char name[512];
+        const char *body = strchr(line, ' ');
+        if (!body)
+            break;
+        body++;
+        if (sscanf(body, "MethodEntry t=%lx %511s s=%lx", &t, name, &sid) == 3) {
+            int i = thread_slot(r, t);
+            ck_assert_int_lt(r->depth[i], MAX_DEPTH);
+            r->stack[i][r->depth[i]++] = sid;
+            r->entries++;
+            if (strcmp(name, "BridgeWorkload.recurse(I)I") == 0)
+                r->recurse_entries[i]++;
+        } else if (sscanf(body, "MethodExit2 t=%lx m=%lx s=%lx", &t, &mid, &sid) == 3) {
+            int i = thread_slot(r, t);
+            r->exits++;
+            if (r->depth[i] > 0 && --r->depth[i] > 0 && r->stack[i][r->depth[i] - 1] != sid)
+                r->mismatches++;
+        }
+    }
+}
+
+static void replay_free(replay *r)
+{
+    for (int i = 0; i < r->threads; i++)
+        free(r->stack[i]);
+}
+
+START_TEST(method_calls_exact_counts_and_pairing_with_16_threads)
+{
+    const char *args[] = {"recursion", "16", "20", NULL};
+    jvmrun_result r;
+    replay rp;
+    run_fx(jdks[_i], "2", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    replay_log(r.log, &rp);
+    int workers = 0;
+    for (int i = 0; i < rp.threads; i++)
+        if (rp.recurse_entries[i]) {
+            workers++;
+            ck_assert_int_eq(rp.recurse_entries[i], 10 * 21); /* ten calls of recurse(20), 21 frames each */
+        }
+    ck_assert_int_eq(workers, 16);
+    ck_assert_msg(rp.mismatches == 0, "%d of %d exits did not name their caller's StackID", rp.mismatches, rp.exits);
+    ck_assert_int_gt(rp.exits, 16 * 210);
+    replay_free(&rp);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(exceptions_thrown_unwound_caught)
+{
+    const char *args[] = {"exceptions", NULL};
+    jvmrun_result r;
+    replay rp;
+    run_fx(jdks[_i], "422", args, &r); /* METHOD_CALLS | EXCEPTIONS | EXCEPTION_UNWIND */
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "caught 1\n");
+    const char *thrown = strstr(r.log, "NotifyEvent2 1027"), *line;
+    for (line = r.log; (line = strstr(line, "NotifyEvent2 1027")); line++)
+        if (strstr(line, "java.lang.IllegalStateException") < strchr(line, '\n') &&
+            strstr(line, "java.lang.IllegalStateException"))
+            break;
+    thrown = line;
+    ck_assert_msg(thrown, "no EXCEPTION_THROWN for IllegalStateException:\n%.4000s", r.log);
+    /* thrower(0), thrower(1) and thrower(2) are unwound, then the handler in catcher() runs. */
+    int unwinds = 0;
+    const char *occurred = NULL;
+    for (line = thrown; (line = strchr(line, '\n')) && line[1]; ) {
+        line++;
+        if (strstr(line, "NotifyEvent2 1028") == strchr(line, ' ') + 1 && strstr(line, "IllegalStateException"))
+            unwinds++;
+        if (strstr(line, "NotifyEvent2 1026") == strchr(line, ' ') + 1 && strstr(line, "IllegalStateException")) {
+            occurred = line;
+            break;
+        }
+    }
+    ck_assert_int_eq(unwinds, 3);
+    ck_assert_ptr_nonnull(occurred);
+    replay_log(r.log, &rp);
+    ck_assert_msg(rp.mismatches == 0, "%d exits did not pair", rp.mismatches);
+    replay_free(&rp);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(class_loads_started_finished_failed)
+{
+    const char *args[] = {"classes", NULL};
+    jvmrun_result r;
+    run_fx(jdks[_i], "1", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_msg(strstr(r.log, "NotifyEvent 6 BridgeWorkload$LoadedLater"), "no CLASS_LOAD_STARTED");
+    ck_assert_msg(strstr(r.log, "NotifyEvent 17 jevmon/test/NoSuchClass"), "no CLASS_LOAD_FAILED");
+    ck_assert_int_gt(jvmrun_count(r.log, "NotifyEvent 7 "), 0);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(threads_created_and_destroyed)
+{
+    const char *args[] = {"recursion", "3", "1", NULL};
+    jvmrun_result r;
+    run_fx(jdks[_i], "100", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_int_ge(jvmrun_count(r.log, "NotifyEvent 4 "), 3);
+    ck_assert_int_ge(jvmrun_count(r.log, "NotifyEvent 5 "), 3);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(gc_started_and_finished)
+{
+    const char *args[] = {"gc", NULL};
+    jvmrun_result r;
+    run_fx(jdks[_i], "80", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    const char *start = strstr(r.log, "NotifyEvent 11 0"), *finish = strstr(r.log, "NotifyEvent 12 0");
+    ck_assert_msg(start && finish && start < finish, "%s", r.log);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(jit_compiles_the_hot_method)
+{
+    const char *args[] = {"jit", NULL};
+    jvmrun_result r;
+    run_fx(jdks[_i], "4", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_int_gt(jvmrun_count(r.log, "NotifyEvent 10 "), 0);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(stack_trace_agrees_with_java)
+{
+    const char *args[] = {"stack", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=2",
+                         "FXMON_TRACE_AT=BridgeWorkload.traceHere", NULL};
+    jvmrun_result r;
+    jvmrun(jdks[_i], "", env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    /* Java's view, innermost first, from getStackTrace(); drop getStackTrace itself. */
+    char java[2048];
+    ck_assert_ptr_nonnull(strstr(r.out, "java stack:"));
+    snprintf(java, sizeof(java), "%s", strstr(r.out, "java stack:") + strlen("java stack:"));
+    *strchr(java, '\n') = '\0';
+    char *frames[64];
+    int n = 0;
+    for (char *tok = strtok(java, " "); tok && n < 64; tok = strtok(NULL, " "))
+        if (!strstr(tok, "getStackTrace"))
+            frames[n++] = tok;
+    /* The monitor's view from GetStackTrace at traceHere(), outermost first. */
+    const char *at = strstr(r.log, "MethodEntry");
+    at = strstr(r.log, "BridgeWorkload.traceHere");
+    ck_assert_ptr_nonnull(at);
+    char trace[64][256];
+    int m = 0;
+    for (const char *line = at; (line = strstr(line, "NotifyEvent2 1029 ")) && m < 64; line++) {
+        char name[256];
+        unsigned long mid, sid;
+        if (sscanf(line, "NotifyEvent2 1029 %lx %lx %255s", &mid, &sid, name) == 3)
+            snprintf(trace[m++], sizeof(trace[0]), "%s", name);
+    }
+    /* GetStackTrace also shows traceHere, which Java's trace (taken before the call) lacks. */
+    ck_assert_int_eq(m, n + 1);
+    ck_assert_msg(strncmp(trace[m - 1], "BridgeWorkload.traceHere", 24) == 0, "%s", trace[m - 1]);
+    for (int i = 0; i < n; i++) {
+        char expected[300];
+        snprintf(expected, sizeof(expected), "%s(", frames[i]);
+        ck_assert_msg(strncmp(trace[m - 2 - i], expected, strlen(expected)) == 0, "frame %d: %s vs %s", i,
+                      trace[m - 2 - i], frames[i]);
+    }
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(v1_monitor_gets_method_exit_and_notify_event)
+{
+    const char *args[] = {"exceptions", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX_V1, "FXMON_REQUEST=22", NULL};
+    jvmrun_result r;
+    jvmrun(jdks[_i], "", env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_int_gt(jvmrun_count(r.log, "MethodExit s="), 0);
+    ck_assert_int_eq(jvmrun_count(r.log, "MethodExit2"), 0);
+    ck_assert_int_eq(jvmrun_count(r.log, "NotifyEvent2"), 0);
+    ck_assert_int_gt(jvmrun_count(r.log, "NotifyEvent 0 "), 0); /* EXCEPTION_OCCURRED, the old form */
+    jvmrun_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    jdk_count = jvmrun_find_jdks(jdks);
+    if (!jdk_count) {
+        printf("skipped: no JDK under /usr/lib/jvm\n");
+        return EXIT_SUCCESS;
+    }
+    for (int i = 0; i < jdk_count; i++)
+        printf("JDK %d: %s\n", i, jdks[i]);
+    Suite *s = suite_create("bridge");
+    TCase *tc = tcase_create("bridge");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, silent_monitor_changes_nothing, 0, jdk_count);
+    tcase_add_loop_test(tc, method_calls_exact_counts_and_pairing_with_16_threads, 0, jdk_count);
+    tcase_add_loop_test(tc, exceptions_thrown_unwound_caught, 0, jdk_count);
+    tcase_add_loop_test(tc, class_loads_started_finished_failed, 0, jdk_count);
+    tcase_add_loop_test(tc, threads_created_and_destroyed, 0, jdk_count);
+    tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
+    tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);
+    tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, jdk_count);
+    tcase_add_loop_test(tc, v1_monitor_gets_method_exit_and_notify_event, 0, jdk_count);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,130 @@
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Deterministic programs for the bridge's end-to-end tests; the first argument picks one.
+ * Each prints what it did, so a test can compare the output with and without the agent.
+ */
+public class BridgeWorkload {
+    static int depthSum;
+
+    /** Recursion of a known shape: recurse(n) makes n + 1 calls. */
+    static int recurse(int n) {
+        return n == 0 ? 0 : 1 + recurse(n - 1);
+    }
+
+    /** Throws at the bottom of a known depth; the exception unwinds three frames. */
+    static void thrower(int n) {
+        if (n == 0) {
+            throw new IllegalStateException("bottom");
+        }
+        thrower(n - 1);
+    }
+
+    static void catcher() {
+        try {
+            thrower(2);
+        } catch (IllegalStateException e) {
+            depthSum++;
+        }
+    }
+
+    static void recursion(int threads, int depth) throws InterruptedException {
+        List<Thread> all = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread th = new Thread(() -> {
+                for (int i = 0; i < 10; i++) {
+                    recurse(depth);
+                }
+            }, "worker-" + t);
+            all.add(th);
+            th.start();
+        }
+        for (Thread th : all) {
+            th.join();
+        }
+        System.out.println("recursion done: " + threads + " threads");
+    }
+
+    static void classes() {
+        try {
+            Class.forName("jevmon.test.NoSuchClass");
+        } catch (ClassNotFoundException e) {
+            System.out.println("missing class not found");
+        }
+        System.out.println("loaded " + new LoadedLater().toString());
+    }
+
+    static class LoadedLater {
+        @Override
+        public String toString() {
+            return "LoadedLater";
+        }
+    }
+
+    static long hot(long x) {
+        return x * 31 + (x >>> 7);
+    }
+
+    static void jit() {
+        long acc = 0;
+        for (int i = 0; i < 2_000_000; i++) {
+            acc = hot(acc + i);
+        }
+        System.out.println("jit done " + (acc != 42));
+    }
+
+    static void stack() {
+        stackLevel(3);
+    }
+
+    static void stackLevel(int n) {
+        if (n > 0) {
+            stackLevel(n - 1);
+            return;
+        }
+        StringBuilder sb = new StringBuilder("java stack:");
+        for (StackTraceElement e : Thread.currentThread().getStackTrace()) {
+            sb.append(' ').append(e.getClassName()).append('.').append(e.getMethodName());
+        }
+        System.out.println(sb);
+        traceHere();
+    }
+
+    /** The test monitor takes a stack trace when this method is entered. */
+    static void traceHere() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "recursion":
+                recursion(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+                break;
+            case "exceptions":
+                catcher();
+                System.out.println("caught " + depthSum);
+                break;
+            case "classes":
+                classes();
+                break;
+            case "gc":
+                System.gc();
+                System.out.println("gc done");
+                break;
+            case "jit":
+                jit();
+                break;
+            case "stack":
+                stack();
+                break;
+            case "threads":
+                Thread t = new Thread(() -> System.out.println("in named thread"), "named-thread");
+                t.start();
+                t.join();
+                break;
+            default:
+                System.out.println("unknown mode " + args[0]);
+                System.exit(2);
+        }
+    }
+}

@@ -1,0 +1,406 @@
+/*
+ * test_loader.c - finding, creating and initializing monitors as the Microsoft VM did,
+ * driven the way Agent_OnLoad drives it, without a JVM.  Runs natively against the
+ * registry files and under Wine against the real registry and CoCreateInstance.
+ *
+ * The monitors are tests/fixtures/fx_monitor's classes; they log every call they get
+ * to a file this suite reads back.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "discovery.h"
+#include "enable.h"
+#include "monitors.h"
+#include "platform/platform.h"
+
+#define FX "{63DAD816-1308-449B-AC11-1E702EB2D15F}"
+#define FX_V1 "{8A05A603-576C-454C-A8A9-8A406868B147}"
+#define FX_FAIL_INIT "{D0911CAE-8815-4E18-91BC-CD8E80D1ECD7}"
+#define FX_NO_INTERFACE "{7178B72E-D6B9-4CAE-AC7C-889FB10849AA}"
+#define FX_NO_FACTORY "{9D18DD5C-E041-46B5-BCAF-C94CA9988CDC}"
+#define FX_CREATE_FAILS "{8D41E7B0-CC27-413D-9098-5766BDB6CA96}"
+#define UNREGISTERED "{0B5E1F2A-96C4-4C1B-9C0E-3F1D2A4B5C6D}"
+#define MONITORS JEVMON_MONITORS_KEY
+#define ALL_BUT_STEPPING (ALL_JVM_MONITOR_EVENTS & ~(DWORD)(JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION))
+
+static char build_dir[512], sep[2] = "/";
+static char log_path[1200], fixture_path[1200];
+static char lines[64][1024];
+static int line_count;
+
+static void capture_line(const char *line, void *context)
+{
+    (void)context;
+    if (line_count < 64)
+        snprintf(lines[line_count++], sizeof(lines[0]), "%s", line);
+}
+
+/* Lines captured that contain text. */
+static int lines_with(const char *text)
+{
+    int n = 0;
+    for (int i = 0; i < line_count; i++)
+        n += strstr(lines[i], text) != NULL;
+    return n;
+}
+
+static void find_build_dir(void)
+{
+    char *env = plat_getenv("JEVMON_BUILD");
+    if (env) {
+        snprintf(build_dir, sizeof(build_dir), "%s", env);
+        free(env);
+    } else {
+        /* <build>/tests/test_loader or <build>/asan/tests/test_loader */
+        char *self = plat_module_path((const void *)find_build_dir);
+        ck_assert_ptr_nonnull(self);
+        snprintf(build_dir, sizeof(build_dir), "%s", self);
+        free(self);
+        for (int i = 0; i < 2; i++)
+            *strrchr(build_dir, strchr(build_dir, '\\') ? '\\' : '/') = '\0';
+        size_t len = strlen(build_dir);
+        if (len > 5 && strcmp(build_dir + len - 5, "/asan") == 0)
+            build_dir[len - 5] = '\0';
+    }
+    if (strchr(build_dir, '\\'))
+        sep[0] = '\\';
+}
+
+static void path_in_build(char *out, size_t size, const char *name)
+{
+    snprintf(out, size, "%s%s%s", build_dir, sep, name);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)size + 1);
+    if (fread(text, 1, (size_t)size, f) != (size_t)size)
+        text[0] = '\0';
+    fclose(f);
+    return text;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+static void register_class(const char *clsid, const char *server)
+{
+    char key[128];
+    snprintf(key, sizeof(key), "CLSID\\%s\\InprocServer32", clsid);
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKCR, key, NULL, server), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKCR, key, "ThreadingModel", "Both"), PLAT_REG_OK);
+}
+
+static void register_monitor(const char *name, const char *clsid)
+{
+    char key[256];
+    snprintf(key, sizeof(key), "%s\\%s", MONITORS, name);
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, key, NULL, "a test monitor"), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, key, "CLSID", clsid), PLAT_REG_OK);
+}
+
+static void setup(void)
+{
+    char path[1200];
+    static const char *const fixture_clsids[] = {FX, FX_V1, FX_FAIL_INIT, FX_NO_INTERFACE, FX_NO_FACTORY,
+                                                 FX_CREATE_FAILS};
+    find_build_dir();
+    path_in_build(path, sizeof(path), "test_loader.system.reg");
+    remove(path);
+    plat_setenv("JEVMON_REGISTRY_SYSTEM", path);
+    path_in_build(path, sizeof(path), "test_loader.user.reg");
+    remove(path);
+    plat_setenv("JEVMON_REGISTRY_USER", path);
+    plat_setenv("JEVMON_REGISTRY_FILES", NULL);
+    path_in_build(log_path, sizeof(log_path), "test_loader.fxmon.log");
+    remove(log_path);
+    plat_setenv("FXMON_LOG", log_path);
+    static const char *const cleared[] = {"MSJAVA_EVENT_MONITORS", "MSJAVA_ENABLE_MONITORS", "MSJAVA_DEBUGGING_FLAGS",
+                                          "FXMON_REQUEST", "FXMON_POSSIBLE", "FXMON_OPTIONS"};
+    for (size_t i = 0; i < sizeof(cleared) / sizeof(*cleared); i++)
+        plat_setenv(cleared[i], NULL);
+    /* Under Wine the registry outlives the process: start from nothing. */
+    plat_reg_delete_tree(PLAT_HKLM, MONITORS);
+    plat_reg_delete_tree(PLAT_HKCU, JEVMON_JAVA_VM_KEY);
+    plat_reg_delete_tree(PLAT_HKLM, JEVMON_JAVA_VM_KEY);
+
+    char fixture_name[64];
+    snprintf(fixture_name, sizeof(fixture_name), "fixtures%sfx_monitor.so", sep);
+    path_in_build(fixture_path, sizeof(fixture_path), fixture_name);
+    FILE *f = fopen(fixture_path, "rb");
+    if (f)
+        fclose(f);
+    else
+        strcpy(strrchr(fixture_path, '.'), ".dll");
+    for (size_t i = 0; i < sizeof(fixture_clsids) / sizeof(*fixture_clsids); i++)
+        register_class(fixture_clsids[i], fixture_path);
+    line_count = 0;
+    jv_log_set_sink(capture_line, NULL);
+}
+
+static void teardown(void)
+{
+    jv_log_set_sink(NULL, NULL);
+    plat_reg_delete_tree(PLAT_HKLM, MONITORS);
+}
+
+/* What Agent_OnLoad does, minus the JVM; returns the monitor log. */
+static char *load_and_run(DWORD deliverable)
+{
+    jv_monitor_specs specs;
+    jv_discover_monitors(&specs);
+    jv_monitors_create(&specs, deliverable, JVM_STATE_INTERPRETER_ENABLED | JVM_STATE_JIT_COMPILER_ENABLED);
+    jv_monitor_specs_free(&specs);
+    jv_monitors_initialize("Main");
+    jv_monitors_shutdown();
+    return read_file(log_path);
+}
+
+START_TEST(registry_monitor_full_life_cycle)
+{
+    register_monitor("fx", FX);
+    plat_setenv("FXMON_REQUEST", "101");
+    plat_setenv("FXMON_POSSIBLE", "181");
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    const char *order[] = {"v2#1 Initialize class=Main flags=0x5", "v2#1 GetPossibleEventCategories 0x181",
+                           "v2#1 NotifyEvent2 1031 1 181",
+                           "v2#1 GetFinalInitializationOptions hr=0x00000000 options=0x0",
+                           "v2#1 SetMonitorInitializationOptions after Initialize hr=0x80004005",
+                           "v2#1 SetEventMask toggling METHOD_CALLS hr=0x00000000", "v2#1 GetEventMask 0x101",
+                           "v2#1 NotifyEvent 13 0", "v2#1 Released"};
+    const char *at = log;
+    for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++) {
+        const char *found = strstr(at, order[i]);
+        ck_assert_msg(found, "missing or out of order: \"%s\" in:\n%s", order[i], log);
+        at = found + 1;
+    }
+    ck_assert_int_eq(count_of(log, "Released"), 1);
+    ck_assert_int_eq(line_count, 0);
+    free(log);
+}
+END_TEST
+
+START_TEST(registry_first_then_environment_and_duplicates_kept)
+{
+    register_monitor("fx", FX);
+    plat_setenv("MSJAVA_EVENT_MONITORS", FX_V1 ";" FX);
+    plat_setenv("FXMON_POSSIBLE", "1");
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    const char *first = strstr(log, "v2#1 Initialize"), *second = strstr(log, "v1#2 Initialize"),
+               *third = strstr(log, "v2#3 Initialize");
+    ck_assert_msg(first && second && third && first < second && second < third, "order:\n%s", log);
+    /* Created first, initialized after: every Initialize comes before the first MONITORS_INITIALIZED. */
+    ck_assert(third < strstr(log, "NotifyEvent2 1031"));
+    ck_assert_int_eq(count_of(log, "NotifyEvent2 1031 3 "), 2); /* not to the IJavaEventMonitor-only one */
+    ck_assert_int_eq(count_of(log, "NotifyEvent 13 0"), 3);
+    ck_assert_int_eq(count_of(log, "Released"), 3);
+    free(log);
+}
+END_TEST
+
+START_TEST(init_options_registry_value_is_a_promise)
+{
+    char key[256];
+    register_monitor("fx", FX);
+    snprintf(key, sizeof(key), "%s\\fx", MONITORS);
+    ck_assert_int_eq(plat_reg_set_dword(PLAT_HKLM, key, "InitOptions", 0x0C), PLAT_REG_OK);
+    plat_setenv("FXMON_REQUEST", "2");
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_msg(strstr(log, "GetFinalInitializationOptions hr=0x00000000 options=0xc"), "%s", log);
+    ck_assert_msg(strstr(log, "SetEventMask toggling METHOD_CALLS hr=0x80004005"), "%s", log);
+    free(log);
+}
+END_TEST
+
+START_TEST(init_options_own_call_during_initialize)
+{
+    register_monitor("fx", FX);
+    plat_setenv("FXMON_OPTIONS", "8");
+    plat_setenv("FXMON_REQUEST", "2");
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_msg(strstr(log, "SetMonitorInitializationOptions(0x8) in Initialize hr=0x00000000"), "%s", log);
+    ck_assert_msg(strstr(log, "GetFinalInitializationOptions hr=0x00000000 options=0x8"), "%s", log);
+    ck_assert_msg(strstr(log, "SetEventMask toggling METHOD_CALLS hr=0x80004005"), "%s", log);
+    free(log);
+}
+END_TEST
+
+START_TEST(init_options_of_the_wrong_type)
+{
+    char key[256];
+    register_monitor("fx", FX);
+    snprintf(key, sizeof(key), "%s\\fx", MONITORS);
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, key, "InitOptions", "12"), PLAT_REG_OK);
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_int_eq(line_count, 1);
+    ck_assert_int_eq(lines_with("InitOptions is not a DWORD"), 1);
+    ck_assert_msg(strstr(log, "GetFinalInitializationOptions hr=0x00000000 options=0x0"), "%s", log);
+    free(log);
+}
+END_TEST
+
+/* One bad input per row: it gets exactly one "jevmon:" line, and the good monitor still loads. */
+typedef struct bad_input {
+    const char *name;
+    const char *env;          /* MSJAVA_EVENT_MONITORS, or NULL */
+    const char *registered;   /* a second Monitors subkey's CLSID value, or NULL */
+    const char *server;       /* InprocServer32 for UNREGISTERED: NULL = none; "-" = no CLSID key */
+    const char *expect;       /* text of the one line */
+    int good_monitors;        /* monitors that must still initialize */
+} bad_input;
+
+static const bad_input bad_inputs[] = {
+    {"malformed env CLSID", "{63DAD816-1308-449B-AC11}", NULL, NULL, "not a braced CLSID", 1},
+    {"malformed registry CLSID", NULL, "63DAD816-1308-449B-AC11-1E702EB2D15F", NULL, "not a braced CLSID", 1},
+    {"unknown CLSID", UNREGISTERED, NULL, "-", "could not be created", 1},
+    {"InprocServer32 missing", UNREGISTERED, NULL, NULL, "could not be created", 1},
+    {"InprocServer32 relative", UNREGISTERED, NULL, "no_such_monitor_dll.so", "could not be created", 1},
+    {"InprocServer32 not found", UNREGISTERED, NULL, "@build/no_such_monitor.so", "could not be created", 1},
+    {"InprocServer32 not loadable", UNREGISTERED, NULL, "@build/test_loader.system.reg", "could not be created", 1},
+    {"no DllGetClassObject", UNREGISTERED, NULL, "@agent", "could not be created", 1},
+    {"class factory failing", FX_NO_FACTORY, NULL, NULL, "could not be created", 1},
+    {"CreateInstance failing", FX_CREATE_FAILS, NULL, NULL, "could not be created", 1},
+    {"no IJavaEventMonitor", FX_NO_INTERFACE, NULL, NULL, "could not be created", 1},
+    {"Initialize failing", FX_FAIL_INIT, NULL, NULL, "Initialize failed", 1},
+    {"empty variable", "", NULL, NULL, "set but empty", 1},
+    {"only spaces", "   ", NULL, NULL, "set but empty", 1},
+    {"space-padded entry", "  " FX " ", NULL, NULL, "spaces around", 2},
+    {"trailing semicolon", FX ";", NULL, NULL, "entry 2 is empty", 2},
+    {"doubled semicolon", FX ";;" FX, NULL, NULL, "entry 2 is empty", 3},
+    {"registry key without CLSID", NULL, "", NULL, "has no CLSID value", 1},
+};
+
+START_TEST(bad_input_one_line_and_the_rest_goes_on)
+{
+    const bad_input *row = &bad_inputs[_i];
+    char key[256], server[1200];
+    register_monitor("a_good_one", FX);
+    if (row->registered) {
+        snprintf(key, sizeof(key), "%s\\z_bad", MONITORS);
+        ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, key, NULL, "bad"), PLAT_REG_OK);
+        if (row->registered[0])
+            ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, key, "CLSID", row->registered), PLAT_REG_OK);
+    }
+    if (row->server && strcmp(row->server, "-") != 0) {
+        if (strcmp(row->server, "@agent") == 0) {
+            snprintf(server, sizeof(server), "%s", fixture_path);
+            char *dir_end = strrchr(server, sep[0]);
+            *dir_end = '\0';
+            *strrchr(server, sep[0]) = '\0';
+            size_t len = strlen(server);
+            snprintf(server + len, sizeof(server) - len, "%s%s", sep,
+                     strstr(fixture_path, ".dll") ? "jevmon.dll" : "libjevmon.so");
+        } else if (row->server[0] == '@')
+            path_in_build(server, sizeof(server), row->server + 7);
+        else
+            snprintf(server, sizeof(server), "%s", row->server);
+        register_class(UNREGISTERED, server);
+    } else if (!row->server) {
+        snprintf(key, sizeof(key), "CLSID\\%s", UNREGISTERED);
+        plat_reg_set_string(PLAT_HKCR, key, NULL, "no server");
+    }
+    if (row->env)
+        plat_setenv("MSJAVA_EVENT_MONITORS", row->env);
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_msg(line_count == 1 && lines_with(row->expect) == 1, "%s: %d lines, first: %s", row->name, line_count,
+                  line_count ? lines[0] : "");
+    ck_assert_msg(count_of(log, "v2#") && count_of(log, " NotifyEvent 13 0") == row->good_monitors,
+                  "%s: good monitors:\n%s", row->name, log);
+    free(log);
+    snprintf(key, sizeof(key), "CLSID\\%s", UNREGISTERED);
+    plat_reg_delete_tree(PLAT_HKCR, key);
+}
+END_TEST
+
+START_TEST(undeliverable_categories_are_masked_off)
+{
+    register_monitor("fx", FX);
+    plat_setenv("FXMON_REQUEST", "119"); /* THREADS | BYTE_CODE | SOURCE_LINE | CLASS_LOADS */
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_int_eq(line_count, 1);
+    ck_assert_int_eq(lines_with("cannot deliver here; masked off"), 1);
+    ck_assert_msg(strstr(log, "GetEventMask 0x101"), "%s", log);
+    free(log);
+}
+END_TEST
+
+/* ---- Enabling rules ------------------------------------------------------------------- */
+typedef struct enable_row {
+    const char *enable_env;    /* MSJAVA_ENABLE_MONITORS or NULL */
+    const char *flags_env;     /* MSJAVA_DEBUGGING_FLAGS or NULL */
+    long enable_reg;           /* HKCU EnableEventMonitors, -1 = absent */
+    long flags_reg;            /* HKLM DebuggingFlags, -1 = absent */
+    jv_force force;
+    int enabled;
+    int log_lines;
+} enable_row;
+
+static const enable_row enable_rows[] = {
+    {NULL, NULL, -1, -1, JV_FORCE_NONE, 0, 0},  /* default: off */
+    {"1", NULL, -1, -1, JV_FORCE_NONE, 1, 0},
+    {"0", NULL, 1, -1, JV_FORCE_NONE, 0, 0},    /* the variable overrides EnableEventMonitors */
+    {NULL, NULL, 1, -1, JV_FORCE_NONE, 1, 0},
+    {NULL, NULL, 0, -1, JV_FORCE_NONE, 0, 0},
+    {NULL, "2", -1, -1, JV_FORCE_NONE, 1, 0},   /* MSJDBG_FL_ENABLE_PROFILING */
+    {NULL, "0x3", -1, -1, JV_FORCE_NONE, 1, 0},
+    {NULL, "1", -1, 2, JV_FORCE_NONE, 0, 0},    /* the variable overrides DebuggingFlags */
+    {NULL, NULL, -1, 2, JV_FORCE_NONE, 1, 0},
+    {NULL, NULL, -1, 0x40, JV_FORCE_NONE, 0, 0},
+    {"0", "2", -1, -1, JV_FORCE_NONE, 1, 0},    /* either switch on is enough */
+    {"yes", NULL, 1, -1, JV_FORCE_NONE, 1, 1},  /* unreadable: one line, then the registry decides */
+    {NULL, "zz", -1, -1, JV_FORCE_NONE, 0, 1},
+    {"1", NULL, -1, -1, JV_FORCE_OFF, 0, 0},    /* agent options win */
+    {NULL, NULL, -1, -1, JV_FORCE_ON, 1, 0},
+};
+
+START_TEST(enabling_rules)
+{
+    const enable_row *row = &enable_rows[_i];
+    jv_options opts = {row->force, JV_METHODS_AUTO};
+    char why[256];
+    plat_setenv("MSJAVA_ENABLE_MONITORS", row->enable_env);
+    plat_setenv("MSJAVA_DEBUGGING_FLAGS", row->flags_env);
+    if (row->enable_reg >= 0)
+        plat_reg_set_dword(PLAT_HKCU, JEVMON_JAVA_VM_KEY, "EnableEventMonitors", (DWORD)row->enable_reg);
+    if (row->flags_reg >= 0)
+        plat_reg_set_dword(PLAT_HKLM, JEVMON_JAVA_VM_KEY, "DebuggingFlags", (DWORD)row->flags_reg);
+    ck_assert_msg(jv_profiling_enabled(&opts, why, sizeof(why)) == row->enabled, "row %d: %s", _i, why);
+    ck_assert_int_eq(line_count, row->log_lines);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("loader");
+    TCase *tc = tcase_create("loader");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, registry_monitor_full_life_cycle);
+    tcase_add_test(tc, registry_first_then_environment_and_duplicates_kept);
+    tcase_add_test(tc, init_options_registry_value_is_a_promise);
+    tcase_add_test(tc, init_options_own_call_during_initialize);
+    tcase_add_test(tc, init_options_of_the_wrong_type);
+    tcase_add_loop_test(tc, bad_input_one_line_and_the_rest_goes_on, 0, (int)(sizeof(bad_inputs) / sizeof(*bad_inputs)));
+    tcase_add_test(tc, undeliverable_categories_are_masked_off);
+    tcase_add_loop_test(tc, enabling_rules, 0, (int)(sizeof(enable_rows) / sizeof(*enable_rows)));
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
