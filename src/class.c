@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "class.h"
+#include "dispatch.h"
 #include "ids.h"
 #include "idinfo_methods.h"
 #include "method.h"
@@ -26,6 +27,7 @@ void jv_classes_destroy(void)
     for (uint32_t i = 0; i < n; i++) {
         jv_class *c = jv_table_get(&classes, i);
         free(c->signature);
+        free(c->source_file);
         free(c->methods);
     }
     jv_table_destroy(&classes);
@@ -35,6 +37,7 @@ void jv_classes_destroy(void)
 typedef struct class_init_args {
     jweak mirror;
     char *signature;
+    char *source_file;
 } class_init_args;
 
 static void class_init(void *element, void *arg)
@@ -43,6 +46,16 @@ static void class_init(void *element, void *arg)
     class_init_args *a = arg;
     c->mirror = a->mirror;
     c->signature = a->signature;
+    c->source_file = a->source_file;
+}
+
+/* A copy of a JVMTI-allocated string, which it deallocates; NULL when the call failed. */
+static char *take_jvmti_string(jvmtiError err, char *s)
+{
+    char *copy = err == JVMTI_ERROR_NONE && s ? strdup(s) : NULL;
+    if (err == JVMTI_ERROR_NONE && s)
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)s);
+    return copy;
 }
 
 /* Registers the class's methods; done once, after the ClassID is published. */
@@ -78,15 +91,14 @@ ClassID jv_class_id(JNIEnv *env, jclass klass)
     if ((*jv_jvmti)->GetTag(jv_jvmti, klass, &tag) == JVMTI_ERROR_NONE && tag)
         id = (ClassID)tag;
     else {
-        char *sig = NULL;
-        class_init_args a = {(*env)->NewWeakGlobalRef(env, klass), NULL};
-        if ((*jv_jvmti)->GetClassSignature(jv_jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE) {
-            a.signature = strdup(sig);
-            (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)sig);
-        }
+        char *sig = NULL, *source = NULL;
+        class_init_args a = {(*env)->NewWeakGlobalRef(env, klass), NULL, NULL};
+        a.signature = take_jvmti_string((*jv_jvmti)->GetClassSignature(jv_jvmti, klass, &sig, NULL), sig);
+        a.source_file = take_jvmti_string((*jv_jvmti)->GetSourceFileName(jv_jvmti, klass, &source), source);
         uint32_t index = a.signature && a.mirror ? jv_table_add(&classes, class_init, &a) : UINT32_MAX;
         if (index == UINT32_MAX) {
             free(a.signature);
+            free(a.source_file);
             if (a.mirror)
                 (*env)->DeleteWeakGlobalRef(env, a.mirror);
         } else {
@@ -105,7 +117,53 @@ jv_class *jv_class_get(ClassID id)
     if (!jv_id_index(id, JV_ID_CLASS, &index))
         return NULL;
     jv_class *c = jv_table_get(&classes, index);
-    return c && !atomic_load(&c->unloaded) ? c : NULL;
+    return c && atomic_load(&c->state) != JV_CLASS_UNLOADED ? c : NULL;
+}
+
+/* Classes whose mirrors were freed, waiting for their CLASS_UNLOAD. */
+static ClassID *unloads;
+static size_t unload_count, unload_capacity;
+
+void jv_class_unloading(ClassID id)
+{
+    jv_class *c = jv_class_get(id);
+    if (!c)
+        return;
+    atomic_store(&c->state, JV_CLASS_UNLOADING);
+    plat_mutex_lock(registering);
+    if (unload_count == unload_capacity) {
+        size_t grown = unload_capacity ? unload_capacity * 2 : 64;
+        ClassID *bigger = realloc(unloads, grown * sizeof(*bigger));
+        if (bigger) {
+            unloads = bigger;
+            unload_capacity = grown;
+        }
+    }
+    if (unload_count < unload_capacity)
+        unloads[unload_count++] = id;
+    plat_mutex_unlock(registering);
+}
+
+void jv_classes_deliver_unloads(JNIEnv *env)
+{
+    plat_mutex_lock(registering);
+    ClassID *batch = unloads;
+    size_t count = unload_count;
+    unloads = NULL;
+    unload_count = unload_capacity = 0;
+    plat_mutex_unlock(registering);
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    for (size_t i = 0; i < count; i++) {
+        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_UNLOAD, batch[i]);
+        jv_class *c = jv_class_get(batch[i]);
+        atomic_store(&c->state, JV_CLASS_UNLOADED);
+        if (env && c->mirror)
+            (*env)->DeleteWeakGlobalRef(env, c->mirror);
+        c->mirror = NULL;
+    }
+    jv_dispatch_end(&d);
+    free(batch);
 }
 
 jclass jv_class_local(JNIEnv *env, jv_class *c)
@@ -137,23 +195,13 @@ HRESULT STDMETHODCALLTYPE idinfo_ClassInformation(IJavaEventMonitorIDInfo4 *ifac
 {
     (void)iface;
     jv_class *c = jv_class_get(class_id);
-    JNIEnv *env = jv_jni();
-    if (!c || !env)
-        return E_FAIL;
-    jclass klass = jv_class_local(env, c);
-    if (!klass)
+    if (!c)
         return E_FAIL;
     HRESULT hr = S_OK;
     if (ppclass_name && !(*ppclass_name = dotted_name(c->signature)))
         hr = E_OUTOFMEMORY;
-    if (ppsource_file_name) {
-        char *source = NULL;
-        *ppsource_file_name = NULL;
-        if ((*jv_jvmti)->GetSourceFileName(jv_jvmti, klass, &source) == JVMTI_ERROR_NONE) {
-            *ppsource_file_name = jv_cotask_strdup(source);
-            (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)source);
-        }
-    }
+    if (ppsource_file_name)
+        *ppsource_file_name = c->source_file ? jv_cotask_strdup(c->source_file) : NULL;
     if (pmethods)
         *pmethods = (int)c->method_count;
     if (ppmethod_ids) {
@@ -165,7 +213,6 @@ HRESULT STDMETHODCALLTYPE idinfo_ClassInformation(IJavaEventMonitorIDInfo4 *ifac
     }
     if (pobjects_created)
         *pobjects_created = atomic_load(&c->objects_created);
-    (*env)->DeleteLocalRef(env, klass);
     return hr;
 }
 

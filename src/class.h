@@ -14,12 +14,19 @@
 #include "jevmon.h"
 #include "vm.h"
 
+typedef enum jv_class_state {
+    JV_CLASS_LIVE,
+    JV_CLASS_UNLOADING, /* gone from the JVM; its CLASS_UNLOAD is being delivered, the ID still answers */
+    JV_CLASS_UNLOADED   /* the ID has expired */
+} jv_class_state;
+
 typedef struct jv_class {
     jweak mirror;         /* weak global reference to the java.lang.Class */
     char *signature;      /* JVM signature as the class file has it, e.g. "Ljava/lang/String;" */
+    char *source_file;    /* SourceFile attribute, or NULL */
     MethodID *methods;    /* the class's own methods */
     unsigned method_count;
-    _Atomic int unloaded;
+    _Atomic int state;    /* jv_class_state */
     _Atomic long long objects_created;
 } jv_class;
 
@@ -30,6 +37,10 @@ void jv_classes_destroy(void);
 ClassID jv_class_id(JNIEnv *env, jclass klass);
 /* The entry of a live class, or NULL for an invalid, foreign or unloaded ClassID. */
 jv_class *jv_class_get(ClassID id);
+/* Marks a class whose mirror was freed: CLASS_UNLOAD is due (called inside GC: no JNI). */
+void jv_class_unloading(ClassID id);
+/* Delivers CLASS_UNLOAD for every class unloaded since the last call, then expires their IDs. */
+void jv_classes_deliver_unloads(JNIEnv *env);
 /* A local reference to the class, or NULL; the caller deletes it. */
 jclass jv_class_local(JNIEnv *env, jv_class *c);
 

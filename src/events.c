@@ -13,6 +13,7 @@
 #include "monitors.h"
 #include "platform/platform.h"
 #include "thread.h"
+#include "unload.h"
 
 #define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
 
@@ -25,6 +26,7 @@ typedef struct event_route {
 static const event_route routes[] = {
     {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_METHOD_ENTRY, METHOD_BITS},
     {JVMTI_EVENT_METHOD_EXIT, METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVM_MONITOR_JIT_COMPILATION},
@@ -50,6 +52,8 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     }
     if (categories & (JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS))
         caps->can_generate_exception_events = 1;
+    if (categories & JVM_MONITOR_CLASS_LOADS)
+        caps->can_generate_object_free_events = 1;
     if (categories & JVM_MONITOR_JIT_COMPILATION)
         caps->can_generate_compiled_method_load_events = 1;
     if (categories & JVM_MONITOR_GARBAGE_COLLECTIONS)
@@ -62,7 +66,7 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
     if (!caps->can_tag_objects)
         return 0;
     if (caps->can_generate_exception_events)
-        d |= JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_EXCEPTIONS;
+        d |= JVM_MONITOR_EXCEPTIONS | (caps->can_generate_object_free_events ? JVM_MONITOR_CLASS_LOADS : 0);
     if (caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
         d |= METHOD_BITS | (caps->can_generate_exception_events ? JVM_MONITOR_EXCEPTION_UNWIND : 0);
     if (caps->can_generate_compiled_method_load_events)
@@ -216,12 +220,15 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         if (jv_monitors.items[i]->mon2)
             IJavaEventMonitor2_NotifyEvent2(jv_monitors.items[i]->mon2, JVM_EVENT_TYPE2_INITIALIZED, 0, 0);
     jv_dispatch_end(&d);
+    if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
+        jv_unloads_start();
     jv_events_update();
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 {
     (void)jvmti, (void)env;
+    jv_unloads_stop();
     jv_monitors_shutdown(); /* masks off, events off, SHUTDOWN, Release */
     jv_vm_set_live(0);
 }
@@ -234,6 +241,7 @@ int jv_events_setup(void)
     cb.VMDeath = on_vm_death;
     cb.ClassFileLoadHook = on_class_file_load_hook;
     cb.ClassPrepare = on_class_prepare;
+    cb.ObjectFree = jv_on_object_free;
     cb.MethodEntry = jv_on_method_entry;
     cb.MethodExit = jv_on_method_exit;
     cb.CompiledMethodLoad = on_compiled_method_load;

@@ -43,19 +43,20 @@ jv_thread *jv_thread_of(JNIEnv *env, jthread thread)
     jlong tag = 0;
     if (!jv_jvmti || !env || !thread)
         return NULL;
-    if ((*jv_jvmti)->GetTag(jv_jvmti, thread, &tag) == JVMTI_ERROR_NONE && tag)
-        return jv_table_get(&threads, (uint32_t)(tag - 1));
+    uint32_t index;
+    if ((*jv_jvmti)->GetTag(jv_jvmti, thread, &tag) == JVMTI_ERROR_NONE && jv_id_index((UniqueID)tag, JV_ID_THREAD, &index))
+        return jv_table_get(&threads, index);
     plat_mutex_lock(registering);
     jv_thread *t = NULL;
-    if ((*jv_jvmti)->GetTag(jv_jvmti, thread, &tag) == JVMTI_ERROR_NONE && tag)
-        t = jv_table_get(&threads, (uint32_t)(tag - 1));
+    if ((*jv_jvmti)->GetTag(jv_jvmti, thread, &tag) == JVMTI_ERROR_NONE && jv_id_index((UniqueID)tag, JV_ID_THREAD, &index))
+        t = jv_table_get(&threads, index);
     else {
         jweak ref = (*env)->NewWeakGlobalRef(env, thread);
-        uint32_t index = ref ? jv_table_add(&threads, thread_init, ref) : UINT32_MAX;
+        index = ref ? jv_table_add(&threads, thread_init, ref) : UINT32_MAX;
         if (index != UINT32_MAX) {
             t = jv_table_get(&threads, index);
             t->index = index;
-            (*jv_jvmti)->SetTag(jv_jvmti, thread, (jlong)index + 1);
+            (*jv_jvmti)->SetTag(jv_jvmti, thread, (jlong)jv_thread_id(t));
         } else if (ref)
             (*env)->DeleteWeakGlobalRef(env, ref);
     }

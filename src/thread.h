@@ -3,7 +3,7 @@
  * of its Java call stack for method-call events.
  *
  * A thread finds its own entry through a thread-local pointer, so the method-call path
- * takes no lock.  Other threads' entries are found by the tag on the Thread object.
+ * takes no lock.  Other threads' entries are found by the tag on the Thread object: its ThreadID.
  * The shadow stack (MethodIDs by depth) is touched only by its own thread; it is
  * re-read from the JVM whenever method-call events were off in between (sync_epoch).
  */

@@ -174,6 +174,25 @@ START_TEST(class_loads_started_finished_failed)
 }
 END_TEST
 
+START_TEST(class_unload_reported_with_its_name)
+{
+    const char *args[] = {"unload", NULL};
+    jvmrun_result r;
+    run_fx(jdks[_i], "1", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_msg(strstr(r.log, "NotifyEvent 8 ") && strstr(r.log, "BridgeWorkload$Unloadable\n"),
+                  "no CLASS_UNLOAD for the class of the dropped loader");
+    /* Two FINISHED for the name (the app loader's copy may not load: at least the defined one). */
+    const char *finished = strstr(r.log, "NotifyEvent 7 "), *unloaded = NULL;
+    for (const char *p = r.log; (p = strstr(p, "NotifyEvent 8 ")); p++)
+        if (strncmp(strchr(p + 14, ' ') + 1, "BridgeWorkload$Unloadable", 25) == 0)
+            unloaded = p;
+    ck_assert_ptr_nonnull(finished);
+    ck_assert_ptr_nonnull(unloaded);
+    jvmrun_free(&r);
+}
+END_TEST
+
 START_TEST(threads_created_and_destroyed)
 {
     const char *args[] = {"recursion", "3", "1", NULL};
@@ -283,6 +302,7 @@ int main(void)
     tcase_add_loop_test(tc, method_calls_exact_counts_and_pairing_with_16_threads, 0, jdk_count);
     tcase_add_loop_test(tc, exceptions_thrown_unwound_caught, 0, jdk_count);
     tcase_add_loop_test(tc, class_loads_started_finished_failed, 0, jdk_count);
+    tcase_add_loop_test(tc, class_unload_reported_with_its_name, 0, jdk_count);
     tcase_add_loop_test(tc, threads_created_and_destroyed, 0, jdk_count);
     tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
     tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);

@@ -62,6 +62,32 @@ public class BridgeWorkload {
         }
     }
 
+    /** Defines a copy of Unloadable in a loader of its own, then lets loader and class die. */
+    static void unload() throws Exception {
+        byte[] bytes;
+        try (java.io.InputStream in = BridgeWorkload.class.getResourceAsStream("BridgeWorkload$Unloadable.class")) {
+            bytes = in.readAllBytes();
+        }
+        ClassLoader loader = new ClassLoader(null) {
+            @Override
+            protected Class<?> findClass(String name) {
+                return defineClass(name, bytes, 0, bytes.length);
+            }
+        };
+        Class<?> copy = loader.loadClass("BridgeWorkload$Unloadable");
+        System.out.println("defined " + copy.getName());
+        copy = null;
+        loader = null;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        System.out.println("unload done");
+    }
+
+    static class Unloadable {
+    }
+
     static long hot(long x) {
         return x * 31 + (x >>> 7);
     }
@@ -106,6 +132,9 @@ public class BridgeWorkload {
                 break;
             case "classes":
                 classes();
+                break;
+            case "unload":
+                unload();
                 break;
             case "gc":
                 System.gc();
