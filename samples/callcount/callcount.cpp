@@ -1,0 +1,400 @@
+/*
+ * callcount.cpp - CallCount, a sample event monitor in C++ that counts how often each
+ * Java method is called and, when the VM shuts down, writes the counts to a text file,
+ * most-called first, one "count name" line per method (name as MethodInformation gives
+ * it: java/lang/String.hashCode()I).
+ *
+ * It shows the C++ shape of a 1999 monitor: a class deriving from the SDK interface
+ * (CMonitor : IJavaEventMonitor2), a class factory class, the four DLL exports
+ * (callcount.def) and self-registration.  The same source builds as callcount.dll for
+ * Windows and callcount.so for jevmon on Linux.
+ *
+ *   CALLCOUNT_FILE  where the counts go (default: callcount.txt in the current directory)
+ *
+ * The first line of the file, starting with '#', says which JAVA_MONITOR_INIT_OPTIONS
+ * the VM granted (GetFinalInitializationOptions): register the monitor with
+ * registry/callcount-fast.reg to have its InitOptions value promise what CallCount
+ * keeps anyway (no GC in method callbacks, no return values, no toggling), which lets
+ * the VM count calls much more cheaply.
+ */
+#include <windows.h>
+#include <objbase.h>
+#include <initguid.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "jevmon.h"
+#include "jevmon_register.h"
+
+// {0A2F6C9B-77EC-4D2A-8084-DCAFBC265070}
+DEFINE_GUID(CLSID_CallCount, 0x0A2F6C9B, 0x77EC, 0x4D2A, 0x80, 0x84, 0xDC, 0xAF, 0xBC, 0x26, 0x50, 0x70);
+
+static const char kKeyName[] = "callcount";
+static const char kDefaultFile[] = "callcount.txt";
+
+// Objects alive and server locks: the DLL may be unloaded when both are zero.
+static LONG g_cObjects = 0;
+static LONG g_cLocks = 0;
+
+/*
+ * A lock for the short critical sections of MethodEntry (one hash lookup and an
+ * increment).  A spin lock, because C++11 <mutex> is missing from MinGW's win32
+ * thread model and a critical section this short rarely makes anyone wait.
+ */
+class CSpinLock {
+public:
+    void Lock()
+    {
+        while (m_flag.test_and_set(std::memory_order_acquire)) {
+        }
+    }
+    void Unlock() { m_flag.clear(std::memory_order_release); }
+
+private:
+    std::atomic_flag m_flag = ATOMIC_FLAG_INIT;
+};
+
+class CAutoLock {
+public:
+    explicit CAutoLock(CSpinLock &lock) : m_lock(lock) { m_lock.Lock(); }
+    ~CAutoLock() { m_lock.Unlock(); }
+    CAutoLock(const CAutoLock &) = delete;
+    CAutoLock &operator=(const CAutoLock &) = delete;
+
+private:
+    CSpinLock &m_lock;
+};
+
+class CMonitor final : public IJavaEventMonitor2 {
+public:
+    CMonitor();
+
+    // IUnknown
+    STDMETHOD(QueryInterface)(REFIID riid, void **ppv);
+    STDMETHOD_(ULONG, AddRef)();
+    STDMETHOD_(ULONG, Release)();
+
+    // IJavaEventMonitor
+    STDMETHOD(ExecuteByteCode)(MethodID method_id, BYTE_CODE *pbyte_code, DWORD byte_code_offset);
+    STDMETHOD(ExecuteSourceLine)(MethodID method_id, DWORD line_number);
+    STDMETHOD(Initialize)(LPCSTR pclass_file_name, IJavaEventMonitorIDInfo *pmonitor_info, DWORD java_flags,
+                          DWORD *prequested_events);
+    STDMETHOD(MethodEntry)(MethodID method_id, StackID stack_id);
+    STDMETHOD(MethodExit)(StackID stack_id);
+    STDMETHOD(NotifyEvent)(JVM_EVENT_TYPE event, UniqueID event_id);
+
+    // IJavaEventMonitor2
+    STDMETHOD(GetPossibleEventCategories)(DWORD *ppossible_events);
+    STDMETHOD(MethodExit2)(MethodID method_id, StackID stack_id);
+    STDMETHOD(NotifyEvent2)(JVM_EVENT_TYPE2 event2, UniqueID first_event_id, UniqueID second_event_id);
+
+private:
+    // What CallCount knows of one MethodID: resolved once, on its first call.
+    struct MethodCalls {
+        std::string name;
+        ClassID class_id;
+        unsigned long long calls;
+    };
+
+    ~CMonitor();
+    void ResolveMethod(MethodID method_id, MethodCalls *pEntry);
+    void RetireClass(ClassID class_id);
+    void WriteCounts();
+
+    // Method calls, plus the class loads whose unloads end MethodIDs (which the VM may then reuse).
+    static const DWORD kEvents = JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_CLASS_LOADS;
+
+    LONG m_cRef;
+    IJavaEventMonitorIDInfo *m_pInfo;   // AddRef'd in Initialize
+    IJavaEventMonitorIDInfo4 *m_pInfo4; // NULL on a VM without initialization options
+    bool m_fOptionsKnown;
+    DWORD m_dwFinalOptions;
+
+    CSpinLock m_lock; // guards the two maps
+    std::unordered_map<MethodID, MethodCalls> m_methods;
+    std::map<std::string, unsigned long long> m_retired; // calls of methods whose class was unloaded
+};
+
+CMonitor::CMonitor()
+    : m_cRef(1), m_pInfo(NULL), m_pInfo4(NULL), m_fOptionsKnown(false), m_dwFinalOptions(0)
+{
+    InterlockedIncrement(&g_cObjects);
+}
+
+CMonitor::~CMonitor()
+{
+    if (m_pInfo4)
+        m_pInfo4->Release();
+    if (m_pInfo)
+        m_pInfo->Release();
+    InterlockedDecrement(&g_cObjects);
+}
+
+STDMETHODIMP CMonitor::QueryInterface(REFIID riid, void **ppv)
+{
+    if (IsEqualIID(riid, IID_IUnknown) || IsEqualIID(riid, IID_IJavaEventMonitor) ||
+        IsEqualIID(riid, IID_IJavaEventMonitor2)) {
+        *ppv = static_cast<IJavaEventMonitor2 *>(this);
+        AddRef();
+        return S_OK;
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+STDMETHODIMP_(ULONG) CMonitor::AddRef()
+{
+    return (ULONG)InterlockedIncrement(&m_cRef);
+}
+
+STDMETHODIMP_(ULONG) CMonitor::Release()
+{
+    LONG cRef = InterlockedDecrement(&m_cRef);
+    if (cRef == 0)
+        delete this;
+    return (ULONG)cRef;
+}
+
+STDMETHODIMP CMonitor::Initialize(LPCSTR pclass_file_name, IJavaEventMonitorIDInfo *pmonitor_info,
+                                  DWORD java_flags, DWORD *prequested_events)
+{
+    (void)pclass_file_name;
+    (void)java_flags;
+    m_pInfo = pmonitor_info;
+    m_pInfo->AddRef();
+    // IDInfo4 only tells which initialization options were granted; counting works without it.
+    if (FAILED(m_pInfo->QueryInterface(IID_IJavaEventMonitorIDInfo4, (void **)&m_pInfo4)))
+        m_pInfo4 = NULL;
+    *prequested_events = kEvents;
+    return S_OK;
+}
+
+STDMETHODIMP CMonitor::GetPossibleEventCategories(DWORD *ppossible_events)
+{
+    *ppossible_events = kEvents;
+    return S_OK;
+}
+
+void CMonitor::ResolveMethod(MethodID method_id, MethodCalls *pEntry)
+{
+    LPSTR pszName = NULL;
+    ClassID class_id = 0;
+    JAVA_EXECUTION_MODEL exec;
+    int cLines = 0;
+    SourceLineInfo *pLines = NULL;
+
+    if (SUCCEEDED(m_pInfo->MethodInformation(method_id, &pszName, &class_id, &exec, &cLines, &pLines)) && pszName)
+        pEntry->name = pszName;
+    else
+        pEntry->name = "?";
+    pEntry->class_id = class_id;
+    CoTaskMemFree(pszName);
+    CoTaskMemFree(pLines);
+}
+
+STDMETHODIMP CMonitor::MethodEntry(MethodID method_id, StackID stack_id)
+{
+    (void)stack_id;
+    {
+        CAutoLock lock(m_lock);
+        std::unordered_map<MethodID, MethodCalls>::iterator it = m_methods.find(method_id);
+        if (it != m_methods.end()) {
+            it->second.calls++;
+            return S_OK;
+        }
+    }
+    // First call of this method: ask the VM for its name without holding the lock.
+    MethodCalls entry;
+    ResolveMethod(method_id, &entry);
+    entry.calls = 0;
+    CAutoLock lock(m_lock);
+    // Another thread may have resolved it meanwhile; emplace keeps whichever came first.
+    m_methods.emplace(method_id, std::move(entry)).first->second.calls++;
+    return S_OK;
+}
+
+// MethodIDs of an unloaded class expire: their counts move to m_retired, keyed by name.
+void CMonitor::RetireClass(ClassID class_id)
+{
+    CAutoLock lock(m_lock);
+    for (std::unordered_map<MethodID, MethodCalls>::iterator it = m_methods.begin(); it != m_methods.end();) {
+        if (it->second.class_id == class_id) {
+            m_retired[it->second.name] += it->second.calls;
+            it = m_methods.erase(it);
+        } else
+            ++it;
+    }
+}
+
+static bool MoreCallsFirst(const std::pair<std::string, unsigned long long> &a,
+                           const std::pair<std::string, unsigned long long> &b)
+{
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+}
+
+void CMonitor::WriteCounts()
+{
+    std::map<std::string, unsigned long long> byName;
+    {
+        CAutoLock lock(m_lock);
+        byName = m_retired;
+        for (std::unordered_map<MethodID, MethodCalls>::const_iterator it = m_methods.begin(); it != m_methods.end();
+             ++it)
+            byName[it->second.name] += it->second.calls; // one name may have had several MethodIDs
+    }
+    std::vector<std::pair<std::string, unsigned long long> > sorted(byName.begin(), byName.end());
+    std::sort(sorted.begin(), sorted.end(), MoreCallsFirst);
+
+    const char *pszFile = getenv("CALLCOUNT_FILE");
+    FILE *f = fopen(pszFile && *pszFile ? pszFile : kDefaultFile, "w");
+    if (!f)
+        return; // nowhere to report to; the VM is exiting and has no use for an error
+    if (m_fOptionsKnown)
+        fprintf(f, "# GetFinalInitializationOptions 0x%08lx\n", (unsigned long)m_dwFinalOptions);
+    else
+        fprintf(f, "# GetFinalInitializationOptions unavailable\n");
+    for (size_t i = 0; i < sorted.size(); i++)
+        fprintf(f, "%llu %s\n", sorted[i].second, sorted[i].first.c_str());
+    fclose(f);
+}
+
+STDMETHODIMP CMonitor::NotifyEvent(JVM_EVENT_TYPE event, UniqueID event_id)
+{
+    if (event == JVM_EVENT_TYPE_CLASS_UNLOAD)
+        RetireClass((ClassID)event_id);
+    else if (event == JVM_EVENT_TYPE_SHUTDOWN)
+        WriteCounts();
+    return S_OK;
+}
+
+STDMETHODIMP CMonitor::NotifyEvent2(JVM_EVENT_TYPE2 event2, UniqueID first_event_id, UniqueID second_event_id)
+{
+    (void)first_event_id;
+    (void)second_event_id;
+    // The options are final once every monitor has initialized.
+    if (event2 == JVM_EVENT_TYPE2_MONITORS_INITIALIZED && m_pInfo4)
+        m_fOptionsKnown = SUCCEEDED(m_pInfo4->GetFinalInitializationOptions(&m_dwFinalOptions));
+    return S_OK;
+}
+
+// Events CallCount does not ask for, or has no use for.
+STDMETHODIMP CMonitor::MethodExit2(MethodID method_id, StackID stack_id)
+{
+    (void)method_id;
+    (void)stack_id;
+    return S_OK;
+}
+
+STDMETHODIMP CMonitor::MethodExit(StackID stack_id)
+{
+    (void)stack_id;
+    return S_OK;
+}
+
+STDMETHODIMP CMonitor::ExecuteByteCode(MethodID method_id, BYTE_CODE *pbyte_code, DWORD byte_code_offset)
+{
+    (void)method_id;
+    (void)pbyte_code;
+    (void)byte_code_offset;
+    return S_OK;
+}
+
+STDMETHODIMP CMonitor::ExecuteSourceLine(MethodID method_id, DWORD line_number)
+{
+    (void)method_id;
+    (void)line_number;
+    return S_OK;
+}
+
+// ---- Class factory ------------------------------------------------------------------------
+
+class CFactory final : public IClassFactory {
+public:
+    STDMETHOD(QueryInterface)(REFIID riid, void **ppv)
+    {
+        if (IsEqualIID(riid, IID_IUnknown) || IsEqualIID(riid, IID_IClassFactory)) {
+            *ppv = static_cast<IClassFactory *>(this);
+            AddRef();
+            return S_OK;
+        }
+        *ppv = NULL;
+        return E_NOINTERFACE;
+    }
+
+    // The factory is a static object: its references only keep the DLL loaded.
+    STDMETHOD_(ULONG, AddRef)()
+    {
+        InterlockedIncrement(&g_cLocks);
+        return 2;
+    }
+    STDMETHOD_(ULONG, Release)()
+    {
+        InterlockedDecrement(&g_cLocks);
+        return 1;
+    }
+
+    STDMETHOD(CreateInstance)(IUnknown *pUnkOuter, REFIID riid, void **ppv)
+    {
+        *ppv = NULL;
+        if (pUnkOuter)
+            return CLASS_E_NOAGGREGATION;
+        CMonitor *pMonitor = new (std::nothrow) CMonitor();
+        if (!pMonitor)
+            return E_OUTOFMEMORY;
+        // QueryInterface takes the caller's reference; Release drops ours (and deletes on failure).
+        HRESULT hr = pMonitor->QueryInterface(riid, ppv);
+        pMonitor->Release();
+        return hr;
+    }
+
+    STDMETHOD(LockServer)(BOOL fLock)
+    {
+        if (fLock)
+            InterlockedIncrement(&g_cLocks);
+        else
+            InterlockedDecrement(&g_cLocks);
+        return S_OK;
+    }
+};
+
+static CFactory g_factory;
+
+// ---- DLL exports (callcount.def) ------------------------------------------------------------
+
+STDAPI DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+{
+    if (!IsEqualCLSID(rclsid, CLSID_CallCount)) {
+        *ppv = NULL;
+        return CLASS_E_CLASSNOTAVAILABLE;
+    }
+    return g_factory.QueryInterface(riid, ppv);
+}
+
+STDAPI DllCanUnloadNow(void)
+{
+    return g_cObjects == 0 && g_cLocks == 0 ? S_OK : S_FALSE;
+}
+
+static const JEVMON_MONITOR_REGISTRATION g_registration = {
+    &CLSID_CallCount, kKeyName, "CallCount - counts Java method calls per method", FALSE, 0,
+    (const void *)DllGetClassObject,
+};
+
+STDAPI DllRegisterServer(void)
+{
+    return JevmonRegisterMonitor(&g_registration);
+}
+
+STDAPI DllUnregisterServer(void)
+{
+    return JevmonUnregisterMonitor(&g_registration);
+}
