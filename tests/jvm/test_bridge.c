@@ -193,6 +193,25 @@ START_TEST(class_unload_reported_with_its_name)
 }
 END_TEST
 
+START_TEST(set_event_mask_toggles_method_calls_live)
+{
+    const char *args[] = {"toggle", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=22",
+                         "FXMON_TOGGLE=1", NULL};
+    jvmrun_result r;
+    replay rp;
+    jvmrun(jdks[_i], "", env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_int_eq(jvmrun_count(r.log, "SetEventMask(0x20) hr=0x00000000"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "SetEventMask(0x22) hr=0x00000000"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "BridgeWorkload.recurse(I)I"), 3 + 4);
+    replay_log(r.log, &rp);
+    ck_assert_msg(rp.mismatches == 0, "%d exits did not pair after re-enabling", rp.mismatches);
+    replay_free(&rp);
+    jvmrun_free(&r);
+}
+END_TEST
+
 START_TEST(threads_created_and_destroyed)
 {
     const char *args[] = {"recursion", "3", "1", NULL};
@@ -303,6 +322,7 @@ int main(void)
     tcase_add_loop_test(tc, exceptions_thrown_unwound_caught, 0, jdk_count);
     tcase_add_loop_test(tc, class_loads_started_finished_failed, 0, jdk_count);
     tcase_add_loop_test(tc, class_unload_reported_with_its_name, 0, jdk_count);
+    tcase_add_loop_test(tc, set_event_mask_toggles_method_calls_live, 0, jdk_count);
     tcase_add_loop_test(tc, threads_created_and_destroyed, 0, jdk_count);
     tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
     tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);

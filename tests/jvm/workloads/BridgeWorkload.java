@@ -88,6 +88,25 @@ public class BridgeWorkload {
     static class Unloadable {
     }
 
+    static void markerOff() {
+    }
+
+    static class MarkerOn extends RuntimeException {
+    }
+
+    /** recurse() runs 3 + 6 + 4 frames; a monitor that toggles method calls sees the first and last batch. */
+    static void toggle() {
+        recurse(2);
+        markerOff();
+        recurse(5);
+        try {
+            throw new MarkerOn();
+        } catch (MarkerOn e) {
+            recurse(3);
+        }
+        System.out.println("toggle done");
+    }
+
     static long hot(long x) {
         return x * 31 + (x >>> 7);
     }
@@ -132,6 +151,9 @@ public class BridgeWorkload {
                 break;
             case "classes":
                 classes();
+                break;
+            case "toggle":
+                toggle();
                 break;
             case "unload":
                 unload();
