@@ -88,6 +88,10 @@ public class BridgeWorkload {
     static class Unloadable {
     }
 
+    static int fib(int n) {
+        return n < 2 ? n : fib(n - 1) + fib(n - 2);
+    }
+
     static void markerOff() {
     }
 
@@ -151,6 +155,9 @@ public class BridgeWorkload {
                 break;
             case "classes":
                 classes();
+                break;
+            case "fib":
+                System.out.println("fib " + fib(Integer.parseInt(args[1])));
                 break;
             case "toggle":
                 toggle();
