@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# tools/deps.sh - what `make deps` runs: install what jevmon needs on Debian 12.
+#
+#   1. apt packages (toolchains, Wine, Check, a JDK; Chromium if it can be had)
+#   2. Check built from Debian's source package for both MinGW targets, into
+#      build/deps/check-{win64,win32}/{include,lib} (the Makefile links those)
+#   3. 32-bit Wine if the registry can serve it (else i386 is removed again)
+#   4. a headless 64-bit Wine prefix in build/wine64-prefix
+#
+# Every step leaves a stamp or status file in build/deps/, so a second run does
+# nothing and takes about a second. Long outputs go to build/deps/*.log.
+# Files run-tests.sh reads: build/deps/wine.env (where Wine is, whether 32-bit works).
+# Set JEVMON_RETRY_WINE32=1 to try 32-bit Wine again after it failed once.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DEPS=$ROOT/build/deps
+PREFIX=$ROOT/build/wine64-prefix
+mkdir -p "$DEPS"
+export DEBIAN_FRONTEND=noninteractive
+APT_UPDATED=no
+
+PACKAGES=(mingw-w64 mingw-w64-tools wine wine64 check pkg-config cmake python3 dpkg-dev
+          make gcc libc6-dev)
+
+say() { printf 'deps: %s\n' "$*"; }
+die() { say "error: $*" >&2; exit 1; }
+
+# run_logged LOG CMD...: run CMD with its output in build/deps/LOG; on failure show
+# the log's tail, so a broken step explains itself without flooding every run.
+# QUIET_FAIL=1 skips the tail, for steps whose failure is expected and reported anyway.
+run_logged() {
+    local log=$DEPS/$1 rc=0
+    shift
+    "$@" >"$log" 2>&1 || rc=$?
+    if ((rc != 0)) && [[ ${QUIET_FAIL:-} != 1 ]]; then
+        say "failed ($rc): $* -- last lines of $log:" >&2
+        tail -n 30 "$log" | sed 's/^/  | /' >&2
+    fi
+    return "$rc"
+}
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+need_root() {
+    [[ $(id -u) == 0 ]] || die "$1 needs root (run 'make deps' as root)"
+}
+
+# apt-get update at most once per run: it is the slow part of every apt step.
+apt_update() {
+    [[ $APT_UPDATED == yes ]] && return 0
+    say "apt-get update"
+    # Explicit return: callers use 'apt_update || ...', where set -e does not apply.
+    run_logged apt-update.log apt-get update || return
+    APT_UPDATED=yes
+}
+
+apt_install() {
+    run_logged apt-install.log apt-get install -y --no-install-recommends "$@"
+}
+
+# ---- 1. packages ---------------------------------------------------------------------
+install_packages() {
+    local want=("${PACKAGES[@]}") missing=() p
+    # Any JDK will do (the Makefile finds the headers through javac); add one only if none.
+    command -v javac >/dev/null || want+=(openjdk-17-jdk-headless)
+    for p in "${want[@]}"; do installed "$p" || missing+=("$p"); done
+    if ((${#missing[@]} == 0)); then
+        say "packages: all present"
+    else
+        need_root "installing ${missing[*]}"
+        apt_update
+        say "installing: ${missing[*]}"
+        apt_install "${missing[@]}"
+    fi
+    command -v javac >/dev/null || die "no javac after installing a JDK"
+    install_chromium
+}
+
+# Chromium is only for a test that looks at an HTML flame graph: nice to have.
+# Its outcome is recorded so a machine without it does not retry on every run.
+install_chromium() {
+    local status=$DEPS/chromium.status
+    if installed chromium; then
+        echo ok >"$status"
+        return 0
+    fi
+    [[ -f $status ]] && return 0
+    need_root "installing chromium"
+    apt_update
+    say "installing: chromium"
+    if apt_install chromium 2>/dev/null; then
+        echo ok >"$status"
+    else
+        echo unavailable >"$status"
+        say "chromium could not be installed; tests that need it will skip"
+    fi
+}
+
+# ---- 2. Check for MinGW --------------------------------------------------------------
+# Write build/deps/ (then /etc/apt/sources.list.d/) deb-src entries mirroring each Debian
+# 'deb' source that has none, for both the deb822 (.sources) and the classic format.
+# A separate file leaves the machine's own source files untouched.
+enable_deb_src() {
+    local out=/etc/apt/sources.list.d/jevmon-deb-src
+    local d822=() classic=() f
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [[ -e $f && $f != "$out.sources" ]] && d822+=("$f")
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [[ -e $f && $f != "$out.list" ]] && classic+=("$f")
+    done
+    if ((${#d822[@]})); then
+        # One stanza per paragraph; keep only enabled Debian ones without deb-src.
+        awk -f - "${d822[@]}" >"$DEPS/deb-src.sources" <<'AWK'
+function flush() {
+    if (n && types ~ /(^|[ \t])deb([ \t]|$)/ && types !~ /deb-src/ && enabled !~ /^[ \t]*no/ && uris ~ /debian/) {
+        for (i = 1; i <= n; i++) print lines[i]
+        print ""
+    }
+    n = 0; types = ""; enabled = ""; uris = ""
+}
+FNR == 1 { flush() }
+/^[ \t]*$/ { flush(); next }
+/^#/ { next }
+{
+    line = $0
+    if (tolower($0) ~ /^types:/) { types = substr($0, 7); line = "Types: deb-src" }
+    else if (tolower($0) ~ /^enabled:/) enabled = substr($0, 9)
+    else if (tolower($0) ~ /^uris:/) uris = $0
+    lines[++n] = line
+}
+END { flush() }
+AWK
+    else
+        : >"$DEPS/deb-src.sources"
+    fi
+    if ((${#classic[@]})); then
+        # deb [opts] URI suite comps -> deb-src [opts] URI suite comps, unless already there.
+        cat "${classic[@]}" | awk '
+            /^[ \t]*deb-src[ \t]/ { sub(/^[ \t]*deb-src[ \t]+/, ""); have[$0] = 1; next }
+            /^[ \t]*deb[ \t]/ && /debian/ { sub(/^[ \t]*deb[ \t]+/, ""); want[++n] = $0 }
+            END { for (i = 1; i <= n; i++) if (!(want[i] in have)) print "deb-src " want[i] }
+        ' >"$DEPS/deb-src.list"
+    else
+        : >"$DEPS/deb-src.list"
+    fi
+    for f in sources list; do
+        if [[ -s $DEPS/deb-src.$f ]]; then
+            cmp -s "$DEPS/deb-src.$f" "$out.$f" 2>/dev/null && continue
+            need_root "enabling deb-src"
+            say "enabling deb-src in $out.$f"
+            cp "$DEPS/deb-src.$f" "$out.$f"
+            APT_UPDATED=no
+        fi
+    done
+}
+
+fetch_check_source() {
+    local src=$DEPS/src
+    [[ -f $DEPS/check-src.stamp ]] && ls -d "$src"/check-*/ >/dev/null 2>&1 && return 0
+    enable_deb_src
+    # The source index appears only after an update that saw the deb-src entries.
+    if [[ -z $(apt-cache showsrc check 2>/dev/null) ]]; then
+        need_root "fetching Debian's source of check"
+        apt_update
+    fi
+    say "fetching Debian's source package of check"
+    rm -rf "$src"
+    mkdir -p "$src"
+    (cd "$src" && run_logged check-source.log apt-get source check)
+    ls -d "$src"/check-*/ >/dev/null 2>&1 || die "apt-get source check unpacked nothing"
+    touch "$DEPS/check-src.stamp"
+}
+
+# build_check TARGET TRIPLET: CMake cross-build of Check, static only, no tests.
+build_check() {
+    local t=$1 triplet=$2 src bld=$DEPS/check-build-$1 inst=$DEPS/check-$1
+    [[ -f $DEPS/check-$t.stamp && -f $inst/lib/libcheck.a ]] && return 0
+    fetch_check_source
+    src=$(ls -d "$DEPS"/src/check-*/ | head -n 1)
+    say "building Check for $t ($triplet)"
+    rm -rf "$bld" "$inst"
+    run_logged "check-$t-configure.log" cmake -S "$src" -B "$bld" \
+        -DCMAKE_TOOLCHAIN_FILE="$ROOT/tools/mingw-toolchain.cmake" \
+        -DMINGW_TRIPLET="$triplet" \
+        -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_INSTALL_PREFIX="$inst" \
+        -DCMAKE_INSTALL_LIBDIR=lib \
+        -DCHECK_ENABLE_TESTS=OFF \
+        -DCHECK_ENABLE_TIMEOUT_TESTS=OFF \
+        -DENABLE_SUBUNIT_EXT=OFF \
+        -DBUILD_TESTING=OFF
+    run_logged "check-$t-build.log" cmake --build "$bld" -j "$(nproc)"
+    run_logged "check-$t-install.log" cmake --install "$bld"
+    [[ -f $inst/lib/libcheck.a && -f $inst/include/check.h ]] || die "Check for $t installed no libcheck.a/check.h"
+    touch "$DEPS/check-$t.stamp"
+}
+
+# ---- 3. 32-bit Wine ------------------------------------------------------------------
+# wine32 needs the i386 architecture; if its index does not match amd64's, apt cannot
+# install it, and a leftover i386 architecture would make every later apt run fail.
+try_wine32() {
+    local status=$DEPS/wine32.status
+    if installed wine32:i386 && [[ -x /usr/lib/wine/wine ]]; then
+        echo ok >"$status"
+        return 0
+    fi
+    if [[ -f $status && ${JEVMON_RETRY_WINE32:-0} != 1 ]]; then
+        return 0
+    fi
+    need_root "trying 32-bit Wine"
+    say "trying 32-bit Wine (wine32:i386)"
+    local why=""
+    local QUIET_FAIL=1
+    run_logged wine32-arch.log dpkg --add-architecture i386 || why="dpkg --add-architecture i386 failed"
+    if [[ -z $why ]]; then
+        APT_UPDATED=no
+        apt_update || why="apt-get update with i386 failed (build/deps/apt-update.log)"
+    fi
+    # Try the install even when the update failed: an index that did not load makes it
+    # fail at once, and an unrelated failed index must not keep wine32 away.
+    run_logged wine32-install.log apt-get install -y --no-install-recommends wine32:i386 ||
+        why="${why:+$why; }apt-get install wine32:i386 failed (build/deps/wine32-install.log)"
+    if [[ -x /usr/lib/wine/wine ]] && installed wine32:i386; then
+        echo ok >"$status"
+        say "32-bit Wine: installed"
+        return 0
+    fi
+    echo "unavailable: ${why:-no /usr/lib/wine/wine after install}" >"$status"
+    say "32-bit Wine: not available; removing the i386 architecture again"
+    say "  (${why:-no /usr/lib/wine/wine after install})"
+    QUIET_FAIL=0
+    if dpkg --print-foreign-architectures | grep -qx i386; then
+        # Only possible with no i386 package left; a failed install leaves none.
+        run_logged wine32-remove.log dpkg --remove-architecture i386 ||
+            die "could not remove the i386 architecture (see build/deps/wine32-remove.log)"
+        APT_UPDATED=no
+        apt_update
+    fi
+}
+
+# ---- 4. Wine prefix ------------------------------------------------------------------
+# Headless: no DISPLAY, and mscoree/mshtml disabled so wineboot never asks to install
+# Mono or Gecko. The stamp records whether 32-bit Wine was there, because a prefix made
+# without it lacks syswow64 and needs an update once wine32 arrives.
+make_prefix() {
+    local wine32=no stamp=$DEPS/wineprefix.stamp
+    [[ $(cat "$DEPS/wine32.status") == ok ]] && wine32=yes
+    if [[ -f $stamp && $(cat "$stamp") == "wine32=$wine32" && -f $PREFIX/system.reg ]]; then
+        return 0
+    fi
+    local mode=-u
+    [[ -f $PREFIX/system.reg ]] || mode=-i
+    say "Wine prefix: wineboot $mode in build/wine64-prefix"
+    mkdir -p "$PREFIX"
+    (
+        unset DISPLAY WAYLAND_DISPLAY
+        export WINEPREFIX=$PREFIX WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+        run_logged wineboot.log /usr/lib/wine/wine64 wineboot "$mode" </dev/null
+        run_logged wineserver.log wineserver -w
+    )
+    [[ -f $PREFIX/system.reg ]] || die "wineboot made no prefix (see build/deps/wineboot.log)"
+    echo "wine32=$wine32" >"$stamp"
+}
+
+# What run-tests.sh needs to know about Wine, as shell assignments.
+write_wine_env() {
+    local w32=""
+    [[ $(cat "$DEPS/wine32.status") == ok ]] && w32=/usr/lib/wine/wine
+    cat >"$DEPS/wine.env.tmp" <<EOF
+WINEPREFIX=$PREFIX
+JEVMON_WINE64=/usr/lib/wine/wine64
+JEVMON_WINE32=$w32
+EOF
+    mv "$DEPS/wine.env.tmp" "$DEPS/wine.env"
+}
+
+main() {
+    local start=$SECONDS
+    install_packages
+    build_check win64 x86_64-w64-mingw32
+    build_check win32 i686-w64-mingw32
+    try_wine32
+    make_prefix
+    write_wine_env
+    touch "$DEPS/done.stamp"
+    say "done in $((SECONDS - start)) s"
+}
+
+main "$@"

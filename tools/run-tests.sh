@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# tools/run-tests.sh - what `make check` runs once everything is built.
+#
+# Runs every Check suite program, each in its own process with a time limit:
+#   build/linux/asan/tests/test_*     natively (ASan + UBSan)
+#   build/win64/tests/test_*.exe      under 64-bit Wine, prefix build/wine64-prefix
+#   build/win32/tests/test_*.exe      under 32-bit Wine, when tools/deps.sh could install it
+# Each gets JEVMON_BUILD (build/<target>, absolute) and JEVMON_SRC (the repo root),
+# as Windows paths under Wine. Output of each suite: build/test-logs/<target>/<name>.log.
+# The last line is 'TOTAL: N passed, M failed' (checks over all suites); the exit
+# status is non-zero when anything failed.
+#
+# Knobs: JEVMON_TEST_TIMEOUT (seconds per suite, default 300),
+#        JEVMON_TESTS (a grep -E pattern on "<target>/<name>" to run only some).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=$ROOT/build
+LOGS=$BUILD/test-logs
+TIMEOUT=${JEVMON_TEST_TIMEOUT:-300}
+FILTER=${JEVMON_TESTS:-}
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+WINESERVER_STARTED=no
+
+# Check prints e.g. "100%: Checks: 3, Failures: 0, Errors: 0" once per SRunner.
+SUMMARY_RE='^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+)'
+
+# run_suite TARGET PROGRAM CMD...: run one suite, count its checks, print its line.
+run_suite() {
+    local target=$1 prog=$2 name rc=0 log checks=0 fails=0 errors=0 found=no line why=""
+    shift 2
+    name=$(basename "$prog" .exe)
+    [[ -z $FILTER ]] || grep -qE "$FILTER" <<<"$target/$name" || return 0
+    log=$LOGS/$target/$name.log
+    mkdir -p "$(dirname "$log")"
+    timeout -k 10 "$TIMEOUT" "$@" "$prog" </dev/null >"$log.raw" 2>&1 || rc=$?
+    tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw"   # Wine writes CRLF
+    while IFS= read -r line; do
+        if [[ $line =~ $SUMMARY_RE ]]; then
+            found=yes
+            checks=$((checks + BASH_REMATCH[1]))
+            fails=$((fails + BASH_REMATCH[2]))
+            errors=$((errors + BASH_REMATCH[3]))
+        fi
+    done <"$log"
+    local passed=$((checks - fails - errors)) failed=$((fails + errors))
+    # A crash, a timeout or a sanitizer report at exit must fail the suite even when
+    # Check's own summary (printed earlier) says all is well.
+    if ((rc == 124 || rc == 137)); then
+        why="timed out after ${TIMEOUT}s"
+    elif ((rc != 0)); then
+        why="exit status $rc"
+    elif [[ $found == no ]] && ! grep -q '^skipped: ' "$log"; then
+        why="no Check summary line"
+    fi
+    if [[ -n $why && $failed == 0 ]]; then
+        failed=1
+    fi
+    TOTAL_PASSED=$((TOTAL_PASSED + passed))
+    TOTAL_FAILED=$((TOTAL_FAILED + failed))
+    local verdict=PASS
+    ((failed == 0)) || verdict=FAIL
+    printf '%-6s %-28s checks %3d  failures %2d  errors %2d  %s%s\n' \
+        "$target" "$name" "$checks" "$fails" "$errors" "$verdict" "${why:+ ($why)}"
+    grep '^skipped: ' "$log" || true
+    if [[ $verdict == FAIL ]]; then
+        echo "---- output of $target/$name (last 80 lines of ${log#"$ROOT"/}) ----"
+        tail -n 80 "$log"
+        echo "---- end of $target/$name ----"
+    fi
+}
+
+run_linux() {
+    local t
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    for t in "$BUILD"/linux/asan/tests/test_*; do
+        [[ -f $t && -x $t ]] || continue
+        JEVMON_BUILD=$BUILD/linux JEVMON_SRC=$ROOT run_suite linux "$t"
+    done
+}
+
+# Wine settings shared by every Windows suite; build/deps/wine.env comes from deps.sh.
+setup_wine() {
+    [[ -f $BUILD/deps/wine.env ]] || { echo "error: no build/deps/wine.env: run 'make deps'" >&2; exit 1; }
+    # shellcheck source=/dev/null
+    source "$BUILD/deps/wine.env"
+    export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+    unset DISPLAY WAYLAND_DISPLAY
+    # One persistent wineserver for all suites instead of one start-up per suite.
+    if wineserver -p 2>/dev/null; then WINESERVER_STARTED=yes; fi
+}
+
+stop_wine() {
+    [[ $WINESERVER_STARTED == yes ]] && WINEPREFIX=$WINEPREFIX wineserver -k 2>/dev/null || true
+}
+
+# run_windows TARGET LOADER: every build/TARGET/tests/test_*.exe under LOADER.
+run_windows() {
+    local target=$1 loader=$2 t wbuild wsrc
+    local progs=("$BUILD/$target"/tests/test_*.exe)
+    [[ -f ${progs[0]} ]] || return 0
+    wbuild=$(WINELOADER=$loader winepath -w "$BUILD/$target" 2>/dev/null | tr -d '\r')
+    wsrc=$(WINELOADER=$loader winepath -w "$ROOT" 2>/dev/null | tr -d '\r')
+    for t in "${progs[@]}"; do
+        JEVMON_BUILD=$wbuild JEVMON_SRC=$wsrc run_suite "$target" "$t" "$loader"
+    done
+}
+
+main() {
+    rm -rf "$LOGS"
+    mkdir -p "$LOGS"
+    run_linux
+    setup_wine
+    trap stop_wine EXIT
+    run_windows win64 "$JEVMON_WINE64"
+    if [[ -n ${JEVMON_WINE32:-} && -x ${JEVMON_WINE32:-} ]]; then
+        run_windows win32 "$JEVMON_WINE32"
+    else
+        echo "skipped: no 32-bit wine"
+    fi
+    echo "TOTAL: $TOTAL_PASSED passed, $TOTAL_FAILED failed"
+    ((TOTAL_FAILED == 0))
+}
+
+main "$@"
