@@ -166,6 +166,21 @@ $$(foreach s,$$($(1)_TEST_SRC),$$(eval $$(call test_rule,$(1),$(2),$(3),$$(s))))
 endef
 
 $(foreach t,linux win64 win32,$(eval $(call product_rules,$(t))))
+
+# idl/jevmon.idl through each Windows target's widl, a product of that target; the
+# companions of tests/win/test_idl_agreement include the header to compare it with jevmon.h.
+# unknwn.idl and what it imports come with Wine's development files (libwine-dev).
+WIDL_IMPORTS := $(firstword $(wildcard /usr/include/wine/wine/windows /usr/include/wine/windows))
+IDL_COMPANIONS := $(wildcard tests/win/idl_agreement/*.c)
+define idl_rules
+$(BUILD)/$(1)/idl/jevmon_idl.h: idl/jevmon.idl
+	@mkdir -p $$(@D)
+	$($(1)_CC:gcc=widl) -I$(WIDL_IMPORTS) -h -o $$@ $$<
+$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(IDL_COMPANIONS)): $(BUILD)/$(1)/idl/jevmon_idl.h
+$(BUILD)/$(1)/obj/tests/win/idl_agreement/%.o: $(1)_CFLAGS += -I$(BUILD)/$(1)/idl
+$(1)_PRODUCTS += $(BUILD)/$(1)/idl/jevmon_idl.h
+endef
+$(foreach t,win64 win32,$(eval $(call idl_rules,$(t))))
 $(eval $(call target_rules,linux,$(BUILD)/linux/asan,SAN))
 $(eval $(call test_rules,linux,$(BUILD)/linux/asan,SAN))
 $(eval $(call test_rules,win64,$(BUILD)/win64,NO_FLAGS))
