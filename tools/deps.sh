@@ -43,8 +43,14 @@ run_logged() {
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
+# need_root WHAT: about to change the machine. Must be root, and only one deps.sh (of any
+# clone) may do that at a time: apt-get update does not wait for another's lock.
 need_root() {
     [[ $(id -u) == 0 ]] || die "$1 needs root (run 'make deps' as root)"
+    [[ ${LOCKED:-no} == yes ]] && return 0
+    exec 9>/var/lock/jevmon-deps.lock
+    flock -w 1800 9 || die "another deps.sh holds /var/lock/jevmon-deps.lock"
+    LOCKED=yes
 }
 
 # apt-get update at most once per run: it is the slow part of every apt step.
@@ -57,7 +63,8 @@ apt_update() {
 }
 
 apt_install() {
-    run_logged apt-install.log apt-get install -y --no-install-recommends "$@"
+    run_logged apt-install.log apt-get install -y --no-install-recommends \
+        -o DPkg::Lock::Timeout=600 "$@"
 }
 
 # ---- 1. packages ---------------------------------------------------------------------
@@ -88,20 +95,21 @@ install_chromium() {
     fi
     [[ -f $status ]] && return 0
     need_root "installing chromium"
-    apt_update
+    apt_update || true
     say "installing: chromium"
-    if apt_install chromium 2>/dev/null; then
+    if QUIET_FAIL=1 apt_install chromium; then
         echo ok >"$status"
     else
         echo unavailable >"$status"
-        say "chromium could not be installed; tests that need it will skip"
+        say "chromium could not be installed (build/deps/apt-install.log); tests that need it will skip"
     fi
 }
 
 # ---- 2. Check for MinGW --------------------------------------------------------------
-# Write build/deps/ (then /etc/apt/sources.list.d/) deb-src entries mirroring each Debian
-# 'deb' source that has none, for both the deb822 (.sources) and the classic format.
-# A separate file leaves the machine's own source files untouched.
+# Add deb-src entries mirroring each Debian 'deb' source that has none, for both the
+# deb822 (.sources) and the classic (.list) format. They are composed in build/deps/ and
+# copied to /etc/apt/sources.list.d/jevmon-deb-src.*: the machine's own files stay as
+# they were.
 enable_deb_src() {
     local out=/etc/apt/sources.list.d/jevmon-deb-src
     local d822=() classic=() f
@@ -140,7 +148,7 @@ AWK
         # deb [opts] URI suite comps -> deb-src [opts] URI suite comps, unless already there.
         cat "${classic[@]}" | awk '
             /^[ \t]*deb-src[ \t]/ { sub(/^[ \t]*deb-src[ \t]+/, ""); have[$0] = 1; next }
-            /^[ \t]*deb[ \t]/ && /debian/ { sub(/^[ \t]*deb[ \t]+/, ""); want[++n] = $0 }
+            /^[ \t]*deb[ \t]/ && /debian/ && !/cdrom:/ { sub(/^[ \t]*deb[ \t]+/, ""); want[++n] = $0 }
             END { for (i = 1; i <= n; i++) if (!(want[i] in have)) print "deb-src " want[i] }
         ' >"$DEPS/deb-src.list"
     else

@@ -22,7 +22,6 @@ TIMEOUT=${JEVMON_TEST_TIMEOUT:-300}
 FILTER=${JEVMON_TESTS:-}
 TOTAL_PASSED=0
 TOTAL_FAILED=0
-WINESERVER_STARTED=no
 
 # Check prints e.g. "100%: Checks: 3, Failures: 0, Errors: 0" once per SRunner.
 SUMMARY_RE='^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+)'
@@ -89,12 +88,8 @@ setup_wine() {
     source "$BUILD/deps/wine.env"
     export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
     unset DISPLAY WAYLAND_DISPLAY
-    # One persistent wineserver for all suites instead of one start-up per suite.
-    if wineserver -p 2>/dev/null; then WINESERVER_STARTED=yes; fi
-}
-
-stop_wine() {
-    [[ $WINESERVER_STARTED == yes ]] && WINEPREFIX=$WINEPREFIX wineserver -k 2>/dev/null || true
+    # No 'wineserver -p'/-k here: the server outlives each suite by 3 s anyway, so the
+    # next one reuses it, and another make check on the same prefix keeps its server.
 }
 
 # run_windows TARGET LOADER: every build/TARGET/tests/test_*.exe under LOADER.
@@ -114,7 +109,6 @@ main() {
     mkdir -p "$LOGS"
     run_linux
     setup_wine
-    trap stop_wine EXIT
     run_windows win64 "$JEVMON_WINE64"
     if [[ -n ${JEVMON_WINE32:-} && -x ${JEVMON_WINE32:-} ]]; then
         run_windows win32 "$JEVMON_WINE32"
