@@ -344,8 +344,8 @@ static HRESULT STDMETHODCALLTYPE LogMon_NotifyEvent(IJavaEventMonitor2 *iface, J
     case JVM_EVENT_TYPE_EXCEPTION_OCCURRED:
         LogLine(This, "NotifyEvent %s handler_stack=" ID_FMT, pszEvent, ID_ARG(event_id));
         break;
-    default: /* GC and SHUTDOWN carry no ID */
-        LogLine(This, "NotifyEvent %s", pszEvent);
+    default: /* GC and SHUTDOWN carry no ID: it is logged all the same, as every ID is */
+        LogLine(This, "NotifyEvent %s id=" ID_FMT, pszEvent, ID_ARG(event_id));
         break;
     }
     return S_OK;
@@ -390,7 +390,8 @@ static HRESULT STDMETHODCALLTYPE LogMon_NotifyEvent2(IJavaEventMonitor2 *iface, 
     switch (event2) {
     case JVM_EVENT_TYPE2_THREAD_SET_NAME:
         DescribeThread(This, (ThreadID)first_event_id, szWhat, sizeof(szWhat));
-        LogLine(This, "NotifyEvent2 %s thread=" ID_FMT " %s", pszEvent, ID_ARG(first_event_id), szWhat);
+        LogLine(This, "NotifyEvent2 %s thread=" ID_FMT " %s second=" ID_FMT, pszEvent, ID_ARG(first_event_id), szWhat,
+                ID_ARG(second_event_id));
         break;
     case JVM_EVENT_TYPE2_EXCEPTION_OCCURRED:
     case JVM_EVENT_TYPE2_EXCEPTION_THROWN:
@@ -410,7 +411,8 @@ static HRESULT STDMETHODCALLTYPE LogMon_NotifyEvent2(IJavaEventMonitor2 *iface, 
                 ID_ARG(second_event_id));
         break;
     case JVM_EVENT_TYPE2_INITIALIZED:
-        LogLine(This, "NotifyEvent2 %s", pszEvent);
+        LogLine(This, "NotifyEvent2 %s first=" ID_FMT " second=" ID_FMT, pszEvent, ID_ARG(first_event_id),
+                ID_ARG(second_event_id));
         break;
     }
     return S_OK;
