@@ -22,7 +22,7 @@ export DEBIAN_FRONTEND=noninteractive
 APT_UPDATED=no
 
 PACKAGES=(mingw-w64 mingw-w64-tools wine wine64 check pkg-config cmake python3 dpkg-dev
-          make gcc libc6-dev)
+          make gcc libc6-dev xz-utils)
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { say "error: $*" >&2; exit 1; }
