@@ -1,0 +1,187 @@
+/*
+ * classfile.h - the class-file model and the method-entry/exit instrumenter.
+ *
+ * Parse a class file (any version up to 69, Java 25) into a cf_class, optionally
+ * rewrite every method's bytecode so it reports entry and exit to a bridge class, and
+ * write the model back.  Without instrumentation, parse -> write reproduces the input
+ * byte for byte.
+ *
+ * What the rewriter injects into a method with id N (bridge B, flag array F optional):
+ *   at entry:           [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.enter
+ *   before each return: [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit
+ *   a handler for any Throwable over the original body, last in the exception table:
+ *                       [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit; athrow
+ * In constructors the handler is split around the super()/this() call: the verifier
+ * forbids any handler over that call (an exception it throws skips exit; see README of
+ * the agent), the part before it is typed with uninitializedThis.
+ *
+ * Attributes are kept as raw bytes.  Inside rewritten Code attributes: StackMapTable,
+ * LineNumberTable, LocalVariableTable and LocalVariableTypeTable are remapped;
+ * RuntimeVisibleTypeAnnotations, RuntimeInvisibleTypeAnnotations, CharacterRangeTable
+ * and StackMap (CLDC) hold code offsets this rewriter does not remap and are dropped;
+ * any other attribute is kept unchanged.
+ *
+ * Nothing here calls the operating system; all memory of a model is released by cf_free.
+ */
+#ifndef JEVMON_CLASSFILE_H
+#define JEVMON_CLASSFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Constant pool tags (JVMS 4.4). */
+enum {
+    CF_UTF8 = 1, CF_INTEGER = 3, CF_FLOAT = 4, CF_LONG = 5, CF_DOUBLE = 6, CF_CLASS = 7,
+    CF_STRING = 8, CF_FIELDREF = 9, CF_METHODREF = 10, CF_INTERFACE_METHODREF = 11,
+    CF_NAME_AND_TYPE = 12, CF_METHOD_HANDLE = 15, CF_METHOD_TYPE = 16, CF_DYNAMIC = 17,
+    CF_INVOKE_DYNAMIC = 18, CF_MODULE = 19, CF_PACKAGE = 20
+};
+
+enum {
+    CF_ACC_STATIC = 0x0008, CF_ACC_NATIVE = 0x0100, CF_ACC_ABSTRACT = 0x0400,
+    CF_ACC_INTERFACE = 0x0200, CF_ACC_MODULE = 0x8000
+};
+
+/* Newest class-file major version understood (Java 25). */
+#define CF_MAX_MAJOR_VERSION 69
+
+typedef struct cf_const {
+    uint8_t tag; /* 0 for the unusable slot after a Long or Double, and for slot 0 */
+    union {
+        struct { const uint8_t *bytes; uint16_t length; } utf8; /* modified UTF-8, not terminated */
+        uint32_t bits;       /* Integer, Float */
+        uint64_t wide_bits;  /* Long, Double */
+        /* Class, String, MethodType, Module, Package: first only.  Field/Method/
+         * InterfaceMethodref: class, name_and_type.  NameAndType: name, descriptor.
+         * Dynamic, InvokeDynamic: bootstrap method attr index, name_and_type. */
+        struct { uint16_t first, second; } ref;
+        struct { uint8_t kind; uint16_t reference; } handle; /* MethodHandle */
+    } v;
+} cf_const;
+
+typedef struct cf_attr {
+    uint16_t name; /* Utf8 index */
+    uint32_t length;
+    const uint8_t *data;
+} cf_attr;
+
+typedef struct cf_handler {
+    uint16_t start_pc, end_pc, handler_pc, catch_type;
+} cf_handler;
+
+typedef struct cf_code {
+    uint16_t max_stack, max_locals;
+    uint32_t length;
+    const uint8_t *bytes;
+    uint16_t handler_count;
+    cf_handler *handlers;
+    uint16_t attr_count;
+    cf_attr *attrs;
+} cf_code;
+
+typedef struct cf_member { /* a field or a method */
+    uint16_t access, name, descriptor; /* name, descriptor: Utf8 indexes */
+    uint16_t attr_count;
+    cf_attr *attrs;
+    /* Methods with a Code attribute: its parsed form, written back in place of the raw
+     * attribute attrs[code_attr]. */
+    cf_code *code;
+    uint16_t code_attr;
+} cf_member;
+
+typedef struct cf_arena cf_arena;
+
+typedef struct cf_class {
+    cf_arena *arena;
+    uint16_t minor_version, major_version;
+    uint16_t cp_count; /* as in the file: one more than the last index */
+    cf_const *cp;
+    uint32_t cp_capacity; /* entries allocated at cp, for appending */
+    uint16_t access, this_class, super_class;
+    uint16_t interface_count;
+    uint16_t *interfaces;
+    uint16_t field_count, method_count;
+    cf_member *fields, *methods;
+    uint16_t attr_count;
+    cf_attr *attrs;
+} cf_class;
+
+/* ---- Model ----------------------------------------------------------------------- */
+/*
+ * Parses size bytes at data.  The model points into data, which must stay unchanged
+ * until cf_free.  NULL on malformed or unsupported input, with the reason in error.
+ */
+cf_class *cf_parse(const uint8_t *data, size_t size, char *error, size_t error_size);
+void cf_free(cf_class *cls);
+/* Serializes the model into a malloc'ed buffer; 0 on success, -1 with error. */
+int cf_write(const cf_class *cls, uint8_t **out, size_t *out_size, char *error, size_t error_size);
+
+/* The Utf8 entry at index as a NUL-terminated copy in buf (truncated to fit); "" when
+ * index is not a Utf8 entry. */
+const char *cf_utf8(const cf_class *cls, uint16_t index, char *buf, size_t size);
+/* Name of the class entry at index ("java/lang/Object"), like cf_utf8. */
+const char *cf_class_name(const cf_class *cls, uint16_t index, char *buf, size_t size);
+
+/* ---- Instrumentation --------------------------------------------------------------- */
+typedef struct cf_method_info {
+    const char *class_name; /* internal form: "java/lang/String" */
+    const char *name;       /* "<init>", "hashCode" */
+    const char *descriptor; /* "()I" */
+    uint16_t access;        /* ACC_* flags of the method */
+} cf_method_info;
+
+/* Why a method keeps its original code (cf_hooks.left_alone). */
+typedef enum cf_left_alone {
+    CF_NO_BYTECODE, /* native or abstract */
+    /* finalize()V that only returns: HotSpot registers objects for finalization only when
+     * some finalize() of their class does more, so instrumenting Object's would make
+     * every object finalizable */
+    CF_EMPTY_FINALIZER,
+    CF_TOO_LONG,    /* the instrumented code would exceed 65535 bytes (also logged) */
+    CF_UNSUPPORTED  /* a construct the rewriter does not handle; the reason is logged.  Also
+                     * java.lang.Object.<init>, which HotSpot treats specially */
+} cf_left_alone;
+
+#define CF_SKIP_METHOD (-1)
+
+typedef struct cf_hooks {
+    const char *bridge_class;           /* internal name, e.g. "jevmon/Bridge" */
+    const char *enter_name, *enter_descriptor; /* static, e.g. "enter", "(I)V" */
+    const char *exit_name, *exit_descriptor;   /* static, e.g. "exit", "(I)V" */
+    /* Optional static byte[] (or boolean[]) field of the bridge, e.g. "on", "[B": the
+     * injected code calls enter/exit only while flags[id] != 0.  NULL: always call. */
+    const char *flags_name, *flags_descriptor;
+    /* The id of a method with bytecode (0 .. 0x7fffffff), or CF_SKIP_METHOD to leave it
+     * alone.  Called once per such method, in class-file order. */
+    int32_t (*method_id)(void *context, const cf_method_info *method);
+    /* Optional: a method that keeps its code although it was not skipped; for
+     * CF_TOO_LONG and CF_UNSUPPORTED method_id has been called for it before. */
+    void (*left_alone)(void *context, const cf_method_info *method, cf_left_alone why);
+    void *context;
+} cf_hooks;
+
+typedef struct cf_instrument_stats {
+    unsigned instrumented; /* methods rewritten */
+    unsigned skipped;      /* method_id said CF_SKIP_METHOD */
+    unsigned no_bytecode, empty_finalizer, too_long, unsupported;
+} cf_instrument_stats;
+
+/*
+ * Rewrites every method of the model as described at the top.  A class that is the
+ * bridge class itself, an interface's abstract methods and a module-info are left
+ * alone.  Returns 0 (stats filled, stats may be NULL) or -1 with error: the model may
+ * then be partly rewritten and must be freed, not written.
+ */
+int cf_instrument(cf_class *cls, const cf_hooks *hooks, cf_instrument_stats *stats,
+                  char *error, size_t error_size);
+
+/*
+ * parse -> instrument -> write in one call, for a ClassFileLoadHook.  Returns 1 with a
+ * malloc'ed *out when some method was rewritten, 0 when nothing was (*out NULL, the class
+ * needs no change), -1 with error when the class cannot be handled (use it unchanged).
+ */
+int cf_instrument_class(const uint8_t *data, size_t size, const cf_hooks *hooks,
+                        uint8_t **out, size_t *out_size, cf_instrument_stats *stats,
+                        char *error, size_t error_size);
+
+#endif /* JEVMON_CLASSFILE_H */

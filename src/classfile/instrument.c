@@ -1,0 +1,495 @@
+/*
+ * instrument.c - rewriting methods so they report entry and exit to the bridge class
+ * (what is injected is described in classfile.h).  This file decides what code goes
+ * where and which stack map frames the new code needs; relocate.c moves the original
+ * code, remap.c and stackmap.c fix the tables that name code positions.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "classfile/internal.h"
+#include "platform/platform.h"
+
+/* Constant pool entries the injected code uses, added on first need. */
+typedef struct bridge_refs {
+    uint16_t enter, exit, flags, throwable;
+} bridge_refs;
+
+/* A piece of injected code: [getstatic flags; push id; baload; ifeq skip;] push id;
+ * invokestatic target; skip: [athrow]. */
+typedef struct snippet {
+    uint8_t bytes[24];
+    uint32_t length;
+    uint32_t skip; /* offset of the label after the call, where a frame is needed; 0 when unguarded */
+} snippet;
+
+typedef struct method_context {
+    cf_class *cls;
+    cf_member *method;
+    const cf_hooks *hooks;
+    const bridge_refs *refs;
+    cf_method_info info;
+    cf_error *error;
+} method_context;
+
+static void put_id(snippet *s, int32_t id, uint16_t id_constant)
+{
+    uint8_t *p = s->bytes + s->length;
+    if (id <= 5) {
+        p[0] = (uint8_t)(OP_ICONST_0 + id);
+        s->length += 1;
+    } else if (id <= INT8_MAX) {
+        p[0] = OP_BIPUSH;
+        p[1] = (uint8_t)id;
+        s->length += 2;
+    } else if (id <= INT16_MAX) {
+        p[0] = OP_SIPUSH;
+        cf_set_u2(p + 1, (uint16_t)id);
+        s->length += 3;
+    } else {
+        p[0] = OP_LDC_W;
+        cf_set_u2(p + 1, id_constant);
+        s->length += 3;
+    }
+}
+
+static void put_ref(snippet *s, uint8_t op, uint16_t index)
+{
+    s->bytes[s->length] = op;
+    cf_set_u2(s->bytes + s->length + 1, index);
+    s->length += 3;
+}
+
+static snippet make_snippet(const bridge_refs *refs, int32_t id, uint16_t id_constant, uint16_t target, int rethrow)
+{
+    snippet s = {{0}, 0, 0};
+    uint32_t branch = 0;
+    if (refs->flags) {
+        put_ref(&s, OP_GETSTATIC, refs->flags);
+        put_id(&s, id, id_constant);
+        s.bytes[s.length++] = OP_BALOAD;
+        branch = s.length;
+        put_ref(&s, OP_IFEQ, 0);
+    }
+    put_id(&s, id, id_constant);
+    put_ref(&s, OP_INVOKESTATIC, target);
+    if (refs->flags) {
+        s.skip = s.length;
+        cf_set_u2(s.bytes + branch + 1, (uint16_t)(s.length - branch));
+    }
+    if (rethrow)
+        s.bytes[s.length++] = OP_ATHROW;
+    return s;
+}
+
+static int add_bridge_refs(cf_class *cls, const cf_hooks *hooks, bridge_refs *refs, cf_error *error)
+{
+    if (refs->enter)
+        return 0;
+    refs->enter = cf_cp_member_ref(cls, CF_METHODREF, hooks->bridge_class, hooks->enter_name, hooks->enter_descriptor);
+    refs->exit = cf_cp_member_ref(cls, CF_METHODREF, hooks->bridge_class, hooks->exit_name, hooks->exit_descriptor);
+    refs->throwable = cf_cp_class(cls, "java/lang/Throwable");
+    if (hooks->flags_name)
+        refs->flags = cf_cp_member_ref(cls, CF_FIELDREF, hooks->bridge_class, hooks->flags_name, hooks->flags_descriptor);
+    if (!refs->enter || !refs->exit || !refs->throwable || (hooks->flags_name && !refs->flags))
+        return cf_fail(error, "constant pool full");
+    return 0;
+}
+
+/* The pc of the invokespecial that initializes this in a constructor: the first <init>
+ * call not paired with an earlier new.  0 when there is none (the caller checks). */
+static uint32_t find_this_init(const cf_class *cls, const cf_code *code)
+{
+    uint32_t pending_new = 0;
+    for (uint32_t pc = 0, n; pc < code->length; pc += n) {
+        n = cf_insn_length(code->bytes, code->length, pc);
+        if (!n)
+            return 0;
+        uint8_t op = code->bytes[pc];
+        if (op == OP_NEW)
+            pending_new++;
+        if (op != OP_INVOKESPECIAL)
+            continue;
+        uint16_t ref = cf_get_u2(code->bytes + pc + 1);
+        if (!cf_cp_has(cls, ref, CF_METHODREF) && !cf_cp_has(cls, ref, CF_INTERFACE_METHODREF))
+            return 0;
+        uint16_t nat = cls->cp[ref].v.ref.second;
+        if (!cf_cp_utf8_is(cls, cls->cp[nat].v.ref.first, "<init>"))
+            continue;
+        if (pending_new == 0)
+            return pc;
+        pending_new--;
+    }
+    return 0;
+}
+
+static int is_constructor_of_subclass(const cf_class *cls, const cf_member *m)
+{
+    return cf_cp_utf8_is(cls, m->name, "<init>") &&
+           !cf_cp_utf8_is(cls, cls->cp[cls->this_class].v.ref.first, "java/lang/Object");
+}
+
+/* ---- Stack map frames ----------------------------------------------------------------- */
+
+typedef struct frame_list {
+    cf_frame *frames;
+    uint32_t count, capacity;
+} frame_list;
+
+static cf_frame *add_frame(cf_arena *arena, frame_list *list, uint32_t pc)
+{
+    if (list->count == list->capacity)
+        return NULL; /* capacity is computed up front */
+    cf_frame *f = &list->frames[list->count++];
+    memset(f, 0, sizeof(*f));
+    f->pc = pc;
+    f->locals = cf_arena_alloc(arena, sizeof(cf_vtype) * 2);
+    f->stack = cf_arena_alloc(arena, sizeof(cf_vtype) * 2);
+    return f->locals && f->stack ? f : NULL;
+}
+
+static int compare_pc(const void *a, const void *b)
+{
+    const cf_frame *x = a, *y = b;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Moves Uninitialized(pc) types to where their new instruction went. */
+static int remap_vtypes(cf_vtype *v, uint32_t count, const cf_relocation *reloc)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        if (v[i].item != CF_ITEM_UNINITIALIZED)
+            continue;
+        if (!cf_is_boundary(reloc, v[i].data) || v[i].data >= reloc->old_length)
+            return -1;
+        v[i].data = (uint16_t)reloc->moved[v[i].data];
+    }
+    return 0;
+}
+
+/* A frame at pc with the given locals (at most one entry) and one Throwable on the stack. */
+static int add_handler_frame(cf_arena *arena, frame_list *list, uint32_t pc, const cf_vtype *local,
+                             uint16_t throwable)
+{
+    cf_frame *f = add_frame(arena, list, pc);
+    if (!f)
+        return -1;
+    if (local)
+        f->locals[f->local_count++] = *local;
+    f->stack[0].item = CF_ITEM_OBJECT;
+    f->stack[0].data = throwable;
+    f->stack_count = 1;
+    return 0;
+}
+
+typedef struct layout {
+    cf_relocation reloc;
+    snippet entry, exit, handler;
+    uint32_t this_init; /* constructors of subclasses: pc of super()/this(); else 0 */
+} layout;
+
+/*
+ * The new StackMapTable: the original frames at their new places plus frames for the
+ * injected code: after the guarded entry call (the method's first frame), after each
+ * guarded exit call (locals left out, the stack as the return finds it) and at the
+ * handlers (locals left out or, before super(), only uninitializedThis).
+ */
+static int rebuild_stack_map(method_context *mc, const cf_code *code, const layout *lay, cf_attr *out)
+{
+    cf_class *cls = mc->cls;
+    const cf_relocation *reloc = &lay->reloc;
+    cf_frame initial;
+    if (cf_initial_frame(cls, mc->method, &initial, mc->error) < 0)
+        return CF_MALFORMED;
+    cf_frame *old = NULL;
+    uint16_t old_count = 0;
+    const cf_attr *table = cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable");
+    if (table && cf_stackmap_decode(cls, table, code->length, &initial, &old, &old_count, mc->error) < 0)
+        return CF_MALFORMED;
+
+    uint32_t returns = 0;
+    for (uint32_t pc = 0; pc < code->length; pc++)
+        returns += reloc->moved[pc] != UINT32_MAX && cf_is_return(code->bytes[pc]);
+    frame_list list = {0};
+    list.capacity = old_count + 1u + returns + 4u;
+    list.frames = cf_arena_alloc(cls->arena, sizeof(cf_frame) * list.capacity);
+    if (!list.frames)
+        return cf_fail(mc->error, "out of memory");
+
+    /* Frames after the guarded exit calls, computed on the original code and frames. */
+    if (lay->exit.skip) {
+        uint32_t next_old = 0;
+        const cf_frame *from = &initial;
+        for (uint32_t pc = 0; pc < code->length; pc++) {
+            if (reloc->moved[pc] == UINT32_MAX || !cf_is_return(code->bytes[pc]))
+                continue;
+            while (next_old < old_count && old[next_old].pc <= pc)
+                from = &old[next_old++];
+            cf_frame *f = &list.frames[list.count++];
+            if (cf_simulate_stack(cls, code, from, pc, f, mc->error) < 0 ||
+                remap_vtypes(f->stack, f->stack_count, reloc) < 0)
+                return CF_CODE_UNSUPPORTED;
+            f->pc = reloc->moved[pc];
+        }
+    }
+    int old_frame_at_start = 0;
+    for (uint32_t i = 0; i < old_count; i++) {
+        cf_frame *f = &list.frames[list.count++];
+        *f = old[i];
+        if (!cf_is_boundary(reloc, f->pc) || remap_vtypes(f->locals, f->local_count, reloc) < 0 ||
+            remap_vtypes(f->stack, f->stack_count, reloc) < 0)
+            return cf_fail(mc->error, "stack map frame does not match instructions");
+        old_frame_at_start |= f->pc == 0;
+        f->pc = reloc->target[f->pc];
+    }
+    if (lay->entry.skip && !old_frame_at_start) {
+        cf_frame *f = &list.frames[list.count++];
+        *f = initial;
+        f->pc = reloc->body_start;
+    }
+    cf_vtype uninitialized_this = {CF_ITEM_UNINITIALIZED_THIS, 0};
+    uint32_t handler = reloc->body_end;
+    for (int before_super = lay->this_init ? 1 : 0; before_super >= 0; before_super--) {
+        const cf_vtype *local = before_super ? &uninitialized_this : NULL;
+        if (add_handler_frame(cls->arena, &list, handler, local, mc->refs->throwable) < 0 ||
+            (lay->handler.skip &&
+             add_handler_frame(cls->arena, &list, handler + lay->handler.skip, local, mc->refs->throwable) < 0))
+            return cf_fail(mc->error, "out of memory");
+        handler += lay->handler.length;
+    }
+    qsort(list.frames, list.count, sizeof(cf_frame), compare_pc);
+    for (uint32_t i = 1; i < list.count; i++)
+        if (list.frames[i].pc == list.frames[i - 1].pc)
+            return cf_fail(mc->error, "two stack map frames at pc %u", list.frames[i].pc);
+    return cf_stackmap_encode(cls, &initial, list.frames, list.count, out, mc->error);
+}
+
+/* ---- Code attribute ------------------------------------------------------------------ */
+
+static int remap_handlers(method_context *mc, const cf_code *code, const layout *lay, cf_code *out)
+{
+    const cf_relocation *reloc = &lay->reloc;
+    uint32_t added = lay->this_init ? 2 : 1;
+    if (code->handler_count + added > UINT16_MAX)
+        return CF_CODE_UNSUPPORTED;
+    out->handlers = cf_arena_alloc(mc->cls->arena, sizeof(cf_handler) * (code->handler_count + added));
+    if (!out->handlers)
+        return cf_fail(mc->error, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < code->handler_count; i++) {
+        const cf_handler *h = &code->handlers[i];
+        if (!cf_is_boundary(reloc, h->start_pc) || !cf_is_boundary(reloc, h->end_pc) ||
+            !cf_is_boundary(reloc, h->handler_pc))
+            return cf_fail(mc->error, "exception table entry %u does not match instructions", i);
+        cf_handler *m = &out->handlers[n++];
+        m->start_pc = (uint16_t)reloc->target[h->start_pc];
+        m->end_pc = (uint16_t)reloc->target[h->end_pc];
+        m->handler_pc = (uint16_t)reloc->target[h->handler_pc];
+        m->catch_type = h->catch_type;
+    }
+    /* Ours come last so that every handler of the method itself sees exceptions first. */
+    uint32_t start = reloc->body_start, handler = reloc->body_end;
+    if (lay->this_init) {
+        /* No handler may cover the super()/this() call itself: the verifier checks it
+         * both with this uninitialized and initialized, and no frame satisfies both. */
+        uint32_t call = reloc->moved[lay->this_init];
+        if (call > start)
+            out->handlers[n++] = (cf_handler){(uint16_t)start, (uint16_t)call, (uint16_t)handler, 0};
+        start = call + 3;
+        handler += lay->handler.length;
+    }
+    if (start < reloc->body_end)
+        out->handlers[n++] = (cf_handler){(uint16_t)start, (uint16_t)reloc->body_end, (uint16_t)handler, 0};
+    out->handler_count = (uint16_t)n;
+    return 0;
+}
+
+/* The Code sub-attributes of the rewritten method: tables remapped, position-dependent
+ * attributes this file cannot remap dropped, the rest kept. */
+static int remap_code_attributes(method_context *mc, const cf_code *code, const layout *lay, int wants_stack_map,
+                                 cf_code *out)
+{
+    cf_class *cls = mc->cls;
+    out->attrs = cf_arena_alloc(cls->arena, sizeof(cf_attr) * (code->attr_count + 1u));
+    if (!out->attrs)
+        return cf_fail(mc->error, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < code->attr_count; i++) {
+        const cf_attr *a = &code->attrs[i];
+        cf_attr *o = &out->attrs[n];
+        int remapped = 0;
+        if (cf_cp_utf8_is(cls, a->name, "StackMapTable"))
+            continue; /* rebuilt below */
+        if (cf_cp_utf8_is(cls, a->name, "LineNumberTable"))
+            remapped = cf_remap_line_numbers(cls->arena, a, &lay->reloc, o, mc->error);
+        else if (cf_cp_utf8_is(cls, a->name, "LocalVariableTable") ||
+                 cf_cp_utf8_is(cls, a->name, "LocalVariableTypeTable"))
+            remapped = cf_remap_local_variables(cls->arena, a, &lay->reloc, o, mc->error);
+        else if (cf_cp_utf8_is(cls, a->name, "RuntimeVisibleTypeAnnotations") ||
+                 cf_cp_utf8_is(cls, a->name, "RuntimeInvisibleTypeAnnotations") ||
+                 cf_cp_utf8_is(cls, a->name, "CharacterRangeTable") || cf_cp_utf8_is(cls, a->name, "StackMap"))
+            continue;
+        else
+            *o = *a;
+        if (remapped < 0)
+            return remapped;
+        n++;
+    }
+    int result = wants_stack_map ? rebuild_stack_map(mc, code, lay, &out->attrs[n++]) : 0;
+    if (result < 0)
+        return result;
+    out->attr_count = (uint16_t)n;
+    return 0;
+}
+
+static int rewrite_method(method_context *mc, int32_t id)
+{
+    cf_class *cls = mc->cls;
+    cf_code *code = mc->method->code;
+    uint16_t id_constant = 0;
+    if (id > INT16_MAX && !(id_constant = cf_cp_integer(cls, id)))
+        return cf_fail(mc->error, "constant pool full");
+    layout lay;
+    memset(&lay, 0, sizeof(lay));
+    lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0);
+    lay.exit = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 0);
+    lay.handler = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 1);
+    if (cf_cp_utf8_is(cls, mc->method->name, "<init>") && !is_constructor_of_subclass(cls, mc->method)) {
+        /* HotSpot rewrites the return of Object.<init> to register finalizers, and C2
+         * (JDK 17) crashes compiling an Object.<init> that has an exception handler. */
+        cf_fail(mc->error, "java.lang.Object's constructor is special to the VM");
+        return CF_CODE_UNSUPPORTED;
+    }
+    if (is_constructor_of_subclass(cls, mc->method) && !(lay.this_init = find_this_init(cls, code))) {
+        cf_fail(mc->error, "constructor without a super() or this() call");
+        return CF_CODE_UNSUPPORTED;
+    }
+    uint8_t handlers[2 * sizeof(lay.handler.bytes)];
+    uint32_t handlers_length = 0;
+    for (int i = lay.this_init ? 2 : 1; i > 0; i--) {
+        memcpy(handlers + handlers_length, lay.handler.bytes, lay.handler.length);
+        handlers_length += lay.handler.length;
+    }
+    int result = cf_relocate(cls->arena, code->bytes, code->length, lay.entry.bytes, lay.entry.length,
+                             lay.exit.bytes, lay.exit.length, handlers, handlers_length, &lay.reloc, mc->error);
+    if (result < 0)
+        return result;
+
+    cf_code *out = cf_arena_alloc(cls->arena, sizeof(cf_code));
+    if (!out)
+        return cf_fail(mc->error, "out of memory");
+    uint32_t extra = mc->refs->flags ? 2 : 1; /* flags array and id, or id alone */
+    uint32_t max_stack = (code->max_stack ? code->max_stack : 1u) + extra; /* a handler holds its Throwable */
+    if (max_stack > UINT16_MAX)
+        return CF_CODE_UNSUPPORTED;
+    out->max_stack = (uint16_t)max_stack;
+    out->max_locals = code->max_locals;
+    out->length = lay.reloc.length;
+    out->bytes = lay.reloc.code;
+    int wants_stack_map = cls->major_version > 50 ||
+                          (cls->major_version == 50 && cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable"));
+    if ((result = remap_handlers(mc, code, &lay, out)) < 0 ||
+        (result = remap_code_attributes(mc, code, &lay, wants_stack_map, out)) < 0)
+        return result;
+    mc->method->code = out;
+    return 0;
+}
+
+/* ---- Class ---------------------------------------------------------------------------- */
+
+/* NUL-terminated copy of a Utf8 entry in the arena. */
+static char *arena_utf8(cf_class *cls, uint16_t index)
+{
+    const cf_const *c = &cls->cp[index];
+    char *s = cf_arena_alloc(cls->arena, c->v.utf8.length + 1u);
+    if (s)
+        memcpy(s, c->v.utf8.bytes, c->v.utf8.length);
+    return s;
+}
+
+static int is_empty_finalizer(const cf_class *cls, const cf_member *m)
+{
+    return cf_cp_utf8_is(cls, m->name, "finalize") && cf_cp_utf8_is(cls, m->descriptor, "()V") &&
+           m->code->length == 1 && m->code->bytes[0] == OP_RETURN;
+}
+
+static void leave_alone(const method_context *mc, cf_left_alone why)
+{
+    if (mc->hooks->left_alone)
+        mc->hooks->left_alone(mc->hooks->context, &mc->info, why);
+}
+
+int cf_instrument(cf_class *cls, const cf_hooks *hooks, cf_instrument_stats *stats, char *error_text,
+                  size_t error_size)
+{
+    cf_error error = {error_text, error_size};
+    if (error_text && error_size)
+        error_text[0] = '\0';
+    cf_instrument_stats counts = {0};
+    bridge_refs refs = {0};
+    char *class_name = arena_utf8(cls, cls->cp[cls->this_class].v.ref.first);
+    if (!class_name)
+        return cf_fail(&error, "out of memory");
+    int is_bridge = strcmp(class_name, hooks->bridge_class) == 0; /* would call itself */
+    for (uint32_t i = 0; i < cls->method_count && !is_bridge; i++) {
+        cf_member *m = &cls->methods[i];
+        method_context mc = {cls, m, hooks, &refs, {class_name, arena_utf8(cls, m->name), arena_utf8(cls, m->descriptor), m->access}, &error};
+        if (!mc.info.name || !mc.info.descriptor)
+            return cf_fail(&error, "out of memory");
+        if (!m->code) {
+            counts.no_bytecode++;
+            leave_alone(&mc, CF_NO_BYTECODE);
+            continue;
+        }
+        if (is_empty_finalizer(cls, m)) {
+            counts.empty_finalizer++;
+            leave_alone(&mc, CF_EMPTY_FINALIZER);
+            continue;
+        }
+        int32_t id = hooks->method_id(hooks->context, &mc.info);
+        if (id < 0) {
+            counts.skipped++;
+            continue;
+        }
+        char reason[256] = "";
+        cf_error method_error = {reason, sizeof(reason)};
+        mc.error = &method_error;
+        if (add_bridge_refs(cls, hooks, &refs, &error) < 0)
+            return CF_MALFORMED;
+        int result = rewrite_method(&mc, id);
+        if (result == CF_CODE_TOO_LONG) {
+            jv_log("%s.%s%s is not instrumented: its code would exceed 65535 bytes", class_name, mc.info.name,
+                   mc.info.descriptor);
+            counts.too_long++;
+            leave_alone(&mc, CF_TOO_LONG);
+        } else if (result == CF_CODE_UNSUPPORTED) {
+            jv_log("%s.%s%s is not instrumented: %s", class_name, mc.info.name, mc.info.descriptor,
+                   reason[0] ? reason : "too many handlers or too deep a stack");
+            counts.unsupported++;
+            leave_alone(&mc, CF_UNSUPPORTED);
+        } else if (result < 0) {
+            return cf_fail(&error, "%s.%s%s: %s", class_name, mc.info.name, mc.info.descriptor, reason);
+        } else {
+            counts.instrumented++;
+        }
+    }
+    if (stats)
+        *stats = counts;
+    return 0;
+}
+
+int cf_instrument_class(const uint8_t *data, size_t size, const cf_hooks *hooks, uint8_t **out, size_t *out_size,
+                        cf_instrument_stats *stats, char *error, size_t error_size)
+{
+    *out = NULL;
+    *out_size = 0;
+    cf_instrument_stats counts = {0};
+    cf_class *cls = cf_parse(data, size, error, error_size);
+    int result = -1;
+    if (cls && cf_instrument(cls, hooks, &counts, error, error_size) == 0)
+        result = counts.instrumented == 0 ? 0 : cf_write(cls, out, out_size, error, error_size) == 0 ? 1 : -1;
+    if (stats)
+        *stats = counts;
+    cf_free(cls);
+    return result;
+}
