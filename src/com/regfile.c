@@ -417,6 +417,7 @@ static const char *const hive_names[] = {"HKEY_LOCAL_MACHINE", "HKEY_CURRENT_USE
 plat_reg_status jv_reg_get_string(const jv_reg_tree *tree, plat_hive hive, const char *path, const char *name,
                                   char **value)
 {
+    path = path ? path : "";
     const jv_reg_value *v = jv_reg_find_value(lookup(tree, hive, path, 0), name);
     if (!v)
         return PLAT_REG_NOT_FOUND;
@@ -488,6 +489,7 @@ static int by_name(const void *a, const void *b)
 plat_reg_status jv_reg_subkeys(const jv_reg_tree *tree, plat_hive hive, const char *path, char ***names,
                                size_t *count)
 {
+    path = path ? path : "";
     const jv_reg_key *key = lookup(tree, hive, path, 0);
     const jv_reg_key *machine_classes = hive == PLAT_HKCR ? lookup(tree, hive, path, 1) : NULL;
     *names = NULL;
@@ -513,6 +515,7 @@ plat_reg_status jv_reg_set_value(jv_reg_tree *tree, plat_hive hive, const char *
                                  const void *data, size_t size)
 {
     const char *value_name = name ? name : "";
+    path = path ? path : "";
     if (!path_valid(path, strlen(path)) || strpbrk(value_name, "\r\n")) {
         jv_log("registry: cannot write %s\\%s value \"%s\": the key path has an empty part or a line break, or "
                "the value name a line break",
@@ -531,9 +534,10 @@ plat_reg_status jv_reg_set_value(jv_reg_tree *tree, plat_hive hive, const char *
 plat_reg_status jv_reg_set_string(jv_reg_tree *tree, plat_hive hive, const char *path, const char *name,
                                   const char *value)
 {
-    if (!utf8_valid(value, strlen(value))) {
-        jv_log("registry: cannot write %s\\%s value \"%s\": the text is not UTF-8", hive_names[hive], path,
-               name ? name : "");
+    path = path ? path : "";
+    if (!value || !utf8_valid(value, strlen(value))) {
+        jv_log("registry: cannot write %s\\%s value \"%s\": %s", hive_names[hive], path, name ? name : "",
+               value ? "the text is not UTF-8" : "no text (NULL)");
         return PLAT_REG_ERROR;
     }
     buffer utf16 = {0};
@@ -549,6 +553,7 @@ plat_reg_status jv_reg_set_string(jv_reg_tree *tree, plat_hive hive, const char 
 
 plat_reg_status jv_reg_set_dword(jv_reg_tree *tree, plat_hive hive, const char *path, const char *name, DWORD value)
 {
+    path = path ? path : "";
     buffer le = {0};
     dword_put(&le, value);
     plat_reg_status status =
@@ -561,6 +566,7 @@ plat_reg_status jv_reg_set_dword(jv_reg_tree *tree, plat_hive hive, const char *
 
 plat_reg_status jv_reg_delete_tree(jv_reg_tree *tree, plat_hive hive, const char *path)
 {
+    path = path ? path : "";
     size_t len = strlen(path);
     if (len == 0 || !path_valid(path, len)) {
         jv_log("registry: cannot delete %s\\%s: %s", hive_names[hive], path,

@@ -1,0 +1,46 @@
+/*
+ * posix.c - the small services of platform.h on POSIX systems: environment copies,
+ * string lists, per-thread COM set-up (there is none without COM) and module paths.
+ * The registry is posix_registry.c, class activation posix_activation.c, threads,
+ * locks and time posix_thread.c.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/platform.h"
+
+char *plat_getenv(const char *name)
+{
+    const char *value = getenv(name);
+    return value ? strdup(value) : NULL;
+}
+
+void plat_free_strings(char **strings, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(strings[i]);
+    free(strings);
+}
+
+/* In-process servers on POSIX are plain shared libraries: no apartment to join. */
+HRESULT plat_com_init(void)
+{
+    return S_OK;
+}
+
+void plat_com_uninit(void)
+{
+}
+
+char *plat_module_path(const void *addr)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (!dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !info.dli_fname)
+        return NULL;
+    /* For the executable, dladdr names argv[0], which may be relative or a bare command name. */
+    const char *file = map && map->l_name[0] == '\0' ? "/proc/self/exe" : info.dli_fname;
+    return realpath(file, NULL);
+}

@@ -1,0 +1,137 @@
+/*
+ * posix_activation.c - plat_create_instance on POSIX: what CoCreateInstance does for an
+ * in-process server, with a shared library for the DLL.
+ *
+ *   HKCR\CLSID\{clsid}\InprocServer32, default value: the library's absolute path
+ *   dlopen(RTLD_NOW | RTLD_LOCAL), dlsym("DllGetClassObject")
+ *   DllGetClassObject(clsid, IID_IClassFactory) -> CreateInstance(NULL, iid) -> Release the factory
+ *
+ * A library is never closed once its DllGetClassObject has run: objects and factories
+ * it made may live on (and DllCanUnloadNow is not asked; the process keeps what it loaded).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "com/guid.h"
+#include "platform/platform.h"
+
+/* Writes "CLSID {..}: <cause>" into why and returns hr. */
+static HRESULT fail(HRESULT hr, char *why, size_t why_len, const char *clsid_text, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static HRESULT fail(HRESULT hr, char *why, size_t why_len, const char *clsid_text, const char *fmt, ...)
+{
+    if (why && why_len) {
+        int n = snprintf(why, why_len, "CLSID %s: ", clsid_text);
+        va_list ap;
+        va_start(ap, fmt);
+        if (n >= 0 && (size_t)n < why_len)
+            vsnprintf(why + n, why_len - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return hr;
+}
+
+/* The library registered for the class, in *path; a failure HRESULT (why written) when there is none. */
+static HRESULT find_server(const char *clsid_text, char **path, char *why, size_t why_len)
+{
+    char key[80];
+    char **subkeys = NULL;
+    size_t count = 0;
+    snprintf(key, sizeof(key), "CLSID\\%s", clsid_text);
+    plat_reg_status status = plat_reg_subkeys(PLAT_HKCR, key, &subkeys, &count);
+    plat_free_strings(subkeys, count);
+    if (status == PLAT_REG_NOT_FOUND)
+        return fail(REGDB_E_CLASSNOTREG, why, why_len, clsid_text, "class not registered (no key HKCR\\%s)", key);
+    if (status == PLAT_REG_OK) {
+        snprintf(key, sizeof(key), "CLSID\\%s\\InprocServer32", clsid_text);
+        status = plat_reg_get_string(PLAT_HKCR, key, NULL, path);
+    }
+    switch (status) {
+    case PLAT_REG_OK:
+        return S_OK;
+    case PLAT_REG_NOT_FOUND:
+        return fail(REGDB_E_CLASSNOTREG, why, why_len, clsid_text,
+                    "no in-process server registered (no HKCR\\%s default value)", key);
+    case PLAT_REG_WRONG_TYPE:
+        return fail(REGDB_E_CLASSNOTREG, why, why_len, clsid_text,
+                    "the default value of HKCR\\%s is not a string", key);
+    default:
+        return fail(REGDB_E_READREGDB, why, why_len, clsid_text, "the registry could not be read (see above)");
+    }
+}
+
+/* The library at path, loaded and holding DllGetClassObject; a failure HRESULT (why written) otherwise. */
+static HRESULT load_server(const char *clsid_text, const char *path, LPFNGETCLASSOBJECT *get_class_object,
+                           char *why, size_t why_len)
+{
+    struct stat st;
+    if (path[0] != '/')
+        return fail(CO_E_DLLNOTFOUND, why, why_len, clsid_text,
+                    "InprocServer32 is a relative path: %s (it must be absolute)", path);
+    if (stat(path, &st) != 0)
+        return fail(CO_E_DLLNOTFOUND, why, why_len, clsid_text, "InprocServer32 %s: %s", path, strerror(errno));
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+        return fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s cannot be loaded: %s", path,
+                    dlerror());
+    dlerror();
+    void *symbol = dlsym(library, "DllGetClassObject");
+    if (!symbol) {
+        const char *error = dlerror();
+        dlclose(library); /* nothing of it has run but its initialisers */
+        return fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s has no DllGetClassObject (%s)",
+                    path, error ? error : "the symbol is NULL");
+    }
+    /* POSIX guarantees a function's address round-trips through void *, which dlsym relies on. */
+    memcpy(get_class_object, &symbol, sizeof(symbol));
+    return S_OK;
+}
+
+HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, char *why, size_t why_len)
+{
+    char clsid_text[JV_GUID_TEXT_SIZE];
+    char *path = NULL;
+    LPFNGETCLASSOBJECT get_class_object = NULL;
+    IClassFactory *factory = NULL;
+    HRESULT hr;
+
+    if (why && why_len)
+        why[0] = '\0';
+    if (!clsid || !iid || !ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    jv_guid_format(clsid, clsid_text);
+    if (FAILED(hr = find_server(clsid_text, &path, why, why_len)))
+        return hr;
+    hr = load_server(clsid_text, path, &get_class_object, why, why_len);
+    if (FAILED(hr))
+        goto done;
+    hr = get_class_object(clsid, &IID_IClassFactory, (void **)&factory);
+    if (FAILED(hr)) {
+        fail(hr, why, why_len, clsid_text, "DllGetClassObject of %s failed (hr=0x%08X)", path, (unsigned)hr);
+        goto done;
+    }
+    if (!factory) {
+        hr = fail(E_UNEXPECTED, why, why_len, clsid_text, "DllGetClassObject of %s succeeded without a factory",
+                  path);
+        goto done;
+    }
+    hr = IClassFactory_CreateInstance(factory, NULL, iid, ppv);
+    IClassFactory_Release(factory);
+    if (FAILED(hr)) {
+        char iid_text[JV_GUID_TEXT_SIZE];
+        *ppv = NULL;
+        fail(hr, why, why_len, clsid_text, "IClassFactory::CreateInstance for interface %s failed (hr=0x%08X%s)",
+             jv_guid_format(iid, iid_text), (unsigned)hr, hr == E_NOINTERFACE ? ", no such interface" : "");
+    } else if (!*ppv) {
+        hr = fail(E_UNEXPECTED, why, why_len, clsid_text, "IClassFactory::CreateInstance succeeded without an object");
+    }
+done:
+    free(path);
+    return hr;
+}

@@ -1,0 +1,100 @@
+/* posix_thread.c - mutexes, threads, thread ids, the monotonic clock and sleeping, with pthreads. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform/platform.h"
+
+struct plat_mutex {
+    pthread_mutex_t mutex;
+};
+
+/* Recursive, as the CRITICAL_SECTION that backs plat_mutex on Windows is. */
+plat_mutex *plat_mutex_create(void)
+{
+    plat_mutex *m = malloc(sizeof(*m));
+    pthread_mutexattr_t attr;
+    if (!m)
+        return NULL;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    int failed = pthread_mutex_init(&m->mutex, &attr);
+    pthread_mutexattr_destroy(&attr);
+    if (failed) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void plat_mutex_destroy(plat_mutex *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_destroy(&m->mutex);
+    free(m);
+}
+
+void plat_mutex_lock(plat_mutex *m)
+{
+    pthread_mutex_lock(&m->mutex);
+}
+
+void plat_mutex_unlock(plat_mutex *m)
+{
+    pthread_mutex_unlock(&m->mutex);
+}
+
+struct plat_thread {
+    pthread_t thread;
+    void (*fn)(void *arg);
+    void *arg;
+};
+
+static void *thread_main(void *self)
+{
+    plat_thread *t = self;
+    t->fn(t->arg);
+    return NULL;
+}
+
+plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
+{
+    plat_thread *t = malloc(sizeof(*t));
+    if (!t)
+        return NULL;
+    t->fn = fn;
+    t->arg = arg;
+    if (pthread_create(&t->thread, NULL, thread_main, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void plat_thread_join(plat_thread *t)
+{
+    pthread_join(t->thread, NULL);
+    free(t);
+}
+
+DWORD plat_os_thread_id(void)
+{
+    return (DWORD)gettid();
+}
+
+uint64_t plat_now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+void plat_sleep_ms(unsigned ms)
+{
+    struct timespec left = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        ; /* a signal cut it short: sleep the rest */
+}
