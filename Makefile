@@ -175,7 +175,7 @@ IDL_COMPANIONS := $(wildcard tests/win/idl_agreement/*.c)
 define idl_rules
 $(BUILD)/$(1)/idl/jevmon_idl.h: idl/jevmon.idl
 	@mkdir -p $$(@D)
-	$($(1)_CC:gcc=widl) -I$(WIDL_IMPORTS) -h -o $$@ $$<
+	$($(1)_CC:gcc=widl) -I$$(or $$(WIDL_IMPORTS),$$(error no unknwn.idl for widl: install libwine-dev)) -h -o $$@ $$<
 $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(IDL_COMPANIONS)): $(BUILD)/$(1)/idl/jevmon_idl.h
 $(BUILD)/$(1)/obj/tests/win/idl_agreement/%.o: $(1)_CFLAGS += -I$(BUILD)/$(1)/idl
 $(1)_PRODUCTS += $(BUILD)/$(1)/idl/jevmon_idl.h

@@ -1,0 +1,222 @@
+/*
+ * win32.c - the Win32 platform layer, part one: environment, modules, threads, locks,
+ * time, and the UTF-8/UTF-16 conversions the other parts use (win32_internal.h).
+ * The registry is in win32_registry.c, COM activation in win32_com.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "platform/platform.h"
+#include "platform/win32_internal.h"
+
+/* ---- Text ------------------------------------------------------------------------------ */
+WCHAR *win32_to_wide(const char *text)
+{
+    int units = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
+    if (units <= 0) {
+        jv_log("not valid UTF-8: \"%s\"", text);
+        return NULL;
+    }
+    WCHAR *wide = malloc((size_t)units * sizeof(WCHAR));
+    if (!wide) {
+        jv_log("out of memory converting \"%s\" to UTF-16", text);
+        return NULL;
+    }
+    MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, wide, units);
+    return wide;
+}
+
+char *win32_from_wide(const WCHAR *wide, int len)
+{
+    /* With an explicit length the result has no NUL of its own: room is made for one. */
+    int bytes = len == 0 ? 0 : WideCharToMultiByte(CP_UTF8, 0, wide, len, NULL, 0, NULL, NULL);
+    if (len != 0 && bytes <= 0) {
+        jv_log("cannot convert a UTF-16 string to UTF-8 (error %lu)", GetLastError());
+        return NULL;
+    }
+    char *text = malloc((size_t)bytes + 1);
+    if (!text) {
+        jv_log("out of memory converting a UTF-16 string to UTF-8");
+        return NULL;
+    }
+    if (bytes)
+        WideCharToMultiByte(CP_UTF8, 0, wide, len, text, bytes, NULL, NULL);
+    text[bytes] = '\0';
+    return text;
+}
+
+const char *win32_error_text(DWORD code, char *buf, size_t len)
+{
+    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, buf,
+                             (DWORD)len, NULL);
+    if (n == 0) {
+        snprintf(buf, len, "no description");
+        return buf;
+    }
+    /* System messages end in ".\r\n"; a log line wants neither. */
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '.'))
+        buf[--n] = '\0';
+    return buf;
+}
+
+/* ---- Environment ------------------------------------------------------------------------ */
+char *plat_getenv(const char *name)
+{
+    if (!name || !*name) {
+        jv_log("plat_getenv: no variable name");
+        return NULL;
+    }
+    WCHAR *wname = win32_to_wide(name);
+    if (!wname)
+        return NULL;
+    char *value = NULL;
+    SetLastError(ERROR_SUCCESS);
+    DWORD size = GetEnvironmentVariableW(wname, NULL, 0);
+    /* 0 is both "not set" and, on some systems, "set to the empty string". */
+    if (size == 0 && GetLastError() != ERROR_ENVVAR_NOT_FOUND)
+        value = win32_from_wide(L"", 0);
+    /* The value may change between two calls: retry until it fits. */
+    while (size > 0) {
+        WCHAR *wvalue = malloc(size * sizeof(WCHAR));
+        if (!wvalue) {
+            jv_log("out of memory reading the environment variable %s", name);
+            break;
+        }
+        DWORD got = GetEnvironmentVariableW(wname, wvalue, size);
+        if (got < size)
+            value = win32_from_wide(wvalue, (int)got);
+        free(wvalue);
+        size = got < size ? 0 : got;
+    }
+    free(wname);
+    return value;
+}
+
+/* ---- Modules ----------------------------------------------------------------------------- */
+char *plat_module_path(const void *addr)
+{
+    HMODULE module;
+    if (!addr || !GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                                     (LPCWSTR)addr, &module)) {
+        jv_log("plat_module_path: no module contains the address %p", addr);
+        return NULL;
+    }
+    /* GetModuleFileNameW truncates silently (returning the buffer's size): grow until it fits. */
+    for (DWORD size = MAX_PATH;; size *= 2) {
+        WCHAR *path = malloc(size * sizeof(WCHAR));
+        if (!path) {
+            jv_log("out of memory reading a module's path");
+            return NULL;
+        }
+        DWORD len = GetModuleFileNameW(module, path, size);
+        if (len == 0) {
+            jv_log("GetModuleFileNameW failed (error %lu)", GetLastError());
+            free(path);
+            return NULL;
+        }
+        if (len < size) {
+            char *utf8 = win32_from_wide(path, (int)len);
+            free(path);
+            return utf8;
+        }
+        free(path);
+    }
+}
+
+/* ---- Locks ------------------------------------------------------------------------------- */
+/* An SRW lock taken exclusively: not recursive, like the default pthread mutex of POSIX. */
+struct plat_mutex {
+    SRWLOCK lock;
+};
+
+plat_mutex *plat_mutex_create(void)
+{
+    plat_mutex *m = malloc(sizeof(*m));
+    if (!m) {
+        jv_log("out of memory creating a mutex");
+        return NULL;
+    }
+    InitializeSRWLock(&m->lock);
+    return m;
+}
+
+void plat_mutex_destroy(plat_mutex *m)
+{
+    free(m); /* an SRW lock holds no resources */
+}
+
+void plat_mutex_lock(plat_mutex *m)
+{
+    AcquireSRWLockExclusive(&m->lock);
+}
+
+void plat_mutex_unlock(plat_mutex *m)
+{
+    ReleaseSRWLockExclusive(&m->lock);
+}
+
+/* ---- Threads ----------------------------------------------------------------------------- */
+struct plat_thread {
+    HANDLE handle;
+    void (*fn)(void *arg);
+    void *arg;
+};
+
+static DWORD WINAPI thread_main(LPVOID param)
+{
+    plat_thread *t = param;
+    t->fn(t->arg);
+    return 0;
+}
+
+plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
+{
+    if (!fn) {
+        jv_log("plat_thread_start: no thread function");
+        return NULL;
+    }
+    plat_thread *t = malloc(sizeof(*t));
+    if (!t) {
+        jv_log("out of memory starting a thread");
+        return NULL;
+    }
+    t->fn = fn;
+    t->arg = arg;
+    t->handle = CreateThread(NULL, 0, thread_main, t, 0, NULL);
+    if (!t->handle) {
+        jv_log("CreateThread failed (error %lu)", GetLastError());
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void plat_thread_join(plat_thread *t)
+{
+    if (!t)
+        return;
+    WaitForSingleObject(t->handle, INFINITE);
+    CloseHandle(t->handle);
+    free(t);
+}
+
+DWORD plat_os_thread_id(void)
+{
+    return GetCurrentThreadId();
+}
+
+/* ---- Time -------------------------------------------------------------------------------- */
+uint64_t plat_now_ns(void)
+{
+    LARGE_INTEGER counter, frequency;
+    QueryPerformanceCounter(&counter);
+    QueryPerformanceFrequency(&frequency); /* fixed at boot; asking is cheap */
+    uint64_t ticks = (uint64_t)counter.QuadPart, hz = (uint64_t)frequency.QuadPart;
+    /* Whole seconds and the remainder apart, so that ticks * 10^9 cannot overflow. */
+    return ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
+}
+
+void plat_sleep_ms(unsigned ms)
+{
+    Sleep(ms);
+}
