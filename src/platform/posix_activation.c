@@ -82,10 +82,11 @@ static HRESULT load_server(const char *clsid_text, const char *path, LPFNGETCLAS
     dlerror();
     void *symbol = dlsym(library, "DllGetClassObject");
     if (!symbol) {
-        const char *error = dlerror();
+        const char *error = dlerror(); /* valid until the next dl call: used before dlclose */
+        fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s has no DllGetClassObject (%s)", path,
+             error ? error : "the symbol is NULL");
         dlclose(library); /* nothing of it has run but its initialisers */
-        return fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s has no DllGetClassObject (%s)",
-                    path, error ? error : "the symbol is NULL");
+        return CO_E_ERRORINDLL;
     }
     /* POSIX guarantees a function's address round-trips through void *, which dlsym relies on. */
     memcpy(get_class_object, &symbol, sizeof(symbol));
