@@ -4,11 +4,11 @@
  * sample DLL, `regsvr32 /u /s` removes them, and `regedit /s` imports the repository's
  * registry/ .reg files.  Keys are read back through the platform layer.
  */
-#include <windows.h>
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <windows.h>
 
 #include "platform/platform.h"
 
