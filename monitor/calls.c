@@ -1,0 +1,191 @@
+/* calls.c - call mode's per-thread recording (see calls.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+
+struct jp_thread_calls {
+    atomic_int busy;    /* the thread is inside a recording callback */
+    atomic_int folding; /* another thread is folding this state: record nothing meanwhile */
+    ThreadID thread;
+    DWORD os_thread;
+    jp_callstack cs;
+    jp_thread_calls *next;
+};
+
+/* A thread's states in the recorders it has met, most recently attached first.  A thread that
+ * meets more recorders than this finds the others under their lock (still correct, slower). */
+#define CACHE_SLOTS 4
+typedef struct cache_slot {
+    unsigned serial;
+    jp_thread_calls *state;
+} cache_slot;
+static _Thread_local cache_slot cache[CACHE_SLOTS];
+static atomic_uint next_serial = 1;
+
+int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info)
+{
+    memset(calls, 0, sizeof(*calls));
+    calls->serial = atomic_fetch_add(&next_serial, 1);
+    calls->info = info;
+    calls->lock = plat_mutex_create();
+    if (!calls->lock || jp_tree_init(&calls->totals)) {
+        jp_calls_free(calls);
+        return -1;
+    }
+    return 0;
+}
+
+void jp_calls_free(jp_calls *calls)
+{
+    while (calls->threads) {
+        jp_thread_calls *t = calls->threads;
+        calls->threads = t->next;
+        jp_callstack_free(&t->cs);
+        free(t);
+    }
+    jp_tree_free(&calls->totals);
+    if (calls->lock)
+        plat_mutex_destroy(calls->lock);
+    memset(calls, 0, sizeof(*calls));
+}
+
+static void remember_in_cache(unsigned serial, jp_thread_calls *state)
+{
+    memmove(&cache[1], &cache[0], (CACHE_SLOTS - 1) * sizeof(cache[0]));
+    cache[0].serial = serial;
+    cache[0].state = state;
+}
+
+static void forget_in_cache(unsigned serial)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].serial == serial)
+            cache[i].serial = 0, cache[i].state = NULL;
+}
+
+/* The slow path, once per thread: find or create the calling thread's state. */
+static jp_thread_calls *attach_thread(jp_calls *calls)
+{
+    DWORD os_thread = plat_os_thread_id();
+    ThreadID thread = 0;
+    if (calls->info && FAILED(IJavaEventMonitorIDInfo2_GetCurrentThread(calls->info, &thread)))
+        thread = 0;
+    plat_mutex_lock(calls->lock);
+    jp_thread_calls *t = calls->threads;
+    while (t && t->os_thread != os_thread)
+        t = t->next;
+    if (!t && (t = calloc(1, sizeof(*t))) != NULL) {
+        if (jp_callstack_init(&t->cs) == 0) {
+            t->os_thread = os_thread;
+            t->next = calls->threads;
+            calls->threads = t;
+        } else {
+            free(t);
+            t = NULL;
+        }
+    }
+    if (t)
+        t->thread = thread;
+    else
+        calls->lost_threads++;
+    plat_mutex_unlock(calls->lock);
+    if (t)
+        remember_in_cache(calls->serial, t);
+    return t;
+}
+
+static inline jp_thread_calls *current_state(jp_calls *calls)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].serial == calls->serial)
+            return cache[i].state;
+    return attach_thread(calls);
+}
+
+/* Dekker-style handshake with fold_thread: busy is set before stopped/folding are read, and
+ * they are set before busy is read there (sequentially consistent atomics), so either the
+ * callback sees the flag and records nothing, or the folder waits for it to finish. */
+static inline jp_thread_calls *begin_recording(jp_calls *calls)
+{
+    jp_thread_calls *t = current_state(calls);
+    if (!t)
+        return NULL;
+    atomic_store(&t->busy, 1);
+    if (atomic_load(&calls->stopped) || atomic_load(&t->folding)) {
+        atomic_store_explicit(&t->busy, 0, memory_order_release);
+        return NULL;
+    }
+    return t;
+}
+
+static inline void end_recording(jp_thread_calls *t)
+{
+    atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
+{
+    jp_thread_calls *t = begin_recording(calls);
+    if (t) {
+        jp_callstack_enter(&t->cs, method, stack, plat_now_ns());
+        end_recording(t);
+    }
+}
+
+void jp_calls_exit(jp_calls *calls, StackID caller)
+{
+    jp_thread_calls *t = begin_recording(calls);
+    if (t) {
+        jp_callstack_exit(&t->cs, caller, plat_now_ns());
+        end_recording(t);
+    }
+}
+
+/* Ends the thread's open frames now and adds its tree to the totals, leaving it empty.  Called
+ * with the lock held and t->folding set (or recording stopped), once t is not busy. */
+static void fold_thread(jp_calls *calls, jp_thread_calls *t)
+{
+    while (atomic_load(&t->busy))
+        plat_sleep_ms(1);
+    jp_callstack_close(&t->cs, plat_now_ns());
+    jp_tree_merge(&calls->totals, &t->cs.tree);
+    jp_tree_free(&t->cs.tree);
+    jp_tree_init(&t->cs.tree); /* on failure the tree stays empty and records nothing */
+}
+
+void jp_calls_thread_ended(jp_calls *calls, ThreadID thread)
+{
+    if (!thread)
+        return;
+    plat_mutex_lock(calls->lock);
+    jp_thread_calls **link = &calls->threads;
+    while (*link && (*link)->thread != thread)
+        link = &(*link)->next;
+    jp_thread_calls *t = *link;
+    if (t && t->os_thread == plat_os_thread_id()) {
+        /* The usual case: the ending thread says so itself, so nothing else can be using t. */
+        *link = t->next;
+        fold_thread(calls, t);
+        jp_callstack_free(&t->cs);
+        free(t);
+        forget_in_cache(calls->serial);
+    } else if (t) {
+        /* Told by another thread: the ending thread's cache still points at t, so t stays. */
+        atomic_store(&t->folding, 1);
+        fold_thread(calls, t);
+        t->thread = 0;
+        atomic_store(&t->folding, 0);
+    }
+    plat_mutex_unlock(calls->lock);
+}
+
+void jp_calls_stop(jp_calls *calls)
+{
+    atomic_store(&calls->stopped, 1);
+    plat_mutex_lock(calls->lock);
+    for (jp_thread_calls *t = calls->threads; t; t = t->next)
+        fold_thread(calls, t);
+    plat_mutex_unlock(calls->lock);
+    jp_tree_sum_root(&calls->totals);
+}

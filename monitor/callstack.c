@@ -1,0 +1,98 @@
+/* callstack.c - a thread's shadow stack over its call tree (see callstack.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callstack.h"
+
+#define INITIAL_FRAMES 256u
+
+int jp_callstack_init(jp_callstack *cs)
+{
+    memset(cs, 0, sizeof(*cs));
+    cs->frames = malloc(INITIAL_FRAMES * sizeof(*cs->frames));
+    if (!cs->frames || jp_tree_init(&cs->tree)) {
+        free(cs->frames);
+        cs->frames = NULL;
+        return -1;
+    }
+    cs->capacity = INITIAL_FRAMES;
+    return 0;
+}
+
+void jp_callstack_free(jp_callstack *cs)
+{
+    jp_tree_free(&cs->tree);
+    free(cs->frames);
+    memset(cs, 0, sizeof(*cs));
+}
+
+void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now_ns)
+{
+    if (cs->unrecorded == 0 && cs->depth == cs->capacity) {
+        jp_frame *grown = realloc(cs->frames, cs->capacity * 2 * sizeof(*grown));
+        if (grown) {
+            cs->frames = grown;
+            cs->capacity *= 2;
+        }
+    }
+    if (cs->unrecorded > 0 || cs->depth == cs->capacity) {
+        cs->unrecorded++;
+        return;
+    }
+    uint32_t parent = cs->depth ? cs->frames[cs->depth - 1].node : JP_ROOT;
+    uint32_t node = jp_tree_child(&cs->tree, parent, method);
+    if (node != JP_NO_NODE)
+        cs->tree.nodes[node].calls++;
+    jp_frame *f = &cs->frames[cs->depth++];
+    f->stack = stack;
+    f->node = node;
+    f->start_ns = now_ns;
+    f->child_ns = 0;
+}
+
+static void pop_frame(jp_callstack *cs, uint64_t now_ns)
+{
+    jp_frame *f = &cs->frames[--cs->depth];
+    uint64_t elapsed = now_ns > f->start_ns ? now_ns - f->start_ns : 0;
+    if (f->node != JP_NO_NODE) {
+        jp_node *node = &cs->tree.nodes[f->node];
+        node->total += elapsed;
+        node->self += elapsed > f->child_ns ? elapsed - f->child_ns : 0;
+    }
+    if (cs->depth > 0)
+        cs->frames[cs->depth - 1].child_ns += elapsed;
+}
+
+void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now_ns)
+{
+    if (cs->unrecorded > 0) {
+        /* Deeper than memory allowed: a caller found on the recorded stack ends the overflow. */
+        if (cs->depth > 0 && cs->frames[cs->depth - 1].stack == caller)
+            cs->unrecorded = 0;
+        else
+            cs->unrecorded--;
+        if (cs->unrecorded > 0 || caller != 0)
+            return;
+    }
+    if (cs->depth == 0)
+        return;
+    size_t keep = cs->depth - 1; /* the caller is not on the stack: the top frame returned */
+    if (caller == 0) {
+        keep = 0;
+    } else {
+        for (size_t i = cs->depth; i-- > 0;)
+            if (cs->frames[i].stack == caller) {
+                keep = i + 1;
+                break;
+            }
+    }
+    while (cs->depth > keep)
+        pop_frame(cs, now_ns);
+}
+
+void jp_callstack_close(jp_callstack *cs, uint64_t now_ns)
+{
+    cs->unrecorded = 0;
+    while (cs->depth > 0)
+        pop_frame(cs, now_ns);
+}

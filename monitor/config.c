@@ -1,0 +1,145 @@
+/* config.c - reading jevprof's settings (see config.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "platform/platform.h"
+
+void jp_config_defaults(jp_config *config)
+{
+    snprintf(config->output_dir, sizeof(config->output_dir), "%s", JP_DEFAULT_OUTPUT_DIR);
+    config->mode = JP_DEFAULT_MODE;
+    config->interval_ms = JP_DEFAULT_INTERVAL_MS;
+    config->top = JP_DEFAULT_TOP;
+}
+
+const char *jp_mode_name(jp_mode mode)
+{
+    return mode == JP_MODE_BOTH ? "both" : mode == JP_MODE_CALLS ? "calls" : "sample";
+}
+
+int jp_config_set_output_dir(jp_config *config, const char *text, const char *source)
+{
+    size_t length = strlen(text);
+    if (length == 0 || length >= sizeof(config->output_dir) - 64) { /* room for a file name */
+        jv_log("jevprof: %s is %s; using the default, \"%s\"", source,
+               length ? "too long for a directory name" : "empty", JP_DEFAULT_OUTPUT_DIR);
+        snprintf(config->output_dir, sizeof(config->output_dir), "%s", JP_DEFAULT_OUTPUT_DIR);
+        return -1;
+    }
+    memcpy(config->output_dir, text, length + 1);
+    return 0;
+}
+
+int jp_config_set_mode(jp_config *config, const char *text, const char *source)
+{
+    static const struct { const char *name; jp_mode mode; } modes[] = {
+        {"sample", JP_MODE_SAMPLE}, {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH}};
+    for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
+        if (strcmp(text, modes[i].name) == 0) {
+            config->mode = modes[i].mode;
+            return 0;
+        }
+    jv_log("jevprof: %s \"%s\" is not calls, sample or both; using the default, %s", source, text,
+           jp_mode_name(JP_DEFAULT_MODE));
+    config->mode = JP_DEFAULT_MODE;
+    return -1;
+}
+
+/* A whole decimal number within [min, max], or -1 with *why set. */
+static long parse_count(const char *text, unsigned min, unsigned max, const char **why)
+{
+    char *end = NULL;
+    long value = -1;
+    errno = 0;
+    if (isdigit((unsigned char)*text))
+        value = strtol(text, &end, 10);
+    if (value < 0 || *end == '.' || *end == ',')
+        *why = "is not a whole number";
+    else if (*end)
+        *why = "has extra characters after the number";
+    else if (errno == ERANGE || value < (long)min || value > (long)max)
+        *why = "is out of range";
+    else
+        return value;
+    return -1;
+}
+
+static int set_count(unsigned *setting, const char *text, const char *source, unsigned min, unsigned max,
+                     unsigned fallback, const char *unit)
+{
+    const char *why = NULL;
+    long value = parse_count(text, min, max, &why);
+    if (value < 0) {
+        jv_log("jevprof: %s \"%s\" %s (%u to %u%s); using the default, %u", source, text, why, min, max, unit,
+               fallback);
+        *setting = fallback;
+        return -1;
+    }
+    *setting = (unsigned)value;
+    return 0;
+}
+
+int jp_config_set_interval_ms(jp_config *config, const char *text, const char *source)
+{
+    return set_count(&config->interval_ms, text, source, JP_MIN_INTERVAL_MS, JP_MAX_INTERVAL_MS,
+                     JP_DEFAULT_INTERVAL_MS, " milliseconds");
+}
+
+int jp_config_set_top(jp_config *config, const char *text, const char *source)
+{
+    return set_count(&config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
+}
+
+typedef int (*text_setter)(jp_config *config, const char *text, const char *source);
+
+/* One registry value of the key: a REG_SZ, or a DWORD given to the setter as decimal text. */
+static void load_registry_value(jp_config *config, const char *name, int is_dword, text_setter set)
+{
+    char source[128], *text = NULL, number[16];
+    DWORD value = 0;
+    plat_reg_status status;
+    snprintf(source, sizeof(source), "registry value %s of HKLM\\%s", name, JP_CONFIG_KEY);
+    if (is_dword) {
+        status = plat_reg_get_dword(PLAT_HKLM, JP_CONFIG_KEY, name, &value);
+        snprintf(number, sizeof(number), "%lu", (unsigned long)value);
+    } else {
+        status = plat_reg_get_string(PLAT_HKLM, JP_CONFIG_KEY, name, &text);
+    }
+    if (status == PLAT_REG_WRONG_TYPE)
+        jv_log("jevprof: %s is not a %s; ignored", source, is_dword ? "DWORD" : "REG_SZ");
+    else if (status == PLAT_REG_OK)
+        set(config, is_dword ? number : text, source);
+    free(text);
+}
+
+static void load_environment_variable(jp_config *config, const char *name, text_setter set)
+{
+    char *text = plat_getenv(name);
+    if (text)
+        set(config, text, name);
+    free(text);
+}
+
+void jp_config_load(jp_config *config)
+{
+    static const struct {
+        const char *registry_value;
+        int is_dword;
+        const char *variable;
+        text_setter set;
+    } settings[] = {
+        {"OutputDir", 0, "JEVPROF_OUTPUT_DIR", jp_config_set_output_dir},
+        {"Mode", 0, "JEVPROF_MODE", jp_config_set_mode},
+        {"IntervalMs", 1, "JEVPROF_INTERVAL_MS", jp_config_set_interval_ms},
+        {"TopN", 1, "JEVPROF_TOP", jp_config_set_top},
+    };
+    jp_config_defaults(config);
+    for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {
+        load_registry_value(config, settings[i].registry_value, settings[i].is_dword, settings[i].set);
+        load_environment_variable(config, settings[i].variable, settings[i].set);
+    }
+}

@@ -1,0 +1,59 @@
+/*
+ * config.h - jevprof's settings: built-in defaults, then the values under its Monitors key
+ * (HKLM\Software\Microsoft\Java VM\Monitors\jevprof), then environment variables.
+ *
+ *   what              registry value        environment            default
+ *   output directory  OutputDir (REG_SZ)    JEVPROF_OUTPUT_DIR     "."
+ *   mode              Mode (REG_SZ)         JEVPROF_MODE           "sample"   (calls | sample | both)
+ *   sample interval   IntervalMs (DWORD)    JEVPROF_INTERVAL_MS    10         (whole ms, 1..60000)
+ *   report length     TopN (DWORD)          JEVPROF_TOP            20         (1..1000)
+ *
+ * The interval is whole milliseconds because the portable timer sleeps in milliseconds; 1 ms
+ * (1 kHz) is the finest.  A bad value gets one "jevmon: jevprof: ..." line naming its source
+ * and the reason, and the setting falls back to its default.
+ */
+#ifndef JEVPROF_CONFIG_H
+#define JEVPROF_CONFIG_H
+
+#include <stddef.h>
+
+#define JP_MONITOR_KEY_NAME "jevprof"
+#define JP_CONFIG_KEY "Software\\Microsoft\\Java VM\\Monitors\\jevprof"
+
+typedef enum jp_mode {
+    JP_MODE_SAMPLE = 0x1,
+    JP_MODE_CALLS = 0x2,
+    JP_MODE_BOTH = JP_MODE_SAMPLE | JP_MODE_CALLS
+} jp_mode;
+
+#define JP_DEFAULT_OUTPUT_DIR "."
+#define JP_DEFAULT_MODE JP_MODE_SAMPLE
+#define JP_DEFAULT_INTERVAL_MS 10u
+#define JP_DEFAULT_TOP 20u
+#define JP_MIN_INTERVAL_MS 1u
+#define JP_MAX_INTERVAL_MS 60000u
+#define JP_MAX_TOP 1000u
+
+typedef struct jp_config {
+    char output_dir[1024];
+    jp_mode mode;
+    unsigned interval_ms;
+    unsigned top;
+} jp_config;
+
+void jp_config_defaults(jp_config *config);
+
+/* One setting from text, as the environment gives it; source names where it came from in the
+ * diagnostic ("JEVPROF_MODE").  0 when accepted; -1 (logged, default applied) when not. */
+int jp_config_set_output_dir(jp_config *config, const char *text, const char *source);
+int jp_config_set_mode(jp_config *config, const char *text, const char *source);
+int jp_config_set_interval_ms(jp_config *config, const char *text, const char *source);
+int jp_config_set_top(jp_config *config, const char *text, const char *source);
+
+/* Defaults, then the registry, then the environment. */
+void jp_config_load(jp_config *config);
+
+/* "sample", "calls" or "both". */
+const char *jp_mode_name(jp_mode mode);
+
+#endif /* JEVPROF_CONFIG_H */

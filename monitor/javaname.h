@@ -1,0 +1,22 @@
+/*
+ * javaname.h - the human-readable form of the VM's method names.
+ *
+ * MethodInformation gives "java/lang/Object.hashCode()I" (class with slashes, a dot, the
+ * method name, its signature); reports show "java.lang.Object.hashCode".
+ */
+#ifndef JEVPROF_JAVANAME_H
+#define JEVPROF_JAVANAME_H
+
+#include <stddef.h>
+
+#include "jevmon.h"
+
+/* Writes the display form of vm_name into out (always NUL-terminated, truncated to fit).
+ * Slashes become dots, the signature is dropped, and the characters that would break a
+ * collapsed-stacks line (';', newlines, other control characters) become '_'. */
+void jp_display_name(const char *vm_name, char *out, size_t out_size);
+
+/* How the writers label a frame: the display name of a method (never NULL). */
+typedef const char *(*jp_method_namer)(void *context, MethodID method);
+
+#endif /* JEVPROF_JAVANAME_H */

@@ -1,0 +1,341 @@
+/*
+ * monitor.c - the jevprof event monitor: the COM object the VM creates, implementing
+ * IJavaEventMonitor and IJavaEventMonitor2.  It reads the configuration, asks for its
+ * categories in Initialize, hands each event to the part that records it (calls.c,
+ * sampler.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "config.h"
+#include "jevprof.h"
+#include "names.h"
+#include "output.h"
+#include "sampler.h"
+#include "summary.h"
+
+/* What jevprof promises in Initialize so that the VM can deliver method calls cheaply: the
+ * hot path keeps floating-point state, runs no Java code, never toggles method-call events,
+ * never asks for return values, and allocation callbacks and counts are never used. */
+#define JP_INIT_OPTIONS                                                                                  \
+    (JVM_INIT_OPT_FP_SAFE_METHOD_CALLS | JVM_INIT_OPT_GC_SAFE_METHOD_CALLS |                             \
+     JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED | JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS |                \
+     JVM_INIT_OPT_DONT_NEED_ALLOCATION_CALLBACK | JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS)
+
+/* Asked for in every mode: the summary's events. */
+#define JP_SUMMARY_CATEGORIES                                                                            \
+    (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_THREADS)
+
+typedef struct jp_monitor {
+    IJavaEventMonitor2 IJavaEventMonitor2_iface;
+    LONG ref;
+    jp_config config;
+    char *program;
+    IJavaEventMonitorIDInfo *info;   /* from Initialize, AddRef'd */
+    IJavaEventMonitorIDInfo2 *info2; /* NULL when the VM has no IDInfo2 */
+    DWORD categories;
+    uint64_t started_ns;
+    jp_names names;
+    jp_summary summary;
+    jp_sampler sampler;
+    jp_calls calls;
+    int sampling, recording_calls; /* the parts of the mode that are running */
+    atomic_int finished;           /* the outputs have been written */
+} jp_monitor;
+
+static inline jp_monitor *impl_from_IJavaEventMonitor2(IJavaEventMonitor2 *iface)
+{
+    return (jp_monitor *)((char *)iface - offsetof(jp_monitor, IJavaEventMonitor2_iface));
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_QueryInterface(IJavaEventMonitor2 *iface, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    /* IJavaEventMonitor2's vtable begins with IJavaEventMonitor's, so one pointer serves all three. */
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IJavaEventMonitor) ||
+        IsEqualIID(riid, &IID_IJavaEventMonitor2)) {
+        *ppv = iface;
+        IJavaEventMonitor2_AddRef(iface);
+        return S_OK;
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG STDMETHODCALLTYPE monitor_AddRef(IJavaEventMonitor2 *iface)
+{
+    return (ULONG)InterlockedIncrement(&impl_from_IJavaEventMonitor2(iface)->ref);
+}
+
+static void monitor_destroy(jp_monitor *m)
+{
+    if (m->sampling) {
+        jp_sampler_stop(&m->sampler); /* released without SHUTDOWN: the thread must not outlive us */
+        jp_sampler_free(&m->sampler);
+    }
+    if (m->recording_calls) {
+        jp_calls_stop(&m->calls);
+        jp_calls_free(&m->calls);
+    }
+    jp_summary_free(&m->summary);
+    jp_names_free(&m->names);
+    if (m->info2)
+        IJavaEventMonitorIDInfo2_Release(m->info2);
+    if (m->info)
+        IJavaEventMonitorIDInfo_Release(m->info);
+    free(m->program);
+    free(m);
+    jp_module_unlock();
+}
+
+static ULONG STDMETHODCALLTYPE monitor_Release(IJavaEventMonitor2 *iface)
+{
+    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
+    LONG ref = InterlockedDecrement(&m->ref);
+    if (ref == 0)
+        monitor_destroy(m);
+    return (ULONG)ref;
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_ExecuteByteCode(IJavaEventMonitor2 *iface, MethodID method_id,
+                                                         BYTE_CODE *pbyte_code, DWORD byte_code_offset)
+{
+    (void)iface, (void)method_id, (void)pbyte_code, (void)byte_code_offset;
+    return S_OK; /* never asked for */
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_ExecuteSourceLine(IJavaEventMonitor2 *iface, MethodID method_id,
+                                                           DWORD line_number)
+{
+    (void)iface, (void)method_id, (void)line_number;
+    return S_OK; /* never asked for */
+}
+
+/* Promises JP_INIT_OPTIONS when the VM takes initialization options (IDInfo4). */
+static void set_init_options(jp_monitor *m)
+{
+    IJavaEventMonitorIDInfo4 *info4 = NULL;
+    if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaEventMonitorIDInfo4, (void **)&info4)) ||
+        !info4)
+        return;
+    IJavaEventMonitorIDInfo4_SetMonitorInitializationOptions(info4, JP_INIT_OPTIONS); /* a refusal costs only speed */
+    IJavaEventMonitorIDInfo4_Release(info4);
+}
+
+/* Starts the parts of the configured mode that this VM allows. */
+static void start_recording(jp_monitor *m)
+{
+    if ((m->config.mode & JP_MODE_SAMPLE) && !m->info2)
+        jv_log("jevprof: the VM has no IJavaEventMonitorIDInfo2, so it cannot be sampled; sampling is off");
+    else if ((m->config.mode & JP_MODE_SAMPLE) && jp_sampler_init(&m->sampler, m->info2, m->config.interval_ms))
+        jv_log("jevprof: out of memory; sampling is off");
+    else if (m->config.mode & JP_MODE_SAMPLE)
+        m->sampling = 1;
+    if ((m->config.mode & JP_MODE_CALLS) && jp_calls_init(&m->calls, m->info2))
+        jv_log("jevprof: out of memory; call recording is off");
+    else if (m->config.mode & JP_MODE_CALLS)
+        m->recording_calls = 1;
+    m->categories = JP_SUMMARY_CATEGORIES;
+    if (m->sampling)
+        m->categories |= JVM_MONITOR_SAMPLING;
+    if (m->recording_calls)
+        m->categories |= JVM_MONITOR_METHOD_CALLS;
+    if (m->sampling && jp_sampler_start(&m->sampler)) {
+        jp_sampler_free(&m->sampler);
+        m->sampling = 0;
+        m->categories &= ~(DWORD)JVM_MONITOR_SAMPLING;
+    }
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, LPCSTR pclass_file_name,
+                                                    IJavaEventMonitorIDInfo *pmonitor_info, DWORD java_flags,
+                                                    DWORD *prequested_events)
+{
+    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
+    (void)java_flags;
+    if (!pmonitor_info || !prequested_events)
+        return E_POINTER;
+    if (m->info)
+        return E_UNEXPECTED; /* initialized once per VM */
+    m->info = pmonitor_info;
+    IJavaEventMonitorIDInfo_AddRef(m->info);
+    if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaEventMonitorIDInfo2, (void **)&m->info2)))
+        m->info2 = NULL;
+    m->program = strdup(pclass_file_name ? pclass_file_name : "");
+    m->started_ns = plat_now_ns();
+    jp_config_load(&m->config);
+    set_init_options(m);
+    start_recording(m);
+    *prequested_events = m->categories;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_MethodEntry(IJavaEventMonitor2 *iface, MethodID method_id, StackID stack_id)
+{
+    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
+    if (m->recording_calls)
+        jp_calls_entry(&m->calls, method_id, stack_id);
+    return S_OK;
+}
+
+/* Also a monitor's exit when the VM has no IJavaEventMonitor2: its StackID is the caller's too. */
+static HRESULT STDMETHODCALLTYPE monitor_MethodExit(IJavaEventMonitor2 *iface, StackID stack_id)
+{
+    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
+    if (m->recording_calls)
+        jp_calls_exit(&m->calls, stack_id);
+    return S_OK;
+}
+
+static const char *method_name(void *context, MethodID method)
+{
+    jp_monitor *m = context;
+    return jp_names_method(&m->names, m->info, method);
+}
+
+/* SHUTDOWN: stop recording, then write everything (once). */
+static void finish(jp_monitor *m)
+{
+    if (atomic_exchange(&m->finished, 1))
+        return;
+    if (m->sampling)
+        jp_sampler_stop(&m->sampler);
+    if (m->recording_calls)
+        jp_calls_stop(&m->calls);
+    jp_summary_sort_exceptions(&m->summary);
+    jp_report report = {
+        .program = m->program,
+        .config = &m->config,
+        .seconds = (double)(plat_now_ns() - m->started_ns) / 1e9,
+        .samples = m->sampling ? &m->sampler.profile : NULL,
+        .sample_counts = &m->sampler.counts,
+        .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
+        .calls = m->recording_calls ? &m->calls.totals : NULL,
+        .lost_threads = m->calls.lost_threads,
+        .summary = &m->summary,
+        .name = method_name,
+        .name_context = m,
+    };
+    jp_output_write_all(&report);
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent(IJavaEventMonitor2 *iface, JVM_EVENT_TYPE event,
+                                                     UniqueID event_id)
+{
+    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
+    switch (event) {
+    case JVM_EVENT_TYPE_THREAD_CREATE:
+        jp_summary_thread_created(&m->summary);
+        if (m->sampling)
+            jp_sampler_thread_created(&m->sampler, event_id);
+        break;
+    case JVM_EVENT_TYPE_THREAD_DESTROY:
+        /* The ThreadID expires when this returns: the sampler lets go of it first. */
+        if (m->sampling)
+            jp_sampler_thread_destroyed(&m->sampler, event_id);
+        if (m->recording_calls)
+            jp_calls_thread_ended(&m->calls, event_id);
+        jp_summary_thread_destroyed(&m->summary);
+        break;
+    case JVM_EVENT_TYPE_CLASS_LOAD_FINISHED:
+        atomic_fetch_add(&m->summary.classes_loaded, 1);
+        break;
+    case JVM_EVENT_TYPE_CLASS_UNLOAD:
+        /* The class's MethodIDs expire when this returns, and the trees still hold them. */
+        atomic_fetch_add(&m->summary.classes_unloaded, 1);
+        jp_names_class_unloading(&m->names, m->info, event_id);
+        break;
+    case JVM_EVENT_TYPE_GC_STARTED:
+        jp_summary_gc_started(&m->summary, plat_now_ns());
+        break;
+    case JVM_EVENT_TYPE_GC_FINISHED:
+        jp_summary_gc_finished(&m->summary, plat_now_ns());
+        break;
+    case JVM_EVENT_TYPE_SHUTDOWN:
+        finish(m);
+        break;
+    default:
+        break;
+    }
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_GetPossibleEventCategories(IJavaEventMonitor2 *iface,
+                                                                    DWORD *ppossible_events)
+{
+    if (!ppossible_events)
+        return E_POINTER;
+    *ppossible_events = impl_from_IJavaEventMonitor2(iface)->categories; /* never more than at Initialize */
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_MethodExit2(IJavaEventMonitor2 *iface, MethodID method_id,
+                                                     StackID stack_id)
+{
+    (void)method_id; /* the caller's method: the StackID alone says where the thread is back */
+    return monitor_MethodExit(iface, stack_id);
+}
+
+static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent2(IJavaEventMonitor2 *iface, JVM_EVENT_TYPE2 event2,
+                                                      UniqueID first_event_id, UniqueID second_event_id)
+{
+    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
+    ThreadID current = 0;
+    switch (event2) {
+    case JVM_EVENT_TYPE2_STACK_TRACE:
+        if (m->sampling)
+            jp_sampler_on_frame(&m->sampler, first_event_id);
+        break;
+    case JVM_EVENT_TYPE2_EXCEPTION_THROWN:
+        /* (throwing frame or thread, the exception's ObjectID): spec 6.5 */
+        jp_summary_exception(&m->summary, jp_names_class_of_object(&m->names, m->info, second_event_id));
+        break;
+    case JVM_EVENT_TYPE2_INITIALIZED:
+        /* Delivered on the thread that started the VM, which no THREAD_CREATE announced. */
+        if (m->sampling && SUCCEEDED(IJavaEventMonitorIDInfo2_GetCurrentThread(m->info2, &current)) && current)
+            jp_sampler_thread_created(&m->sampler, current);
+        break;
+    default:
+        break;
+    }
+    return S_OK;
+}
+
+static const IJavaEventMonitor2Vtbl monitor_vtbl = {
+    monitor_QueryInterface,
+    monitor_AddRef,
+    monitor_Release,
+    /* IJavaEventMonitor */
+    monitor_ExecuteByteCode,
+    monitor_ExecuteSourceLine,
+    monitor_Initialize,
+    monitor_MethodEntry,
+    monitor_MethodExit,
+    monitor_NotifyEvent,
+    /* IJavaEventMonitor2 */
+    monitor_GetPossibleEventCategories,
+    monitor_MethodExit2,
+    monitor_NotifyEvent2,
+};
+
+HRESULT jp_monitor_create(REFIID riid, void **ppv)
+{
+    jp_monitor *m = calloc(1, sizeof(*m));
+    if (!m)
+        return E_OUTOFMEMORY;
+    if (jp_names_init(&m->names) || jp_summary_init(&m->summary)) {
+        jp_names_free(&m->names);
+        jp_summary_free(&m->summary);
+        free(m);
+        return E_OUTOFMEMORY;
+    }
+    m->IJavaEventMonitor2_iface.lpVtbl = &monitor_vtbl;
+    m->ref = 1;
+    jp_module_lock();
+    HRESULT hr = monitor_QueryInterface(&m->IJavaEventMonitor2_iface, riid, ppv);
+    monitor_Release(&m->IJavaEventMonitor2_iface);
+    return hr;
+}

@@ -1,0 +1,149 @@
+/* names.c - the method and class name caches (see names.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "javaname.h"
+#include "names.h"
+
+#define NAME_MAX_BYTES 1024
+
+int jp_names_init(jp_names *names)
+{
+    memset(names, 0, sizeof(*names));
+    names->lock = plat_mutex_create();
+    return names->lock ? 0 : -1;
+}
+
+static void free_values(jp_idmap *map)
+{
+    for (size_t i = 0; i < map->capacity; i++)
+        if (map->entries[i].key)
+            free((void *)map->entries[i].value);
+    jp_idmap_free(map);
+}
+
+void jp_names_free(jp_names *names)
+{
+    free_values(&names->methods);
+    free_values(&names->classes);
+    if (names->lock)
+        plat_mutex_destroy(names->lock);
+    memset(names, 0, sizeof(*names));
+}
+
+/* Asks the VM; a malloc'ed display name, or NULL. */
+static char *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID method)
+{
+    LPSTR vm_name = NULL;
+    ClassID klass = 0;
+    JAVA_EXECUTION_MODEL model = JVM_EXECUTION_INVALID;
+    int line_count = 0;
+    SourceLineInfo *lines = NULL;
+    char display[NAME_MAX_BYTES];
+    if (!info || FAILED(IJavaEventMonitorIDInfo_MethodInformation(info, method, &vm_name, &klass, &model,
+                                                                  &line_count, &lines)))
+        vm_name = NULL, lines = NULL;
+    CoTaskMemFree(lines);
+    if (!vm_name)
+        return NULL;
+    jp_display_name(vm_name, display, sizeof(display));
+    CoTaskMemFree(vm_name);
+    return strdup(display);
+}
+
+/* Caches a name under key; takes ownership of name.  Called with the lock held. */
+static const char *remember(jp_idmap *map, UniqueID key, char *name)
+{
+    jp_idmap_entry *e = jp_idmap_insert(map, key);
+    if (!e) {
+        free(name);
+        return NULL;
+    }
+    free((void *)e->value);
+    e->value = (uintptr_t)name;
+    return name;
+}
+
+const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
+{
+    plat_mutex_lock(names->lock);
+    jp_idmap_entry *e = jp_idmap_find(&names->methods, method);
+    const char *name = e ? (const char *)e->value : NULL;
+    plat_mutex_unlock(names->lock);
+    if (name)
+        return name;
+    char *asked = ask_method_name(info, method);
+    if (!asked) {
+        char unknown[64];
+        snprintf(unknown, sizeof(unknown), "<unknown method 0x%llx>", (unsigned long long)method);
+        asked = strdup(unknown);
+    }
+    if (!asked)
+        return "<out of memory>";
+    plat_mutex_lock(names->lock);
+    name = remember(&names->methods, method, asked);
+    plat_mutex_unlock(names->lock);
+    return name ? name : "<out of memory>";
+}
+
+/* The VM's class information: its name (malloc'ed) and, when wanted, its methods (CoTaskMem). */
+static char *ask_class(IJavaEventMonitorIDInfo *info, ClassID klass, int *method_count, MethodID **methods)
+{
+    LPSTR class_name = NULL, source_file = NULL;
+    int count = 0;
+    MethodID *ids = NULL;
+    __int64 created = 0;
+    if (!info || FAILED(IJavaEventMonitorIDInfo_ClassInformation(info, klass, &class_name, &source_file, &count, &ids,
+                                                        &created)))
+        class_name = source_file = NULL, ids = NULL, count = 0;
+    CoTaskMemFree(source_file);
+    if (methods) {
+        *methods = ids;
+        *method_count = ids ? count : 0;
+    } else {
+        CoTaskMemFree(ids);
+    }
+    char *copy = class_name ? strdup(class_name) : NULL;
+    CoTaskMemFree(class_name);
+    return copy;
+}
+
+char *jp_names_class_of_object(jp_names *names, IJavaEventMonitorIDInfo *info, ObjectID object)
+{
+    ClassID klass = 0;
+    if (!info || FAILED(IJavaEventMonitorIDInfo_ObjectInformation(info, object, &klass)) || !klass)
+        return NULL;
+    plat_mutex_lock(names->lock);
+    jp_idmap_entry *e = jp_idmap_find(&names->classes, klass);
+    char *name = e ? (char *)e->value : NULL;
+    plat_mutex_unlock(names->lock);
+    if (name)
+        return name;
+    char *asked = ask_class(info, klass, NULL, NULL);
+    if (!asked)
+        return NULL;
+    plat_mutex_lock(names->lock);
+    name = (char *)remember(&names->classes, klass, asked);
+    plat_mutex_unlock(names->lock);
+    return name;
+}
+
+void jp_names_class_unloading(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID klass)
+{
+    int count = 0;
+    MethodID *methods = NULL;
+    free(ask_class(info, klass, &count, &methods));
+    for (int i = 0; i < count; i++) {
+        char *name = ask_method_name(info, methods[i]);
+        if (!name)
+            continue;
+        plat_mutex_lock(names->lock);
+        remember(&names->methods, methods[i], name);
+        plat_mutex_unlock(names->lock);
+    }
+    CoTaskMemFree(methods);
+    plat_mutex_lock(names->lock);
+    free((void *)jp_idmap_remove(&names->classes, klass));
+    plat_mutex_unlock(names->lock);
+}

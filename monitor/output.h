@@ -1,0 +1,28 @@
+/*
+ * output.h - the files jevprof leaves at the end, in the output directory:
+ *
+ *   jevprof-report.txt        the text report
+ *   jevprof.collapsed         collapsed stacks of the main profile (samples; in calls mode,
+ *                             self time in microseconds), for FlameGraph and speedscope
+ *   jevprof-flame.html        a self-contained flame graph of the same profile
+ *   jevprof-calls.collapsed,  in "both" mode, the same two for the call tree
+ *   jevprof-calls-flame.html
+ *
+ * and, on stderr (never stdout: the program's output stays as it was), one line naming the
+ * report and the five hottest methods.
+ */
+#ifndef JEVPROF_OUTPUT_H
+#define JEVPROF_OUTPUT_H
+
+#include "report.h"
+
+#define JP_REPORT_FILE "jevprof-report.txt"
+#define JP_COLLAPSED_FILE "jevprof.collapsed"
+#define JP_FLAME_FILE "jevprof-flame.html"
+#define JP_CALLS_COLLAPSED_FILE "jevprof-calls.collapsed"
+#define JP_CALLS_FLAME_FILE "jevprof-calls-flame.html"
+
+/* Each file that cannot be written gets one "jevmon: jevprof:" line; the others are written. */
+void jp_output_write_all(const jp_report *report);
+
+#endif /* JEVPROF_OUTPUT_H */

@@ -1,0 +1,197 @@
+/* report.c - the text report (see report.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "rollup.h"
+
+#define PATH_SHOWN_FRAMES 12 /* deeper paths show their outermost frame, "...", and the innermost */
+
+/* One profile as the report shows it: samples, or nanoseconds shown as milliseconds. */
+typedef struct profile_view {
+    const jp_tree *tree;
+    int is_time;
+    const char *by; /* "samples" or "time" */
+} profile_view;
+
+static void format_weight(char *out, size_t size, const profile_view *v, uint64_t weight)
+{
+    if (v->is_time)
+        snprintf(out, size, "%.3f ms", (double)weight / 1e6);
+    else
+        snprintf(out, size, "%" PRIu64, weight);
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *name_of(const jp_report *r, MethodID method)
+{
+    return r->name(r->name_context, method);
+}
+
+static void write_top_methods(FILE *out, const jp_report *r, const profile_view *v, jp_rollup *rollup, int by_self)
+{
+    uint64_t whole = v->tree->nodes[JP_ROOT].total;
+    char self[32], total[32];
+    if (by_self)
+        jp_rollup_sort_by_self(rollup);
+    else
+        jp_rollup_sort_by_total(rollup);
+    fprintf(out, "\nTop %u methods by %s %s\n", r->config->top, by_self ? "self" : "total", v->by);
+    fprintf(out, "%14s %7s %14s %7s %12s  %s\n", "self", "self%", "total", "total%", v->is_time ? "calls" : "",
+            "method");
+    for (size_t i = 0; i < rollup->count && i < r->config->top; i++) {
+        const jp_method_stats *m = &rollup->methods[i];
+        format_weight(self, sizeof(self), v, m->self);
+        format_weight(total, sizeof(total), v, m->total);
+        char calls[24] = "";
+        if (v->is_time)
+            snprintf(calls, sizeof(calls), "%" PRIu64, m->calls);
+        fprintf(out, "%14s %6.2f%% %14s %6.2f%% %12s  %s\n", self, share(m->self, whole), total,
+                share(m->total, whole), calls, name_of(r, m->method));
+    }
+}
+
+static void write_path(FILE *out, const jp_report *r, const jp_tree *tree, uint32_t node)
+{
+    uint32_t path[PATH_SHOWN_FRAMES];
+    size_t depth = 0, shown = 0;
+    for (uint32_t n = node; n != JP_ROOT; n = tree->nodes[n].parent) {
+        if (shown < PATH_SHOWN_FRAMES - 1)
+            path[shown++] = n;
+        depth++;
+    }
+    uint32_t outermost = node;
+    while (tree->nodes[outermost].parent != JP_ROOT)
+        outermost = tree->nodes[outermost].parent;
+    if (depth > shown)
+        fprintf(out, "%s > ... > ", name_of(r, tree->nodes[outermost].method));
+    for (size_t i = shown; i-- > 0;)
+        fprintf(out, "%s%s", name_of(r, tree->nodes[path[i]].method), i ? " > " : "\n");
+}
+
+typedef struct weighted_node {
+    uint64_t self;
+    uint32_t node;
+} weighted_node;
+
+static int hottest_first(const void *a, const void *b)
+{
+    const weighted_node *x = a, *y = b;
+    return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
+}
+
+static void write_hot_paths(FILE *out, const jp_report *r, const profile_view *v)
+{
+    const jp_tree *tree = v->tree;
+    weighted_node *nodes = malloc(tree->count * sizeof(*nodes));
+    size_t count = 0;
+    char weight[32];
+    if (!nodes)
+        return;
+    for (uint32_t i = 1; i < tree->count; i++)
+        if (tree->nodes[i].self)
+            nodes[count++] = (weighted_node){tree->nodes[i].self, i};
+    qsort(nodes, count, sizeof(*nodes), hottest_first);
+    fprintf(out, "\nHottest call paths by self %s (outermost frame first)\n", v->by);
+    for (size_t i = 0; i < count && i < r->config->top; i++) {
+        format_weight(weight, sizeof(weight), v, nodes[i].self);
+        fprintf(out, "%14s %6.2f%%  ", weight, share(nodes[i].self, tree->nodes[JP_ROOT].total));
+        write_path(out, r, tree, nodes[i].node);
+    }
+    free(nodes);
+}
+
+static void write_profile(FILE *out, const jp_report *r, const profile_view *v)
+{
+    jp_rollup rollup;
+    if (jp_rollup_build(&rollup, v->tree)) {
+        fprintf(out, "\n(out of memory: no per-method tables)\n");
+        return;
+    }
+    write_top_methods(out, r, v, &rollup, 1);
+    write_top_methods(out, r, v, &rollup, 0);
+    write_hot_paths(out, r, v);
+    jp_rollup_free(&rollup);
+}
+
+static void write_sampling(FILE *out, const jp_report *r)
+{
+    const jp_sampler_counts *c = r->sample_counts;
+    double rate = r->sampling_seconds > 0 ? (double)c->ticks / r->sampling_seconds : 0;
+    fprintf(out, "\nSamples\n-------\n");
+    fprintf(out, "Timer ticks: %" PRIu64 " (%.1f per second; asked for one every %u ms)\n", c->ticks, rate,
+            r->config->interval_ms);
+    fprintf(out, "Thread samples: %" PRIu64 " in the profile, %" PRIu64 " idle (waiting, blocked or no Java frames), %" PRIu64
+                 " failed\n", c->samples, c->idle, c->failed);
+    if (c->location_failures)
+        fprintf(out, "SampleThreadLocation failed %" PRIu64 " times: waiting threads were not told apart from "
+                     "running ones there\n", c->location_failures);
+    if (c->truncated)
+        fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_SAMPLED_FRAMES, c->truncated);
+    profile_view v = {r->samples, 0, "samples"};
+    write_profile(out, r, &v);
+}
+
+static void write_calls(FILE *out, const jp_report *r)
+{
+    fprintf(out, "\nCalls\n-----\n");
+    fprintf(out, "Time in recorded calls: %.3f ms, over %" PRIu64 " calls\n", (double)r->calls->nodes[JP_ROOT].total / 1e6,
+            r->calls->nodes[JP_ROOT].calls);
+    if (r->lost_threads)
+        fprintf(out, "Threads not recorded (out of memory): %" PRIu64 "\n", r->lost_threads);
+    profile_view v = {r->calls, 1, "time"};
+    write_profile(out, r, &v);
+}
+
+static void write_summary(FILE *out, const jp_report *r)
+{
+    const jp_summary *s = r->summary;
+    fprintf(out, "\nSummary\n-------\n");
+    fprintf(out, "Classes loaded: %llu (unloaded: %llu)\n", (unsigned long long)s->classes_loaded,
+            (unsigned long long)s->classes_unloaded);
+    fprintf(out, "Garbage collections: %llu, %.3f ms in all\n", (unsigned long long)s->gc_count,
+            (double)s->gc_ns / 1e6);
+    fprintf(out, "Threads: %llu created, %llu ended, at most %lld live at once\n",
+            (unsigned long long)s->threads_created, (unsigned long long)s->threads_destroyed,
+            (long long)s->threads_max_live);
+    fprintf(out, "Exceptions thrown: %llu\n", (unsigned long long)s->exceptions_thrown);
+    for (size_t i = 0; i < s->exception_classes; i++)
+        fprintf(out, "%14" PRIu64 "  %s\n", s->exceptions[i].count, s->exceptions[i].class_name);
+}
+
+int jp_report_write(FILE *out, const jp_report *r)
+{
+    fprintf(out, "jevprof report\n==============\n");
+    fprintf(out, "Program: %s\n", r->program && *r->program ? r->program : "(unknown)");
+    fprintf(out, "Mode: %s", jp_mode_name(r->config->mode));
+    if (r->config->mode & JP_MODE_SAMPLE)
+        fprintf(out, ", a sample every %u ms", r->config->interval_ms);
+    fprintf(out, "\nProfiled for: %.3f s\n", r->seconds);
+    if (r->samples)
+        write_sampling(out, r);
+    if (r->calls)
+        write_calls(out, r);
+    write_summary(out, r);
+    return ferror(out) ? -1 : 0;
+}
+
+void jp_report_top_lines(const jp_report *r, unsigned count, jp_line_sink sink, void *context)
+{
+    const jp_tree *tree = r->samples ? r->samples : r->calls;
+    jp_rollup rollup;
+    char line[512];
+    if (!tree || jp_rollup_build(&rollup, tree))
+        return;
+    jp_rollup_sort_by_self(&rollup);
+    for (size_t i = 0; i < rollup.count && i < count; i++) {
+        snprintf(line, sizeof(line), "%6.2f%% self  %s", share(rollup.methods[i].self, tree->nodes[JP_ROOT].total),
+                 name_of(r, rollup.methods[i].method));
+        sink(context, line);
+    }
+    jp_rollup_free(&rollup);
+}

@@ -1,0 +1,200 @@
+/* sampler.c - the sampling timer thread (see sampler.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sampler.h"
+
+#define NS_PER_MS 1000000ull
+#define STOP_CHECK_MS 50u /* the longest sleep between looks at the stop flag */
+
+/* The sampler whose GetStackTrace call is in progress on this thread. */
+static _Thread_local jp_sampler *collecting;
+/* Set on the timer thread.  Its first IDInfo call may attach it to the JVM, which announces it
+ * with THREAD_CREATE on the same thread while the lock is held: it must neither take the lock
+ * again nor sample itself. */
+static _Thread_local int on_sampler_thread;
+
+int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms)
+{
+    memset(s, 0, sizeof(*s));
+    s->info = info;
+    s->interval_ms = interval_ms ? interval_ms : 1;
+    s->lock = plat_mutex_create();
+    s->frame_capacity = 256;
+    s->frames = malloc(s->frame_capacity * sizeof(*s->frames));
+    if (!s->lock || !s->frames || jp_tree_init(&s->profile)) {
+        jp_sampler_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void jp_sampler_free(jp_sampler *s)
+{
+    jp_tree_free(&s->profile);
+    jp_idmap_free(&s->live);
+    free(s->snapshot);
+    free(s->frames);
+    if (s->lock)
+        plat_mutex_destroy(s->lock);
+    memset(s, 0, sizeof(*s));
+}
+
+void jp_sampler_thread_created(jp_sampler *s, ThreadID thread)
+{
+    if (on_sampler_thread)
+        return;
+    plat_mutex_lock(s->lock);
+    jp_idmap_entry *e = jp_idmap_insert(&s->live, thread);
+    if (e)
+        e->value = 1;
+    plat_mutex_unlock(s->lock);
+}
+
+void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread)
+{
+    if (on_sampler_thread)
+        return;
+    plat_mutex_lock(s->lock); /* waits for a sample of this thread in progress */
+    jp_idmap_remove(&s->live, thread);
+    plat_mutex_unlock(s->lock);
+}
+
+int jp_sampler_on_frame(jp_sampler *s, MethodID method)
+{
+    if (collecting != s)
+        return 0;
+    if (s->frame_count == s->frame_capacity) {
+        size_t capacity = s->frame_capacity * 2;
+        MethodID *grown = capacity <= JP_MAX_SAMPLED_FRAMES ? realloc(s->frames, capacity * sizeof(*grown)) : NULL;
+        if (!grown) {
+            s->frames_truncated = 1; /* keeps the outermost frames: the paths above stay right */
+            return 1;
+        }
+        s->frames = grown;
+        s->frame_capacity = capacity;
+    }
+    s->frames[s->frame_count++] = method;
+    return 1;
+}
+
+/* Samples one live thread; called with the lock held. */
+static void sample_thread(jp_sampler *s, ThreadID thread)
+{
+    JVM_METHOD_SAMPLE where;
+    memset(&where, 0, sizeof(where));
+    where.flags = JVM_SAMPLE_METHOD_ID | JVM_SAMPLE_LOCATION;
+    HRESULT located = IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
+    if (FAILED(located)) {
+        s->counts.location_failures++;
+        where.flags = 0;
+    } else if (where.accuracy == JVM_SAMPLE_NONE) {
+        where.flags = 0;
+    }
+    if ((where.flags & JVM_SAMPLE_LOCATION) && where.location_type == JVM_LOCATION_BLOCKING) {
+        s->counts.idle++;
+        return;
+    }
+    s->frame_count = 0;
+    s->frames_truncated = 0;
+    collecting = s;
+    HRESULT traced = IJavaEventMonitorIDInfo2_GetStackTrace(s->info, thread);
+    collecting = NULL;
+    int have_stack = SUCCEEDED(traced) && s->frame_count > 0;
+    int have_method = (where.flags & JVM_SAMPLE_METHOD_ID) && where.method_id;
+    if (!have_stack && !have_method) {
+        /* A live thread with no Java frames is starting, ending or inside the VM. */
+        if (SUCCEEDED(traced))
+            s->counts.idle++;
+        else
+            s->counts.failed++;
+        return;
+    }
+    if (have_stack ? jp_tree_add_stack(&s->profile, s->frames, s->frame_count, 1)
+                   : jp_tree_add_stack(&s->profile, &where.method_id, 1, 1)) {
+        s->counts.failed++;
+        return;
+    }
+    s->counts.samples++;
+    s->counts.truncated += have_stack && s->frames_truncated;
+}
+
+/* The threads live now, copied so that the lock is not held across the whole tick. */
+static size_t take_snapshot(jp_sampler *s)
+{
+    size_t n = 0;
+    plat_mutex_lock(s->lock);
+    s->counts.ticks++;
+    if (s->live.count > s->snapshot_capacity) {
+        ThreadID *grown = realloc(s->snapshot, s->live.capacity * sizeof(*grown));
+        if (grown) {
+            s->snapshot = grown;
+            s->snapshot_capacity = s->live.capacity;
+        }
+    }
+    for (size_t i = 0; i < s->live.capacity && n < s->snapshot_capacity; i++)
+        if (s->live.entries[i].key)
+            s->snapshot[n++] = s->live.entries[i].key;
+    plat_mutex_unlock(s->lock);
+    return n;
+}
+
+void jp_sampler_sample_all(jp_sampler *s)
+{
+    size_t n = take_snapshot(s);
+    for (size_t i = 0; i < n; i++) {
+        plat_mutex_lock(s->lock);
+        if (jp_idmap_find(&s->live, s->snapshot[i]))
+            sample_thread(s, s->snapshot[i]);
+        plat_mutex_unlock(s->lock);
+    }
+}
+
+/* Sleeps until the monotonic clock reaches deadline_ns, or the sampler is told to stop. */
+static void sleep_until(jp_sampler *s, uint64_t deadline_ns)
+{
+    for (uint64_t now = plat_now_ns(); now < deadline_ns && !atomic_load(&s->stop); now = plat_now_ns()) {
+        uint64_t ms = (deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS;
+        plat_sleep_ms((unsigned)(ms > STOP_CHECK_MS ? STOP_CHECK_MS : ms));
+    }
+}
+
+static void sampler_main(void *arg)
+{
+    jp_sampler *s = arg;
+    uint64_t interval_ns = s->interval_ms * NS_PER_MS, next = plat_now_ns();
+    on_sampler_thread = 1;
+    plat_com_init();
+    while (!atomic_load(&s->stop)) {
+        next += interval_ns;
+        uint64_t now = plat_now_ns();
+        if (now > next + interval_ns)
+            next = now; /* fell behind (a long GC, a slow stack): resume the period, no burst */
+        sleep_until(s, next);
+        if (!atomic_load(&s->stop))
+            jp_sampler_sample_all(s);
+    }
+    plat_com_uninit();
+}
+
+int jp_sampler_start(jp_sampler *s)
+{
+    s->started_ns = plat_now_ns();
+    s->thread = plat_thread_start(sampler_main, s);
+    if (!s->thread) {
+        jv_log("jevprof: cannot start the sampling thread; no samples will be taken");
+        return -1;
+    }
+    return 0;
+}
+
+void jp_sampler_stop(jp_sampler *s)
+{
+    if (!s->thread)
+        return;
+    atomic_store(&s->stop, 1);
+    plat_thread_join(s->thread);
+    s->thread = NULL;
+    s->stopped_ns = plat_now_ns();
+    jp_tree_sum_root(&s->profile);
+}

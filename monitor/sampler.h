@@ -1,0 +1,70 @@
+/*
+ * sampler.h - sample mode: a timer thread that samples every live Java thread.
+ *
+ * Live threads are learned from THREAD_CREATE / THREAD_DESTROY.  A ThreadID must not be used
+ * once its THREAD_DESTROY callback has returned (spec 1.8, 1.10), so each thread is sampled
+ * under the sampler's lock and jp_sampler_thread_destroyed takes that lock: destruction waits
+ * for a sample in progress, and a sample never starts on a destroyed thread.
+ *
+ * A sample asks SampleThreadLocation first (a waiting thread is counted as idle, not profiled),
+ * then GetStackTrace for the stack, whose frames arrive through NotifyEvent2(STACK_TRACE) on the
+ * sampler thread, outermost first.  Either call may fail (E_FAIL, E_NOTIMPL): a stack alone, or
+ * the sampled method alone, still makes a sample.
+ */
+#ifndef JEVPROF_SAMPLER_H
+#define JEVPROF_SAMPLER_H
+
+#include <stdatomic.h>
+
+#include "idmap.h"
+#include "jevmon.h"
+#include "platform/platform.h"
+#include "tree.h"
+
+#define JP_MAX_SAMPLED_FRAMES 8192
+
+typedef struct jp_sampler_counts {
+    uint64_t ticks;             /* timer expiries */
+    uint64_t samples;           /* thread samples recorded in the profile */
+    uint64_t idle;              /* threads waiting or blocked */
+    uint64_t failed;            /* threads for which neither call gave anything */
+    uint64_t location_failures; /* SampleThreadLocation calls that failed */
+    uint64_t truncated;         /* stacks deeper than JP_MAX_SAMPLED_FRAMES */
+} jp_sampler_counts;
+
+typedef struct jp_sampler {
+    IJavaEventMonitorIDInfo2 *info; /* not owned */
+    unsigned interval_ms;
+    plat_mutex *lock;               /* guards live, profile and counts; held while sampling a thread */
+    jp_idmap live;                  /* ThreadID -> 1 */
+    jp_tree profile;                /* weights are samples */
+    jp_sampler_counts counts;
+    uint64_t started_ns, stopped_ns;
+    plat_thread *thread;
+    atomic_int stop;
+    /* Used only by the thread sampling: the threads of this tick, and the frames of one stack. */
+    ThreadID *snapshot;
+    size_t snapshot_capacity;
+    MethodID *frames;
+    size_t frame_count, frame_capacity;
+    int frames_truncated;
+} jp_sampler;
+
+int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms);
+/* Starts the timer thread; -1 when it cannot be started (logged). */
+int jp_sampler_start(jp_sampler *s);
+/* Stops and joins the timer thread, if it runs. */
+void jp_sampler_stop(jp_sampler *s);
+void jp_sampler_free(jp_sampler *s);
+
+void jp_sampler_thread_created(jp_sampler *s, ThreadID thread);
+void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread);
+
+/* One tick: samples every live thread once. */
+void jp_sampler_sample_all(jp_sampler *s);
+
+/* NotifyEvent2(STACK_TRACE, method, stack): 1 when the frame belongs to a stack this sampler is
+ * taking on the calling thread (and was recorded), 0 when it is someone else's. */
+int jp_sampler_on_frame(jp_sampler *s, MethodID method);
+
+#endif /* JEVPROF_SAMPLER_H */

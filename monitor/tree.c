@@ -1,0 +1,170 @@
+/* tree.c - the call-path tree shared by call recording and sampling (see tree.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree.h"
+
+#define INITIAL_NODES 256u
+
+int jp_tree_init(jp_tree *tree)
+{
+    tree->nodes = calloc(INITIAL_NODES, sizeof(*tree->nodes));
+    if (!tree->nodes)
+        return -1;
+    tree->capacity = INITIAL_NODES;
+    tree->count = 1;
+    tree->nodes[JP_ROOT].parent = JP_NO_NODE;
+    tree->nodes[JP_ROOT].first_child = JP_NO_NODE;
+    tree->nodes[JP_ROOT].next_sibling = JP_NO_NODE;
+    return 0;
+}
+
+void jp_tree_free(jp_tree *tree)
+{
+    free(tree->nodes);
+    memset(tree, 0, sizeof(*tree));
+}
+
+static uint32_t add_node(jp_tree *tree, uint32_t parent, MethodID method)
+{
+    if (tree->count == tree->capacity) {
+        if (tree->capacity > UINT32_MAX / 2)
+            return JP_NO_NODE;
+        jp_node *grown = realloc(tree->nodes, (size_t)tree->capacity * 2 * sizeof(*grown));
+        if (!grown)
+            return JP_NO_NODE;
+        tree->nodes = grown;
+        tree->capacity *= 2;
+    }
+    uint32_t index = tree->count++;
+    jp_node *node = &tree->nodes[index];
+    memset(node, 0, sizeof(*node));
+    node->method = method;
+    node->parent = parent;
+    node->first_child = JP_NO_NODE;
+    node->next_sibling = tree->nodes[parent].first_child;
+    tree->nodes[parent].first_child = index;
+    return index;
+}
+
+uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method)
+{
+    if (parent == JP_NO_NODE || !tree->nodes)
+        return JP_NO_NODE;
+    jp_node *nodes = tree->nodes;
+    uint32_t previous = JP_NO_NODE;
+    for (uint32_t i = nodes[parent].first_child; i != JP_NO_NODE; previous = i, i = nodes[i].next_sibling) {
+        if (nodes[i].method != method)
+            continue;
+        if (previous != JP_NO_NODE) {
+            nodes[previous].next_sibling = nodes[i].next_sibling;
+            nodes[i].next_sibling = nodes[parent].first_child;
+            nodes[parent].first_child = i;
+        }
+        return i;
+    }
+    return add_node(tree, parent, method);
+}
+
+int jp_tree_add_stack(jp_tree *tree, const MethodID *frames, size_t count, uint64_t weight)
+{
+    uint32_t node = JP_ROOT;
+    for (size_t i = 0; i < count; i++) {
+        node = jp_tree_child(tree, node, frames[i]);
+        if (node == JP_NO_NODE)
+            return -1;
+        tree->nodes[node].total += weight;
+    }
+    if (node != JP_ROOT)
+        tree->nodes[node].self += weight;
+    return 0;
+}
+
+/* A growable array of node indices, for walks that must not recurse as deep as Java stacks go. */
+typedef struct index_stack {
+    uint32_t *items;
+    size_t count, capacity;
+} index_stack;
+
+static int push_index(index_stack *s, uint32_t value)
+{
+    if (s->count == s->capacity) {
+        size_t capacity = s->capacity ? s->capacity * 2 : 64;
+        uint32_t *grown = realloc(s->items, capacity * sizeof(*grown));
+        if (!grown)
+            return -1;
+        s->items = grown;
+        s->capacity = capacity;
+    }
+    s->items[s->count++] = value;
+    return 0;
+}
+
+int jp_tree_merge(jp_tree *into, const jp_tree *from)
+{
+    /* Pairs (node in from, matching node in into), kept as two parallel stacks. */
+    index_stack pending_from = {0}, pending_into = {0};
+    int result = 0;
+    if (!from->nodes || from->count == 0)
+        return 0;
+    if (push_index(&pending_from, JP_ROOT) || push_index(&pending_into, JP_ROOT))
+        result = -1;
+    while (result == 0 && pending_from.count > 0) {
+        uint32_t f = pending_from.items[--pending_from.count];
+        uint32_t t = pending_into.items[--pending_into.count];
+        for (uint32_t c = from->nodes[f].first_child; c != JP_NO_NODE; c = from->nodes[c].next_sibling) {
+            const jp_node *source = &from->nodes[c];
+            uint32_t target = jp_tree_child(into, t, source->method);
+            if (target == JP_NO_NODE || push_index(&pending_from, c) || push_index(&pending_into, target)) {
+                result = -1;
+                break;
+            }
+            into->nodes[target].calls += source->calls;
+            into->nodes[target].self += source->self;
+            into->nodes[target].total += source->total;
+        }
+    }
+    free(pending_from.items);
+    free(pending_into.items);
+    return result;
+}
+
+void jp_tree_sum_root(jp_tree *tree)
+{
+    if (!tree->nodes)
+        return;
+    jp_node *root = &tree->nodes[JP_ROOT];
+    root->total = root->calls = 0;
+    for (uint32_t c = root->first_child; c != JP_NO_NODE; c = tree->nodes[c].next_sibling) {
+        root->total += tree->nodes[c].total;
+        root->calls += tree->nodes[c].calls;
+    }
+}
+
+int jp_tree_walk(const jp_tree *tree, jp_tree_visitor visit, void *context)
+{
+    index_stack path = {0};
+    int result = 0;
+    if (!tree->nodes)
+        return 0;
+    uint32_t node = tree->nodes[JP_ROOT].first_child;
+    while (node != JP_NO_NODE && result == 0) {
+        if (push_index(&path, node)) {
+            result = -1;
+            break;
+        }
+        result = visit(tree, path.items, path.count, context);
+        if (result)
+            break;
+        /* Next: the first child, else the next sibling of the nearest node that has one. */
+        if (tree->nodes[node].first_child != JP_NO_NODE) {
+            node = tree->nodes[node].first_child;
+            continue;
+        }
+        node = JP_NO_NODE;
+        while (path.count > 0 && node == JP_NO_NODE)
+            node = tree->nodes[path.items[--path.count]].next_sibling;
+    }
+    free(path.items);
+    return result;
+}

@@ -1,0 +1,59 @@
+/*
+ * tree.h - a tree of call paths (a trie of MethodIDs) with weights per node.
+ *
+ * One structure serves both modes: a per-thread call tree (calls, inclusive and exclusive
+ * nanoseconds) and the sampler's stack profile (samples).  Node 0 is the root; it stands
+ * for "all frames" and carries no method.  Nodes live in one array addressed by index, so
+ * growing it (by doubling, the only allocation) never invalidates what callers hold, and a
+ * thread in its steady state allocates nothing.
+ */
+#ifndef JEVPROF_TREE_H
+#define JEVPROF_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jevmon.h"
+
+#define JP_ROOT 0u
+#define JP_NO_NODE UINT32_MAX /* a node that could not be allocated; its subtree is not recorded */
+
+typedef struct jp_node {
+    MethodID method;
+    uint32_t parent;
+    uint32_t first_child;
+    uint32_t next_sibling;
+    uint64_t calls; /* times the frame was entered (call mode) */
+    uint64_t self;  /* exclusive weight: nanoseconds or samples */
+    uint64_t total; /* inclusive weight */
+} jp_node;
+
+typedef struct jp_tree {
+    jp_node *nodes;
+    uint32_t count;
+    uint32_t capacity;
+} jp_tree;
+
+/* 0 on success, -1 when out of memory. */
+int jp_tree_init(jp_tree *tree);
+void jp_tree_free(jp_tree *tree);
+
+/* The child of parent for method, added when missing; JP_NO_NODE when parent is JP_NO_NODE or
+ * memory runs out.  A found child moves to the front of its siblings, so hot calls are found first. */
+uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method);
+
+/* Adds one stack, outermost frame first: total += weight along the path, self += weight at its end. */
+int jp_tree_add_stack(jp_tree *tree, const MethodID *frames, size_t count, uint64_t weight);
+
+/* Adds every node of from to the node with the same path in into.  0, or -1 out of memory. */
+int jp_tree_merge(jp_tree *into, const jp_tree *from);
+
+/* The root's weights, which nothing records directly: the sums over its children. */
+void jp_tree_sum_root(jp_tree *tree);
+
+/* Depth-first walk, parents before children.  path[0..depth-1] are the node indices from the
+ * root's child down to the node.  Returns the visitor's first non-zero result, or 0. */
+typedef int (*jp_tree_visitor)(const jp_tree *tree, const uint32_t *path, size_t depth, void *context);
+int jp_tree_walk(const jp_tree *tree, jp_tree_visitor visit, void *context);
+
+#endif /* JEVPROF_TREE_H */
