@@ -46,6 +46,7 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     caps->can_get_source_file_name = 1;
     caps->can_get_line_numbers = 1;
     caps->can_get_bytecodes = 1;
+    caps->can_get_monitor_info = 1; /* GetMonitorUsage */
     if (categories & (METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND)) {
         caps->can_generate_method_entry_events = 1;
         caps->can_generate_method_exit_events = 1;
