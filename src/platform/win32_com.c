@@ -58,7 +58,9 @@ static int dll_exists(const char *path)
     return found;
 }
 
-/* The why text of a failed activation: the CLSID, what its registration says, the HRESULT. */
+/* The why text of a failed activation: the CLSID, the cause, and what the registration says.
+ * A registered DLL that is not there is the cause whatever the HRESULT (Wine reports it as
+ * E_ACCESSDENIED, Windows as ERROR_MOD_NOT_FOUND). */
 static void describe_failure(const CLSID *clsid, HRESULT hr, char *why, size_t why_len)
 {
     char clsid_text[JV_GUID_TEXT_SIZE], key[64], buf[256], *server = NULL;
@@ -68,16 +70,15 @@ static void describe_failure(const CLSID *clsid, HRESULT hr, char *why, size_t w
     unsigned long code = (unsigned long)hr;
 
     plat_reg_status st = plat_reg_get_string(PLAT_HKCR, key, NULL, &server);
-    if (st == PLAT_REG_NOT_FOUND)
-        snprintf(why, why_len, "class %s is not registered as an in-process server (no HKCR\\%s): 0x%08lX %s",
-                 clsid_text, key, code, meaning);
-    else if (st == PLAT_REG_OK && !dll_exists(server))
-        snprintf(why, why_len, "class %s: InprocServer32 DLL not found: %s: 0x%08lX %s", clsid_text, server, code,
+    if (st == PLAT_REG_OK && !dll_exists(server))
+        snprintf(why, why_len, "class %s: InprocServer32 DLL not found: %s (0x%08lX %s)", clsid_text, server, code,
                  meaning);
     else if (st == PLAT_REG_OK)
-        snprintf(why, why_len, "class %s (InprocServer32 %s): 0x%08lX %s", clsid_text, server, code, meaning);
+        snprintf(why, why_len, "class %s: %s (0x%08lX); InprocServer32 is %s", clsid_text, meaning, code, server);
+    else if (st == PLAT_REG_NOT_FOUND)
+        snprintf(why, why_len, "class %s: %s (0x%08lX); there is no HKCR\\%s", clsid_text, meaning, code, key);
     else
-        snprintf(why, why_len, "class %s: 0x%08lX %s", clsid_text, code, meaning);
+        snprintf(why, why_len, "class %s: %s (0x%08lX)", clsid_text, meaning, code);
     free(server);
 }
 
