@@ -149,6 +149,30 @@ START_TEST(logmon_self_registered_logs_every_method_call_by_name)
 }
 END_TEST
 
+START_TEST(logmon_takes_its_categories_from_its_registry_key)
+{
+    const char *args[] = {NULL};
+    samplerun s;
+    samplerun_result r;
+    samplerun_begin(&s);
+    samplerun_register_class(&s, LOGMON_CLSID, "logmon");
+    samplerun_add_reg_file(&s, "registry/logmon.reg");
+    samplerun_write_reg_file(&s, "events.reg",
+                             "Windows Registry Editor Version 5.00\n\n"
+                             "[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\logmon]\n"
+                             "\"Events\"=dword:00000100\n");
+    samplerun_java(&s, jdks[_i], 1, NULL, args, &r);
+    check_unchanged(jdks[_i], args, &r);
+    ck_assert_msg(lines_with(r.logmon, "Initialize class=SampleWorkload", "requested_events=0x100") == 1, "%s",
+                  r.logmon);
+    ck_assert_int_ge(threads_created_and_destroyed(r.logmon), 1);
+    ck_assert_int_eq(lines_with(r.logmon, "JVM_EVENT_TYPE_CLASS_LOAD", ""), 0);
+    ck_assert_int_eq(lines_with(r.logmon, "JVM_EVENT_TYPE_GC_", ""), 0);
+    samplerun_free(&r);
+    samplerun_end(&s);
+}
+END_TEST
+
 /* ---- callcount ---------------------------------------------------------------------------- */
 
 /* The counts file: a '#' line, then "count name" lines, most calls first. */
@@ -231,6 +255,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, logmon_registered_by_reg_files_logs_classes_threads_gc_exceptions_shutdown, 0, jdk_count);
     tcase_add_loop_test(tc, logmon_self_registered_logs_every_method_call_by_name, 0, jdk_count);
+    tcase_add_loop_test(tc, logmon_takes_its_categories_from_its_registry_key, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_counts_recursive_calls_exactly, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_fast_gets_its_init_options_and_still_counts_exactly, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_self_registered_counts_exactly, 0, jdk_count);

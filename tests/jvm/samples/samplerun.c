@@ -95,6 +95,19 @@ void samplerun_add_reg_file(samplerun *s, const char *repo_relative)
     snprintf(s->files[s->file_count++], PATH_MAX, "%.*s", PATH_MAX - 1, samplerun_src_path(repo_relative));
 }
 
+void samplerun_write_reg_file(samplerun *s, const char *name, const char *text)
+{
+    if (s->file_count == SAMPLERUN_MAX_FILES)
+        abort();
+    char path[PATH_MAX];
+    in_dir(s, name, path, sizeof(path));
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0)
+        abort();
+    fclose(f);
+    memcpy(s->files[s->file_count++], path, sizeof(path));
+}
+
 /* In a child about to exec: the run's registry, and nothing inherited that would change what runs. */
 static void use_registry(const samplerun *s)
 {

@@ -42,6 +42,8 @@ const char *samplerun_sample_path(const char *sample);
 void samplerun_register_class(samplerun *s, const char *clsid, const char *sample);
 /* Adds a .reg file (path relative to the repository) to the run's read-only files. */
 void samplerun_add_reg_file(samplerun *s, const char *repo_relative);
+/* Writes a .reg file of the given text into the run's directory and adds it to the read-only files. */
+void samplerun_write_reg_file(samplerun *s, const char *name, const char *text);
 /* Runs `<build>/jevmon-regsvr <sample .so>` against the run's registry; its exit code. */
 int samplerun_regsvr(samplerun *s, const char *sample);
 /* The run's system.reg as text ("" if there is none); free() it. */
