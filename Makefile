@@ -79,7 +79,9 @@ $(foreach t,win64 win32,$(eval $(t)_CFLAGS := $(WIN_CFLAGS)) \
   $(eval $(t)_AGENT := jevmon.dll) \
   $(eval $(t)_CHECK_CFLAGS := -I$(BUILD)/deps/check-$(t)/include) \
   $(eval $(t)_CHECK_LIBS := -L$(BUILD)/deps/check-$(t)/lib -lcheck -static -lpthread) \
-  $(eval $(t)_TESTDIRS := tests/unit tests/win))
+  $(eval $(t)_TESTDIRS := tests/unit tests/win) \
+  $(eval $(t)_TEST_CFLAGS := -Wno-format))
+# (Check's assertion macros print with C99 formats, which GCC checks against msvcrt's printf on MinGW.)
 
 WHOLE := -Wl,--whole-archive
 NO_WHOLE := -Wl,--no-whole-archive
@@ -93,16 +95,20 @@ def_of = $(wildcard $(1)/*.def)
 define target_rules
 $(2)/obj/%.o: %.c
 	@mkdir -p $$(@D)
-	$$($(1)_CC) $$($(1)_CFLAGS) $$($(3)) $$($(1)_CHECK_CFLAGS) -MMD -MP -c $$< -o $$@
+	$$($(1)_CC) $$($(1)_CFLAGS) $$($(3)) $$($(1)_CHECK_CFLAGS) $$(TEST_CFLAGS) -MMD -MP -c $$< -o $$@
 $(2)/obj/%.o: %.cpp
 	@mkdir -p $$(@D)
 	$$($(1)_CXX) $$($(1)_CXXFLAGS) $$($(3)) -MMD -MP -c $$< -o $$@
+
+$(2)/obj/tests/%.o: TEST_CFLAGS := $$($(1)_TEST_CFLAGS)
 
 $(2)/libjevplat.a: $$(patsubst %.c,$(2)/obj/%.o,$$($(1)_PLAT))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
 $(2)/libjevsdk.a: $$(patsubst %.c,$(2)/obj/%.o,$$(SDK_SRC))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
 $(2)/libjevagent.a: $$(patsubst %.c,$(2)/obj/%.o,$$(AGENT_SRC))
+	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
+$(2)/libjevprof.a: $$(patsubst %.c,$(2)/obj/%.o,$$(MONITOR_SRC))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
 -include $$(shell find $(2)/obj -name '*.d' 2>/dev/null)
 endef
@@ -149,14 +155,16 @@ $(BUILD)/$(1)/$(basename $(notdir $(2))): $(BUILD)/$(1)/obj/$(basename $(2)).o $
 	$$($(1)_CC) -o $$@ $$^ $($(1)_SYSLIBS)
 endef
 
+# $(call jevprof_lib,test source,output dir): jevprof's objects, for its own suites (test_jevprof_*).
+jevprof_lib = $(if $(filter test_jevprof_%,$(basename $(notdir $(1)))),$(2)/libjevprof.a)
 # Test suites: $(1) target, $(2) output dir of that build, $(3) extra flags; one program per file
 define test_rule
 $(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
     $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))$(patsubst test_%,%,$(basename $(notdir $(4))))/*.c)) \
     $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))support/*.c)) \
-    $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
+    $(call jevprof_lib,$(4),$(2)) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
 	@mkdir -p $$(@D)
-	$$($(1)_CC) $$($(3)) -o $$@ $$(filter %.o,$$^) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
+	$$($(1)_CC) $$($(3)) -o $$@ $$(filter %.o,$$^) $(call jevprof_lib,$(4),$(2)) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
 	  $$($(1)_CHECK_LIBS) $$($(1)_SYSLIBS)
 endef
 define test_rules

@@ -162,11 +162,13 @@ static void teardown(void)
 static char *load_and_run(DWORD deliverable)
 {
     jv_monitor_specs specs;
+    ck_assert(SUCCEEDED(plat_com_init()));
     jv_discover_monitors(&specs);
     jv_monitors_create(&specs, deliverable, JVM_STATE_INTERPRETER_ENABLED | JVM_STATE_JIT_COMPILER_ENABLED);
     jv_monitor_specs_free(&specs);
     jv_monitors_initialize("Main");
     jv_monitors_shutdown();
+    plat_com_uninit();
     return read_file(log_path);
 }
 
