@@ -1,0 +1,201 @@
+/*
+ * test_jevprof_tree.c - jevprof's data structures: the call-path tree (children, stacks,
+ * merging, walk order), per-method rollups (recursion counted once) and the ID map.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "../../monitor/idmap.h"
+#include "../../monitor/rollup.h"
+#include "../../monitor/tree.h"
+
+START_TEST(child_is_found_again_and_moves_to_front)
+{
+    jp_tree t;
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    uint32_t a = jp_tree_child(&t, JP_ROOT, 10), b = jp_tree_child(&t, JP_ROOT, 20);
+    ck_assert_uint_ne(a, b);
+    ck_assert_uint_eq(t.nodes[JP_ROOT].first_child, b);
+    ck_assert_uint_eq(jp_tree_child(&t, JP_ROOT, 10), a);
+    ck_assert_uint_eq(t.nodes[JP_ROOT].first_child, a); /* found: moved to the front */
+    ck_assert_uint_eq(t.nodes[a].next_sibling, b);
+    ck_assert_uint_eq(t.nodes[b].next_sibling, JP_NO_NODE);
+    ck_assert_uint_eq(t.count, 3);
+    ck_assert_uint_eq(jp_tree_child(&t, JP_NO_NODE, 10), JP_NO_NODE);
+    jp_tree_free(&t);
+}
+END_TEST
+
+START_TEST(growing_keeps_every_node)
+{
+    jp_tree t;
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    uint32_t node = JP_ROOT;
+    for (MethodID m = 1; m <= 5000; m++) /* a chain deeper than the initial pool */
+        node = jp_tree_child(&t, node, m);
+    ck_assert_uint_eq(t.count, 5001);
+    uint32_t depth = 0;
+    for (uint32_t n = node; n != JP_ROOT; n = t.nodes[n].parent)
+        ck_assert_uint_eq(t.nodes[n].method, 5000 - depth++);
+    ck_assert_uint_eq(depth, 5000);
+    jp_tree_free(&t);
+}
+END_TEST
+
+START_TEST(stacks_add_total_along_the_path_and_self_at_the_end)
+{
+    jp_tree t;
+    const MethodID ab[] = {1, 2}, abc[] = {1, 2, 3};
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    ck_assert_int_eq(jp_tree_add_stack(&t, abc, 3, 1), 0);
+    ck_assert_int_eq(jp_tree_add_stack(&t, abc, 3, 1), 0);
+    ck_assert_int_eq(jp_tree_add_stack(&t, ab, 2, 5), 0);
+    uint32_t a = jp_tree_child(&t, JP_ROOT, 1), b = jp_tree_child(&t, a, 2), c = jp_tree_child(&t, b, 3);
+    ck_assert_uint_eq(t.nodes[a].total, 7);
+    ck_assert_uint_eq(t.nodes[a].self, 0);
+    ck_assert_uint_eq(t.nodes[b].total, 7);
+    ck_assert_uint_eq(t.nodes[b].self, 5);
+    ck_assert_uint_eq(t.nodes[c].total, 2);
+    ck_assert_uint_eq(t.nodes[c].self, 2);
+    jp_tree_sum_root(&t);
+    ck_assert_uint_eq(t.nodes[JP_ROOT].total, 7);
+    jp_tree_free(&t);
+}
+END_TEST
+
+START_TEST(merge_adds_matching_paths)
+{
+    jp_tree x, y;
+    const MethodID p1[] = {1, 2}, p2[] = {1, 3}, p3[] = {4};
+    ck_assert_int_eq(jp_tree_init(&x), 0);
+    ck_assert_int_eq(jp_tree_init(&y), 0);
+    jp_tree_add_stack(&x, p1, 2, 1);
+    jp_tree_add_stack(&y, p1, 2, 2);
+    jp_tree_add_stack(&y, p2, 2, 3);
+    jp_tree_add_stack(&y, p3, 1, 4);
+    ck_assert_int_eq(jp_tree_merge(&x, &y), 0);
+    uint32_t a = jp_tree_child(&x, JP_ROOT, 1);
+    ck_assert_uint_eq(x.nodes[a].total, 6);
+    ck_assert_uint_eq(x.nodes[jp_tree_child(&x, a, 2)].self, 3);
+    ck_assert_uint_eq(x.nodes[jp_tree_child(&x, a, 3)].self, 3);
+    ck_assert_uint_eq(x.nodes[jp_tree_child(&x, JP_ROOT, 4)].self, 4);
+    ck_assert_uint_eq(x.count, 5);
+    jp_tree_free(&x);
+    jp_tree_free(&y);
+}
+END_TEST
+
+typedef struct visit_log {
+    MethodID methods[16];
+    size_t depths[16];
+    int count;
+} visit_log;
+
+static int log_visit(const jp_tree *tree, const uint32_t *path, size_t depth, void *context)
+{
+    visit_log *log = context;
+    log->methods[log->count] = tree->nodes[path[depth - 1]].method;
+    log->depths[log->count++] = depth;
+    return 0;
+}
+
+START_TEST(walk_visits_parents_before_children_with_their_path)
+{
+    jp_tree t;
+    const MethodID p1[] = {1, 2, 3}, p2[] = {4};
+    visit_log log = {{0}, {0}, 0};
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    jp_tree_add_stack(&t, p1, 3, 1);
+    jp_tree_add_stack(&t, p2, 1, 1);
+    ck_assert_int_eq(jp_tree_walk(&t, log_visit, &log), 0);
+    ck_assert_int_eq(log.count, 4);
+    /* 4 was added last, so it is the root's first child */
+    ck_assert_uint_eq(log.methods[0], 4);
+    ck_assert_uint_eq(log.depths[0], 1);
+    ck_assert_uint_eq(log.methods[1], 1);
+    ck_assert_uint_eq(log.methods[2], 2);
+    ck_assert_uint_eq(log.depths[2], 2);
+    ck_assert_uint_eq(log.methods[3], 3);
+    ck_assert_uint_eq(log.depths[3], 3);
+    jp_tree_free(&t);
+}
+END_TEST
+
+static const jp_method_stats *stats_for(const jp_rollup *r, MethodID method)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (r->methods[i].method == method)
+            return &r->methods[i];
+    return NULL;
+}
+
+START_TEST(rollup_counts_recursive_totals_once)
+{
+    jp_tree t;
+    jp_rollup r;
+    /* main(1) -> fib(2) -> fib(2) -> fib(2), and main -> other(3) */
+    const MethodID deep[] = {1, 2, 2, 2}, mid[] = {1, 2, 2}, other[] = {1, 3};
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    jp_tree_add_stack(&t, deep, 4, 10);
+    jp_tree_add_stack(&t, mid, 3, 5);
+    jp_tree_add_stack(&t, other, 2, 1);
+    ck_assert_int_eq(jp_rollup_build(&r, &t), 0);
+    ck_assert_uint_eq(r.count, 3);
+    const jp_method_stats *fib = stats_for(&r, 2), *main_ = stats_for(&r, 1);
+    ck_assert_ptr_nonnull(fib);
+    ck_assert_uint_eq(fib->self, 15);
+    ck_assert_uint_eq(fib->total, 15); /* not 15 + 15 + 10 */
+    ck_assert_uint_eq(main_->total, 16);
+    ck_assert_uint_eq(main_->self, 0);
+    jp_rollup_sort_by_self(&r);
+    ck_assert_uint_eq(r.methods[0].method, 2);
+    jp_rollup_sort_by_total(&r);
+    ck_assert_uint_eq(r.methods[0].method, 1);
+    jp_rollup_free(&r);
+    jp_tree_free(&t);
+}
+END_TEST
+
+START_TEST(idmap_inserts_finds_and_removes_across_collisions)
+{
+    jp_idmap map = {0};
+    for (UniqueID id = 16; id <= 16 * 1000; id += 16) {
+        jp_idmap_entry *e = jp_idmap_insert(&map, id);
+        ck_assert_ptr_nonnull(e);
+        e->value = id * 2;
+    }
+    ck_assert_uint_eq(map.count, 1000);
+    ck_assert_ptr_null(jp_idmap_insert(&map, 0));
+    for (UniqueID id = 16; id <= 16 * 1000; id += 32)
+        ck_assert_uint_eq(jp_idmap_remove(&map, id), id * 2);
+    ck_assert_uint_eq(map.count, 500);
+    for (UniqueID id = 16; id <= 16 * 1000; id += 16) {
+        jp_idmap_entry *e = jp_idmap_find(&map, id);
+        if ((id / 16) % 2)
+            ck_assert_ptr_null(e);
+        else
+            ck_assert_uint_eq(e->value, id * 2);
+    }
+    ck_assert_uint_eq(jp_idmap_remove(&map, 12345), 0);
+    jp_idmap_free(&map);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("jevprof_tree");
+    TCase *tc = tcase_create("tree");
+    tcase_add_test(tc, child_is_found_again_and_moves_to_front);
+    tcase_add_test(tc, growing_keeps_every_node);
+    tcase_add_test(tc, stacks_add_total_along_the_path_and_self_at_the_end);
+    tcase_add_test(tc, merge_adds_matching_paths);
+    tcase_add_test(tc, walk_visits_parents_before_children_with_their_path);
+    tcase_add_test(tc, rollup_counts_recursive_totals_once);
+    tcase_add_test(tc, idmap_inserts_finds_and_removes_across_collisions);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,286 @@
+/*
+ * test_jevprof_writers.c - jevprof's outputs from a known tree: display names, the
+ * collapsed-stacks file (parsed back: paths and counts), the HTML flame graph (its data,
+ * escaping, and nothing fetched from outside), and the text report.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../monitor/collapsed.h"
+#include "../../monitor/flame.h"
+#include "../../monitor/javaname.h"
+#include "../../monitor/report.h"
+
+enum { MAIN = 1, WORK, HOT, COLD, ODD };
+
+static const char *test_name(void *context, MethodID method)
+{
+    (void)context;
+    switch (method) {
+    case MAIN: return "demo.Main.main";
+    case WORK: return "demo.Main.work";
+    case HOT: return "demo.Main.hot";
+    case COLD: return "demo.Main.cold";
+    case ODD: return "demo.Odd.<init>&\"quoted\"</script>";
+    default: return "?";
+    }
+}
+
+static jp_tree tree;
+
+/* main -> work -> hot: 70 samples; main -> work -> cold: 20; main -> work: 5; main: 5 */
+static void setup(void)
+{
+    const MethodID hot[] = {MAIN, WORK, HOT}, cold[] = {MAIN, WORK, COLD}, work[] = {MAIN, WORK}, main_[] = {MAIN};
+    ck_assert_int_eq(jp_tree_init(&tree), 0);
+    jp_tree_add_stack(&tree, hot, 3, 70);
+    jp_tree_add_stack(&tree, cold, 3, 20);
+    jp_tree_add_stack(&tree, work, 2, 5);
+    jp_tree_add_stack(&tree, main_, 1, 5);
+    jp_tree_sum_root(&tree);
+}
+
+static void teardown(void)
+{
+    jp_tree_free(&tree);
+}
+
+/* Everything written to f, as a string (free it). */
+static char *contents(FILE *f)
+{
+    long size = ftell(f);
+    ck_assert_int_ge(size, 0);
+    char *text = malloc((size_t)size + 1);
+    rewind(f);
+    ck_assert_uint_eq(fread(text, 1, (size_t)size, f), (size_t)size);
+    text[size] = '\0';
+    return text;
+}
+
+START_TEST(display_names_drop_signature_and_slashes)
+{
+    char out[64];
+    jp_display_name("java/lang/Object.hashCode()I", out, sizeof(out));
+    ck_assert_str_eq(out, "java.lang.Object.hashCode");
+    jp_display_name("Workload$Worker.run()V", out, sizeof(out));
+    ck_assert_str_eq(out, "Workload$Worker.run");
+    jp_display_name("pkg/A.<init>(Ljava/lang/String;)V", out, sizeof(out));
+    ck_assert_str_eq(out, "pkg.A.<init>");
+    jp_display_name("noSignature", out, sizeof(out));
+    ck_assert_str_eq(out, "noSignature");
+    jp_display_name("bad;name\n.x()V", out, sizeof(out));
+    ck_assert_str_eq(out, "bad_name_.x");
+    jp_display_name("a/very/long/package/Name.method()V", out, 10);
+    ck_assert_str_eq(out, "a.very.lo");
+}
+END_TEST
+
+START_TEST(collapsed_lines_parse_back_to_the_tree)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(jp_collapsed_write(f, &tree, 1, test_name, NULL), 0);
+    char *text = contents(f);
+    unsigned long long sum = 0;
+    int lines = 0, hot_seen = 0;
+    for (char *line = text, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        ck_assert_ptr_nonnull(end); /* every line ends with a newline */
+        *end = '\0';
+        char *space = strrchr(line, ' ');
+        ck_assert_ptr_nonnull(space);
+        *space = '\0';
+        unsigned long long count = strtoull(space + 1, NULL, 10);
+        ck_assert_uint_gt(count, 0);
+        ck_assert_msg(strncmp(line, "demo.Main.main", 14) == 0, "root first: %s", line);
+        if (strcmp(line, "demo.Main.main;demo.Main.work;demo.Main.hot") == 0)
+            hot_seen = (count == 70);
+        sum += count;
+        lines++;
+    }
+    ck_assert_int_eq(lines, 4);
+    ck_assert(hot_seen);
+    ck_assert_uint_eq(sum, tree.nodes[JP_ROOT].total);
+    free(text);
+    fclose(f);
+}
+END_TEST
+
+START_TEST(collapsed_divides_and_drops_zero_lines)
+{
+    FILE *f = tmpfile();
+    ck_assert_int_eq(jp_collapsed_write(f, &tree, 10, test_name, NULL), 0);
+    char *text = contents(f);
+    ck_assert_ptr_nonnull(strstr(text, "demo.Main.main;demo.Main.work;demo.Main.hot 7\n"));
+    ck_assert_ptr_nonnull(strstr(text, "demo.Main.main;demo.Main.work 1\n")); /* 5/10 rounds to 1 */
+    free(text);
+    fclose(f);
+}
+END_TEST
+
+START_TEST(flame_graph_is_self_contained_and_holds_the_data)
+{
+    const MethodID odd[] = {MAIN, ODD};
+    jp_tree_add_stack(&tree, odd, 2, 1);
+    FILE *f = tmpfile();
+    ck_assert_int_eq(jp_flame_write(f, &tree, "test <profile>", "samples", 1, test_name, NULL), 0);
+    char *html = contents(f);
+    ck_assert_ptr_nonnull(strstr(html, "<!DOCTYPE html>"));
+    ck_assert_ptr_nonnull(strstr(html, "\"demo.Main.hot\""));
+    ck_assert_ptr_nonnull(strstr(html, "id=\"search\""));
+    ck_assert_ptr_nonnull(strstr(html, "onclick"));
+    /* nothing from outside the file */
+    ck_assert_ptr_null(strstr(html, "http:"));
+    ck_assert_ptr_null(strstr(html, "https:"));
+    ck_assert_ptr_null(strstr(html, "src="));
+    ck_assert_ptr_null(strstr(html, "href"));
+    ck_assert_ptr_null(strstr(html, "@import"));
+    ck_assert_ptr_null(strstr(html, "url("));
+    /* a name cannot end the script: <, >, & and quotes are escaped */
+    ck_assert_ptr_nonnull(strstr(html, "demo.Odd.\\u003cinit\\u003e\\u0026\\u0022quoted\\u0022\\u003c/script\\u003e"));
+    ck_assert_ptr_nonnull(strstr(html, "test \\u003cprofile\\u003e"));
+    const char *script_end = strstr(html, "</script>");
+    ck_assert_ptr_nonnull(script_end);
+    ck_assert_ptr_null(strstr(script_end + 1, "</script>"));
+    /* the tree: the root holds everything (101), nested arrays balance */
+    ck_assert_ptr_nonnull(strstr(html, "\"root\":[-1,101,0,["));
+    const char *data = strstr(html, "var DATA = ");
+    int depth = 0, max_depth = 0;
+    for (const char *p = data; *p && *p != ';'; p++) {
+        depth += (*p == '[') - (*p == ']');
+        max_depth = depth > max_depth ? depth : max_depth;
+        ck_assert_int_ge(depth, 0);
+    }
+    ck_assert_int_eq(depth, 0);
+    ck_assert_int_eq(max_depth, 2 * 4); /* the root and 3 levels, each [name, total, self, [children]] */
+    free(html);
+    fclose(f);
+}
+END_TEST
+
+START_TEST(flame_graph_of_an_empty_profile_is_valid)
+{
+    jp_tree empty;
+    ck_assert_int_eq(jp_tree_init(&empty), 0);
+    FILE *f = tmpfile();
+    ck_assert_int_eq(jp_flame_write(f, &empty, "nothing", "samples", 1, test_name, NULL), 0);
+    char *html = contents(f);
+    ck_assert_ptr_nonnull(strstr(html, "\"names\":[],\"root\":[-1,0,0,[]]}"));
+    free(html);
+    fclose(f);
+    jp_tree_free(&empty);
+}
+END_TEST
+
+static jp_report report_of(jp_config *config, jp_summary *summary, jp_sampler_counts *counts)
+{
+    jp_report r = {0};
+    jp_config_defaults(config);
+    config->top = 3;
+    r.program = "demo/Main";
+    r.config = config;
+    r.seconds = 2.5;
+    r.samples = &tree;
+    r.sample_counts = counts;
+    r.sampling_seconds = 2.0;
+    r.summary = summary;
+    r.name = test_name;
+    return r;
+}
+
+static char *line_sink_text;
+static void collect_line(void *context, const char *line)
+{
+    (void)context;
+    size_t old = line_sink_text ? strlen(line_sink_text) : 0;
+    line_sink_text = realloc(line_sink_text, old + strlen(line) + 2);
+    strcpy(line_sink_text + old, line);
+    strcat(line_sink_text, "\n");
+}
+
+START_TEST(report_lists_top_methods_paths_and_summary)
+{
+    jp_config config;
+    jp_summary summary;
+    jp_sampler_counts counts = {200, 100, 50, 0, 0, 0};
+    jp_exception_count thrown[] = {{"java.lang.IllegalStateException", 7}};
+    memset(&summary, 0, sizeof(summary));
+    summary.classes_loaded = 42;
+    summary.gc_count = 3;
+    summary.gc_ns = 4500000;
+    summary.threads_created = 9;
+    summary.threads_max_live = 8;
+    summary.exceptions_thrown = 7;
+    summary.exceptions = thrown;
+    summary.exception_classes = 1;
+    jp_report r = report_of(&config, &summary, &counts);
+    FILE *f = tmpfile();
+    ck_assert_int_eq(jp_report_write(f, &r), 0);
+    char *text = contents(f);
+    ck_assert_ptr_nonnull(strstr(text, "Program: demo/Main"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 methods by self samples"));
+    const char *by_self = strstr(text, "Top 3 methods by self samples");
+    const char *first = strstr(by_self, "demo.Main.hot"), *second = strstr(by_self, "demo.Main.cold");
+    ck_assert_ptr_nonnull(first);
+    ck_assert(first < second);
+    ck_assert_ptr_nonnull(strstr(text, "70  70.00%"));
+    ck_assert_ptr_nonnull(strstr(text, "demo.Main.main > demo.Main.work > demo.Main.hot\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Classes loaded: 42"));
+    ck_assert_ptr_nonnull(strstr(text, "Garbage collections: 3, 4.500 ms"));
+    ck_assert_ptr_nonnull(strstr(text, "at most 8 live"));
+    ck_assert_ptr_nonnull(strstr(text, "java.lang.IllegalStateException"));
+    ck_assert_ptr_nonnull(strstr(text, "100.0 per second"));
+    ck_assert_ptr_null(strstr(text, "\nCalls\n"));
+    free(text);
+    fclose(f);
+    jp_report_top_lines(&r, 2, collect_line, NULL);
+    ck_assert_str_eq(line_sink_text, " 70.00% self  demo.Main.hot\n 20.00% self  demo.Main.cold\n");
+    free(line_sink_text);
+    line_sink_text = NULL;
+}
+END_TEST
+
+START_TEST(report_of_call_time_shows_milliseconds_and_calls)
+{
+    jp_config config;
+    jp_summary summary;
+    jp_sampler_counts counts = {0};
+    memset(&summary, 0, sizeof(summary));
+    jp_report r = report_of(&config, &summary, &counts);
+    config.mode = JP_MODE_CALLS;
+    tree.nodes[jp_tree_child(&tree, JP_ROOT, MAIN)].calls = 1;
+    r.samples = NULL;
+    r.calls = &tree; /* weights read as nanoseconds */
+    FILE *f = tmpfile();
+    ck_assert_int_eq(jp_report_write(f, &r), 0);
+    char *text = contents(f);
+    ck_assert_ptr_nonnull(strstr(text, "Mode: calls\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 methods by self time"));
+    ck_assert_ptr_nonnull(strstr(text, "0.000 ms"));
+    ck_assert_ptr_null(strstr(text, "\nSamples\n"));
+    free(text);
+    fclose(f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("jevprof_writers");
+    TCase *tc = tcase_create("writers");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, display_names_drop_signature_and_slashes);
+    tcase_add_test(tc, collapsed_lines_parse_back_to_the_tree);
+    tcase_add_test(tc, collapsed_divides_and_drops_zero_lines);
+    tcase_add_test(tc, flame_graph_is_self_contained_and_holds_the_data);
+    tcase_add_test(tc, flame_graph_of_an_empty_profile_is_valid);
+    tcase_add_test(tc, report_lists_top_methods_paths_and_summary);
+    tcase_add_test(tc, report_of_call_time_shows_milliseconds_and_calls);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
