@@ -105,19 +105,13 @@ static int utf8_valid(const char *s, size_t n)
 
 static void utf8_put(buffer *out, uint32_t cp)
 {
-    unsigned char b[4];
-    size_t n;
-    if (cp < 0x80)
-        b[0] = (unsigned char)cp, n = 1;
-    else if (cp < 0x800)
-        b[0] = (unsigned char)(0xC0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
-    else if (cp < 0x10000)
-        b[0] = (unsigned char)(0xE0 | cp >> 12), b[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
-        b[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
-    else
-        b[0] = (unsigned char)(0xF0 | cp >> 18), b[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F)),
-        b[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)), b[3] = (unsigned char)(0x80 | (cp & 0x3F)), n = 4;
-    buf_add(out, b, n);
+    static const unsigned char lead[] = {0, 0x00, 0xC0, 0xE0, 0xF0}; /* by sequence length */
+    unsigned char bytes[4];
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    for (size_t k = n - 1; k > 0; k--, cp >>= 6)
+        bytes[k] = (unsigned char)(0x80 | (cp & 0x3F));
+    bytes[0] = (unsigned char)(lead[n] | cp);
+    buf_add(out, bytes, n);
 }
 
 static void utf16_put(buffer *out, uint32_t unit)
@@ -179,7 +173,7 @@ struct jv_reg_tree {
     jv_reg_key roots[2]; /* PLAT_HKLM, PLAT_HKCU */
 };
 
-/* strcasecmp is POSIX, and only ASCII letters fold (see regfile.h). */
+/* Folds ASCII letters only (see regfile.h), whatever the locale, unlike strcasecmp. */
 static int name_compare(const char *a, size_t a_len, const char *b, size_t b_len)
 {
     for (size_t i = 0; i < a_len && i < b_len; i++) {
@@ -302,6 +296,12 @@ static jv_reg_key *walk(jv_reg_key *from, const char *path, size_t len, int crea
     return key;
 }
 
+/* The hive's Software\Classes key, the home of HKEY_CLASSES_ROOT's keys. */
+static jv_reg_key *classes_of(jv_reg_tree *tree, plat_hive hive, int create)
+{
+    return walk(&tree->roots[hive], CLASSES_PATH, strlen(CLASSES_PATH), create);
+}
+
 /*
  * The key at path as a reader sees it: in HKLM or HKCU directly; for PLAT_HKCR the key
  * under HKCU\Software\Classes when it exists there, else the one under HKLM's.
@@ -315,11 +315,11 @@ static jv_reg_key *lookup(const jv_reg_tree *tree, plat_hive hive, const char *p
         return NULL;
     if (hive != PLAT_HKCR)
         return walk(&t->roots[hive], path, len, 0);
-    jv_reg_key *user = machine_only ? NULL : walk(&t->roots[PLAT_HKCU], CLASSES_PATH, strlen(CLASSES_PATH), 0);
+    jv_reg_key *user = machine_only ? NULL : classes_of(t, PLAT_HKCU, 0);
     jv_reg_key *found = user ? walk(user, path, len, 0) : NULL;
     if (found)
         return found;
-    jv_reg_key *machine = walk(&t->roots[PLAT_HKLM], CLASSES_PATH, strlen(CLASSES_PATH), 0);
+    jv_reg_key *machine = classes_of(t, PLAT_HKLM, 0);
     return machine ? walk(machine, path, len, 0) : NULL;
 }
 
@@ -331,9 +331,7 @@ const jv_reg_key *jv_reg_find_key(const jv_reg_tree *tree, plat_hive hive, const
 /* Where writes to hive go: HKCR is HKLM\Software\Classes. */
 static jv_reg_key *write_root(jv_reg_tree *tree, plat_hive hive)
 {
-    if (hive == PLAT_HKCR)
-        return walk(&tree->roots[PLAT_HKLM], CLASSES_PATH, strlen(CLASSES_PATH), 1);
-    return &tree->roots[hive];
+    return hive == PLAT_HKCR ? classes_of(tree, PLAT_HKLM, 1) : &tree->roots[hive];
 }
 
 static jv_reg_value *value_in(const jv_reg_key *key, const char *name)
@@ -573,8 +571,7 @@ plat_reg_status jv_reg_delete_tree(jv_reg_tree *tree, plat_hive hive, const char
                len ? "the key path has an empty part" : "a hive itself cannot be deleted");
         return PLAT_REG_ERROR;
     }
-    jv_reg_key *root = hive == PLAT_HKCR ? walk(&tree->roots[PLAT_HKLM], CLASSES_PATH, strlen(CLASSES_PATH), 0)
-                                         : &tree->roots[hive];
+    jv_reg_key *root = hive == PLAT_HKCR ? classes_of(tree, PLAT_HKLM, 0) : &tree->roots[hive];
     return root && delete_key(root, path, len) ? PLAT_REG_OK : PLAT_REG_NOT_FOUND;
 }
 
