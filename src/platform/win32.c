@@ -124,9 +124,9 @@ char *plat_module_path(const void *addr)
 }
 
 /* ---- Locks ------------------------------------------------------------------------------- */
-/* An SRW lock taken exclusively: not recursive, like the default pthread mutex of POSIX. */
+/* A critical section: recursive, as plat_mutex is on POSIX too (a recursive pthread mutex). */
 struct plat_mutex {
-    SRWLOCK lock;
+    CRITICAL_SECTION section;
 };
 
 plat_mutex *plat_mutex_create(void)
@@ -136,23 +136,26 @@ plat_mutex *plat_mutex_create(void)
         jv_log("out of memory creating a mutex");
         return NULL;
     }
-    InitializeSRWLock(&m->lock);
+    InitializeCriticalSection(&m->section);
     return m;
 }
 
 void plat_mutex_destroy(plat_mutex *m)
 {
-    free(m); /* an SRW lock holds no resources */
+    if (!m)
+        return;
+    DeleteCriticalSection(&m->section);
+    free(m);
 }
 
 void plat_mutex_lock(plat_mutex *m)
 {
-    AcquireSRWLockExclusive(&m->lock);
+    EnterCriticalSection(&m->section);
 }
 
 void plat_mutex_unlock(plat_mutex *m)
 {
-    ReleaseSRWLockExclusive(&m->lock);
+    LeaveCriticalSection(&m->section);
 }
 
 /* ---- Threads ----------------------------------------------------------------------------- */

@@ -231,14 +231,16 @@ static plat_reg_status set_value(const char *caller, plat_hive hive, const char 
 {
     HKEY hk;
     WCHAR *wname;
-    plat_reg_status st = open_key(caller, hive, key, KEY_SET_VALUE, 1, &hk);
+    /* The name first: a name that cannot be written must not leave a new, empty key behind. */
+    plat_reg_status st = value_name(name, &wname);
     if (st != PLAT_REG_OK)
         return st;
-    st = value_name(name, &wname);
-    if (st == PLAT_REG_OK)
+    st = open_key(caller, hive, key, KEY_SET_VALUE, 1, &hk);
+    if (st == PLAT_REG_OK) {
         st = status_of(RegSetValueExW(hk, wname, 0, type, data, size), "cannot write", hive, key, name ? name : "");
+        RegCloseKey(hk);
+    }
     free(wname);
-    RegCloseKey(hk);
     return st;
 }
 
