@@ -86,7 +86,7 @@ unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data
 char *jv_reg_write(const jv_reg_tree *tree, plat_hive hive, size_t *size);
 
 /* ---- Reading ------------------------------------------------------------------------- */
-/* Key paths are relative to the hive, separated by backslashes; "" is the hive itself.
+/* Key paths are relative to the hive, separated by backslashes; "" (or NULL) is the hive itself.
  * A value name NULL or "" is the key's default value. */
 const jv_reg_key *jv_reg_find_key(const jv_reg_tree *tree, plat_hive hive, const char *path);
 const jv_reg_value *jv_reg_find_value(const jv_reg_key *key, const char *name);

@@ -6,6 +6,7 @@
  *                                                 else /etc/jevmon/system.reg
  *   HKCU:  $JEVMON_REGISTRY_USER, else ${XDG_CONFIG_HOME:-$HOME/.config}/jevmon/user.reg
  *   $JEVMON_REGISTRY_FILES: colon-separated files of any hive, merged last, never written.
+ * A variable set to "" counts as unset.
  *
  * A missing file is an empty one.  A file that someone other than root or this user
  * could have written (group- or world-writable, owned by another user, not a regular
@@ -372,6 +373,8 @@ plat_reg_status plat_reg_get_dword(plat_hive hive, const char *key, const char *
 
 plat_reg_status plat_reg_subkeys(plat_hive hive, const char *key, char ***names, size_t *count)
 {
+    *names = NULL; /* an empty list whatever happens, for callers that free it regardless */
+    *count = 0;
     const jv_reg_tree *tree = lock_tree(hive);
     if (!tree)
         return PLAT_REG_ERROR;
