@@ -25,6 +25,10 @@
 
 #include API_HEADER
 
+/* Also checked at build time, so that a target whose tests cannot run here (win32 without
+ * a 32-bit Wine) still proves the ID types pointer-sized. */
+_Static_assert(sizeof(UniqueID) == sizeof(void *), "UniqueID is not pointer-sized in " API_HEADER);
+
 #define FILL_IID(name) t->iids[API_IID_##name] = CAPTURED_IID(IID_##name);
 #define FILL_VTBL(iface) t->vtbl_sizes[API_VTBL_##iface] = sizeof(iface##Vtbl);
 #define FILL_SLOT(iface, method) t->slot_offsets[API_SLOT_##iface##_##method] = offsetof(iface##Vtbl, method);
