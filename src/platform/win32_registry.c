@@ -6,7 +6,6 @@
  * over HKLM\Software\Classes) and new keys land in HKLM\Software\Classes, as regsvr32's
  * do.  A 32-bit process sees the registry's 32-bit view, as the 32-bit COM runtime does.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
