@@ -408,6 +408,37 @@ START_TEST(read_only_directory_fails_cleanly)
 }
 END_TEST
 
+/* Readers on other threads see the value before or after each write, never a torn file. */
+static void read_many(void *arg)
+{
+    int *bad = arg;
+    for (int i = 0; i < 200; i++) {
+        char *value = NULL;
+        if (plat_reg_get_string(PLAT_HKLM, "K", "v", &value) != PLAT_REG_OK || strncmp(value, "value ", 6) != 0)
+            __atomic_add_fetch(bad, 1, __ATOMIC_SEQ_CST);
+        free(value);
+    }
+}
+
+START_TEST(concurrent_readers_and_a_writer)
+{
+    int bad = 0;
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, "K", "v", "value 0"), PLAT_REG_OK);
+    plat_thread *readers[4];
+    for (int i = 0; i < 4; i++)
+        ck_assert_ptr_nonnull(readers[i] = plat_thread_start(read_many, &bad));
+    for (int i = 1; i <= 50; i++) {
+        char value[32];
+        snprintf(value, sizeof(value), "value %d", i);
+        ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, "K", "v", value), PLAT_REG_OK);
+    }
+    for (int i = 0; i < 4; i++)
+        plat_thread_join(readers[i]);
+    ck_assert_int_eq(bad, 0);
+    assert_string(PLAT_HKLM, "K", "v", "value 50");
+}
+END_TEST
+
 /* ---- Malformed files ---------------------------------------------------------------------------- */
 
 START_TEST(malformed_lines_are_reported_once_and_block_rewrites)
@@ -547,6 +578,7 @@ static Suite *registry_suite(void)
     tcase_add_test(writes, writes_replace_the_file_atomically);
     tcase_add_test(writes, failed_write_leaves_the_file_alone);
     tcase_add_test(writes, read_only_directory_fails_cleanly);
+    tcase_add_test(writes, concurrent_readers_and_a_writer);
     tcase_add_test(writes, extra_files_merge_last_and_are_never_written);
     suite_add_tcase(s, writes);
     return s;
