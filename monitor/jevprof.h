@@ -12,6 +12,12 @@
 DEFINE_GUID(CLSID_JevProf, 0x75CDC682, 0xD602, 0x4669, 0xA5, 0x6F, 0x09, 0x79, 0x7A, 0xC9, 0xC4, 0x30);
 #define JP_CLSID_TEXT "{75CDC682-D602-4669-A56F-09797AC9C430}"
 
+/* The module's exports (module.c), declared for Linux, where no system header does. */
+STDAPI DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
+STDAPI DllCanUnloadNow(void);
+STDAPI DllRegisterServer(void);
+STDAPI DllUnregisterServer(void);
+
 /* Creates a jevprof monitor and returns its riid interface. */
 HRESULT jp_monitor_create(REFIID riid, void **ppv);
 

@@ -42,17 +42,17 @@ static void write_top_methods(FILE *out, const jp_report *r, const profile_view 
     else
         jp_rollup_sort_by_total(rollup);
     fprintf(out, "\nTop %u methods by %s %s\n", r->config->top, by_self ? "self" : "total", v->by);
-    fprintf(out, "%14s %7s %14s %7s %12s  %s\n", "self", "self%", "total", "total%", v->is_time ? "calls" : "",
+    fprintf(out, "%14s %7s %14s %7s%s  %s\n", "self", "self%", "total", "total%", v->is_time ? "        calls" : "",
             "method");
     for (size_t i = 0; i < rollup->count && i < r->config->top; i++) {
         const jp_method_stats *m = &rollup->methods[i];
+        char calls[24] = ""; /* samples do not count calls */
         format_weight(self, sizeof(self), v, m->self);
         format_weight(total, sizeof(total), v, m->total);
-        char calls[24] = "";
         if (v->is_time)
-            snprintf(calls, sizeof(calls), "%" PRIu64, m->calls);
-        fprintf(out, "%14s %6.2f%% %14s %6.2f%% %12s  %s\n", self, share(m->self, whole), total,
-                share(m->total, whole), calls, name_of(r, m->method));
+            snprintf(calls, sizeof(calls), " %12" PRIu64, m->calls);
+        fprintf(out, "%14s %6.2f%% %14s %6.2f%%%s  %s\n", self, share(m->self, whole), total, share(m->total, whole),
+                calls, name_of(r, m->method));
     }
 }
 

@@ -1,0 +1,168 @@
+/*
+ * test_jevprof_config.c - jevprof's settings: defaults, the registry values under its
+ * Monitors key, environment variables over them, and one "jevprof:" line naming the source
+ * and the reason for each bad value, which then falls back to its default.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../monitor/config.h"
+#include "platform/platform.h"
+
+static char lines[16][1024];
+static int line_count;
+
+static void capture_line(const char *line, void *context)
+{
+    (void)context;
+    if (line_count < 16)
+        snprintf(lines[line_count++], sizeof(lines[0]), "%s", line);
+}
+
+static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP"};
+
+static void setup(void)
+{
+    char path[1200];
+    char *self = plat_module_path((const void *)setup);
+    ck_assert_ptr_nonnull(self);
+    snprintf(path, sizeof(path), "%s.system.reg", self); /* this suite's own registry file on Linux */
+    free(self);
+    remove(path);
+    plat_setenv("JEVMON_REGISTRY_SYSTEM", path);
+    for (size_t i = 0; i < sizeof(variables) / sizeof(*variables); i++)
+        plat_setenv(variables[i], NULL);
+    plat_reg_delete_tree(PLAT_HKLM, JP_CONFIG_KEY);
+    line_count = 0;
+    jv_log_set_sink(capture_line, NULL);
+}
+
+static void teardown(void)
+{
+    jv_log_set_sink(NULL, NULL);
+    plat_reg_delete_tree(PLAT_HKLM, JP_CONFIG_KEY); /* under Wine this is the prefix's real registry */
+    for (size_t i = 0; i < sizeof(variables) / sizeof(*variables); i++)
+        plat_setenv(variables[i], NULL);
+    plat_setenv("JEVMON_REGISTRY_SYSTEM", NULL);
+}
+
+START_TEST(defaults_without_settings)
+{
+    jp_config c;
+    jp_config_load(&c);
+    ck_assert_str_eq(c.output_dir, ".");
+    ck_assert_int_eq(c.mode, JP_MODE_SAMPLE);
+    ck_assert_uint_eq(c.interval_ms, 10);
+    ck_assert_uint_eq(c.top, 20);
+    ck_assert_int_eq(line_count, 0);
+}
+END_TEST
+
+START_TEST(registry_values_then_environment_over_them)
+{
+    jp_config c;
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JP_CONFIG_KEY, "OutputDir", "from-registry"), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JP_CONFIG_KEY, "Mode", "calls"), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_dword(PLAT_HKLM, JP_CONFIG_KEY, "IntervalMs", 5), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_dword(PLAT_HKLM, JP_CONFIG_KEY, "TopN", 7), PLAT_REG_OK);
+    jp_config_load(&c);
+    ck_assert_str_eq(c.output_dir, "from-registry");
+    ck_assert_int_eq(c.mode, JP_MODE_CALLS);
+    ck_assert_uint_eq(c.interval_ms, 5);
+    ck_assert_uint_eq(c.top, 7);
+    plat_setenv("JEVPROF_OUTPUT_DIR", "from-env");
+    plat_setenv("JEVPROF_MODE", "both");
+    plat_setenv("JEVPROF_INTERVAL_MS", "1");
+    plat_setenv("JEVPROF_TOP", "1000");
+    jp_config_load(&c);
+    ck_assert_str_eq(c.output_dir, "from-env");
+    ck_assert_int_eq(c.mode, JP_MODE_BOTH);
+    ck_assert_uint_eq(c.interval_ms, 1);
+    ck_assert_uint_eq(c.top, 1000);
+    ck_assert_int_eq(line_count, 0);
+}
+END_TEST
+
+static const struct bad_value {
+    const char *variable, *value, *reason;
+} bad_values[] = {
+    {"JEVPROF_MODE", "fast", "JEVPROF_MODE \"fast\" is not calls, sample or both; using the default, sample"},
+    {"JEVPROF_MODE", "", "JEVPROF_MODE \"\" is not calls, sample or both"},
+    {"JEVPROF_INTERVAL_MS", "0", "JEVPROF_INTERVAL_MS \"0\" is out of range (1 to 60000 milliseconds); using the default, 10"},
+    {"JEVPROF_INTERVAL_MS", "0.5", "JEVPROF_INTERVAL_MS \"0.5\" is not a whole number"},
+    {"JEVPROF_INTERVAL_MS", "-3", "JEVPROF_INTERVAL_MS \"-3\" is not a whole number"},
+    {"JEVPROF_INTERVAL_MS", "10ms", "JEVPROF_INTERVAL_MS \"10ms\" has extra characters after the number"},
+    {"JEVPROF_INTERVAL_MS", "99999999999999999999", "is out of range"},
+    {"JEVPROF_TOP", "0", "JEVPROF_TOP \"0\" is out of range (1 to 1000); using the default, 20"},
+    {"JEVPROF_TOP", "many", "JEVPROF_TOP \"many\" is not a whole number"},
+    {"JEVPROF_OUTPUT_DIR", "", "JEVPROF_OUTPUT_DIR is empty; using the default, \".\""},
+};
+
+START_TEST(bad_value_is_one_line_and_the_default)
+{
+    const struct bad_value *bad = &bad_values[_i];
+    jp_config c;
+    /* a good registry value is overridden by the bad variable, which falls back to the default */
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JP_CONFIG_KEY, "Mode", "both"), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_dword(PLAT_HKLM, JP_CONFIG_KEY, "IntervalMs", 3), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_dword(PLAT_HKLM, JP_CONFIG_KEY, "TopN", 3), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JP_CONFIG_KEY, "OutputDir", "out"), PLAT_REG_OK);
+    plat_setenv(bad->variable, bad->value);
+    jp_config_load(&c);
+    ck_assert_int_eq(line_count, 1);
+    ck_assert_msg(strncmp(lines[0], "jevmon: jevprof: ", 17) == 0, "%s", lines[0]);
+    ck_assert_msg(strstr(lines[0], bad->reason) != NULL, "%s", lines[0]);
+    jp_config defaults;
+    jp_config_defaults(&defaults);
+    if (strcmp(bad->variable, "JEVPROF_MODE") == 0)
+        ck_assert_int_eq(c.mode, defaults.mode);
+    else if (strcmp(bad->variable, "JEVPROF_INTERVAL_MS") == 0)
+        ck_assert_uint_eq(c.interval_ms, defaults.interval_ms);
+    else if (strcmp(bad->variable, "JEVPROF_TOP") == 0)
+        ck_assert_uint_eq(c.top, defaults.top);
+    else
+        ck_assert_str_eq(c.output_dir, defaults.output_dir);
+}
+END_TEST
+
+START_TEST(registry_values_of_the_wrong_type_or_range)
+{
+    jp_config c;
+    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JP_CONFIG_KEY, "IntervalMs", "5"), PLAT_REG_OK);
+    ck_assert_int_eq(plat_reg_set_dword(PLAT_HKLM, JP_CONFIG_KEY, "TopN", 5000), PLAT_REG_OK);
+    jp_config_load(&c);
+    ck_assert_int_eq(line_count, 2);
+    ck_assert_ptr_nonnull(strstr(lines[0], "registry value IntervalMs of HKLM\\Software\\Microsoft\\Java VM\\Monitors\\jevprof is not a DWORD; ignored"));
+    ck_assert_ptr_nonnull(strstr(lines[1], "registry value TopN of HKLM\\Software\\Microsoft\\Java VM\\Monitors\\jevprof \"5000\" is out of range"));
+    ck_assert_uint_eq(c.interval_ms, 10);
+    ck_assert_uint_eq(c.top, 20);
+}
+END_TEST
+
+START_TEST(mode_names)
+{
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE), "sample");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_CALLS), "calls");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_BOTH), "both");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("jevprof_config");
+    TCase *tc = tcase_create("config");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, defaults_without_settings);
+    tcase_add_test(tc, registry_values_then_environment_over_them);
+    tcase_add_loop_test(tc, bad_value_is_one_line_and_the_default, 0, (int)(sizeof(bad_values) / sizeof(*bad_values)));
+    tcase_add_test(tc, registry_values_of_the_wrong_type_or_range);
+    tcase_add_test(tc, mode_names);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
