@@ -60,6 +60,10 @@ START_TEST(getenv_returns_a_copy)
     char *value = plat_getenv("JEVMON_TEST_VAR");
     ck_assert_str_eq(value, "value");
     free(value);
+    ck_assert_msg(plat_setenv("JEVMON_TEST_VAR", ""), "plat_setenv(\"\") failed");
+    value = plat_getenv("JEVMON_TEST_VAR");
+    ck_assert_msg(value && !*value, "an empty variable reads as %s", value ? value : "not set");
+    free(value);
     ck_assert_msg(plat_setenv("JEVMON_TEST_VAR", NULL), "plat_setenv(NULL) failed");
     ck_assert_ptr_null(plat_getenv("JEVMON_TEST_VAR"));
     ck_assert_ptr_null(plat_getenv("JEVMON_TEST_NEVER_SET"));
