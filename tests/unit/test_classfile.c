@@ -626,8 +626,8 @@ START_TEST(truncated_and_corrupted_classes_fail_cleanly)
         uint8_t *copy = malloc(n ? n : 1); /* exact size, so ASan sees any read past it */
         memcpy(copy, input.data, n);
         cf_class *cls = cf_parse(copy, n, error, sizeof(error));
-        ck_assert_msg(cls == NULL, "a class cut at %zu bytes parsed", n);
-        ck_assert_msg(error[0] != '\0', "no error for a class cut at %zu bytes", n);
+        ck_assert_msg(cls == NULL, "a class cut at %u bytes parsed", (unsigned)n);
+        ck_assert_msg(error[0] != '\0', "no error for a class cut at %u bytes", (unsigned)n);
         free(copy);
     }
     unsigned failed = 0, instrumented = 0;
