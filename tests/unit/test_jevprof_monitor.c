@@ -195,6 +195,7 @@ START_TEST(both_modes_from_initialize_to_the_files)
     IJavaEventMonitor2_MethodExit2(monitor, FAKE_MAIN, 101);
     /* main -> demo.Gone.run, whose class then unloads */
     IJavaEventMonitor2_MethodEntry(monitor, FAKE_GONE_RUN, 102);
+    plat_sleep_ms(1); /* long enough to make a line of the collapsed file, in microseconds */
     IJavaEventMonitor2_MethodExit2(monitor, FAKE_MAIN, 101);
     IJavaEventMonitor2_NotifyEvent(monitor, JVM_EVENT_TYPE_CLASS_UNLOAD, FAKE_GONE_CLASS);
     vm.unloaded_class = 1;
