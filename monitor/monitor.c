@@ -5,6 +5,7 @@
  * sampler.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
 /* fake_vm.c - the stand-in VM of the jevprof monitor suite (see fake_vm.h). */
+#include <stddef.h>
 #include <string.h>
 
 #include "fake_vm.h"
