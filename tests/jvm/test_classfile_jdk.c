@@ -6,6 +6,8 @@
  *     with a counting bridge and every class is loaded and linked with -Xverify:all
  *     (VerifyAll.java), which a deliberately broken class proves really verifies; then
  *     the patched JDK runs with every instrumented method enabled;
+ *   - tests/unit/classfile/Jumps.java at class-file versions 49, 50, 52 and 61 verifies
+ *     and runs the same instrumented, with as many exits as entries;
  *   - tests/jvm/classfile/Sample.java (records, sealed types, nest mates, lambdas,
  *     invokedynamic concatenation, exits by exception), compiled with --release 17,
  *     prints the same before and after instrumentation, and the bridge counts the
@@ -359,6 +361,88 @@ START_TEST(sample_runs_the_same_and_counts)
 }
 END_TEST
 
+/* ---- Class-file versions ------------------------------------------------------------------- */
+
+/* Copies the class at from to to as class-file version major; below 50 without the
+ * StackMapTables the old verifier would not read (javac 8 emits no jsr, so the code
+ * itself is valid at any version). */
+static void write_as_version(const char *from, const char *to, unsigned major)
+{
+    size_t size, out_size;
+    char error[256];
+    uint8_t *data = (uint8_t *)read_all(from, &size), *out;
+    ck_assert_ptr_nonnull(data);
+    cf_class *cls = cf_parse(data, size, error, sizeof(error));
+    ck_assert_msg(cls != NULL, "%s", error);
+    cls->major_version = (uint16_t)major;
+    for (unsigned i = 0; i < cls->method_count && major < 50; i++) {
+        cf_code *code = cls->methods[i].code;
+        unsigned kept = 0;
+        char attr[32];
+        for (unsigned a = 0; code && a < code->attr_count; a++)
+            if (strcmp(cf_utf8(cls, code->attrs[a].name, attr, sizeof(attr)), "StackMapTable") != 0)
+                code->attrs[kept++] = code->attrs[a];
+        if (code)
+            code->attr_count = (uint16_t)kept;
+    }
+    ck_assert_int_eq(cf_write(cls, &out, &out_size, error, sizeof(error)), 0);
+    ck_assert_int_eq(write_all(to, out, out_size), 0);
+    free(out);
+    cf_free(cls);
+    free(data);
+}
+
+/* tests/unit/classfile/Jumps.java at versions 49 (no stack maps: the old verifier), 50
+ * (stack maps, failover allowed), 52 and 61 is instrumented, verified and run. */
+START_TEST(class_versions_verify_and_run)
+{
+    const char *jdk = jdks[_i];
+    char base[PATH_MAX], plain_path[PATH_MAX + 64], from[PATH_MAX + 64];
+    snprintf(base, sizeof(base), "%s", jdk_tmp(_i, "jumps"));
+    run_ok("javac", "%s/bin/javac --release 8 -Xlint:none -d %s %s/tests/unit/classfile/Jumps.java "
+           "%s/tests/jvm/classfile/RunJumps.java %s/tests/jvm/classfile/Bridge.java", jdk, base, src_dir, src_dir,
+           src_dir);
+    char *plain_out, *plain_err;
+    ck_assert_int_eq(run(&plain_out, &plain_err, "%s/bin/java -cp %s RunJumps", jdk, base), 0);
+    ck_assert_msg(strstr(plain_err, "enters 0 exits 0"), "%s", plain_err);
+
+    const unsigned versions[] = {49, 50, 52, 61};
+    for (size_t v = 0; v < sizeof(versions) / sizeof(versions[0]); v++) {
+        char dir[PATH_MAX], name[32];
+        snprintf(name, sizeof(name), "jumps-%u", versions[v]);
+        snprintf(dir, sizeof(dir), "%s", jdk_tmp(_i, name));
+        if (versions[v] == 61) /* as javac 17 compiled it, committed for the unit suite */
+            snprintf(from, sizeof(from), "%s/tests/unit/classfile/Jumps.class", src_dir);
+        else
+            snprintf(from, sizeof(from), "%s/Jumps.class", base);
+        snprintf(plain_path, sizeof(plain_path), "%s/plain/Jumps.class", dir);
+        write_as_version(from, plain_path, versions[v]);
+        char list[PATH_MAX + 16], plain_dir[PATH_MAX + 16], inst_dir[PATH_MAX + 16];
+        snprintf(list, sizeof(list), "%s/list", dir);
+        snprintf(plain_dir, sizeof(plain_dir), "%s/plain", dir);
+        snprintf(inst_dir, sizeof(inst_dir), "%s/inst", dir);
+        ck_assert_int_eq(write_all(list, "Jumps.class\n", 12), 0);
+        tree_run t = {0};
+        instrument_tree(&t, plain_dir, inst_dir, list);
+        ck_assert_int_eq(t.changed, 1);
+        ck_assert_int_eq(t.stats.instrumented, 12);
+        free_names(&t);
+
+        char *out, *err;
+        ck_assert_int_eq(run(&out, &err, "%s/bin/java -Xverify:all -cp %s:%s RunJumps", jdk, inst_dir, base), 0);
+        ck_assert_str_eq(out, plain_out);
+        long long enters = -1, exits = -2;
+        const char *totals = strstr(err, "enters ");
+        ck_assert_msg(totals && sscanf(totals, "enters %lld exits %lld", &enters, &exits) == 2, "%s", err);
+        ck_assert_msg(enters == exits && enters >= 15, "version %u: %s", versions[v], err);
+        free(out);
+        free(err);
+    }
+    free(plain_out);
+    free(plain_err);
+}
+END_TEST
+
 /* ---- Suite --------------------------------------------------------------------------------- */
 
 /* Every JDK under /usr/lib/jvm with java, javac and jimage, each once (links point to others). */
@@ -401,6 +485,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, java_base_verifies_and_runs, 0, jdk_count);
     tcase_add_loop_test(tc, sample_runs_the_same_and_counts, 0, jdk_count);
+    tcase_add_loop_test(tc, class_versions_verify_and_run, 0, jdk_count);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
