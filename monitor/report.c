@@ -140,8 +140,8 @@ static void write_sampling(FILE *out, const jp_report *r)
 static void write_calls(FILE *out, const jp_report *r)
 {
     fprintf(out, "\nCalls\n-----\n");
-    fprintf(out, "Time in recorded calls: %.3f ms, over %" PRIu64 " calls\n", (double)r->calls->nodes[JP_ROOT].total / 1e6,
-            r->calls->nodes[JP_ROOT].calls);
+    fprintf(out, "Time in recorded calls: %.3f ms, summed over every thread's %" PRIu64 " outermost frames\n",
+            (double)r->calls->nodes[JP_ROOT].total / 1e6, r->calls->nodes[JP_ROOT].calls);
     if (r->lost_threads)
         fprintf(out, "Threads not recorded (out of memory): %" PRIu64 "\n", r->lost_threads);
     profile_view v = {r->calls, 1, "time"};

@@ -1,0 +1,103 @@
+/**
+ * A deterministic workload for profiling jevprof end to end: 8 worker threads, each running
+ * the same fixed amount of work, with
+ *   - a hot method that does 4/5 of the arithmetic (hot: 4,000 steps per round; cold: 1,000),
+ *     so a profiler should find Workload.hot at about 80% of the workers' self time;
+ *   - recursion of a known shape (fib(15) once per 100 rounds);
+ *   - exceptions: every 10th round throws an IllegalStateException three frames down and
+ *     catches it in the round.
+ * It prints the same lines with or without a profiler (a checksum over every thread's
+ * result, the number of exceptions caught), and nothing else.
+ *
+ * Usage: java Workload [rounds per thread, default 20000]
+ */
+public class Workload {
+    static final int THREADS = 8;
+    static final long MULTIPLIER = 6364136223846793005L, INCREMENT = 1442695040888963407L;
+
+    /** 4,000 steps of a linear congruential generator: the hot method. */
+    static long hot(long x) {
+        for (int i = 0; i < 4000; i++) {
+            x = x * MULTIPLIER + INCREMENT;
+        }
+        return x;
+    }
+
+    /** 1,000 steps: a quarter of hot's work. */
+    static long cold(long x) {
+        for (int i = 0; i < 1000; i++) {
+            x = x * MULTIPLIER + INCREMENT;
+        }
+        return x;
+    }
+
+    /** Recursion: fib(n) makes fib(n+1)*2-1 calls. */
+    static int fib(int n) {
+        return n < 2 ? n : fib(n - 1) + fib(n - 2);
+    }
+
+    static void thrower(int depth, long value) {
+        if (depth == 0) {
+            throw new IllegalStateException("round " + value);
+        }
+        thrower(depth - 1, value);
+    }
+
+    /** One round of work; every 10th round throws from three frames down and catches it here. */
+    static long round(int i, long x, int[] caught) {
+        x = hot(x);
+        x = cold(x);
+        if (i % 100 == 0) {
+            x += fib(15);
+        }
+        if (i % 10 == 0) {
+            try {
+                thrower(2, x);
+            } catch (IllegalStateException e) {
+                caught[0]++;
+            }
+        }
+        return x;
+    }
+
+    static final class Worker implements Runnable {
+        final int index, rounds;
+        long result;
+        final int[] caught = new int[1];
+
+        Worker(int index, int rounds) {
+            this.index = index;
+            this.rounds = rounds;
+        }
+
+        @Override
+        public void run() {
+            long x = index;
+            for (int i = 0; i < rounds; i++) {
+                x = round(i, x, caught);
+            }
+            result = x;
+        }
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20000;
+        Worker[] workers = new Worker[THREADS];
+        Thread[] threads = new Thread[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            workers[t] = new Worker(t, rounds);
+            threads[t] = new Thread(workers[t], "worker-" + t);
+            threads[t].start();
+        }
+        long checksum = 0;
+        int caught = 0;
+        for (int t = 0; t < THREADS; t++) {
+            threads[t].join();
+            checksum = checksum * 31 + workers[t].result;
+            caught += workers[t].caught[0];
+        }
+        System.out.println("threads " + THREADS + ", rounds " + rounds);
+        System.out.println("checksum " + Long.toHexString(checksum));
+        System.out.println("exceptions caught " + caught);
+    }
+}
