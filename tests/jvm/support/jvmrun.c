@@ -11,7 +11,9 @@
 
 #include "jvmrun.h"
 
-#define FX_CLASSES "{63DAD816-1308-449B-AC11-1E702EB2D15F}", "{8A05A603-576C-454C-A8A9-8A406868B147}"
+/* The test monitors' classes, each with the fixture that serves it. */
+#define FX_CLASSES {"{63DAD816-1308-449B-AC11-1E702EB2D15F}", "fx_monitor"}, \
+    {"{8A05A603-576C-454C-A8A9-8A406868B147}", "fx_monitor"}, {"{E846DFC8-41E2-4840-921D-4768E1719E7F}", "fx_idinfo"}
 
 int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512])
 {
@@ -71,19 +73,27 @@ static char *slurp(const char *path)
 /* A registry file that registers the test monitor's classes. */
 static void write_registry(const char *path)
 {
-    static const char *const clsids[] = {FX_CLASSES};
-    const char *fixture = jvmrun_build_path("fixtures/fx_monitor.so");
+    static const struct { const char *clsid, *fixture; } classes[] = {FX_CLASSES};
     FILE *f = fopen(path, "w");
     fprintf(f, "Windows Registry Editor Version 5.00\n\n");
-    for (size_t i = 0; i < sizeof(clsids) / sizeof(*clsids); i++)
+    for (size_t i = 0; i < sizeof(classes) / sizeof(*classes); i++) {
+        char fixture[64];
+        snprintf(fixture, sizeof(fixture), "fixtures/%s.so", classes[i].fixture);
         fprintf(f, "[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n\n",
-                clsids[i], fixture);
+                classes[i].clsid, jvmrun_build_path(fixture));
+    }
     fclose(f);
     chmod(path, 0644);
 }
 
 void jvmrun(const char *jdk, const char *agent_options, const char *const *env, const char *const *args,
             jvmrun_result *r)
+{
+    jvmrun_main(jdk, "BridgeWorkload", agent_options, env, args, r);
+}
+
+void jvmrun_main(const char *jdk, const char *main_class, const char *agent_options, const char *const *env,
+                 const char *const *args, jvmrun_result *r)
 {
     char dir[PATH_MAX], out_path[PATH_MAX + 16], err_path[PATH_MAX + 16], log_path[PATH_MAX + 16],
         reg_path[PATH_MAX + 16], agent[2 * PATH_MAX + 64], classpath[2 * PATH_MAX];
@@ -121,7 +131,7 @@ void jvmrun(const char *jdk, const char *agent_options, const char *const *env, 
             argv[argc++] = agent;
         argv[argc++] = "-cp";
         argv[argc++] = classpath;
-        argv[argc++] = "BridgeWorkload";
+        argv[argc++] = main_class;
         for (const char *const *a = args; *a && argc < 62; a++)
             argv[argc++] = *a;
         argv[argc] = NULL;

@@ -28,6 +28,9 @@ const char *jvmrun_build_path(const char *name);
  */
 void jvmrun(const char *jdk, const char *agent_options, const char *const *env, const char *const *args,
             jvmrun_result *r);
+/* As jvmrun, with another main class from <build>/java. */
+void jvmrun_main(const char *jdk, const char *main_class, const char *agent_options, const char *const *env,
+                 const char *const *args, jvmrun_result *r);
 void jvmrun_free(jvmrun_result *r);
 /* Number of lines of text containing what. */
 int jvmrun_count(const char *text, const char *what);
