@@ -11,9 +11,14 @@
  *   before each return: [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit
  *   a handler for any Throwable over the original body, last in the exception table:
  *                       [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit; athrow
- * In constructors the handler is split around the super()/this() call: the verifier
- * forbids any handler over that call (an exception it throws skips exit; see README of
- * the agent), the part before it is typed with uninitializedThis.
+ * In constructors the handler is split around the super()/this() call, the part before
+ * it typed with uninitializedThis: HotSpot checks a handler over that call with both
+ * the uninitialized and the initialized this, which no frame satisfies.  So an
+ * exception thrown by super()/this() itself leaves the constructor without an exit
+ * call; the bridge must tolerate a missing exit (e.g. unwind its shadow stack to the
+ * method whose exit it sees).  Returns keep the operand stack as they found it: the
+ * frame after a guarded exit call lists the whole stack, found by simulating the
+ * straight-line code since the preceding frame.
  *
  * Attributes are kept as raw bytes.  Inside rewritten Code attributes: StackMapTable,
  * LineNumberTable, LocalVariableTable and LocalVariableTypeTable are remapped;
@@ -37,10 +42,7 @@ enum {
     CF_INVOKE_DYNAMIC = 18, CF_MODULE = 19, CF_PACKAGE = 20
 };
 
-enum {
-    CF_ACC_STATIC = 0x0008, CF_ACC_NATIVE = 0x0100, CF_ACC_ABSTRACT = 0x0400,
-    CF_ACC_INTERFACE = 0x0200, CF_ACC_MODULE = 0x8000
-};
+enum { CF_ACC_STATIC = 0x0008, CF_ACC_NATIVE = 0x0100 };
 
 /* Newest class-file major version understood (Java 25). */
 #define CF_MAX_MAJOR_VERSION 69
@@ -167,10 +169,11 @@ typedef struct cf_instrument_stats {
 } cf_instrument_stats;
 
 /*
- * Rewrites every method of the model as described at the top.  A class that is the
- * bridge class itself, an interface's abstract methods and a module-info are left
- * alone.  Returns 0 (stats filled, stats may be NULL) or -1 with error: the model may
- * then be partly rewritten and must be freed, not written.
+ * Rewrites every method of the model as described at the top; the bridge class itself
+ * is left alone (it would call itself).  hooks->method_id is required.  Returns 0
+ * (stats filled, stats may be NULL) or -1 with error: the model may then be partly
+ * rewritten and must be freed, not written.  Not thread-safe per model; separate
+ * models may be instrumented on separate threads (jv_log is the only shared state).
  */
 int cf_instrument(cf_class *cls, const cf_hooks *hooks, cf_instrument_stats *stats,
                   char *error, size_t error_size);

@@ -209,7 +209,7 @@ static int rebuild_stack_map(method_context *mc, const cf_code *code, const layo
 
     uint32_t returns = 0;
     for (uint32_t pc = 0; pc < code->length; pc++)
-        returns += reloc->moved[pc] != UINT32_MAX && cf_is_return(code->bytes[pc]);
+        returns += cf_is_boundary(reloc, pc) && cf_is_return(code->bytes[pc]);
     frame_list list = {0};
     list.capacity = old_count + 1u + returns + 4u;
     list.frames = cf_arena_alloc(cls->arena, sizeof(cf_frame) * list.capacity);
@@ -221,7 +221,7 @@ static int rebuild_stack_map(method_context *mc, const cf_code *code, const layo
         uint32_t next_old = 0;
         const cf_frame *from = &initial;
         for (uint32_t pc = 0; pc < code->length; pc++) {
-            if (reloc->moved[pc] == UINT32_MAX || !cf_is_return(code->bytes[pc]))
+            if (!cf_is_boundary(reloc, pc) || !cf_is_return(code->bytes[pc]))
                 continue;
             while (next_old < old_count && old[next_old].pc <= pc)
                 from = &old[next_old++];
