@@ -14,6 +14,9 @@
 #define JEVMON_REGISTER_H
 
 #include "jevmon.h"
+#ifdef _WIN32
+#include <olectl.h> /* SELFREG_E_CLASS */
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -49,11 +49,11 @@ static void class_init(void *element, void *arg)
     c->source_file = a->source_file;
 }
 
-/* A copy of a JVMTI-allocated string, which it deallocates; NULL when the call failed. */
-static char *take_jvmti_string(jvmtiError err, char *s)
+/* A malloc'd copy of a JVMTI-allocated string, which it deallocates; NULL for NULL. */
+static char *take_jvmti_string(char *s)
 {
-    char *copy = err == JVMTI_ERROR_NONE && s ? strdup(s) : NULL;
-    if (err == JVMTI_ERROR_NONE && s)
+    char *copy = s ? strdup(s) : NULL;
+    if (s)
         (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)s);
     return copy;
 }
@@ -93,8 +93,10 @@ ClassID jv_class_id(JNIEnv *env, jclass klass)
     else {
         char *sig = NULL, *source = NULL;
         class_init_args a = {(*env)->NewWeakGlobalRef(env, klass), NULL, NULL};
-        a.signature = take_jvmti_string((*jv_jvmti)->GetClassSignature(jv_jvmti, klass, &sig, NULL), sig);
-        a.source_file = take_jvmti_string((*jv_jvmti)->GetSourceFileName(jv_jvmti, klass, &source), source);
+        if ((*jv_jvmti)->GetClassSignature(jv_jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE)
+            a.signature = take_jvmti_string(sig);
+        if ((*jv_jvmti)->GetSourceFileName(jv_jvmti, klass, &source) == JVMTI_ERROR_NONE)
+            a.source_file = take_jvmti_string(source);
         uint32_t index = a.signature && a.mirror ? jv_table_add(&classes, class_init, &a) : UINT32_MAX;
         if (index == UINT32_MAX) {
             free(a.signature);

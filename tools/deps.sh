@@ -21,7 +21,7 @@ mkdir -p "$DEPS"
 export DEBIAN_FRONTEND=noninteractive
 APT_UPDATED=no
 
-PACKAGES=(mingw-w64 mingw-w64-tools wine wine64 check pkg-config cmake python3 dpkg-dev
+PACKAGES=(mingw-w64 mingw-w64-tools libwine-dev wine wine64 check pkg-config cmake python3 dpkg-dev
           make gcc libc6-dev xz-utils)
 
 say() { printf 'deps: %s\n' "$*"; }

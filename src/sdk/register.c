@@ -11,11 +11,6 @@
 #include "jevmon_register.h"
 #include "platform/platform.h"
 
-/* Windows declares it in <olectl.h>, which jevmon.h does not include; the value is fixed. */
-#ifndef SELFREG_E_CLASS
-#define SELFREG_E_CLASS ((HRESULT)0x80040201L)
-#endif
-
 /* The keys of one registration.  A registry key name has at most 255 characters. */
 typedef struct monitor_keys {
     char clsid[JV_GUID_TEXT_SIZE];                      /* {XXXXXXXX-...}, upper case */

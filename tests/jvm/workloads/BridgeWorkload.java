@@ -74,7 +74,7 @@ public class BridgeWorkload {
                 return defineClass(name, bytes, 0, bytes.length);
             }
         };
-        Class<?> copy = loader.loadClass("BridgeWorkload$Unloadable");
+        Class<?> copy = Class.forName("BridgeWorkload$Unloadable", true, loader);
         System.out.println("defined " + copy.getName());
         copy = null;
         loader = null;
