@@ -193,6 +193,8 @@ static LPWSTR cotask_wide(JNIEnv *env, jstring s)
 HRESULT STDMETHODCALLTYPE idinfo_DescribeObject(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, LPWSTR *pdescr)
 {
     JNIEnv *env = jv_jni();
+    if (env && (*env)->ExceptionCheck(env))
+        return E_FAIL; /* JNI cannot run with a Java exception pending, and it is not ours to clear */
     jobject obj = jv_object_local(env, object_id);
     if (!obj || !pdescr) {
         if (obj)
@@ -206,7 +208,7 @@ HRESULT STDMETHODCALLTYPE idinfo_DescribeObject(IJavaEventMonitorIDInfo4 *iface,
         if (signature_names(c->signature, special_classes[i].name))
             description = special_classes[i].describe(iface, env, obj);
     HRESULT hr = E_FAIL; /* not an instance of a special class, or it could not be read */
-    if ((*env)->ExceptionCheck(env))
+    if ((*env)->ExceptionCheck(env)) /* thrown by a JNI call of ours, e.g. out of memory */
         (*env)->ExceptionClear(env);
     else if (description)
         hr = (*pdescr = cotask_wide(env, description)) ? S_OK : E_OUTOFMEMORY;
@@ -248,8 +250,8 @@ HRESULT STDMETHODCALLTYPE idinfo_GetSpecialClassProperties(IJavaEventMonitorIDIn
 {
     (void)iface;
     JNIEnv *env = jv_jni();
-    if (!env || !pnspecial_classes || !ppclass_ids || !ppclass_flags)
-        return E_FAIL;
+    if (!env || (*env)->ExceptionCheck(env) || !pnspecial_classes || !ppclass_ids || !ppclass_flags)
+        return E_FAIL; /* as in DescribeObject, a pending exception is not ours to clear */
     ClassID *ids = NULL;
     DWORD *flags = NULL;
     unsigned count = 0, capacity = 0;
@@ -278,7 +280,7 @@ HRESULT STDMETHODCALLTYPE idinfo_GetSpecialClassProperties(IJavaEventMonitorIDIn
         (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)loaded);
     } else
         ok = 0;
-    if ((*env)->ExceptionCheck(env))
+    if ((*env)->ExceptionCheck(env)) /* a FindClass of ours failed */
         (*env)->ExceptionClear(env);
     if (!ok) {
         CoTaskMemFree(ids);
