@@ -251,6 +251,51 @@ static void check_returns_report_exit(const cf_class *cls, const cf_code *code)
     }
 }
 
+/* The decoded StackMapTable of an instrumented method. */
+static uint16_t frames_of(cf_class *cls, const cf_member *m, cf_frame **frames)
+{
+    char error[256] = "";
+    cf_error e = {error, sizeof(error)};
+    const cf_attr *table = cf_find_attribute(cls, m->code->attr_count, m->code->attrs, "StackMapTable");
+    ck_assert_ptr_nonnull(table);
+    cf_frame initial;
+    uint16_t count;
+    ck_assert_msg(cf_initial_frame(cls, m, &initial, &e) == 0, "%s", error);
+    ck_assert_msg(cf_stackmap_decode(cls, table, m->code->length, &initial, frames, &count, &e) == 0, "%s", error);
+    return count;
+}
+
+static const cf_frame *frame_at(const cf_frame *frames, uint16_t count, uint32_t pc)
+{
+    for (uint16_t i = 0; i < count; i++)
+        if (frames[i].pc == pc)
+            return &frames[i];
+    ck_abort_msg("no frame at %u", pc);
+    return NULL;
+}
+
+/* Every pc a LineNumberTable or LocalVariableTable names starts an instruction, and no
+ * variable range reaches into the injected handlers. */
+static void check_debug_tables(const cf_class *cls, const cf_code *code)
+{
+    uint32_t handlers = code->handlers[code->handler_count - 1].handler_pc;
+    for (unsigned a = 0; a < code->attr_count; a++) {
+        const cf_attr *attr = &code->attrs[a];
+        int lines = cf_cp_utf8_is(cls, attr->name, "LineNumberTable");
+        int locals = cf_cp_utf8_is(cls, attr->name, "LocalVariableTable");
+        if (!lines && !locals)
+            continue;
+        unsigned entry = lines ? 4 : 10, count = cf_get_u2(attr->data);
+        for (unsigned i = 0; i < count; i++) {
+            const uint8_t *e = attr->data + 2 + i * entry;
+            uint32_t start = cf_get_u2(e);
+            ck_assert_uint_gt(cf_insn_length(code->bytes, code->length, start), 0);
+            if (locals)
+                ck_assert_uint_le(start + cf_get_u2(e + 2), handlers);
+        }
+    }
+}
+
 /* ---- Tests ------------------------------------------------------------------------------------ */
 
 START_TEST(every_constant_pool_tag_round_trips)
@@ -344,20 +389,15 @@ START_TEST(compiled_class_round_trips_and_instruments)
         const cf_handler *last = &code->handlers[code->handler_count - 1];
         ck_assert_int_eq(last->catch_type, 0);
         ck_assert_int_eq(code->bytes[code->length - 1], OP_ATHROW);
-        const cf_attr *table = cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable");
-        ck_assert_ptr_nonnull(table);
-        cf_frame initial, *frames;
-        uint16_t count;
-        cf_error e = {error, sizeof(error)};
-        error[0] = '\0';
-        ck_assert_msg(cf_initial_frame(cls, m, &initial, &e) == 0, "%s", error);
-        ck_assert_msg(cf_stackmap_decode(cls, table, code->length, &initial, &frames, &count, &e) == 0, "%s", error);
-        int handler_frame = 0;
-        for (unsigned f = 0; f < count; f++) {
+        cf_frame *frames;
+        uint16_t count = frames_of(cls, m, &frames);
+        for (unsigned f = 0; f < count; f++)
             ck_assert_msg(cf_insn_length(code->bytes, code->length, frames[f].pc) > 0, "frame off an instruction");
-            handler_frame |= frames[f].pc == last->handler_pc && frames[f].stack_count == 1;
-        }
-        ck_assert(handler_frame);
+        const cf_frame *handler = frame_at(frames, count, last->handler_pc);
+        ck_assert_int_eq(handler->stack_count, 1);
+        ck_assert_int_eq(handler->stack[0].item, CF_ITEM_OBJECT);
+        ck_assert(cf_cp_utf8_is(cls, cls->cp[handler->stack[0].data].v.ref.first, "java/lang/Throwable"));
+        check_debug_tables(cls, code);
     }
 
     /* The constructor computing its this() argument: one handler before the call, typed
@@ -369,6 +409,13 @@ START_TEST(compiled_class_round_trips_and_instruments)
     ck_assert_int_eq(code->bytes[before->end_pc], OP_INVOKESPECIAL);
     ck_assert_int_eq(after->start_pc, before->end_pc + 3);
     ck_assert_int_ne(before->handler_pc, after->handler_pc);
+    cf_frame *frames;
+    uint16_t count = frames_of(cls, ctor, &frames);
+    const cf_frame *f = frame_at(frames, count, before->handler_pc);
+    ck_assert_int_eq(f->local_count, 1);
+    ck_assert_int_eq(f->locals[0].item, CF_ITEM_UNINITIALIZED_THIS);
+    f = frame_at(frames, count, after->handler_pc);
+    ck_assert_int_eq(f->local_count, 0);
     cf_free(cls);
     free(out);
     free(input.data);
@@ -581,6 +628,37 @@ START_TEST(method_near_64k_is_left_alone)
 }
 END_TEST
 
+/* A return need not find its value alone on the stack (jlink's generated code leaves
+ * hundreds of entries below): the frame after the guarded exit call lists them all. */
+START_TEST(exit_frame_keeps_the_whole_stack)
+{
+    const uint8_t code[] = {0x01, 0x0a, 0x04, OP_IRETURN}; /* aconst_null; lconst_1; iconst_1; ireturn */
+    builder c;
+    builder_init(&c);
+    method(&c, CF_ACC_STATIC, "m", "()I", code, sizeof(code));
+    bytes input = finish(&c, 52);
+    uint8_t *out;
+    cf_instrument_stats stats;
+    cf_class *cls = instrument(&input, &flagged, &out, &stats);
+    const cf_member *m = find_method(cls, "m", NULL);
+    uint32_t ret = 0;
+    while (m->code->bytes[ret] != OP_IRETURN)
+        ret += cf_insn_length(m->code->bytes, m->code->length, ret);
+    cf_frame *frames;
+    uint16_t count = frames_of(cls, m, &frames);
+    const cf_frame *f = frame_at(frames, count, ret);
+    ck_assert_int_eq(f->local_count, 0);
+    ck_assert_int_eq(f->stack_count, 3);
+    ck_assert_int_eq(f->stack[0].item, CF_ITEM_NULL);
+    ck_assert_int_eq(f->stack[1].item, CF_ITEM_LONG);
+    ck_assert_int_eq(f->stack[2].item, CF_ITEM_INTEGER);
+    ck_assert_int_eq(m->code->max_stack, 4 + 2);
+    cf_free(cls);
+    free(out);
+    free(input.data);
+}
+END_TEST
+
 START_TEST(large_ids_use_an_integer_constant)
 {
     const uint8_t code[] = {OP_RETURN};
@@ -671,6 +749,7 @@ int main(void)
     tcase_add_test(tc, goto_widens_when_inserted_code_pushes_it_out_of_range);
     tcase_add_test(tc, conditional_branch_out_of_range_leaves_the_method_alone);
     tcase_add_test(tc, method_near_64k_is_left_alone);
+    tcase_add_test(tc, exit_frame_keeps_the_whole_stack);
     tcase_add_test(tc, large_ids_use_an_integer_constant);
     tcase_add_test(tc, bridge_and_skipped_methods_are_not_touched);
     tcase_add_test(tc, truncated_and_corrupted_classes_fail_cleanly);

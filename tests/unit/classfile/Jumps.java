@@ -1,5 +1,5 @@
 /**
- * Input of test_classfile.c (compiled with javac --release 17 into Jumps.class, which is
+ * Input of test_classfile.c (compiled with javac --release 17 -g into Jumps.class, which is
  * committed so the Windows build needs no JDK): loops, both switch forms, try/catch/
  * finally, synchronized, long and double values, a constructor that computes its
  * super() argument with a branch and a new, and returns of every kind.
