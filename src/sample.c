@@ -39,24 +39,27 @@ HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *
     jlocation location = -1;
     HRESULT hr = E_FAIL;
     if ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) == JVMTI_ERROR_NONE &&
-        (state & JVMTI_THREAD_STATE_ALIVE) &&
-        (*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, 0, &method, &location) == JVMTI_ERROR_NONE) {
+        (state & JVMTI_THREAD_STATE_ALIVE)) {
         hr = S_OK;
-        psample->accuracy = SAFEPOINT_ACCURACY;
-        if ((wanted & JVM_SAMPLE_METHOD_ID) && (psample->method_id = jv_method_id(env, method)))
-            psample->flags |= JVM_SAMPLE_METHOD_ID;
-        if ((wanted & JVM_SAMPLE_STACK_ID) &&
-            (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
-            (psample->stack_id = jv_stack_id(t->index, (uint32_t)depth)))
-            psample->flags |= JVM_SAMPLE_STACK_ID;
         if (wanted & JVM_SAMPLE_LOCATION) {
             psample->location_type = location_of_state(state);
             psample->flags |= JVM_SAMPLE_LOCATION;
         }
-        if ((wanted & JVM_SAMPLE_PC) && location >= 0) {
-            psample->pc_offset = (DWORD)location;
-            psample->flags |= JVM_SAMPLE_PC;
-        }
+        /* A thread with no Java frame (VM-internal work, not started yet) has no method to report. */
+        if ((*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, 0, &method, &location) == JVMTI_ERROR_NONE) {
+            psample->accuracy = SAFEPOINT_ACCURACY;
+            if ((wanted & JVM_SAMPLE_METHOD_ID) && (psample->method_id = jv_method_id(env, method)))
+                psample->flags |= JVM_SAMPLE_METHOD_ID;
+            if ((wanted & JVM_SAMPLE_STACK_ID) &&
+                (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
+                (psample->stack_id = jv_stack_id(t->index, (uint32_t)depth)))
+                psample->flags |= JVM_SAMPLE_STACK_ID;
+            if ((wanted & JVM_SAMPLE_PC) && location >= 0) {
+                psample->pc_offset = (DWORD)location;
+                psample->flags |= JVM_SAMPLE_PC;
+            }
+        } else
+            psample->accuracy = JVM_SAMPLE_POOR;
     }
     (*env)->DeleteLocalRef(env, thread);
     return hr;

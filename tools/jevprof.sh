@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# jevprof.sh - runs a Java command under the bridge with jevprof attached through
+# MSJAVA_EVENT_MONITORS, as a user of the Microsoft VM would have attached a profiler.
+#
+#   tools/jevprof.sh java -cp app.jar com.example.Main args...
+#
+# jevprof's settings pass through the environment (JEVPROF_MODE=calls|sample|both,
+# JEVPROF_INTERVAL_MS, JEVPROF_TOP, JEVPROF_OUTPUT_DIR, default ./jevprof-out).
+# Only jevprof's COM class is registered, in a registry file of the build, so nothing on
+# the machine changes.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build/linux
+if [[ $# -lt 1 ]]; then
+  echo "usage: $0 java [java arguments...]" >&2
+  exit 2
+fi
+for f in "$build/libjevmon.so" "$build/libjevprof.so"; do
+  [[ -f $f ]] || { echo "jevprof.sh: $f is missing: run make first" >&2; exit 2; }
+done
+
+clsid=$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/monitor/jevprof.h")
+registry=$build/jevprof-registry
+mkdir -p "$registry"
+printf 'Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@="%s"\n"ThreadingModel"="Both"\n' \
+  "$clsid" "$build/libjevprof.so" >"$registry/system.reg"
+chmod 644 "$registry/system.reg"
+
+export JEVMON_REGISTRY_SYSTEM=$registry/system.reg JEVMON_REGISTRY_USER=$registry/user.reg
+export MSJAVA_ENABLE_MONITORS=1
+export MSJAVA_EVENT_MONITORS="${MSJAVA_EVENT_MONITORS:+$MSJAVA_EVENT_MONITORS;}$clsid"
+export JEVPROF_OUTPUT_DIR=${JEVPROF_OUTPUT_DIR:-$PWD/jevprof-out}
+mkdir -p "$JEVPROF_OUTPUT_DIR"
+
+java=$1
+shift
+exec "$java" "-agentpath:$build/libjevmon.so" "$@"
