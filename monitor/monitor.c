@@ -194,6 +194,8 @@ static HRESULT STDMETHODCALLTYPE monitor_MethodExit(IJavaEventMonitor2 *iface, S
 static const char *method_name(void *context, MethodID method)
 {
     jp_monitor *m = context;
+    if (method == JP_UNKNOWN_CALLERS)
+        return "(callers unknown)";
     return jp_names_method(&m->names, m->info, method);
 }
 

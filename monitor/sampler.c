@@ -110,8 +110,9 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
             s->counts.failed++;
         return;
     }
+    const MethodID method_only[] = {JP_UNKNOWN_CALLERS, where.method_id};
     if (have_stack ? jp_tree_add_stack(&s->profile, s->frames, s->frame_count, 1)
-                   : jp_tree_add_stack(&s->profile, &where.method_id, 1, 1)) {
+                   : jp_tree_add_stack(&s->profile, method_only, 2, 1)) {
         s->counts.failed++;
         return;
     }

@@ -9,7 +9,7 @@
  * A sample asks SampleThreadLocation first (a waiting thread is counted as idle, not profiled),
  * then GetStackTrace for the stack, whose frames arrive through NotifyEvent2(STACK_TRACE) on the
  * sampler thread, outermost first.  Either call may fail (E_FAIL, E_NOTIMPL): a stack alone, or
- * the sampled method alone, still makes a sample.
+ * the sampled method alone (under JP_UNKNOWN_CALLERS), still makes a sample.
  */
 #ifndef JEVPROF_SAMPLER_H
 #define JEVPROF_SAMPLER_H
@@ -22,6 +22,9 @@
 #include "tree.h"
 
 #define JP_MAX_SAMPLED_FRAMES 8192
+/* The frame a sample's method hangs under when only SampleThreadLocation could say where the
+ * thread was: its callers are not known, and it must not look like an outermost frame. */
+#define JP_UNKNOWN_CALLERS ((MethodID)-1)
 
 typedef struct jp_sampler_counts {
     uint64_t ticks;             /* timer expiries */

@@ -4,8 +4,8 @@
  *   - a hot method that does 4/5 of the arithmetic (hot: 4,000 steps per round; cold: 1,000),
  *     so a profiler should find Workload.hot at about 80% of the workers' self time;
  *   - recursion of a known shape (fib(15) once per 100 rounds);
- *   - exceptions: every 10th round throws an IllegalStateException three frames down and
- *     catches it in the round.
+ *   - exceptions: every 100th round throws an IllegalStateException three frames down and
+ *     catches it in the round (rarely enough that creating them costs little of the time).
  * It prints the same lines with or without a profiler (a checksum over every thread's
  * result, the number of exceptions caught), and nothing else.
  *
@@ -43,14 +43,14 @@ public class Workload {
         thrower(depth - 1, value);
     }
 
-    /** One round of work; every 10th round throws from three frames down and catches it here. */
+    /** One round of work; every 100th round throws from three frames down and catches it here. */
     static long round(int i, long x, int[] caught) {
         x = hot(x);
         x = cold(x);
         if (i % 100 == 0) {
             x += fib(15);
         }
-        if (i % 10 == 0) {
+        if (i % 100 == 50) {
             try {
                 thrower(2, x);
             } catch (IllegalStateException e) {

@@ -4,7 +4,8 @@
  * initialization options), method calls on several threads (one ends itself, one is ended
  * by another thread), an exception unwind, exceptions by class, a class unloading, GCs,
  * the sampler on a 1 ms timer, then SHUTDOWN and the files it leaves.  Also: blocked
- * threads are not profiled, and a VM whose every call fails costs nothing but names.
+ * threads are not profiled, a sample without a stack keeps its method under "(callers
+ * unknown)", and a VM whose every call fails costs nothing but names.
  */
 #include <check.h>
 #include <stdio.h>
@@ -263,6 +264,24 @@ START_TEST(blocked_threads_are_counted_idle_not_profiled)
 }
 END_TEST
 
+START_TEST(without_stacks_the_located_method_is_kept_under_unknown_callers)
+{
+    const MethodID running[] = {FAKE_MAIN, FAKE_HOT};
+    set_stack(0, 0x10, running, 2, 0);
+    vm.sample_location = 1;
+    vm.stack_trace_fails = 1;
+    IJavaEventMonitor2 *monitor = create_monitor();
+    initialize(monitor);
+    IJavaEventMonitor2_NotifyEvent(monitor, JVM_EVENT_TYPE_THREAD_CREATE, 0x10);
+    wait_for_stack_traces(3);
+    finish(monitor);
+    char *collapsed = read_output(JP_COLLAPSED_FILE);
+    ck_assert_ptr_nonnull(strstr(collapsed, "(callers unknown);demo.Main.hot "));
+    ck_assert_ptr_null(strstr(collapsed, "demo.Main.main"));
+    free(collapsed);
+}
+END_TEST
+
 START_TEST(a_vm_whose_every_call_fails_costs_only_names)
 {
     const MethodID running[] = {FAKE_MAIN};
@@ -324,6 +343,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, both_modes_from_initialize_to_the_files);
     tcase_add_test(tc, blocked_threads_are_counted_idle_not_profiled);
+    tcase_add_test(tc, without_stacks_the_located_method_is_kept_under_unknown_callers);
     tcase_add_test(tc, a_vm_whose_every_call_fails_costs_only_names);
     tcase_add_test(tc, unwritable_output_directory_is_one_line_per_file);
     tcase_add_test(tc, factory_refuses_aggregation_and_unknown_classes);

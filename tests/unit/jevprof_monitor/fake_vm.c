@@ -124,8 +124,10 @@ static HRESULT STDMETHODCALLTYPE vm_GetStackTrace(IJavaEventMonitorIDInfo4 *ifac
 {
     fake_vm *vm = impl(iface);
     const fake_thread_stack *stack = stack_of(vm, thread_id ? thread_id : current_thread);
-    if (vm->fail_everything || !stack)
+    if (vm->fail_everything || !stack || vm->stack_trace_fails) {
+        atomic_fetch_add(&vm->stack_traces, vm->stack_trace_fails);
         return E_FAIL;
+    }
     HRESULT hr = S_OK;
     for (int i = 0; i < stack->count && hr == S_OK; i++)
         hr = IJavaEventMonitor2_NotifyEvent2(vm->monitor, JVM_EVENT_TYPE2_STACK_TRACE, stack->frames[i],

@@ -27,10 +27,11 @@ typedef struct fake_vm {
     IJavaEventMonitor2 *monitor;   /* receives GetStackTrace's frames; not owned */
     int fail_everything;           /* every method returns E_FAIL */
     int sample_location;           /* SampleThreadLocation works (otherwise E_NOTIMPL) */
+    int stack_trace_fails;         /* GetStackTrace returns E_FAIL */
     int unloaded_class;            /* class 2000 is gone: its MethodIDs are refused */
     DWORD options;                 /* the last SetMonitorInitializationOptions */
     fake_thread_stack stacks[FAKE_MAX_THREADS];
-    atomic_int stack_traces;       /* GetStackTrace calls that reported frames */
+    atomic_int stack_traces;       /* GetStackTrace calls, each counted once it has reported its frames */
 } fake_vm;
 
 /* Methods 1-4 are demo/Main's (main, work, hot, cold); 5 is demo/Gone.run of class 2000.

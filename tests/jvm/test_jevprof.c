@@ -1,0 +1,158 @@
+/*
+ * test_jevprof.c - jevprof end to end on real JVMs (every JDK under /usr/lib/jvm): the bridge
+ * loads it from MSJAVA_EVENT_MONITORS, it profiles samples/java/Workload.java, and its files
+ * must show what that program is known to do: 8 workers, Workload.hot doing 4/5 of the
+ * arithmetic, fib(15) every 100 rounds, a 3-frame exception unwind every 100 rounds.  (Since
+ * JDK 19 Thread.run calls Workload$Worker.run through Thread.runWith: paths are matched from
+ * the worker's run down.)
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/jvmrun.h"
+
+#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
+
+static char jdks[JVMRUN_MAX_JDKS][512];
+static int jdk_count;
+
+static char *read_text(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *text = calloc(1, (size_t)size + 1);
+    if (fread(text, 1, (size_t)size, f) != (size_t)size)
+        text[0] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* A fresh output directory holding a registry file that makes jevprof's CLSID creatable. */
+static void prepare(char *dir, size_t size)
+{
+    char path[1200];
+    snprintf(dir, size, "%s", jvmrun_build_path("jevprof-jvm.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/jevprof.reg", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n"
+               "[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JEVPROF "\\InprocServer32]\n"
+               "@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
+            jvmrun_build_path("libjevprof.so"));
+    fclose(f);
+}
+
+static void run_jevprof(const char *jdk, const char *dir, const char *mode, const char *rounds, jvmrun_result *r)
+{
+    static char files_env[1300], dir_env[1300], mode_env[64];
+    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
+    snprintf(mode_env, sizeof(mode_env), "JEVPROF_MODE=%s", mode);
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env, mode_env,
+                         "JEVPROF_INTERVAL_MS=2", NULL};
+    const char *args[] = {rounds, NULL};
+    jvmrun_main(jdk, "Workload", "", env, args, r);
+}
+
+/* Fails, showing the whole text on stderr, unless text contains what. */
+static void expect(const char *text, const char *what)
+{
+    if (!text || !strstr(text, what)) {
+        fprintf(stderr, "---- missing \"%s\" in:\n%s\n----\n", what, text ? text : "(no file)");
+        ck_assert_msg(0, "missing: %s", what);
+    }
+}
+
+/* The sum of the counts of collapsed lines whose last frame is leaf. */
+static unsigned long long self_count(const char *collapsed, const char *leaf)
+{
+    unsigned long long sum = 0;
+    size_t leaf_len = strlen(leaf);
+    for (const char *line = collapsed; *line;) {
+        const char *end = strchr(line, '\n'), *space = memrchr(line, ' ', (size_t)(end - line));
+        if (space && (size_t)(space - line) >= leaf_len && memcmp(space - leaf_len, leaf, leaf_len) == 0 &&
+            (space - leaf_len == line || space[-(long)leaf_len - 1] == ';'))
+            sum += strtoull(space + 1, NULL, 10);
+        line = end + 1;
+    }
+    return sum;
+}
+
+START_TEST(sampling_finds_the_hot_method)
+{
+    char dir[1200];
+    jvmrun_result plain, r;
+    const char *args[] = {"60000", NULL};
+    prepare(dir, sizeof(dir));
+    jvmrun_main(jdks[_i], "Workload", NULL, NULL, args, &plain);
+    run_jevprof(jdks[_i], dir, "sample", "60000", &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
+    ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
+    char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
+    char *flame = read_text(dir, "jevprof-flame.html");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_ptr_nonnull(collapsed);
+    ck_assert_ptr_nonnull(flame);
+    unsigned long long hot = self_count(collapsed, "Workload.hot"), cold = self_count(collapsed, "Workload.cold");
+    if (!(hot >= 20 && hot > 2 * cold))
+        expect(collapsed, "Workload.hot with 20 samples or more, and more than twice Workload.cold's");
+    expect(report, "Hottest call paths by self samples (outermost frame first)\n");
+    expect(report, " > Workload$Worker.run > Workload.round > Workload.hot\n");
+    expect(report, "          4800  java.lang.IllegalStateException\n");
+    ck_assert_ptr_nonnull(strstr(flame, "\"Workload.hot\""));
+    free(report), free(collapsed), free(flame);
+    jvmrun_free(&plain);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(call_counts_are_exact)
+{
+    char dir[1200];
+    jvmrun_result r;
+    prepare(dir, sizeof(dir));
+    run_jevprof(jdks[_i], dir, "calls", "2000", &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum dbd2935e77705404\nexceptions caught 160\n");
+    char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_ptr_nonnull(collapsed);
+    /* 8 threads x 2000 rounds; fib(15) makes 1973 calls, 20 times a thread; 3 throwers per exception */
+    expect(report, "        16000  Workload.hot\n");
+    expect(report, "        16000  Workload.cold\n");
+    expect(report, "       315680  Workload.fib\n");
+    expect(report, "          480  Workload.thrower\n");
+    expect(report, "            8  Workload$Worker.run\n");
+    expect(collapsed, "Workload$Worker.run;Workload.round;Workload.hot ");
+    expect(collapsed, "Workload.round;Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException.<init>");
+    ck_assert_uint_gt(self_count(collapsed, "Workload.hot"), self_count(collapsed, "Workload.cold"));
+    free(report), free(collapsed);
+    jvmrun_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    jdk_count = jvmrun_find_jdks(jdks);
+    Suite *s = suite_create("jevprof_jvm");
+    TCase *tc = tcase_create("jevprof_jvm");
+    tcase_set_timeout(tc, 240);
+    tcase_add_loop_test(tc, sampling_finds_the_hot_method, 0, jdk_count);
+    tcase_add_loop_test(tc, call_counts_are_exact, 0, jdk_count);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
