@@ -537,13 +537,13 @@ START_TEST(switch_padding_follows_the_new_alignment)
 END_TEST
 
 /* Code: a branch at 0 over `returns` returns padded with nops to about 30000 bytes, to the
- * final return; branch is goto or ifeq (with iconst_0 before it). */
+ * final return; branch is goto, jsr or ifeq (with iconst_0 before it). */
 static bytes far_branch(uint8_t branch, unsigned returns)
 {
     size_t length = 30000;
     uint8_t *code = calloc(length, 1); /* nop */
     size_t start = 0;
-    if (branch != OP_GOTO)
+    if (branch == OP_IFEQ)
         code[start++] = OP_ICONST_0;
     code[start] = branch;
     cf_set_u2(code + start + 1, (uint16_t)(length - 1 - start));
@@ -572,6 +572,23 @@ START_TEST(goto_widens_when_inserted_code_pushes_it_out_of_range)
     ck_assert_int_eq(c->bytes[body + displacement], OP_GETSTATIC);
     ck_assert_int_eq(c->bytes[body + displacement + 14], OP_RETURN);
     ck_assert_int_eq(c->bytes[body + displacement + 15], OP_GETSTATIC); /* the handler */
+    cf_free(cls);
+    free(out);
+    free(input.data);
+}
+END_TEST
+
+START_TEST(jsr_widens_too)
+{
+    bytes input = far_branch(OP_JSR, 5000); /* 5000 unguarded exit calls of 4 bytes */
+    uint8_t *out;
+    cf_instrument_stats stats;
+    cf_class *cls = instrument(&input, &unflagged, &out, &stats);
+    const cf_code *c = find_method(cls, "m", NULL)->code;
+    ck_assert_int_eq(c->bytes[4], OP_JSR_W); /* after iconst_0; invokestatic enter */
+    int32_t displacement = (int32_t)cf_get_u4(c->bytes + 4 + 1);
+    ck_assert_int_eq(c->bytes[4 + displacement], OP_ICONST_0); /* the exit call before the final return */
+    ck_assert_int_eq(c->bytes[4 + displacement + 4], OP_RETURN);
     cf_free(cls);
     free(out);
     free(input.data);
@@ -747,6 +764,7 @@ int main(void)
     tcase_add_test(tc, branches_land_where_they_did);
     tcase_add_test(tc, switch_padding_follows_the_new_alignment);
     tcase_add_test(tc, goto_widens_when_inserted_code_pushes_it_out_of_range);
+    tcase_add_test(tc, jsr_widens_too);
     tcase_add_test(tc, conditional_branch_out_of_range_leaves_the_method_alone);
     tcase_add_test(tc, method_near_64k_is_left_alone);
     tcase_add_test(tc, exit_frame_keeps_the_whole_stack);
