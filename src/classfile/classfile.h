@@ -121,8 +121,6 @@ int cf_write(const cf_class *cls, uint8_t **out, size_t *out_size, char *error, 
 /* The Utf8 entry at index as a NUL-terminated copy in buf (truncated to fit); "" when
  * index is not a Utf8 entry. */
 const char *cf_utf8(const cf_class *cls, uint16_t index, char *buf, size_t size);
-/* Name of the class entry at index ("java/lang/Object"), like cf_utf8. */
-const char *cf_class_name(const cf_class *cls, uint16_t index, char *buf, size_t size);
 
 /* ---- Instrumentation --------------------------------------------------------------- */
 typedef struct cf_method_info {

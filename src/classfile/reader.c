@@ -118,13 +118,3 @@ const char *cf_utf8(const cf_class *cls, uint16_t index, char *buf, size_t size)
     }
     return buf;
 }
-
-const char *cf_class_name(const cf_class *cls, uint16_t index, char *buf, size_t size)
-{
-    if (!cf_cp_has(cls, index, CF_CLASS)) {
-        if (size)
-            buf[0] = '\0';
-        return buf;
-    }
-    return cf_utf8(cls, cls->cp[index].v.ref.first, buf, size);
-}
