@@ -1,6 +1,6 @@
 /*
  * class.c - the class table (see class.h) and the IDInfo methods about classes:
- * ClassInformation, ClassInformation2, StaticClassInformation.
+ * ClassInformation, ClassInformation2.
  */
 #include <stdlib.h>
 #include <string.h>

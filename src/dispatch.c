@@ -17,12 +17,19 @@ static struct {
 } in_flight[STRIPES];
 static atomic_uint next_stripe;
 static _Thread_local int stripe = -1;
+static _Thread_local int depth; /* dispatches this thread is inside */
+
+int jv_dispatching(void)
+{
+    return depth > 0;
+}
 
 void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env)
 {
     if (stripe < 0)
         stripe = (int)(atomic_fetch_add(&next_stripe, 1) % STRIPES);
     atomic_fetch_add_explicit(&in_flight[stripe].count, 1, memory_order_acquire);
+    depth++;
     d->env = env;
     d->object_mark = jv_objects_scope();
 }
@@ -30,6 +37,7 @@ void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env)
 void jv_dispatch_end(jv_dispatch *d)
 {
     jv_objects_release_scope(d->env, d->object_mark);
+    depth--;
     atomic_fetch_sub_explicit(&in_flight[stripe].count, 1, memory_order_release);
 }
 

@@ -19,6 +19,8 @@ typedef struct jv_dispatch {
 
 void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env);
 void jv_dispatch_end(jv_dispatch *d);
+/* Non-zero while the calling thread is inside a dispatch. */
+int jv_dispatching(void);
 /* Waits (bounded) until no thread is inside a dispatch. */
 void jv_dispatch_quiesce(void);
 

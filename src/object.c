@@ -6,6 +6,7 @@
 
 #include "class.h"
 #include "idinfo_methods.h"
+#include "dispatch.h"
 #include "object.h"
 #include "table.h"
 
@@ -19,7 +20,7 @@ typedef struct object_slot {
 } object_slot;
 
 static jv_table slots;
-static plat_mutex *free_lock;
+static plat_mutex *slot_lock; /* the free list, and every slot's reference and generation */
 static uint32_t free_head = UINT32_MAX;
 
 /* The slots this thread took, most recent last, so a callback's slots can be released. */
@@ -29,13 +30,13 @@ static _Thread_local unsigned taken_count, taken_capacity;
 void jv_objects_init(void)
 {
     jv_table_init(&slots, sizeof(object_slot));
-    free_lock = plat_mutex_create();
+    slot_lock = plat_mutex_create();
 }
 
 void jv_objects_destroy(void)
 {
     jv_table_destroy(&slots);
-    plat_mutex_destroy(free_lock);
+    plat_mutex_destroy(slot_lock);
     free_head = UINT32_MAX;
 }
 
@@ -72,6 +73,8 @@ ObjectID jv_object_id(JNIEnv *env, jobject obj)
 {
     if (!obj || !env)
         return 0;
+    if (!jv_dispatching() && taken_count >= JV_OBJECTS_OUTSIDE_CALLBACKS)
+        jv_objects_release_scope(env, 0);
     if (taken_count == taken_capacity) {
         unsigned grown = taken_capacity ? taken_capacity * 2 : 32;
         uint32_t *bigger = realloc(taken, grown * sizeof(*bigger));
@@ -80,24 +83,36 @@ ObjectID jv_object_id(JNIEnv *env, jobject obj)
         taken = bigger;
         taken_capacity = grown;
     }
-    plat_mutex_lock(free_lock);
+    jweak ref = (*env)->NewWeakGlobalRef(env, obj);
+    if (!ref)
+        return 0;
+    plat_mutex_lock(slot_lock);
     uint32_t index = free_head;
     if (index != UINT32_MAX)
         free_head = ((object_slot *)jv_table_get(&slots, index))->next_free;
-    plat_mutex_unlock(free_lock);
-    if (index == UINT32_MAX && (index = jv_table_add(&slots, slot_init, NULL)) == UINT32_MAX)
+    plat_mutex_unlock(slot_lock);
+    if (index == UINT32_MAX && (index = jv_table_add(&slots, slot_init, NULL)) == UINT32_MAX) {
+        (*env)->DeleteWeakGlobalRef(env, ref);
         return 0;
+    }
     object_slot *s = jv_table_get(&slots, index);
-    s->ref = (*env)->NewWeakGlobalRef(env, obj);
+    plat_mutex_lock(slot_lock);
+    s->ref = ref;
     unsigned gen = atomic_fetch_add(&s->generation, 1) + 1; /* now odd: in use */
+    plat_mutex_unlock(slot_lock);
     taken[taken_count++] = index;
     return make_id(index, gen);
 }
 
 jobject jv_object_local(JNIEnv *env, ObjectID id)
 {
-    object_slot *s = env ? slot_of(id) : NULL;
-    return s ? (*env)->NewLocalRef(env, s->ref) : NULL;
+    if (!env)
+        return NULL;
+    plat_mutex_lock(slot_lock);
+    object_slot *s = slot_of(id);
+    jobject local = s ? (*env)->NewLocalRef(env, s->ref) : NULL;
+    plat_mutex_unlock(slot_lock);
+    return local;
 }
 
 unsigned jv_objects_scope(void)
@@ -110,14 +125,14 @@ void jv_objects_release_scope(JNIEnv *env, unsigned mark)
     while (taken_count > mark) {
         uint32_t index = taken[--taken_count];
         object_slot *s = jv_table_get(&slots, index);
+        plat_mutex_lock(slot_lock);
         atomic_fetch_add(&s->generation, 1); /* now even: free, and old IDs are stale */
         if (env)
             (*env)->DeleteWeakGlobalRef(env, s->ref);
         s->ref = NULL;
-        plat_mutex_lock(free_lock);
         s->next_free = free_head;
         free_head = index;
-        plat_mutex_unlock(free_lock);
+        plat_mutex_unlock(slot_lock);
     }
     if (!taken_count) {
         free(taken);

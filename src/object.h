@@ -1,17 +1,22 @@
 /*
  * object.h - ObjectIDs: handles to Java objects that are valid only inside the callback
- * that supplied them (or, handed out outside any callback, until the thread's next
- * request for them is released).
+ * that supplied them.  A thread outside any callback (a monitor's own thread) keeps the
+ * last JV_OBJECTS_OUTSIDE_CALLBACKS it was handed; older ones expire, as the reference
+ * lets ObjectIDs change at any garbage collection.
  *
  * Each ObjectID names a slot holding a weak global reference; the slot's generation is
  * part of the ID, so an ID whose slot was released and reused decodes as stale.  Slots
- * taken during a callback are released when the callback returns.
+ * taken during a callback are released when the callback returns.  Resolving and
+ * releasing take one lock, so a garbage ID that happens to name another thread's slot
+ * cannot race that slot's release.
  */
 #ifndef JEVMON_OBJECT_H
 #define JEVMON_OBJECT_H
 
 #include "jevmon.h"
 #include "vm.h"
+
+#define JV_OBJECTS_OUTSIDE_CALLBACKS 4096
 
 void jv_objects_init(void);
 void jv_objects_destroy(void);
