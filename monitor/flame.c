@@ -138,7 +138,7 @@ static int write_name(const jp_tree *tree, const uint32_t *path, size_t depth, v
 {
     flame_writer *w = context;
     MethodID method = tree->nodes[path[depth - 1]].method;
-    jp_idmap_entry *e = jp_idmap_insert(&w->index, method ? method : (MethodID)-1);
+    jp_idmap_entry *e = jp_idmap_insert(&w->index, method);
     if (!e)
         return -1;
     if (!e->value) {
@@ -166,7 +166,7 @@ static int write_node(const jp_tree *tree, const uint32_t *path, size_t depth, v
         fputc(',', w->out);
     }
     w->depth = depth;
-    jp_idmap_entry *e = jp_idmap_find(&w->index, n->method ? n->method : (MethodID)-1);
+    jp_idmap_entry *e = jp_idmap_find(&w->index, n->method);
     return fprintf(w->out, "[%zu,%" PRIu64 ",%" PRIu64 ",[", e ? (size_t)e->value - 1 : 0, scaled(w, n->total),
                    scaled(w, n->self)) < 0 ? -1 : 0;
 }

@@ -196,6 +196,8 @@ static const char *method_name(void *context, MethodID method)
     jp_monitor *m = context;
     if (method == JP_UNKNOWN_CALLERS)
         return "(callers unknown)";
+    if (method == JP_UNKNOWN_METHOD)
+        return "(unknown method)";
     return jp_names_method(&m->names, m->info, method);
 }
 

@@ -22,9 +22,6 @@
 #include "tree.h"
 
 #define JP_MAX_SAMPLED_FRAMES 8192
-/* The frame a sample's method hangs under when only SampleThreadLocation could say where the
- * thread was: its callers are not known, and it must not look like an outermost frame. */
-#define JP_UNKNOWN_CALLERS ((MethodID)-1)
 
 typedef struct jp_sampler_counts {
     uint64_t ticks;             /* timer expiries */

@@ -51,6 +51,8 @@ uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method)
 {
     if (parent == JP_NO_NODE || !tree->nodes)
         return JP_NO_NODE;
+    if (method == 0)
+        method = JP_UNKNOWN_METHOD;
     jp_node *nodes = tree->nodes;
     uint32_t previous = JP_NO_NODE;
     for (uint32_t i = nodes[parent].first_child; i != JP_NO_NODE; previous = i, i = nodes[i].next_sibling) {

@@ -18,6 +18,13 @@
 #define JP_ROOT 0u
 #define JP_NO_NODE UINT32_MAX /* a node that could not be allocated; its subtree is not recorded */
 
+/* Frames without a usable MethodID.  The tree never holds 0 (the tables keyed by MethodID
+ * cannot), so a frame the VM reported as 0 is recorded as JP_UNKNOWN_METHOD; a sample that
+ * knows its method but not its callers hangs under JP_UNKNOWN_CALLERS, so that it does not
+ * look like an outermost frame. */
+#define JP_UNKNOWN_METHOD ((MethodID)-2)
+#define JP_UNKNOWN_CALLERS ((MethodID)-1)
+
 typedef struct jp_node {
     MethodID method;
     uint32_t parent;
@@ -38,7 +45,7 @@ typedef struct jp_tree {
 int jp_tree_init(jp_tree *tree);
 void jp_tree_free(jp_tree *tree);
 
-/* The child of parent for method, added when missing; JP_NO_NODE when parent is JP_NO_NODE or
+/* The child of parent for method (0 is taken as JP_UNKNOWN_METHOD), added when missing; JP_NO_NODE when parent is JP_NO_NODE or
  * memory runs out.  A found child moves to the front of its siblings, so hot calls are found first. */
 uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method);
 

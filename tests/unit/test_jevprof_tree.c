@@ -20,8 +20,10 @@ START_TEST(child_is_found_again_and_moves_to_front)
     ck_assert_uint_eq(t.nodes[JP_ROOT].first_child, a); /* found: moved to the front */
     ck_assert_uint_eq(t.nodes[a].next_sibling, b);
     ck_assert_uint_eq(t.nodes[b].next_sibling, JP_NO_NODE);
-    ck_assert_uint_eq(t.count, 3);
     ck_assert_uint_eq(jp_tree_child(&t, JP_NO_NODE, 10), JP_NO_NODE);
+    uint32_t zero = jp_tree_child(&t, JP_ROOT, 0); /* the VM's 0 is kept as "unknown method" */
+    ck_assert_uint_eq(t.nodes[zero].method, JP_UNKNOWN_METHOD);
+    ck_assert_uint_eq(jp_tree_child(&t, JP_ROOT, JP_UNKNOWN_METHOD), zero);
     jp_tree_free(&t);
 }
 END_TEST

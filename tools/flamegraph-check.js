@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+/*
+ * flamegraph-check.js - opens a jevprof flame graph in headless Chromium and checks that it
+ * works offline: it renders frames, fetches nothing, throws no script error, zooms to a frame
+ * on click, highlights search matches, and Esc zooms back out.
+ *
+ *   node tools/flamegraph-check.js <jevprof-flame.html> <a frame name in it>
+ *
+ * Prints one line per check and exits 0 when all pass.  Talks to Chromium over
+ * --remote-debugging-pipe (the DevTools protocol on file descriptors 3 and 4), so it needs
+ * nothing but node and chromium.  CHROMIUM names another browser binary.
+ */
+'use strict';
+const { spawn } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const [file, frameName] = process.argv.slice(2);
+if (!file || !frameName) {
+  console.error('usage: node tools/flamegraph-check.js <flame.html> <frame name>');
+  process.exit(2);
+}
+const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jevprof-chromium-'));
+const browser = spawn(process.env.CHROMIUM || 'chromium',
+  ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
+   '--remote-debugging-pipe', `--user-data-dir=${profileDir}`, 'about:blank'],
+  { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
+const toBrowser = browser.stdio[3], fromBrowser = browser.stdio[4];
+
+let nextId = 0, received = '';
+const replies = new Map(), waiters = [];
+const requests = [], scriptErrors = [];
+
+fromBrowser.on('data', (chunk) => {
+  received += chunk;
+  for (let end; (end = received.indexOf('\0')) >= 0; received = received.slice(end + 1)) {
+    const message = JSON.parse(received.slice(0, end));
+    if (message.id !== undefined && replies.has(message.id)) {
+      replies.get(message.id)(message);
+      replies.delete(message.id);
+      continue;
+    }
+    if (message.method === 'Network.requestWillBeSent') requests.push(message.params.request.url);
+    if (message.method === 'Runtime.exceptionThrown') scriptErrors.push(message.params.exceptionDetails.text);
+    if (message.method === 'Runtime.consoleAPICalled' && message.params.type === 'error')
+      scriptErrors.push(message.params.args.map((a) => a.value).join(' '));
+    for (let i = waiters.length - 1; i >= 0; i--)
+      if (waiters[i].method === message.method) waiters.splice(i, 1)[0].resolve(message);
+  }
+});
+
+function send(method, params = {}, sessionId) {
+  return new Promise((resolve, reject) => {
+    const id = ++nextId;
+    replies.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+    toBrowser.write(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }) + '\0');
+  });
+}
+
+function waitFor(method) {
+  return new Promise((resolve) => waiters.push({ method, resolve }));
+}
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!ok) failures++;
+}
+
+async function main() {
+  const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
+  const page = (method, params) => send(method, params, sessionId);
+  await page('Runtime.enable');
+  await page('Network.enable');
+  await page('Page.enable');
+  const loaded = waitFor('Page.loadEventFired');
+  await page('Page.navigate', { url: 'file://' + path.resolve(file) });
+  await loaded;
+  const evaluate = async (expression) =>
+    (await page('Runtime.evaluate', { expression, returnByValue: true })).result.value;
+
+  const name = JSON.stringify(frameName);
+  check(await evaluate(`document.querySelectorAll('.f').length > 1`), 'frames are drawn');
+  check(await evaluate(`[...document.querySelectorAll('.f')].some(e => e.title.startsWith(${name} + '  '))`),
+        `a frame is named ${frameName}`);
+  const width = await evaluate(`document.getElementById('chart').clientWidth`);
+  await evaluate(`[...document.querySelectorAll('.f')].find(e => e.title.startsWith(${name} + '  ')).click()`);
+  check(await evaluate(`[...document.querySelectorAll('.f:not(.below)')].some(e =>
+          e.title.startsWith(${name} + '  ') && parseFloat(e.style.width) === ${width})`),
+        'clicking it zooms to it: it fills the width');
+  check(await evaluate(`document.querySelectorAll('.f.below').length > 0`), 'its callers stay below it');
+  await evaluate(`document.onkeydown({key: 'Escape'})`);
+  check(await evaluate(`document.querySelectorAll('.f.below').length === 0`), 'Esc zooms back out');
+  await evaluate(`(() => { const s = document.getElementById('search'); s.value = ${name};
+                           s.dispatchEvent(new Event('input')); })()`);
+  check(await evaluate(`document.querySelectorAll('.f.match').length > 0`), 'searching highlights it');
+  check(/^Matched: [0-9.]+%$/.test(await evaluate(`document.getElementById('matched').textContent`)),
+        'searching shows the matched share');
+  const outside = requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:') && url !== 'about:blank');
+  check(outside.length === 0, `nothing fetched from outside the file${outside.length ? ': ' + outside.join(' ') : ''}`);
+  check(scriptErrors.length === 0, `no script errors${scriptErrors.length ? ': ' + scriptErrors.join('; ') : ''}`);
+}
+
+const timeout = setTimeout(() => { console.log('FAIL timed out'); finish(1); }, 60000);
+/* The profile directory goes once the browser has stopped writing to it. */
+function finish(code) {
+  clearTimeout(timeout);
+  browser.on('exit', () => {
+    fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 });
+    process.exit(code);
+  });
+  browser.kill();
+}
+main().then(() => finish(failures ? 1 : 0), (e) => { console.log(`FAIL ${e.message}`); finish(1); });
