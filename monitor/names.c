@@ -52,15 +52,16 @@ static char *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID method)
     return strdup(display);
 }
 
-/* Caches a name under key; takes ownership of name.  Called with the lock held. */
+/* Caches a name under key and returns the cached one; takes ownership of name.  The first
+ * name cached for a key stays (two threads may resolve the same ID at once, and the string
+ * handed to one must not be freed by the other).  Called with the lock held. */
 static const char *remember(jp_idmap *map, UniqueID key, char *name)
 {
     jp_idmap_entry *e = jp_idmap_insert(map, key);
-    if (!e) {
+    if (!e || e->value) {
         free(name);
-        return NULL;
+        return e ? (const char *)e->value : NULL;
     }
-    free((void *)e->value);
     e->value = (uintptr_t)name;
     return name;
 }
