@@ -21,32 +21,32 @@ const char *jp_mode_name(jp_mode mode)
     return mode == JP_MODE_BOTH ? "both" : mode == JP_MODE_CALLS ? "calls" : "sample";
 }
 
-int jp_config_set_output_dir(jp_config *config, const char *text, const char *source)
+/* Each setter takes one setting as text, as the environment gives it; source names where it came
+ * from in the diagnostic.  A bad value is logged and the default applied. */
+static void set_output_dir(jp_config *config, const char *text, const char *source)
 {
     size_t length = strlen(text);
     if (length == 0 || length >= sizeof(config->output_dir) - 64) { /* room for a file name */
         jv_log("jevprof: %s is %s; using the default, \"%s\"", source,
                length ? "too long for a directory name" : "empty", JP_DEFAULT_OUTPUT_DIR);
         snprintf(config->output_dir, sizeof(config->output_dir), "%s", JP_DEFAULT_OUTPUT_DIR);
-        return -1;
+        return;
     }
     memcpy(config->output_dir, text, length + 1);
-    return 0;
 }
 
-int jp_config_set_mode(jp_config *config, const char *text, const char *source)
+static void set_mode(jp_config *config, const char *text, const char *source)
 {
     static const struct { const char *name; jp_mode mode; } modes[] = {
         {"sample", JP_MODE_SAMPLE}, {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
         if (strcmp(text, modes[i].name) == 0) {
             config->mode = modes[i].mode;
-            return 0;
+            return;
         }
     jv_log("jevprof: %s \"%s\" is not calls, sample or both; using the default, %s", source, text,
            jp_mode_name(JP_DEFAULT_MODE));
     config->mode = JP_DEFAULT_MODE;
-    return -1;
 }
 
 /* A whole decimal number within [min, max], or -1 with *why set. */
@@ -68,7 +68,7 @@ static long parse_count(const char *text, unsigned min, unsigned max, const char
     return -1;
 }
 
-static int set_count(unsigned *setting, const char *text, const char *source, unsigned min, unsigned max,
+static void set_count(unsigned *setting, const char *text, const char *source, unsigned min, unsigned max,
                      unsigned fallback, const char *unit)
 {
     const char *why = NULL;
@@ -77,24 +77,23 @@ static int set_count(unsigned *setting, const char *text, const char *source, un
         jv_log("jevprof: %s \"%s\" %s (%u to %u%s); using the default, %u", source, text, why, min, max, unit,
                fallback);
         *setting = fallback;
-        return -1;
+        return;
     }
     *setting = (unsigned)value;
-    return 0;
 }
 
-int jp_config_set_interval_ms(jp_config *config, const char *text, const char *source)
+static void set_interval_ms(jp_config *config, const char *text, const char *source)
 {
-    return set_count(&config->interval_ms, text, source, JP_MIN_INTERVAL_MS, JP_MAX_INTERVAL_MS,
+    set_count(&config->interval_ms, text, source, JP_MIN_INTERVAL_MS, JP_MAX_INTERVAL_MS,
                      JP_DEFAULT_INTERVAL_MS, " milliseconds");
 }
 
-int jp_config_set_top(jp_config *config, const char *text, const char *source)
+static void set_top(jp_config *config, const char *text, const char *source)
 {
-    return set_count(&config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
+    set_count(&config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
 }
 
-typedef int (*text_setter)(jp_config *config, const char *text, const char *source);
+typedef void (*text_setter)(jp_config *config, const char *text, const char *source);
 
 /* One registry value of the key: a REG_SZ, or a DWORD given to the setter as decimal text. */
 static void load_registry_value(jp_config *config, const char *name, int is_dword, text_setter set)
@@ -132,10 +131,10 @@ void jp_config_load(jp_config *config)
         const char *variable;
         text_setter set;
     } settings[] = {
-        {"OutputDir", 0, "JEVPROF_OUTPUT_DIR", jp_config_set_output_dir},
-        {"Mode", 0, "JEVPROF_MODE", jp_config_set_mode},
-        {"IntervalMs", 1, "JEVPROF_INTERVAL_MS", jp_config_set_interval_ms},
-        {"TopN", 1, "JEVPROF_TOP", jp_config_set_top},
+        {"OutputDir", 0, "JEVPROF_OUTPUT_DIR", set_output_dir},
+        {"Mode", 0, "JEVPROF_MODE", set_mode},
+        {"IntervalMs", 1, "JEVPROF_INTERVAL_MS", set_interval_ms},
+        {"TopN", 1, "JEVPROF_TOP", set_top},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {

@@ -43,13 +43,6 @@ typedef struct jp_config {
 
 void jp_config_defaults(jp_config *config);
 
-/* One setting from text, as the environment gives it; source names where it came from in the
- * diagnostic ("JEVPROF_MODE").  0 when accepted; -1 (logged, default applied) when not. */
-int jp_config_set_output_dir(jp_config *config, const char *text, const char *source);
-int jp_config_set_mode(jp_config *config, const char *text, const char *source);
-int jp_config_set_interval_ms(jp_config *config, const char *text, const char *source);
-int jp_config_set_top(jp_config *config, const char *text, const char *source);
-
 /* Defaults, then the registry, then the environment. */
 void jp_config_load(jp_config *config);
 

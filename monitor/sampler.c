@@ -140,7 +140,8 @@ static size_t take_snapshot(jp_sampler *s)
     return n;
 }
 
-void jp_sampler_sample_all(jp_sampler *s)
+/* One tick: samples every live thread once. */
+static void sample_all(jp_sampler *s)
 {
     size_t n = take_snapshot(s);
     for (size_t i = 0; i < n; i++) {
@@ -173,7 +174,7 @@ static void sampler_main(void *arg)
             next = now; /* fell behind (a long GC, a slow stack): resume the period, no burst */
         sleep_until(s, next);
         if (!atomic_load(&s->stop))
-            jp_sampler_sample_all(s);
+            sample_all(s);
     }
     plat_com_uninit();
 }

@@ -60,9 +60,6 @@ void jp_sampler_free(jp_sampler *s);
 void jp_sampler_thread_created(jp_sampler *s, ThreadID thread);
 void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread);
 
-/* One tick: samples every live thread once. */
-void jp_sampler_sample_all(jp_sampler *s);
-
 /* NotifyEvent2(STACK_TRACE, method, stack): 1 when the frame belongs to a stack this sampler is
  * taking on the calling thread (and was recorded), 0 when it is someone else's. */
 int jp_sampler_on_frame(jp_sampler *s, MethodID method);
