@@ -18,7 +18,9 @@
  * call; the bridge must tolerate a missing exit (e.g. unwind its shadow stack to the
  * method whose exit it sees).  Returns keep the operand stack as they found it: the
  * frame after a guarded exit call lists the whole stack, found by simulating the
- * straight-line code since the preceding frame.
+ * straight-line code since the preceding frame.  Branches pushed out of 16-bit reach
+ * by the inserted code grow: goto/jsr into goto_w/jsr_w, a conditional branch into the
+ * opposite branch over a goto_w (with a simulated frame after it).
  *
  * Attributes are kept as raw bytes.  Inside rewritten Code attributes: StackMapTable,
  * LineNumberTable, LocalVariableTable and LocalVariableTypeTable are remapped;
@@ -138,7 +140,9 @@ typedef enum cf_left_alone {
      * every object finalizable */
     CF_EMPTY_FINALIZER,
     CF_TOO_LONG,    /* the instrumented code would exceed 65535 bytes (also logged) */
-    CF_UNSUPPORTED  /* a construct the rewriter does not handle; the reason is logged.  Also
+    CF_UNSUPPORTED  /* a construct the rewriter does not handle, the reason logged: code the
+                     * type simulation cannot follow to a return, a constructor without
+                     * super()/this(), too many handlers or too deep a stack, and
                      * java.lang.Object.<init>, which HotSpot treats specially */
 } cf_left_alone;
 

@@ -190,9 +190,9 @@ typedef struct layout {
 
 /*
  * The new StackMapTable: the original frames at their new places plus frames for the
- * injected code: after the guarded entry call (the method's first frame), after each
- * guarded exit call (locals left out, the stack as the return finds it) and at the
- * handlers (locals left out or, before super(), only uninitializedThis).
+ * new code: after the guarded entry call (the method's first frame), after each
+ * guarded exit call and split branch (see below) and at the handlers (locals left out
+ * or, before super(), only uninitializedThis).
  */
 static int rebuild_stack_map(method_context *mc, const cf_code *code, const layout *lay, cf_attr *out)
 {
@@ -207,30 +207,38 @@ static int rebuild_stack_map(method_context *mc, const cf_code *code, const layo
     if (table && cf_stackmap_decode(cls, table, code->length, &initial, &old, &old_count, mc->error) < 0)
         return CF_MALFORMED;
 
-    uint32_t returns = 0;
+    uint32_t new_places = 0; /* returns and split branches */
     for (uint32_t pc = 0; pc < code->length; pc++)
-        returns += cf_is_boundary(reloc, pc) && cf_is_return(code->bytes[pc]);
+        new_places += cf_is_boundary(reloc, pc) && (cf_is_return(code->bytes[pc]) || reloc->widened[pc]);
     frame_list list = {0};
-    list.capacity = old_count + 1u + returns + 4u;
+    list.capacity = old_count + 1u + new_places + 4u;
     list.frames = cf_arena_alloc(cls->arena, sizeof(cf_frame) * list.capacity);
     if (!list.frames)
         return cf_fail(mc->error, "out of memory");
 
-    /* Frames after the guarded exit calls, computed on the original code and frames. */
-    if (lay->exit.skip) {
-        uint32_t next_old = 0;
-        const cf_frame *from = &initial;
-        for (uint32_t pc = 0; pc < code->length; pc++) {
-            if (!cf_is_boundary(reloc, pc) || !cf_is_return(code->bytes[pc]))
-                continue;
-            while (next_old < old_count && old[next_old].pc <= pc)
-                from = &old[next_old++];
-            cf_frame *f = &list.frames[list.count++];
-            if (cf_simulate_stack(cls, code, from, pc, f, mc->error) < 0 ||
-                remap_vtypes(f->stack, f->stack_count, reloc) < 0)
-                return CF_CODE_UNSUPPORTED;
-            f->pc = reloc->moved[pc];
-        }
+    /* Frames the new code needs at places the original had none, computed on the
+     * original code and frames: after each guarded exit call (no locals, the stack as
+     * the return finds it) and after each split conditional branch (unless the next
+     * instruction had a frame already). */
+    uint32_t next_old = 0;
+    const cf_frame *from = &initial;
+    for (uint32_t pc = 0; pc < code->length; pc++) {
+        if (!cf_is_boundary(reloc, pc))
+            continue;
+        while (next_old < old_count && old[next_old].pc <= pc)
+            from = &old[next_old++];
+        int after_exit = lay->exit.skip && cf_is_return(code->bytes[pc]);
+        int after_split = reloc->widened[pc] && cf_is_conditional_branch(code->bytes[pc]) &&
+                          !(next_old < old_count && old[next_old].pc == pc + 3);
+        if (!after_exit && !after_split)
+            continue;
+        cf_frame *f = &list.frames[list.count++];
+        if (cf_simulate_frame(cls, code, from, after_exit ? pc : pc + 3, f, mc->error) < 0 ||
+            remap_vtypes(f->locals, f->local_count, reloc) < 0 || remap_vtypes(f->stack, f->stack_count, reloc) < 0)
+            return CF_CODE_UNSUPPORTED;
+        if (after_exit)
+            f->local_count = 0;
+        f->pc = after_exit ? reloc->moved[pc] : reloc->moved[pc] + CF_SPLIT_BRANCH_LENGTH;
     }
     int old_frame_at_start = 0;
     for (uint32_t i = 0; i < old_count; i++) {

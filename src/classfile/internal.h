@@ -64,6 +64,8 @@ enum {
 uint32_t cf_insn_length(const uint8_t *code, uint32_t length, uint32_t pc);
 /* Branches with a 16-bit offset at pc + 1 (if*, goto, jsr, ifnull, ifnonnull). */
 int cf_is_short_branch(uint8_t op);
+/* Short branches but goto and jsr. */
+int cf_is_conditional_branch(uint8_t op);
 int cf_is_return(uint8_t op);
 
 /* ---- descriptor.c: method descriptors ------------------------------------------------ */
@@ -98,10 +100,10 @@ int cf_stackmap_decode(cf_class *cls, const cf_attr *attr, uint32_t code_length,
 int cf_stackmap_encode(cf_class *cls, const cf_frame *initial, const cf_frame *frames, uint32_t count,
                        cf_attr *out, cf_error *error);
 
-/* ---- simulate.c: operand stack types along straight-line code ---------------------- */
-/* The stack just before the instruction at target_pc, running the code from frame
- * from (no branch target may lie between); out gets no locals. */
-int cf_simulate_stack(cf_class *cls, const cf_code *code, const cf_frame *from, uint32_t target_pc, cf_frame *out,
+/* ---- simulate.c: types along straight-line code ------------------------------------- */
+/* The locals and operand stack just before the instruction at target_pc, running the
+ * code from frame from (no branch target may lie between); out->pc is left 0. */
+int cf_simulate_frame(cf_class *cls, const cf_code *code, const cf_frame *from, uint32_t target_pc, cf_frame *out,
                       cf_error *error);
 
 /* ---- relocate.c: code layout after insertions --------------------------------------- */
@@ -114,15 +116,21 @@ typedef struct cf_relocation {
      * target[pc]  where a jump to pc now lands (the code inserted before it, if any);
      * moved[pc]   where the instruction itself now is. */
     uint32_t *target, *moved;
+    /* Per original pc: 1 for a branch that no longer fit in 16 bits.  A conditional one
+     * became the opposite branch over a goto_w, CF_SPLIT_BRANCH_LENGTH bytes in all,
+     * after which the verifier wants a stack map frame. */
+    uint8_t *widened;
     uint32_t old_length;
 } cf_relocation;
+
+enum { CF_SPLIT_BRANCH_LENGTH = 8 };
 
 /*
  * Lays out prefix + the original code with before_return inserted before every return
  * instruction + suffix, rewriting branch offsets (goto/jsr widen to goto_w/jsr_w when
- * they no longer fit; switch padding is recomputed).  Inserted code must be position
- * independent.  CF_CODE_TOO_LONG, CF_CODE_UNSUPPORTED (a conditional branch that no
- * longer fits in 16 bits) or CF_MALFORMED on failure.
+ * they no longer fit, conditional branches are split, switch padding is recomputed).
+ * Inserted code must be position independent.  CF_CODE_TOO_LONG or CF_MALFORMED on
+ * failure.
  */
 int cf_relocate(cf_arena *arena, const uint8_t *code, uint32_t length, const uint8_t *prefix,
                 uint32_t prefix_length, const uint8_t *before_return, uint32_t before_return_length,

@@ -81,3 +81,8 @@ int cf_is_return(uint8_t op)
 {
     return op >= OP_IRETURN && op <= OP_RETURN;
 }
+
+int cf_is_conditional_branch(uint8_t op)
+{
+    return cf_is_short_branch(op) && op != OP_GOTO && op != OP_JSR;
+}

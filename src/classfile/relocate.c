@@ -1,8 +1,9 @@
 /*
  * relocate.c - laying out a method's code again after inserting code at its start,
  * before each return instruction and at its end: every branch and switch offset is
- * recomputed for the new positions, switch padding follows the new alignment, and goto
- * or jsr grow into goto_w or jsr_w when their offset no longer fits in 16 bits.
+ * recomputed for the new positions, switch padding follows the new alignment, goto or
+ * jsr grow into goto_w or jsr_w when their offset no longer fits in 16 bits, and a
+ * conditional branch that no longer reaches becomes the opposite branch over a goto_w.
  */
 #include <string.h>
 
@@ -59,13 +60,24 @@ static int check_target(void *context, int64_t target)
     return is_instruction(context, target) ? 0 : -1;
 }
 
+/* The branch taken exactly when op's is not: ifeq <-> ifne, iflt <-> ifge, ...,
+ * if_acmpeq <-> if_acmpne, ifnull <-> ifnonnull. */
+static uint8_t opposite(uint8_t op)
+{
+    if (op == OP_IFNULL || op == OP_IFNONNULL)
+        return op == OP_IFNULL ? OP_IFNONNULL : OP_IFNULL;
+    return (uint8_t)((op - OP_IFEQ) % 2 == 0 ? op + 1 : op - 1);
+}
+
 /* Size of the instruction at old pc when placed at new_pc. */
 static uint32_t new_size(const uint8_t *code, uint32_t pc, uint32_t old_size, uint32_t new_pc, int widened)
 {
     uint8_t op = code[pc];
     if (op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH)
         return old_size - (switch_operands(pc) - pc) + (switch_operands(new_pc) - new_pc);
-    return widened ? 5 : old_size;
+    if (!widened)
+        return old_size;
+    return cf_is_conditional_branch(op) ? CF_SPLIT_BRANCH_LENGTH : 5;
 }
 
 static void put_s32(uint8_t *p, int64_t v)
@@ -81,7 +93,12 @@ static void emit(const uint8_t *code, uint32_t pc, uint32_t old_size, int widene
     uint32_t at = reloc->moved[pc];
     if (cf_is_short_branch(op)) {
         int64_t displacement = (int64_t)reloc->target[pc + (int16_t)cf_get_u2(code + pc + 1)] - at;
-        if (widened) {
+        if (widened && cf_is_conditional_branch(op)) {
+            out[at] = opposite(op); /* over the goto_w when the original would not branch */
+            cf_set_u2(out + at + 1, CF_SPLIT_BRANCH_LENGTH);
+            out[at + 3] = OP_GOTO_W;
+            put_s32(out + at + 4, displacement - 3);
+        } else if (widened) {
             out[at] = op == OP_GOTO ? OP_GOTO_W : OP_JSR_W;
             put_s32(out + at + 1, displacement);
         } else {
@@ -116,7 +133,7 @@ int cf_relocate(cf_arena *arena, const uint8_t *code, uint32_t length, const uin
     out->old_length = length;
     out->target = cf_arena_alloc(arena, sizeof(uint32_t) * (length + 1u));
     out->moved = cf_arena_alloc(arena, sizeof(uint32_t) * (length + 1u));
-    uint8_t *widened = cf_arena_alloc(arena, length);
+    uint8_t *widened = out->widened = cf_arena_alloc(arena, length);
     uint32_t *size = cf_arena_alloc(arena, sizeof(uint32_t) * length);
     if (!out->target || !out->moved || !widened || !size)
         return cf_fail(error, "out of memory");
@@ -132,7 +149,7 @@ int cf_relocate(cf_arena *arena, const uint8_t *code, uint32_t length, const uin
         if (for_each_target(code, pc, check_target, out) < 0)
             return cf_fail(error, "branch at pc %u to a place that is not an instruction", pc);
 
-    /* Widening only ever grows code, so this settles after at most one pass per goto. */
+    /* Widening only ever grows code, so this settles after at most one pass per branch. */
     for (;;) {
         uint32_t at = prefix_length;
         for (uint32_t pc = 0; pc < length; pc += size[pc]) {
@@ -155,10 +172,6 @@ int cf_relocate(cf_arena *arena, const uint8_t *code, uint32_t length, const uin
             int64_t displacement = (int64_t)out->target[pc + (int16_t)cf_get_u2(code + pc + 1)] - out->moved[pc];
             if (displacement >= INT16_MIN && displacement <= INT16_MAX)
                 continue;
-            if (code[pc] != OP_GOTO && code[pc] != OP_JSR) {
-                cf_fail(error, "conditional branch at pc %u no longer reaches its target", pc);
-                return CF_CODE_UNSUPPORTED;
-            }
             widened[pc] = 1;
             changed = 1;
         }

@@ -8,6 +8,8 @@
  *     the patched JDK runs with every instrumented method enabled;
  *   - tests/unit/classfile/Jumps.java at class-file versions 49, 50, 52 and 61 verifies
  *     and runs the same instrumented, with as many exits as entries;
+ *   - a generated method whose if jumps over 1500 instrumented returns (split around a
+ *     goto_w) verifies and runs the same;
  *   - tests/jvm/classfile/Sample.java (records, sealed types, nest mates, lambdas,
  *     invokedynamic concatenation, exits by exception), compiled with --release 17,
  *     prints the same before and after instrumentation, and the bridge counts the
@@ -443,6 +445,76 @@ START_TEST(class_versions_verify_and_run)
 }
 END_TEST
 
+/* ---- Branches beyond 32 KiB ------------------------------------------------------------------ */
+
+/* A method whose outer if jumps over 1500 returns: their exit calls push the jump out
+ * of 16-bit reach, so it is split around a goto_w with a new frame after it. */
+START_TEST(split_branch_verifies_and_runs)
+{
+    const char *jdk = jdks[_i];
+    char dir[PATH_MAX], source[PATH_MAX + 32], plain[PATH_MAX + 32], inst[PATH_MAX + 32], list[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s", jdk_tmp(_i, "big"));
+    snprintf(source, sizeof(source), "%s/Big.java", dir);
+    snprintf(plain, sizeof(plain), "%s/plain", dir);
+    snprintf(inst, sizeof(inst), "%s/inst", dir);
+    snprintf(list, sizeof(list), "%s/list", dir);
+    size_t capacity = 1 << 16, n = 0;
+    char *text = malloc(capacity);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)snprintf(text + n, capacity - n,
+                          "public class Big {\n"
+                          "    static int big(int x, long l, String s) {\n"
+                          "        if (x >= 0) {\n");
+    for (int i = 0; i < 1500; i++) {
+        if (capacity - n < 100) {
+            text = realloc(text, capacity *= 2);
+            ck_assert_ptr_nonnull(text);
+        }
+        n += (size_t)snprintf(text + n, capacity - n, "            if (x == %d) return %d;\n", i, i);
+    }
+    n += (size_t)snprintf(text + n, capacity - n,
+                          "        }\n"
+                          "        return s.length() + (int) l;\n"
+                          "    }\n"
+                          "    public static void main(String[] args) {\n"
+                          "        jevmon.Bridge.enableAll();\n"
+                          "        System.out.println(big(0, 1, \"ab\") + \" \" + big(77, 1, \"ab\") + \" \"\n"
+                          "            + big(1499, 1, \"ab\") + \" \" + big(-5, 1, \"abc\") + \" \" + big(5000, 2, \"x\"));\n"
+                          "        long enters = 0, exits = 0;\n"
+                          "        for (int i = 0; i < jevmon.Bridge.enters.length; i++) {\n"
+                          "            enters += jevmon.Bridge.enters[i];\n"
+                          "            exits += jevmon.Bridge.exits[i];\n"
+                          "        }\n"
+                          "        System.err.println(\"enters \" + enters + \" exits \" + exits);\n"
+                          "    }\n"
+                          "}\n");
+    ck_assert_int_eq(write_all(source, text, n), 0);
+    free(text);
+    run_ok("javac", "%s/bin/javac --release 17 -d %s %s %s/tests/jvm/classfile/Bridge.java", jdk, plain, source,
+           src_dir);
+    ck_assert_int_eq(write_all(list, "Big.class\n", 10), 0);
+    tree_run t = {.only_prefix = "Big"};
+    instrument_tree(&t, plain, inst, list);
+    ck_assert_int_eq(t.changed, 1);
+    ck_assert_int_eq(t.stats.instrumented, 3); /* <init>, big, main */
+    ck_assert_int_eq(t.stats.unsupported, 0);
+    free_names(&t);
+
+    char *plain_out, *plain_err, *out, *err;
+    ck_assert_int_eq(run(&plain_out, &plain_err, "%s/bin/java -cp %s Big", jdk, plain), 0);
+    ck_assert_str_eq(plain_out, "0 77 1499 4 3\n");
+    ck_assert_msg(strstr(plain_err, "enters 0 exits 0"), "%s", plain_err);
+    ck_assert_int_eq(run(&out, &err, "%s/bin/java -Xverify:all -cp %s:%s Big", jdk, inst, plain), 0);
+    ck_assert_str_eq(out, plain_out);
+    /* big five times; main enabled the bridge after its own entry and counts before its exit */
+    ck_assert_msg(strstr(err, "enters 5 exits 5"), "%s", err);
+    free(plain_out);
+    free(plain_err);
+    free(out);
+    free(err);
+}
+END_TEST
+
 /* ---- Suite --------------------------------------------------------------------------------- */
 
 /* Every JDK under /usr/lib/jvm with java, javac and jimage, each once (links point to others). */
@@ -486,6 +558,7 @@ int main(void)
     tcase_add_loop_test(tc, java_base_verifies_and_runs, 0, jdk_count);
     tcase_add_loop_test(tc, sample_runs_the_same_and_counts, 0, jdk_count);
     tcase_add_loop_test(tc, class_versions_verify_and_run, 0, jdk_count);
+    tcase_add_loop_test(tc, split_branch_verifies_and_runs, 0, jdk_count);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -595,20 +595,25 @@ START_TEST(jsr_widens_too)
 }
 END_TEST
 
-START_TEST(conditional_branch_out_of_range_leaves_the_method_alone)
+START_TEST(conditional_branch_out_of_range_is_split)
 {
     bytes input = far_branch(OP_IFEQ, 1500);
     uint8_t *out;
-    size_t size;
     cf_instrument_stats stats;
-    char error[256];
-    ck_assert_int_eq(cf_instrument_class(input.data, input.size, &flagged, &out, &size, &stats, error, sizeof(error)), 0);
-    ck_assert_ptr_null(out);
-    ck_assert_uint_eq(stats.unsupported, 1);
-    ck_assert_uint_eq(left_alone_count[CF_UNSUPPORTED], 1);
-    ck_assert_int_eq(log_count, 1);
-    ck_assert_msg(strstr(log_lines[0], "test/Built.m()V") && strstr(log_lines[0], "conditional branch"), "%s",
-                  log_lines[0]);
+    next_id = 7;
+    cf_class *cls = instrument(&input, &flagged, &out, &stats);
+    const cf_code *c = find_method(cls, "m", NULL)->code;
+    uint32_t branch = 14 + 1; /* after the guarded entry call and iconst_0 */
+    ck_assert_int_eq(c->bytes[branch], 0x9a); /* ifne over ... */
+    ck_assert_int_eq(cf_get_u2(c->bytes + branch + 1), 8);
+    ck_assert_int_eq(c->bytes[branch + 3], OP_GOTO_W); /* ... a goto_w to the old target */
+    int32_t displacement = (int32_t)cf_get_u4(c->bytes + branch + 4);
+    ck_assert_int_eq(c->bytes[branch + 3 + displacement], OP_GETSTATIC);
+    ck_assert_int_eq(c->bytes[branch + 3 + displacement + 14], OP_RETURN);
+    ck_assert_int_eq(c->bytes[branch + 8], OP_GETSTATIC); /* the first return's exit call */
+    ck_assert_int_eq(log_count, 0);
+    cf_free(cls);
+    free(out);
     free(input.data);
 }
 END_TEST
@@ -765,7 +770,7 @@ int main(void)
     tcase_add_test(tc, switch_padding_follows_the_new_alignment);
     tcase_add_test(tc, goto_widens_when_inserted_code_pushes_it_out_of_range);
     tcase_add_test(tc, jsr_widens_too);
-    tcase_add_test(tc, conditional_branch_out_of_range_leaves_the_method_alone);
+    tcase_add_test(tc, conditional_branch_out_of_range_is_split);
     tcase_add_test(tc, method_near_64k_is_left_alone);
     tcase_add_test(tc, exit_frame_keeps_the_whole_stack);
     tcase_add_test(tc, large_ids_use_an_integer_constant);
