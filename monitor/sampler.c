@@ -171,7 +171,7 @@ static void sampler_main(void *arg)
         next += interval_ns;
         uint64_t now = plat_now_ns();
         if (now > next + interval_ns)
-            next = now; /* fell behind (a long GC, a slow stack): resume the period, no burst */
+            next = now + interval_ns; /* behind (a long GC, slow stacks): no burst, and a rest */
         sleep_until(s, next);
         if (!atomic_load(&s->stop))
             sample_all(s);
