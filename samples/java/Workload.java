@@ -13,12 +13,13 @@
  */
 public class Workload {
     static final int THREADS = 8;
-    static final long MULTIPLIER = 6364136223846793005L, INCREMENT = 1442695040888963407L;
 
-    /** 4,000 steps of a linear congruential generator: the hot method. */
+    /** 4,000 steps of xorshift64 (no JIT folds a run of these into a formula): the hot method. */
     static long hot(long x) {
         for (int i = 0; i < 4000; i++) {
-            x = x * MULTIPLIER + INCREMENT;
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
         }
         return x;
     }
@@ -26,7 +27,9 @@ public class Workload {
     /** 1,000 steps: a quarter of hot's work. */
     static long cold(long x) {
         for (int i = 0; i < 1000; i++) {
-            x = x * MULTIPLIER + INCREMENT;
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
         }
         return x;
     }
@@ -72,7 +75,7 @@ public class Workload {
 
         @Override
         public void run() {
-            long x = index;
+            long x = index + 1; /* xorshift never leaves 0 */
             for (int i = 0; i < rounds; i++) {
                 x = round(i, x, caught);
             }
