@@ -1,10 +1,9 @@
 /*
  * instrument.c - rewriting methods so they report entry and exit to the bridge class
  * (what is injected is described in classfile.h).  This file decides what code goes
- * where and which stack map frames the new code needs; relocate.c moves the original
- * code, remap.c and stackmap.c fix the tables that name code positions.
+ * where and which handlers cover it; relocate.c moves the original code, frames.c
+ * builds the new StackMapTable, remap.c fixes the other tables that name code positions.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "classfile/internal.h"
@@ -15,14 +14,6 @@ typedef struct bridge_refs {
     uint16_t enter, exit, flags, throwable;
 } bridge_refs;
 
-/* A piece of injected code: [getstatic flags; push id; baload; ifeq skip;] push id;
- * invokestatic target; skip: [athrow]. */
-typedef struct snippet {
-    uint8_t bytes[24];
-    uint32_t length;
-    uint32_t skip; /* offset of the label after the call, where a frame is needed; 0 when unguarded */
-} snippet;
-
 typedef struct method_context {
     cf_class *cls;
     cf_member *method;
@@ -32,7 +23,7 @@ typedef struct method_context {
     cf_error *error;
 } method_context;
 
-static void put_id(snippet *s, int32_t id, uint16_t id_constant)
+static void put_id(cf_snippet *s, int32_t id, uint16_t id_constant)
 {
     uint8_t *p = s->bytes + s->length;
     if (id <= 5) {
@@ -53,16 +44,17 @@ static void put_id(snippet *s, int32_t id, uint16_t id_constant)
     }
 }
 
-static void put_ref(snippet *s, uint8_t op, uint16_t index)
+static void put_ref(cf_snippet *s, uint8_t op, uint16_t index)
 {
     s->bytes[s->length] = op;
     cf_set_u2(s->bytes + s->length + 1, index);
     s->length += 3;
 }
 
-static snippet make_snippet(const bridge_refs *refs, int32_t id, uint16_t id_constant, uint16_t target, int rethrow)
+static cf_snippet make_snippet(const bridge_refs *refs, int32_t id, uint16_t id_constant, uint16_t target,
+                               int rethrow)
 {
-    snippet s = {{0}, 0, 0};
+    cf_snippet s = {{0}, 0, 0};
     uint32_t branch = 0;
     if (refs->flags) {
         put_ref(&s, OP_GETSTATIC, refs->flags);
@@ -90,7 +82,8 @@ static int add_bridge_refs(cf_class *cls, const cf_hooks *hooks, bridge_refs *re
     refs->exit = cf_cp_member_ref(cls, CF_METHODREF, hooks->bridge_class, hooks->exit_name, hooks->exit_descriptor);
     refs->throwable = cf_cp_class(cls, "java/lang/Throwable");
     if (hooks->flags_name)
-        refs->flags = cf_cp_member_ref(cls, CF_FIELDREF, hooks->bridge_class, hooks->flags_name, hooks->flags_descriptor);
+        refs->flags =
+            cf_cp_member_ref(cls, CF_FIELDREF, hooks->bridge_class, hooks->flags_name, hooks->flags_descriptor);
     if (!refs->enter || !refs->exit || !refs->throwable || (hooks->flags_name && !refs->flags))
         return cf_fail(error, "constant pool full");
     return 0;
@@ -129,152 +122,9 @@ static int is_constructor_of_subclass(const cf_class *cls, const cf_member *m)
            !cf_cp_utf8_is(cls, cls->cp[cls->this_class].v.ref.first, "java/lang/Object");
 }
 
-/* ---- Stack map frames ----------------------------------------------------------------- */
-
-typedef struct frame_list {
-    cf_frame *frames;
-    uint32_t count, capacity;
-} frame_list;
-
-static cf_frame *add_frame(cf_arena *arena, frame_list *list, uint32_t pc)
-{
-    if (list->count == list->capacity)
-        return NULL; /* capacity is computed up front */
-    cf_frame *f = &list->frames[list->count++];
-    memset(f, 0, sizeof(*f));
-    f->pc = pc;
-    f->locals = cf_arena_alloc(arena, sizeof(cf_vtype) * 2);
-    f->stack = cf_arena_alloc(arena, sizeof(cf_vtype) * 2);
-    return f->locals && f->stack ? f : NULL;
-}
-
-static int compare_pc(const void *a, const void *b)
-{
-    const cf_frame *x = a, *y = b;
-    return x->pc < y->pc ? -1 : x->pc > y->pc;
-}
-
-/* Moves Uninitialized(pc) types to where their new instruction went. */
-static int remap_vtypes(cf_vtype *v, uint32_t count, const cf_relocation *reloc)
-{
-    for (uint32_t i = 0; i < count; i++) {
-        if (v[i].item != CF_ITEM_UNINITIALIZED)
-            continue;
-        if (!cf_is_boundary(reloc, v[i].data) || v[i].data >= reloc->old_length)
-            return -1;
-        v[i].data = (uint16_t)reloc->moved[v[i].data];
-    }
-    return 0;
-}
-
-/* A frame at pc with the given locals (at most one entry) and one Throwable on the stack. */
-static int add_handler_frame(cf_arena *arena, frame_list *list, uint32_t pc, const cf_vtype *local,
-                             uint16_t throwable)
-{
-    cf_frame *f = add_frame(arena, list, pc);
-    if (!f)
-        return -1;
-    if (local)
-        f->locals[f->local_count++] = *local;
-    f->stack[0].item = CF_ITEM_OBJECT;
-    f->stack[0].data = throwable;
-    f->stack_count = 1;
-    return 0;
-}
-
-typedef struct layout {
-    cf_relocation reloc;
-    snippet entry, exit, handler;
-    uint32_t this_init; /* constructors of subclasses: pc of super()/this(); else 0 */
-} layout;
-
-/*
- * The new StackMapTable: the original frames at their new places plus frames for the
- * new code: after the guarded entry call (the method's first frame), after each
- * guarded exit call and split branch (see below) and at the handlers (locals left out
- * or, before super(), only uninitializedThis).
- */
-static int rebuild_stack_map(method_context *mc, const cf_code *code, const layout *lay, cf_attr *out)
-{
-    cf_class *cls = mc->cls;
-    const cf_relocation *reloc = &lay->reloc;
-    cf_frame initial;
-    if (cf_initial_frame(cls, mc->method, &initial, mc->error) < 0)
-        return CF_MALFORMED;
-    cf_frame *old = NULL;
-    uint16_t old_count = 0;
-    const cf_attr *table = cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable");
-    if (table && cf_stackmap_decode(cls, table, code->length, &initial, &old, &old_count, mc->error) < 0)
-        return CF_MALFORMED;
-
-    uint32_t new_places = 0; /* returns and split branches */
-    for (uint32_t pc = 0; pc < code->length; pc++)
-        new_places += cf_is_boundary(reloc, pc) && (cf_is_return(code->bytes[pc]) || reloc->widened[pc]);
-    frame_list list = {0};
-    list.capacity = old_count + 1u + new_places + 4u;
-    list.frames = cf_arena_alloc(cls->arena, sizeof(cf_frame) * list.capacity);
-    if (!list.frames)
-        return cf_fail(mc->error, "out of memory");
-
-    /* Frames the new code needs at places the original had none, computed on the
-     * original code and frames: after each guarded exit call (no locals, the stack as
-     * the return finds it) and after each split conditional branch (unless the next
-     * instruction had a frame already). */
-    uint32_t next_old = 0;
-    const cf_frame *from = &initial;
-    for (uint32_t pc = 0; pc < code->length; pc++) {
-        if (!cf_is_boundary(reloc, pc))
-            continue;
-        while (next_old < old_count && old[next_old].pc <= pc)
-            from = &old[next_old++];
-        int after_exit = lay->exit.skip && cf_is_return(code->bytes[pc]);
-        int after_split = reloc->widened[pc] && cf_is_conditional_branch(code->bytes[pc]) &&
-                          !(next_old < old_count && old[next_old].pc == pc + 3);
-        if (!after_exit && !after_split)
-            continue;
-        cf_frame *f = &list.frames[list.count++];
-        if (cf_simulate_frame(cls, code, from, after_exit ? pc : pc + 3, f, mc->error) < 0 ||
-            remap_vtypes(f->locals, f->local_count, reloc) < 0 || remap_vtypes(f->stack, f->stack_count, reloc) < 0)
-            return CF_CODE_UNSUPPORTED;
-        if (after_exit)
-            f->local_count = 0;
-        f->pc = after_exit ? reloc->moved[pc] : reloc->moved[pc] + CF_SPLIT_BRANCH_LENGTH;
-    }
-    int old_frame_at_start = 0;
-    for (uint32_t i = 0; i < old_count; i++) {
-        cf_frame *f = &list.frames[list.count++];
-        *f = old[i];
-        if (!cf_is_boundary(reloc, f->pc) || remap_vtypes(f->locals, f->local_count, reloc) < 0 ||
-            remap_vtypes(f->stack, f->stack_count, reloc) < 0)
-            return cf_fail(mc->error, "stack map frame does not match instructions");
-        old_frame_at_start |= f->pc == 0;
-        f->pc = reloc->target[f->pc];
-    }
-    if (lay->entry.skip && !old_frame_at_start) {
-        cf_frame *f = &list.frames[list.count++];
-        *f = initial;
-        f->pc = reloc->body_start;
-    }
-    cf_vtype uninitialized_this = {CF_ITEM_UNINITIALIZED_THIS, 0};
-    uint32_t handler = reloc->body_end;
-    for (int before_super = lay->this_init ? 1 : 0; before_super >= 0; before_super--) {
-        const cf_vtype *local = before_super ? &uninitialized_this : NULL;
-        if (add_handler_frame(cls->arena, &list, handler, local, mc->refs->throwable) < 0 ||
-            (lay->handler.skip &&
-             add_handler_frame(cls->arena, &list, handler + lay->handler.skip, local, mc->refs->throwable) < 0))
-            return cf_fail(mc->error, "out of memory");
-        handler += lay->handler.length;
-    }
-    qsort(list.frames, list.count, sizeof(cf_frame), compare_pc);
-    for (uint32_t i = 1; i < list.count; i++)
-        if (list.frames[i].pc == list.frames[i - 1].pc)
-            return cf_fail(mc->error, "two stack map frames at pc %u", list.frames[i].pc);
-    return cf_stackmap_encode(cls, &initial, list.frames, list.count, out, mc->error);
-}
-
 /* ---- Code attribute ------------------------------------------------------------------ */
 
-static int remap_handlers(method_context *mc, const cf_code *code, const layout *lay, cf_code *out)
+static int remap_handlers(method_context *mc, const cf_code *code, const cf_method_layout *lay, cf_code *out)
 {
     const cf_relocation *reloc = &lay->reloc;
     uint32_t added = lay->this_init ? 2 : 1;
@@ -314,8 +164,8 @@ static int remap_handlers(method_context *mc, const cf_code *code, const layout 
 
 /* The Code sub-attributes of the rewritten method: tables remapped, position-dependent
  * attributes this file cannot remap dropped, the rest kept. */
-static int remap_code_attributes(method_context *mc, const cf_code *code, const layout *lay, int wants_stack_map,
-                                 cf_code *out)
+static int remap_code_attributes(method_context *mc, const cf_code *code, const cf_method_layout *lay,
+                                 int wants_stack_map, cf_code *out)
 {
     cf_class *cls = mc->cls;
     out->attrs = cf_arena_alloc(cls->arena, sizeof(cf_attr) * (code->attr_count + 1u));
@@ -343,7 +193,9 @@ static int remap_code_attributes(method_context *mc, const cf_code *code, const 
             return remapped;
         n++;
     }
-    int result = wants_stack_map ? rebuild_stack_map(mc, code, lay, &out->attrs[n++]) : 0;
+    int result = wants_stack_map ? cf_rebuild_stack_map(mc->cls, mc->method, code, lay, mc->refs->throwable,
+                                                        &out->attrs[n++], mc->error)
+                                 : 0;
     if (result < 0)
         return result;
     out->attr_count = (uint16_t)n;
@@ -357,7 +209,7 @@ static int rewrite_method(method_context *mc, int32_t id)
     uint16_t id_constant = 0;
     if (id > INT16_MAX && !(id_constant = cf_cp_integer(cls, id)))
         return cf_fail(mc->error, "constant pool full");
-    layout lay;
+    cf_method_layout lay;
     memset(&lay, 0, sizeof(lay));
     lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0);
     lay.exit = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 0);
@@ -394,8 +246,8 @@ static int rewrite_method(method_context *mc, int32_t id)
     out->max_locals = code->max_locals;
     out->length = lay.reloc.length;
     out->bytes = lay.reloc.code;
-    int wants_stack_map = cls->major_version > 50 ||
-                          (cls->major_version == 50 && cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable"));
+    const cf_attr *old_map = cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable");
+    int wants_stack_map = cls->major_version > 50 || (cls->major_version == 50 && old_map);
     if ((result = remap_handlers(mc, code, &lay, out)) < 0 ||
         (result = remap_code_attributes(mc, code, &lay, wants_stack_map, out)) < 0)
         return result;
@@ -441,7 +293,8 @@ int cf_instrument(cf_class *cls, const cf_hooks *hooks, cf_instrument_stats *sta
     int is_bridge = strcmp(class_name, hooks->bridge_class) == 0; /* would call itself */
     for (uint32_t i = 0; i < cls->method_count && !is_bridge; i++) {
         cf_member *m = &cls->methods[i];
-        method_context mc = {cls, m, hooks, &refs, {class_name, arena_utf8(cls, m->name), arena_utf8(cls, m->descriptor), m->access}, &error};
+        cf_method_info info = {class_name, arena_utf8(cls, m->name), arena_utf8(cls, m->descriptor), m->access};
+        method_context mc = {cls, m, hooks, &refs, info, &error};
         if (!mc.info.name || !mc.info.descriptor)
             return cf_fail(&error, "out of memory");
         if (!m->code) {

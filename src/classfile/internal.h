@@ -147,4 +147,25 @@ int cf_remap_line_numbers(cf_arena *arena, const cf_attr *attr, const cf_relocat
 int cf_remap_local_variables(cf_arena *arena, const cf_attr *attr, const cf_relocation *reloc, cf_attr *out,
                              cf_error *error);
 
+/* ---- instrument.c, frames.c: the shape of a rewritten method ------------------------ */
+/* A piece of injected code: [getstatic flags; push id; baload; ifeq skip;] push id;
+ * invokestatic target; skip: [athrow]. */
+typedef struct cf_snippet {
+    uint8_t bytes[24];
+    uint32_t length;
+    uint32_t skip; /* offset of the label after the call, where a frame is needed; 0 when unguarded */
+} cf_snippet;
+
+/* Where instrument.c put the injected code. */
+typedef struct cf_method_layout {
+    cf_relocation reloc;
+    cf_snippet entry, exit, handler;
+    uint32_t this_init; /* constructors of subclasses: pc of super()/this(); else 0 */
+} cf_method_layout;
+
+/* The StackMapTable of the rewritten method (code: its original Code); CF_MALFORMED,
+ * or CF_CODE_UNSUPPORTED when the types at a new frame cannot be worked out. */
+int cf_rebuild_stack_map(cf_class *cls, const cf_member *method, const cf_code *code, const cf_method_layout *lay,
+                         uint16_t throwable, cf_attr *out, cf_error *error);
+
 #endif /* JEVMON_CLASSFILE_INTERNAL_H */

@@ -136,7 +136,7 @@ int cf_stackmap_decode(cf_class *cls, const cf_attr *attr, uint32_t code_length,
                 return CF_MALFORMED;
             stack = cf_read_u2(&r);
         } else {
-            memcpy(f->locals, prev->locals, sizeof(cf_vtype) * (locals < prev->local_count ? locals : prev->local_count));
+            memcpy(f->locals, prev->locals, sizeof(cf_vtype) * locals); /* locals <= prev->local_count */
             if (read_vtypes(&r, appended, f->locals + locals, cls, code_length, error) < 0)
                 return CF_MALFORMED;
         }

@@ -236,7 +236,8 @@ START_TEST(java_base_verifies_and_runs)
 
     char expected[64];
     snprintf(expected, sizeof(expected), "linked %u failed 0\n", t.classes - 1);
-    run(&out, &err, "%s/bin/java -Xverify:all --patch-module java.base=%s -cp %s VerifyAll %s", jdk, patch, tools, names);
+    run(&out, &err, "%s/bin/java -Xverify:all --patch-module java.base=%s -cp %s VerifyAll %s", jdk, patch, tools,
+        names);
     ck_assert_msg(strstr(out, expected), "%s: expected %s, got:\n%.4000s\n%.2000s", jdk, expected, out, err);
     free(out);
     free(err);
@@ -255,7 +256,8 @@ START_TEST(java_base_verifies_and_runs)
     ck_assert_int_eq(write_all(victim, bytes, size), 0);
     free(bytes);
     snprintf(expected, sizeof(expected), "linked %u failed 1\n", t.classes - 2);
-    run(&out, &err, "%s/bin/java -Xverify:all --patch-module java.base=%s -cp %s VerifyAll %s", jdk, patch, tools, names);
+    run(&out, &err, "%s/bin/java -Xverify:all --patch-module java.base=%s -cp %s VerifyAll %s", jdk, patch, tools,
+        names);
     ck_assert_msg(strstr(out, expected) && strstr(out, "FAIL java.util.concurrent.Exchanger: java.lang.VerifyError"),
                   "%s: the broken class was not rejected:\n%.4000s", jdk, out);
     free(out);
@@ -317,7 +319,8 @@ START_TEST(sample_runs_the_same_and_counts)
     snprintf(inst, sizeof(inst), "%s", jdk_tmp(_i, "sample-inst"));
     snprintf(list, sizeof(list), "%s", jdk_tmp(_i, "sample.list"));
     run_ok("javac", "%s/bin/javac --release 17 -d %s %s/tests/jvm/classfile/Sample.java "
-           "%s/tests/jvm/classfile/Report.java %s/tests/jvm/classfile/Bridge.java", jdk, orig, src_dir, src_dir, src_dir);
+           "%s/tests/jvm/classfile/Report.java %s/tests/jvm/classfile/Bridge.java",
+           jdk, orig, src_dir, src_dir, src_dir);
     run_ok("listing", "cd %s && find . -name '*.class' | sed 's|^\\./||' | sort >%s", orig, list);
     char *out, *err;
 
@@ -479,7 +482,8 @@ START_TEST(split_branch_verifies_and_runs)
                           "    public static void main(String[] args) {\n"
                           "        jevmon.Bridge.enableAll();\n"
                           "        System.out.println(big(0, 1, \"ab\") + \" \" + big(77, 1, \"ab\") + \" \"\n"
-                          "            + big(1499, 1, \"ab\") + \" \" + big(-5, 1, \"abc\") + \" \" + big(5000, 2, \"x\"));\n"
+                          "            + big(1499, 1, \"ab\") + \" \" + big(-5, 1, \"abc\")\n"
+                          "            + \" \" + big(5000, 2, \"x\"));\n"
                           "        long enters = 0, exits = 0;\n"
                           "        for (int i = 0; i < jevmon.Bridge.enters.length; i++) {\n"
                           "            enters += jevmon.Bridge.enters[i];\n"

@@ -470,7 +470,8 @@ static void check_switch(const cf_code *c, uint32_t pc, int cases)
     ck_assert_int_eq(c->bytes[pc + def], OP_BIPUSH);
     ck_assert_int_eq(c->bytes[pc + def + 1], 99);
     for (int i = 0; i < cases; i++) {
-        uint32_t field = c->bytes[pc] == OP_TABLESWITCH ? operands + 12 + 4 * (uint32_t)i : operands + 12 + 8 * (uint32_t)i;
+        uint32_t stride = c->bytes[pc] == OP_TABLESWITCH ? 4 : 8;
+        uint32_t field = operands + 12 + stride * (uint32_t)i;
         int32_t target = (int32_t)cf_get_u4(c->bytes + field);
         ck_assert_int_eq(c->bytes[pc + target], OP_BIPUSH);
         ck_assert_int_eq(c->bytes[pc + target + 1], i);
@@ -710,7 +711,8 @@ START_TEST(bridge_and_skipped_methods_are_not_touched)
     size_t size;
     cf_instrument_stats stats;
     char error[256];
-    ck_assert_int_eq(cf_instrument_class(input.data, input.size, &bridge, &out, &size, &stats, error, sizeof(error)), 0);
+    int result = cf_instrument_class(input.data, input.size, &bridge, &out, &size, &stats, error, sizeof(error));
+    ck_assert_int_eq(result, 0);
     ck_assert_int_eq(next_id, 0);
     free(input.data);
 }
