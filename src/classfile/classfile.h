@@ -150,8 +150,10 @@ typedef enum cf_left_alone {
 
 typedef struct cf_hooks {
     const char *bridge_class;           /* internal name, e.g. "jevmon/Bridge" */
-    const char *enter_name, *enter_descriptor; /* static, e.g. "enter", "(I)V" */
-    const char *exit_name, *exit_descriptor;   /* static, e.g. "exit", "(I)V" */
+    /* Static methods of the bridge taking the method id, e.g. "enter", "(I)V"; the
+     * injected code pushes one int and expects nothing back. */
+    const char *enter_name, *enter_descriptor;
+    const char *exit_name, *exit_descriptor;
     /* Optional static byte[] (or boolean[]) field of the bridge, e.g. "on", "[B": the
      * injected code calls enter/exit only while flags[id] != 0.  NULL: always call. */
     const char *flags_name, *flags_descriptor;

@@ -116,10 +116,9 @@ static uint32_t find_this_init(const cf_class *cls, const cf_code *code)
     return 0;
 }
 
-static int is_constructor_of_subclass(const cf_class *cls, const cf_member *m)
+static int is_object_class(const cf_class *cls)
 {
-    return cf_cp_utf8_is(cls, m->name, "<init>") &&
-           !cf_cp_utf8_is(cls, cls->cp[cls->this_class].v.ref.first, "java/lang/Object");
+    return cf_cp_utf8_is(cls, cls->cp[cls->this_class].v.ref.first, "java/lang/Object");
 }
 
 /* ---- Code attribute ------------------------------------------------------------------ */
@@ -214,15 +213,17 @@ static int rewrite_method(method_context *mc, int32_t id)
     lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0);
     lay.exit = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 0);
     lay.handler = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 1);
-    if (cf_cp_utf8_is(cls, mc->method->name, "<init>") && !is_constructor_of_subclass(cls, mc->method)) {
-        /* HotSpot rewrites the return of Object.<init> to register finalizers, and C2
-         * (JDK 17) crashes compiling an Object.<init> that has an exception handler. */
-        cf_fail(mc->error, "java.lang.Object's constructor is special to the VM");
-        return CF_CODE_UNSUPPORTED;
-    }
-    if (is_constructor_of_subclass(cls, mc->method) && !(lay.this_init = find_this_init(cls, code))) {
-        cf_fail(mc->error, "constructor without a super() or this() call");
-        return CF_CODE_UNSUPPORTED;
+    if (cf_cp_utf8_is(cls, mc->method->name, "<init>")) {
+        if (is_object_class(cls)) {
+            /* HotSpot rewrites the return of Object.<init> to register finalizers, and
+             * C2 (JDK 17) crashes compiling an Object.<init> that has an exception handler. */
+            cf_fail(mc->error, "java.lang.Object's constructor is special to the VM");
+            return CF_CODE_UNSUPPORTED;
+        }
+        if (!(lay.this_init = find_this_init(cls, code))) {
+            cf_fail(mc->error, "constructor without a super() or this() call");
+            return CF_CODE_UNSUPPORTED;
+        }
     }
     uint8_t handlers[2 * sizeof(lay.handler.bytes)];
     uint32_t handlers_length = 0;
