@@ -54,8 +54,10 @@ COMMON_CXXFLAGS := -std=c++11 $(WARN) -O2 -g -Iinclude
 # ---- Per-target settings ----------------------------------------------------------------
 linux_CC := gcc
 linux_CXX := g++
-linux_CFLAGS := $(COMMON_CFLAGS) -fPIC -pthread -D_GNU_SOURCE -Iinclude/posix -I$(JDK_INC)/linux
-linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -Iinclude/posix
+# Hidden by default: a module exports only its entry points (Agent_OnLoad, STDAPI), so an agent and
+# the monitors it loads never bind to each other's copies of the platform layer.
+linux_CFLAGS := $(COMMON_CFLAGS) -fPIC -fvisibility=hidden -pthread -D_GNU_SOURCE -Iinclude/posix -I$(JDK_INC)/linux
+linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -fvisibility=hidden -Iinclude/posix
 linux_PLAT := $(PLAT_COMMON) $(wildcard src/platform/posix*.c)
 linux_SYSLIBS := -ldl -pthread -lm
 linux_SO := .so

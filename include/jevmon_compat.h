@@ -139,8 +139,10 @@ typedef CLSID *LPCLSID;
 #define STDMETHODCALLTYPE
 #define STDAPICALLTYPE
 #define WINAPI
-#define STDAPI EXTERN_C HRESULT STDAPICALLTYPE
-#define STDAPI_(type) EXTERN_C type STDAPICALLTYPE
+/* STDAPI functions are a module's entry points (DllGetClassObject ...): exported even when
+   the module hides everything else (-fvisibility=hidden), as a .def file exports them on Windows. */
+#define STDAPI EXTERN_C __attribute__((visibility("default"))) HRESULT STDAPICALLTYPE
+#define STDAPI_(type) EXTERN_C __attribute__((visibility("default"))) type STDAPICALLTYPE
 #define STDMETHODIMP HRESULT STDMETHODCALLTYPE
 #define STDMETHODIMP_(type) type STDMETHODCALLTYPE
 #define BEGIN_INTERFACE
