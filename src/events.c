@@ -13,6 +13,7 @@
 #include "monitors.h"
 #include "platform/platform.h"
 #include "thread.h"
+#include "thread_name.h"
 #include "unload.h"
 
 #define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
@@ -29,6 +30,7 @@ static const event_route routes[] = {
     {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_METHOD_ENTRY, METHOD_BITS},
     {JVMTI_EVENT_METHOD_EXIT, METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
+    {JVMTI_EVENT_SINGLE_STEP, JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION},
     {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVM_MONITOR_JIT_COMPILATION},
     {JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVM_MONITOR_JIT_COMPILATION},
     {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
@@ -37,6 +39,8 @@ static const event_route routes[] = {
     {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS},
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS},
     {JVMTI_EVENT_THREAD_END, JVM_MONITOR_THREADS},
+    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS},
+    {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
 };
 
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
@@ -57,8 +61,12 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
         caps->can_generate_object_free_events = 1;
     if (categories & JVM_MONITOR_JIT_COMPILATION)
         caps->can_generate_compiled_method_load_events = 1;
+    if (categories & (JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION))
+        caps->can_generate_single_step_events = 1;
     if (categories & JVM_MONITOR_GARBAGE_COLLECTIONS)
         caps->can_generate_garbage_collection_events = 1;
+    if (categories & JVM_MONITOR_THREADS)
+        jv_thread_names_capabilities(caps);
 }
 
 DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
@@ -74,6 +82,8 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
         d |= JVM_MONITOR_JIT_COMPILATION;
     if (caps->can_generate_garbage_collection_events)
         d |= JVM_MONITOR_GARBAGE_COLLECTIONS;
+    if (caps->can_generate_single_step_events && caps->can_get_bytecodes)
+        d |= JVM_MONITOR_BYTE_CODE_EXECUTION | (caps->can_get_line_numbers ? JVM_MONITOR_SOURCE_LINE_EXECUTION : 0);
     return d;
 }
 
@@ -179,8 +189,10 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, thread);
-    if (t)
+    if (t) {
+        jv_thread_name_record(env, thread, t);
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+    }
     jv_dispatch_end(&d);
 }
 
@@ -223,6 +235,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     jv_dispatch_end(&d);
     if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
         jv_unloads_start();
+    if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
+        jv_thread_names_start(env);
     jv_events_update();
 }
 
@@ -243,6 +257,7 @@ int jv_events_setup(void)
     cb.ClassFileLoadHook = on_class_file_load_hook;
     cb.ClassPrepare = on_class_prepare;
     cb.ObjectFree = jv_on_object_free;
+    cb.SingleStep = jv_on_single_step;
     cb.MethodEntry = jv_on_method_entry;
     cb.MethodExit = jv_on_method_exit;
     cb.CompiledMethodLoad = on_compiled_method_load;
@@ -251,6 +266,8 @@ int jv_events_setup(void)
     cb.ExceptionCatch = jv_on_exception_catch;
     cb.GarbageCollectionStart = on_gc_start;
     cb.GarbageCollectionFinish = on_gc_finish;
+    cb.Breakpoint = jv_on_breakpoint;
+    cb.FramePop = jv_on_frame_pop;
     cb.ThreadStart = on_thread_start;
     cb.ThreadEnd = on_thread_end;
     update_lock = plat_mutex_create();

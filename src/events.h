@@ -19,6 +19,9 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps);
 /* Installs the callbacks (VMInit and VMDeath always on). */
 int jv_events_setup(void);
 
+/* Bytecode and source-line events (event_step.c). */
+void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location);
+
 /* Method-call events, from JVMTI (event_method.c). */
 void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method);
 void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,

@@ -33,6 +33,15 @@ void jv_methods_init(void)
 
 void jv_methods_destroy(void)
 {
+    uint32_t n = jv_table_count(&methods);
+    for (uint32_t i = 0; i < n; i++) {
+        jv_method_code *code = atomic_load(&((jv_method *)jv_table_get(&methods, i))->stepping);
+        if (code) {
+            free(code->bytecodes);
+            free(code->lines);
+            free(code);
+        }
+    }
     jv_table_destroy(&methods);
     free(method_index);
     method_index = NULL;
@@ -274,4 +283,46 @@ HRESULT STDMETHODCALLTYPE idinfo_EnableMethodCallEvents(IJavaEventMonitorIDInfo4
             set_specific(m, owner->index, disposition == JVM_PERMIT_METHOD_CALL_EVENTS);
     }
     return disposition == JVM_QUERY_DISPOSITION && !all_permitted ? S_FALSE : S_OK;
+}
+
+/* A malloc'd copy of JVMTI-allocated memory, which it deallocates. */
+static void *take_jvmti_memory(void *data, size_t size)
+{
+    void *copy = size ? malloc(size) : NULL;
+    if (copy)
+        memcpy(copy, data, size);
+    if (data)
+        (*jv_jvmti)->Deallocate(jv_jvmti, data);
+    return copy;
+}
+
+const jv_method_code *jv_method_code_of(jv_method *m)
+{
+    if (!m)
+        return NULL;
+    jv_method_code *code = atomic_load(&m->stepping);
+    if (code)
+        return code;
+    unsigned char *bytes = NULL;
+    jvmtiLineNumberEntry *lines = NULL;
+    jv_method_code fresh = {0};
+    if ((*jv_jvmti)->GetBytecodes(jv_jvmti, m->jmethod, &fresh.bytecode_count, &bytes) != JVMTI_ERROR_NONE)
+        return NULL;
+    fresh.bytecodes = take_jvmti_memory(bytes, (size_t)fresh.bytecode_count);
+    if ((*jv_jvmti)->GetLineNumberTable(jv_jvmti, m->jmethod, &fresh.line_count, &lines) == JVMTI_ERROR_NONE)
+        fresh.lines = take_jvmti_memory(lines, (size_t)fresh.line_count * sizeof(*lines));
+    if (!fresh.lines)
+        fresh.line_count = 0;
+    code = malloc(sizeof(*code));
+    jv_method_code *expected = NULL;
+    if (code && fresh.bytecodes) {
+        *code = fresh;
+        if (atomic_compare_exchange_strong(&m->stepping, &expected, code))
+            return code;
+    }
+    /* Out of memory, or another thread read it first: use what is there. */
+    free(fresh.bytecodes);
+    free(fresh.lines);
+    free(code);
+    return expected;
 }

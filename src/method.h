@@ -14,12 +14,21 @@
 #include "jevmon.h"
 #include "vm.h"
 
+/* A method's bytecodes and line table, read once for single-stepping. */
+typedef struct jv_method_code {
+    BYTE_CODE *bytecodes;
+    jint bytecode_count;
+    jvmtiLineNumberEntry *lines;
+    jint line_count;
+} jv_method_code;
+
 typedef struct jv_method {
     jmethodID jmethod;
     ClassID class_id;
     _Atomic uint32_t specific_monitors; /* bit i: monitor i enabled this method with EnableMethodCallEvents */
     const void *_Atomic code;           /* JIT-compiled code, once CompiledMethodLoad reported it */
     _Atomic jint code_size;
+    jv_method_code *_Atomic stepping; /* read on the first step into the method */
 } jv_method;
 
 void jv_methods_init(void);
@@ -31,6 +40,8 @@ MethodID jv_method_register(jmethodID jmethod, ClassID class_id);
 MethodID jv_method_id(JNIEnv *env, jmethodID jmethod);
 /* The entry of a method whose class is live, or NULL for an invalid, foreign or stale MethodID. */
 jv_method *jv_method_get(MethodID id);
+/* The method's bytecodes and line table, read from the JVM the first time; NULL on failure. */
+const jv_method_code *jv_method_code_of(jv_method *m);
 /* Records (or, with code NULL, forgets) the compiled code of a method. */
 void jv_method_set_code(jmethodID jmethod, const void *code, jint size);
 /* The entry behind a MethodID the bridge made itself (no liveness check): for the method-call path. */

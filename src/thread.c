@@ -25,8 +25,11 @@ void jv_threads_init(void)
 void jv_threads_destroy(void)
 {
     uint32_t n = jv_table_count(&threads);
-    for (uint32_t i = 0; i < n; i++)
-        free(((jv_thread *)jv_table_get(&threads, i))->frames);
+    for (uint32_t i = 0; i < n; i++) {
+        jv_thread *t = jv_table_get(&threads, i);
+        free(t->frames);
+        free(t->last_name);
+    }
     jv_table_destroy(&threads);
     plat_mutex_destroy(registering);
 }

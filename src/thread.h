@@ -25,6 +25,7 @@ typedef struct jv_thread {
     MethodID *frames;
     uint32_t depth, capacity;
     unsigned sync_epoch;   /* the method-event epoch the shadow stack is valid for */
+    char *last_name;       /* the name last seen (thread_name.c) */
 } jv_thread;
 
 void jv_threads_init(void);

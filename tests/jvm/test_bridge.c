@@ -218,6 +218,56 @@ START_TEST(set_event_mask_toggles_method_calls_live)
 }
 END_TEST
 
+/* The line of the workload's source that contains text. */
+static int workload_line(const char *text)
+{
+    char path[1024], line[512];
+    const char *src = getenv("JEVMON_SRC");
+    snprintf(path, sizeof(path), "%s/tests/jvm/workloads/BridgeWorkload.java", src ? src : ".");
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    int n = 0, found = -1;
+    while (found < 0 && fgets(line, sizeof(line), f))
+        if (++n && strstr(line, text))
+            found = n;
+    fclose(f);
+    return found;
+}
+
+START_TEST(bytecodes_and_source_lines_stepped)
+{
+    const char *args[] = {"step", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=18",
+                         "FXMON_STEP_IN=BridgeWorkload.stepped", NULL};
+    jvmrun_result r;
+    jvmrun(jdks[_i], "", env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "stepped 7\n");
+    /* iload_0 iconst_1 iadd istore_1 | iload_1 iconst_2 imul istore_2 | iload_2 iload_0 isub ireturn */
+    static const unsigned codes[] = {0x1a, 0x04, 0x60, 0x3c, 0x1b, 0x05, 0x68, 0x3d, 0x1c, 0x1a, 0x64, 0xac};
+    char expected[4096] = "";
+    int first = workload_line("// step line 1");
+    ck_assert_int_gt(first, 0);
+    for (unsigned i = 0; i < 12; i++) {
+        size_t len = strlen(expected);
+        if (i % 4 == 0)
+            len += (size_t)snprintf(expected + len, sizeof(expected) - len, "ExecuteSourceLine %u\n", first + i / 4);
+        snprintf(expected + len, sizeof(expected) - len, "ExecuteByteCode %u 0x%02x\n", i, codes[i]);
+    }
+    /* The log's step lines, without the instance tags. */
+    char got[4096] = "";
+    for (const char *line = r.log; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        const char *body = strchr(line, ' ');
+        if (body && (strncmp(body + 1, "ExecuteByteCode", 15) == 0 || strncmp(body + 1, "ExecuteSourceLine", 17) == 0)) {
+            size_t len = strlen(got), n = (size_t)(strchr(body, '\n') - body);
+            snprintf(got + len, sizeof(got) - len, "%.*s", (int)n, body + 1);
+        }
+    }
+    ck_assert_str_eq(got, expected);
+    jvmrun_free(&r);
+}
+END_TEST
+
 START_TEST(threads_created_and_destroyed)
 {
     const char *args[] = {"recursion", "3", "1", NULL};
@@ -226,6 +276,26 @@ START_TEST(threads_created_and_destroyed)
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_int_ge(jvmrun_count(r.log, "NotifyEvent 4 "), 3);
     ck_assert_int_ge(jvmrun_count(r.log, "NotifyEvent 5 "), 3);
+    jvmrun_free(&r);
+}
+END_TEST
+
+START_TEST(thread_set_name_for_each_rename)
+{
+    const char *args[] = {"threads", NULL};
+    jvmrun_result r;
+    run_fx(jdks[_i], "100", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "in renamed-thread\nthreads done\n");
+    /* Two renames, two THREAD_SET_NAMEs: the worker's ThreadID (announced by THREAD_CREATE) and main's. */
+    ck_assert_int_eq(jvmrun_count(r.log, "NotifyEvent2 1025 "), 2);
+    unsigned long renamed = 0, created = 0;
+    const char *first = strstr(r.log, "NotifyEvent2 1025 ");
+    ck_assert(sscanf(first, "NotifyEvent2 1025 %lx", &renamed) == 1);
+    int announced = 0;
+    for (const char *p = r.log; (p = strstr(p, "NotifyEvent 4 ")) && p < first; p++)
+        announced |= sscanf(p, "NotifyEvent 4 %lx", &created) == 1 && created == renamed;
+    ck_assert_msg(announced, "THREAD_SET_NAME names a thread never created: %lx", renamed);
     jvmrun_free(&r);
 }
 END_TEST
@@ -329,7 +399,9 @@ int main(void)
     tcase_add_loop_test(tc, class_loads_started_finished_failed, 0, jdk_count);
     tcase_add_loop_test(tc, class_unload_reported_with_its_name, 0, jdk_count);
     tcase_add_loop_test(tc, set_event_mask_toggles_method_calls_live, 0, jdk_count);
+    tcase_add_loop_test(tc, bytecodes_and_source_lines_stepped, 0, jdk_count);
     tcase_add_loop_test(tc, threads_created_and_destroyed, 0, jdk_count);
+    tcase_add_loop_test(tc, thread_set_name_for_each_rename, 0, jdk_count);
     tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
     tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);
     tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, jdk_count);

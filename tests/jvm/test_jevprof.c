@@ -59,7 +59,7 @@ static void run_jevprof(const char *jdk, const char *dir, const char *mode, cons
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
     snprintf(mode_env, sizeof(mode_env), "JEVPROF_MODE=%s", mode);
     const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env, mode_env,
-                         "JEVPROF_INTERVAL_MS=2", "JEVPROF_TOP=100", NULL};
+                         "JEVPROF_INTERVAL_MS=2", "JEVPROF_TOP=1000", NULL};
     const char *args[] = {rounds, NULL};
     jvmrun_main(jdk, "Workload", "", env, args, r);
 }

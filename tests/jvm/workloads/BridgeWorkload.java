@@ -92,6 +92,13 @@ public class BridgeWorkload {
         return n < 2 ? n : fib(n - 1) + fib(n - 2);
     }
 
+    /** Twelve bytecodes on three lines, stepped through by the single-step test. */
+    static int stepped(int a) {
+        int b = a + 1; // step line 1
+        int c = b * 2;
+        return c - a;
+    }
+
     static void markerOff() {
     }
 
@@ -109,6 +116,28 @@ public class BridgeWorkload {
             recurse(3);
         }
         System.out.println("toggle done");
+    }
+
+    /** A thread renamed by main while it runs, then main renames itself. */
+    static void threads() throws InterruptedException {
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch renamed = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            running.countDown();
+            try {
+                renamed.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.out.println("in " + Thread.currentThread().getName());
+        }, "named-thread");
+        t.start();
+        running.await();
+        t.setName("renamed-thread");
+        renamed.countDown();
+        t.join();
+        Thread.currentThread().setName("renamed-main");
+        System.out.println("threads done");
     }
 
     static long hot(long x) {
@@ -156,6 +185,9 @@ public class BridgeWorkload {
             case "classes":
                 classes();
                 break;
+            case "step":
+                System.out.println("stepped " + stepped(5));
+                break;
             case "fib":
                 System.out.println("fib " + fib(Integer.parseInt(args[1])));
                 break;
@@ -176,9 +208,7 @@ public class BridgeWorkload {
                 stack();
                 break;
             case "threads":
-                Thread t = new Thread(() -> System.out.println("in named thread"), "named-thread");
-                t.start();
-                t.join();
+                threads();
                 break;
             default:
                 System.out.println("unknown mode " + args[0]);

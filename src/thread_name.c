@@ -1,0 +1,105 @@
+/* thread_name.c - THREAD_SET_NAME from returns of Thread.setName (see thread_name.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "platform/platform.h"
+#include "thread_name.h"
+
+static jmethodID set_name;
+static plat_mutex *names_lock; /* every jv_thread's last_name */
+
+void jv_thread_names_capabilities(jvmtiCapabilities *caps)
+{
+    caps->can_generate_breakpoint_events = 1;
+    caps->can_generate_frame_pop_events = 1;
+}
+
+/* The thread's current name, malloc'd; NULL when it cannot be had. */
+static char *name_of(jthread thread)
+{
+    jvmtiThreadInfo info;
+    if ((*jv_jvmti)->GetThreadInfo(jv_jvmti, thread, &info) != JVMTI_ERROR_NONE)
+        return NULL;
+    char *name = info.name ? strdup(info.name) : NULL;
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)info.name);
+    return name;
+}
+
+/* Stores the name; non-zero when it differs from a name stored before. */
+static int store_name(jv_thread *t, char *name)
+{
+    plat_mutex_lock(names_lock);
+    int changed = t->last_name && name && strcmp(t->last_name, name) != 0;
+    if (name) {
+        free(t->last_name);
+        t->last_name = name;
+    }
+    plat_mutex_unlock(names_lock);
+    return changed;
+}
+
+void jv_thread_name_record(JNIEnv *env, jthread thread, jv_thread *t)
+{
+    (void)env;
+    if (names_lock)
+        store_name(t, name_of(thread));
+}
+
+void jv_thread_names_start(JNIEnv *env)
+{
+    jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
+    if (!thread_class) {
+        (*env)->ExceptionClear(env);
+        return;
+    }
+    set_name = (*env)->GetMethodID(env, thread_class, "setName", "(Ljava/lang/String;)V");
+    (*env)->DeleteLocalRef(env, thread_class);
+    if (!set_name) {
+        (*env)->ExceptionClear(env);
+        jv_log("java.lang.Thread has no setName(String); THREAD_SET_NAME will not be sent");
+        return;
+    }
+    names_lock = plat_mutex_create();
+    jint count = 0;
+    jthread *threads = NULL;
+    if ((*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            jv_thread *t = jv_thread_of(env, threads[i]);
+            if (t)
+                jv_thread_name_record(env, threads[i], t);
+            (*env)->DeleteLocalRef(env, threads[i]);
+        }
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
+    }
+    if ((*jv_jvmti)->SetBreakpoint(jv_jvmti, set_name, 0) != JVMTI_ERROR_NONE)
+        jv_log("could not watch Thread.setName; THREAD_SET_NAME will not be sent");
+}
+
+void JNICALL jv_on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
+{
+    (void)env, (void)location;
+    if (method == set_name)
+        (*jvmti)->NotifyFramePop(jvmti, thread, 0);
+}
+
+void JNICALL jv_on_frame_pop(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                             jboolean was_popped_by_exception)
+{
+    (void)thread;
+    jint count = 0;
+    jthread *threads = NULL;
+    if (method != set_name || was_popped_by_exception ||
+        (*jvmti)->GetAllThreads(jvmti, &count, &threads) != JVMTI_ERROR_NONE)
+        return;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    for (jint i = 0; i < count; i++) {
+        jv_thread *t = jv_thread_of(env, threads[i]);
+        if (t && store_name(t, name_of(threads[i])))
+            jv_notify2(JVM_MONITOR_THREADS, JVM_EVENT_TYPE2_THREAD_SET_NAME, jv_thread_id(t), 0);
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    jv_dispatch_end(&d);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+}
