@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# bench.sh - `make bench`: each workload with and without the agent, side by side in one run,
-# interleaved so that machine noise hits every configuration alike; prints medians and ratios.
+# bench.sh - `make bench`: a call-heavy workload (recursive fib) with and without the agent,
+# side by side in one run, interleaved so that machine noise hits every configuration
+# alike; prints each configuration's median wall time and its ratio to no agent.
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
 runs=${BENCH_RUNS:-3}
+fib=${BENCH_FIB:-32}
 java=${JAVA:-java}
 work=$(mktemp -d "$build/bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The counting monitor is the callcount sample; register its class in a private registry.
-callcount=$build/samples/callcount.so
-export JEVMON_REGISTRY_SYSTEM=$work/system.reg JEVMON_REGISTRY_USER=$work/user.reg
-"$build/jevmon-regsvr" "$callcount" >/dev/null
-export CALLCOUNT_FILE=$work/callcount.txt
+# One private registry per monitor, written by the monitor's own DllRegisterServer.
+register() { # register NAME MODULE
+  JEVMON_REGISTRY_SYSTEM=$work/$1.reg JEVMON_REGISTRY_USER=$work/user.reg "$build/jevmon-regsvr" "$2" >/dev/null
+}
+register callcount "$build/samples/callcount.so"
+register jevprof "$build/libjevprof.so"
 
-# One configuration per line: label | extra environment | agent options ("-" = no agent) | program arguments
+# label | registry | extra environment | program
 configs=(
-  "no agent|||-|fib 27"
-  "JVMTI method calls, counting monitor|MSJAVA_ENABLE_MONITORS=1||jvmti|fib 27"
+  "no agent|-||"
+  "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt|"
+  "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work|"
+  "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work|"
 )
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -27,20 +32,25 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 declare -A times
 for ((run = 1; run <= runs; run++)); do
   for config in "${configs[@]}"; do
-    IFS='|' read -r label env1 env2 agent args <<<"$config"
-    agent_arg=()
-    [[ $agent != - ]] && agent_arg=("-agentpath:$build/libjevmon.so=methods=$agent")
+    IFS='|' read -r label registry extra _ <<<"$config"
+    agent=()
+    environment=()
+    if [[ $registry != - ]]; then
+      agent=("-agentpath:$build/libjevmon.so")
+      environment=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$registry.reg"
+                   "JEVMON_REGISTRY_USER=$work/user.reg" $extra)
+    fi
     start=$(date +%s%N)
-    env $env1 $env2 "$java" "${agent_arg[@]}" -cp "$build/java" BridgeWorkload $args >/dev/null
+    env "${environment[@]}" "$java" "${agent[@]}" -cp "$build/java" BridgeWorkload fib "$fib" >/dev/null 2>"$work/stderr"
     end=$(date +%s%N)
     times[$label]+="$(( (end - start) / 1000000 )) "
   done
 done
 
-printf '%-45s %10s %8s\n' "configuration (fib 27, $runs runs each)" "median ms" "ratio"
+printf '%-42s %10s %8s\n' "fib($fib), median of $runs runs" "ms" "ratio"
 base=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
 for config in "${configs[@]}"; do
   label=${config%%|*}
   ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
-  printf '%-45s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
+  printf '%-42s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
 done
