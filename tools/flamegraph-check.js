@@ -2,7 +2,8 @@
 /*
  * flamegraph-check.js - opens a jevprof flame graph in headless Chromium and checks that it
  * works offline: it renders frames, fetches nothing, throws no script error, zooms to a frame
- * on click, highlights search matches, and Esc zooms back out.
+ * on click, highlights search matches, and Esc zooms back out; a screenshot of it (saved
+ * beside the file as <file>.png) is not blank, and the frame's name is in the rendered text.
  *
  *   node tools/flamegraph-check.js <jevprof-flame.html> <a frame name in it>
  *
@@ -15,6 +16,7 @@ const { spawn } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const zlib = require('zlib');
 
 const [file, frameName] = process.argv.slice(2);
 if (!file || !frameName) {
@@ -62,6 +64,17 @@ function waitFor(method) {
   return new Promise((resolve) => waiters.push({ method, resolve }));
 }
 
+/* Distinct byte values in a PNG's image data: a blank page has a handful, a drawing many. */
+function pngVariety(png) {
+  const idat = [];
+  for (let at = 8; at + 8 <= png.length;) {
+    const length = png.readUInt32BE(at), type = png.toString('ascii', at + 4, at + 8);
+    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  return new Set(zlib.inflateSync(Buffer.concat(idat))).size;
+}
+
 let failures = 0;
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -75,6 +88,7 @@ async function main() {
   await page('Runtime.enable');
   await page('Network.enable');
   await page('Page.enable');
+  await page('Emulation.setDeviceMetricsOverride', { width: 1200, height: 800, deviceScaleFactor: 1, mobile: false });
   const loaded = waitFor('Page.loadEventFired');
   await page('Page.navigate', { url: 'file://' + path.resolve(file) });
   await loaded;
@@ -82,6 +96,11 @@ async function main() {
     (await page('Runtime.evaluate', { expression, returnByValue: true })).result.value;
 
   const name = JSON.stringify(frameName);
+  const shot = Buffer.from((await page('Page.captureScreenshot', { format: 'png' })).data, 'base64');
+  fs.writeFileSync(file + '.png', shot);
+  const variety = pngVariety(shot);
+  check(variety > 32, `the screenshot (${file}.png) is not blank: ${variety} distinct byte values`);
+  check(await evaluate(`document.body.innerText.includes(${name})`), `the rendered page shows ${frameName}`);
   check(await evaluate(`document.querySelectorAll('.f').length > 1`), 'frames are drawn');
   check(await evaluate(`[...document.querySelectorAll('.f')].some(e => e.title.startsWith(${name} + '  '))`),
         `a frame is named ${frameName}`);
@@ -108,7 +127,11 @@ const timeout = setTimeout(() => { console.log('FAIL timed out'); finish(1); }, 
 function finish(code) {
   clearTimeout(timeout);
   browser.on('exit', () => {
-    fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 });
+    try {
+      fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 });
+    } catch (e) {
+      /* Chromium's helper processes may still be writing there; a temporary directory may stay. */
+    }
     process.exit(code);
   });
   browser.kill();
