@@ -203,6 +203,18 @@ $(BUILD)/linux/java/classes.stamp: $(JAVA_SRC)
 	javac --release 17 -d $(@D) $^
 	@touch $@
 
+# The API header compiled the ways a monitor's source may use it: C89 and C++98, every target.
+define api_check_rules
+$(BUILD)/$(1)/api/header_c89.o: tests/api/header_c89.c include/jevmon.h include/jevmon_cobj.h include/jevmon_compat.h
+	@mkdir -p $$(@D)
+	$$($(1)_CC) -std=c89 -pedantic $(WARN) -Iinclude $(if $(filter linux,$(1)),-Iinclude/posix) -c $$< -o $$@
+$(BUILD)/$(1)/api/header_cxx.o: tests/api/header_cxx.cpp include/jevmon.h include/jevmon_compat.h
+	@mkdir -p $$(@D)
+	$$($(1)_CXX) -std=c++98 $(WARN) -Iinclude $(if $(filter linux,$(1)),-Iinclude/posix) -c $$< -o $$@
+$(1)_PRODUCTS += $(BUILD)/$(1)/api/header_c89.o $(BUILD)/$(1)/api/header_cxx.o
+endef
+$(foreach t,linux win64 win32,$(eval $(call api_check_rules,$(t))))
+
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
 
 .PHONY: _all _check _demo _bench
