@@ -268,6 +268,66 @@ START_TEST(bytecodes_and_source_lines_stepped)
 }
 END_TEST
 
+START_TEST(execution_state_flags_follow_the_jvm)
+{
+    const char *args[] = {"recursion", "1", "1", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "JAVA_TOOL_OPTIONS=-Xint", NULL};
+    jvmrun_result interpreted, mixed;
+    jvmrun(jdks[_i], "", env, args, &interpreted);
+    run_fx(jdks[_i], "0", args, &mixed);
+    ck_assert_int_eq(interpreted.exit_code, 0);
+    /* INTERPRETER | FAST_INTERPRETER, and JIT_COMPILER only where the JVM compiles. */
+    ck_assert_msg(strstr(interpreted.log, "Initialize class=BridgeWorkload flags=0x3\n"), "%.300s", interpreted.log);
+    ck_assert_msg(strstr(mixed.log, "Initialize class=BridgeWorkload flags=0x7\n"), "%.300s", mixed.log);
+    jvmrun_free(&interpreted);
+    jvmrun_free(&mixed);
+}
+END_TEST
+
+/* GetMethodExitReturnValue inside MethodExit2, with and without the RETURN_VALUE_NOT_NEEDED promise. */
+START_TEST(return_value_unless_promised_away)
+{
+    const char *args[] = {"step", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=2",
+                         "FXMON_RETVAL=BridgeWorkload.stepped", NULL};
+    const char *promised[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=2",
+                              "FXMON_RETVAL=BridgeWorkload.stepped", "FXMON_OPTIONS=4", NULL};
+    jvmrun_result r, p;
+    jvmrun(jdks[_i], "", env, args, &r);
+    jvmrun(jdks[_i], "", promised, args, &p);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_int_eq(jvmrun_count(r.log, "ReturnValue BridgeWorkload.stepped(I)I hr=0x00000000 value=7\n"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "ReturnValue ? hr="), 0);
+    ck_assert_int_gt(jvmrun_count(p.log, "ReturnValue ? hr=0x80004005"), 0);
+    ck_assert_int_eq(jvmrun_count(p.log, "hr=0x00000000 value="), 0);
+    jvmrun_free(&r);
+    jvmrun_free(&p);
+}
+END_TEST
+
+/* Bad entries get their lines; the good monitor loads; the program runs as without the agent. */
+START_TEST(bad_input_leaves_the_jvm_running)
+{
+    const char *args[] = {"recursion", "2", "3", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1",
+                         "MSJAVA_EVENT_MONITORS={not-a-clsid};" FX ";;{0B5E1F2A-96C4-4C1B-9C0E-3F1D2A4B5C6D}", NULL};
+    jvmrun_result plain, r;
+    jvmrun(jdks[_i], NULL, NULL, args, &plain);
+    jvmrun(jdks[_i], "bogus-option", env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, plain.out);
+    ck_assert_int_eq(jvmrun_count(r.err, "jevmon: "), 4);
+    ck_assert_int_eq(jvmrun_count(r.err, "not a braced CLSID"), 1);
+    ck_assert_int_eq(jvmrun_count(r.err, "entry 3 is empty"), 1);
+    ck_assert_int_eq(jvmrun_count(r.err, "{0B5E1F2A-96C4-4C1B-9C0E-3F1D2A4B5C6D} could not be created"), 1);
+    ck_assert_int_eq(jvmrun_count(r.err, "agent option \"bogus-option\" is unknown"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "Initialize class=BridgeWorkload"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "Released"), 1);
+    jvmrun_free(&plain);
+    jvmrun_free(&r);
+}
+END_TEST
+
 START_TEST(threads_created_and_destroyed)
 {
     const char *args[] = {"recursion", "3", "1", NULL};
@@ -400,6 +460,9 @@ int main(void)
     tcase_add_loop_test(tc, class_unload_reported_with_its_name, 0, jdk_count);
     tcase_add_loop_test(tc, set_event_mask_toggles_method_calls_live, 0, jdk_count);
     tcase_add_loop_test(tc, bytecodes_and_source_lines_stepped, 0, jdk_count);
+    tcase_add_loop_test(tc, execution_state_flags_follow_the_jvm, 0, jdk_count);
+    tcase_add_loop_test(tc, return_value_unless_promised_away, 0, jdk_count);
+    tcase_add_loop_test(tc, bad_input_leaves_the_jvm_running, 0, jdk_count);
     tcase_add_loop_test(tc, threads_created_and_destroyed, 0, jdk_count);
     tcase_add_loop_test(tc, thread_set_name_for_each_rename, 0, jdk_count);
     tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
