@@ -13,7 +13,8 @@
 #   monitor/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
 #   tests/unit/test_*.c                            Check suites for every target; tests/D/test_X.c
-#                                                  also links tests/D/X/*.c and tests/D/support/*.c
+#                                                  also links tests/D/X/*.c, tests/D/support/*.c
+#                                                  and tests/support/*.c
 #   tests/posix/test_*.c, tests/win/test_*.c       Check suites for Linux only, for Windows only
 #   tests/jvm/test_*.c, tests/jvm/*.java           end-to-end suites on real JVMs (Linux)
 #   tests/fixtures/<name>.c                        in-process COM servers the tests load
@@ -163,7 +164,7 @@ jevprof_lib = $(if $(filter test_jevprof_%,$(basename $(notdir $(1)))),$(2)/libj
 define test_rule
 $(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
     $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))$(patsubst test_%,%,$(basename $(notdir $(4))))/*.c)) \
-    $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))support/*.c)) \
+    $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))support/*.c tests/support/*.c)) \
     $(call jevprof_lib,$(4),$(2)) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
 	@mkdir -p $$(@D)
 	$$($(1)_CC) $$($(3)) -o $$@ $$(filter %.o,$$^) $(call jevprof_lib,$(4),$(2)) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/testkit.h"
 #include "support/jvmrun.h"
 
 #define FX "{63DAD816-1308-449B-AC11-1E702EB2D15F}"
@@ -470,9 +471,5 @@ int main(void)
     tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, jdk_count);
     tcase_add_loop_test(tc, v1_monitor_gets_method_exit_and_notify_event, 0, jdk_count);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "samples/samplerun.h"
+#include "../support/testkit.h"
 #include "support/jvmrun.h"
 
 #define LOGMON_CLSID "{292AB596-1B36-4388-8086-C8283FA88105}"
@@ -260,9 +261,5 @@ int main(void)
     tcase_add_loop_test(tc, callcount_fast_gets_its_init_options_and_still_counts_exactly, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_self_registered_counts_exactly, 0, jdk_count);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

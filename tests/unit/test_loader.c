@@ -15,6 +15,7 @@
 #include "enable.h"
 #include "monitors.h"
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 #define FX "{63DAD816-1308-449B-AC11-1E702EB2D15F}"
 #define FX_V1 "{8A05A603-576C-454C-A8A9-8A406868B147}"
@@ -72,29 +73,6 @@ static void find_build_dir(void)
 static void path_in_build(char *out, size_t size, const char *name)
 {
     snprintf(out, size, "%s%s%s", build_dir, sep, name);
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    if (fread(text, 1, (size_t)size, f) != (size_t)size)
-        text[0] = '\0';
-    fclose(f);
-    return text;
-}
-
-static int count_of(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, what)); p++)
-        n++;
-    return n;
 }
 
 static void register_class(const char *clsid, const char *server)
@@ -169,7 +147,7 @@ static char *load_and_run(DWORD deliverable)
     jv_monitors_initialize("Main");
     jv_monitors_shutdown();
     plat_com_uninit();
-    return read_file(log_path);
+    return tk_read_file(log_path);
 }
 
 START_TEST(registry_monitor_full_life_cycle)
@@ -190,7 +168,7 @@ START_TEST(registry_monitor_full_life_cycle)
         ck_assert_msg(found, "missing or out of order: \"%s\" in:\n%s", order[i], log);
         at = found + 1;
     }
-    ck_assert_int_eq(count_of(log, "Released"), 1);
+    ck_assert_int_eq(tk_count(log, "Released"), 1);
     ck_assert_int_eq(line_count, 0);
     free(log);
 }
@@ -207,9 +185,9 @@ START_TEST(registry_first_then_environment_and_duplicates_kept)
     ck_assert_msg(first && second && third && first < second && second < third, "order:\n%s", log);
     /* Created first, initialized after: every Initialize comes before the first MONITORS_INITIALIZED. */
     ck_assert(third < strstr(log, "NotifyEvent2 1031"));
-    ck_assert_int_eq(count_of(log, "NotifyEvent2 1031 3 "), 2); /* not to the IJavaEventMonitor-only one */
-    ck_assert_int_eq(count_of(log, "NotifyEvent 13 0"), 3);
-    ck_assert_int_eq(count_of(log, "Released"), 3);
+    ck_assert_int_eq(tk_count(log, "NotifyEvent2 1031 3 "), 2); /* not to the IJavaEventMonitor-only one */
+    ck_assert_int_eq(tk_count(log, "NotifyEvent 13 0"), 3);
+    ck_assert_int_eq(tk_count(log, "Released"), 3);
     free(log);
 }
 END_TEST
@@ -320,7 +298,7 @@ START_TEST(bad_input_one_line_and_the_rest_goes_on)
     char *log = load_and_run(ALL_BUT_STEPPING);
     ck_assert_msg(line_count == 1 && lines_with(row->expect) == 1, "%s: %d lines, first: %s", row->name, line_count,
                   line_count ? lines[0] : "");
-    ck_assert_msg(count_of(log, "v2#") && count_of(log, " NotifyEvent 13 0") == row->good_monitors,
+    ck_assert_msg(tk_count(log, "v2#") && tk_count(log, " NotifyEvent 13 0") == row->good_monitors,
                   "%s: good monitors:\n%s", row->name, log);
     free(log);
     snprintf(key, sizeof(key), "CLSID\\%s", UNREGISTERED);
@@ -400,9 +378,5 @@ int main(void)
     tcase_add_test(tc, undeliverable_categories_are_masked_off);
     tcase_add_loop_test(tc, enabling_rules, 0, (int)(sizeof(enable_rows) / sizeof(*enable_rows)));
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

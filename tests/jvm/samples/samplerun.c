@@ -10,26 +10,12 @@
 
 #include "../support/jvmrun.h"
 #include "samplerun.h"
+#include "../../support/testkit.h"
 
 /* dir/name, in a buffer of the caller's. */
 static void in_dir(const samplerun *s, const char *name, char *path, size_t size)
 {
     snprintf(path, size, "%.*s/%.60s", PATH_MAX - 64, s->dir, name);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    if (fread(text, 1, (size_t)size, f) != (size_t)size)
-        text[0] = '\0';
-    fclose(f);
-    return text;
 }
 
 void samplerun_begin(samplerun *s)
@@ -166,7 +152,7 @@ char *samplerun_system_reg(samplerun *s)
 {
     char path[PATH_MAX];
     in_dir(s, "system.reg", path, sizeof(path));
-    return slurp(path);
+    return tk_read_file(path);
 }
 
 void samplerun_java(samplerun *s, const char *jdk, int with_agent, const char *const *env, const char *const *args,
@@ -210,13 +196,13 @@ void samplerun_java(samplerun *s, const char *jdk, int with_agent, const char *c
 
     r->exit_code = run(s, argv, full_env);
     in_dir(s, "out", path, sizeof(path));
-    r->out = slurp(path);
+    r->out = tk_read_file(path);
     in_dir(s, "err", path, sizeof(path));
-    r->err = slurp(path);
+    r->err = tk_read_file(path);
     in_dir(s, "logmon.log", path, sizeof(path));
-    r->logmon = slurp(path);
+    r->logmon = tk_read_file(path);
     in_dir(s, "callcount.txt", path, sizeof(path));
-    r->callcount = slurp(path);
+    r->callcount = tk_read_file(path);
 }
 
 void samplerun_free(samplerun_result *r)

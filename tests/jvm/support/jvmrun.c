@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jvmrun.h"
+#include "../../support/testkit.h"
 
 /* The test monitors' classes, each with the fixture that serves it. */
 #define FX_CLASSES {"{63DAD816-1308-449B-AC11-1E702EB2D15F}", "fx_monitor"}, \
@@ -53,21 +54,6 @@ const char *jvmrun_build_path(const char *name)
         snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX, self, name);
     }
     return path;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    if (fread(text, 1, (size_t)size, f) != (size_t)size)
-        text[0] = '\0';
-    fclose(f);
-    return text;
 }
 
 /* A registry file that registers the test monitor's classes. */
@@ -141,9 +127,9 @@ void jvmrun_main(const char *jdk, const char *main_class, const char *agent_opti
     int status = 0;
     waitpid(pid, &status, 0);
     r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r->out = slurp(out_path);
-    r->err = slurp(err_path);
-    r->log = slurp(log_path);
+    r->out = tk_read_file(out_path);
+    r->err = tk_read_file(err_path);
+    r->log = tk_read_file(log_path);
     unlink(out_path);
     unlink(err_path);
     unlink(log_path);
@@ -163,8 +149,5 @@ void jvmrun_free(jvmrun_result *r)
 
 int jvmrun_count(const char *text, const char *what)
 {
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
+    return tk_count(text, what);
 }

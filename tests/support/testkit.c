@@ -1,0 +1,37 @@
+/* testkit.c - helpers every test suite may use (see testkit.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testkit.h"
+
+char *tk_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long size = 0;
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        size = 0;
+    char *text = calloc(1, (size_t)size + 1);
+    if (f && text && fread(text, 1, (size_t)size, f) != (size_t)size)
+        text[0] = '\0';
+    if (f)
+        fclose(f);
+    return text;
+}
+
+int tk_count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+int tk_run_suite(Suite *suite)
+{
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
