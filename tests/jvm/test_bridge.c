@@ -285,7 +285,8 @@ START_TEST(execution_state_flags_follow_the_jvm)
 }
 END_TEST
 
-/* GetMethodExitReturnValue inside MethodExit2, with and without the RETURN_VALUE_NOT_NEEDED promise. */
+/* GetMethodExitReturnValue inside MethodExit2, with and without the RETURN_VALUE_NOT_NEEDED promise
+   (void methods and exits by exception have no value: E_FAIL for those either way). */
 START_TEST(return_value_unless_promised_away)
 {
     const char *args[] = {"step", NULL};
@@ -298,7 +299,6 @@ START_TEST(return_value_unless_promised_away)
     jvmrun(jdks[_i], "", promised, args, &p);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_int_eq(jvmrun_count(r.log, "ReturnValue BridgeWorkload.stepped(I)I hr=0x00000000 value=7\n"), 1);
-    ck_assert_int_eq(jvmrun_count(r.log, "ReturnValue ? hr="), 0);
     ck_assert_int_gt(jvmrun_count(p.log, "ReturnValue ? hr=0x80004005"), 0);
     ck_assert_int_eq(jvmrun_count(p.log, "hr=0x00000000 value="), 0);
     jvmrun_free(&r);
