@@ -6,8 +6,7 @@
 /* The one accepted shape; '#' stands for a hex digit, anything else for itself. */
 static const char guid_shape[] = "{########-####-####-####-############}";
 
-/* Value of one hex digit, or -1. */
-static int hex_digit(char c)
+int jv_hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -23,7 +22,7 @@ static unsigned long hex_value(const char *text, int digits)
 {
     unsigned long v = 0;
     for (int i = 0; i < digits; i++)
-        v = v << 4 | (unsigned long)hex_digit(text[i]);
+        v = v << 4 | (unsigned long)jv_hex_digit(text[i]);
     return v;
 }
 
@@ -33,7 +32,7 @@ int jv_guid_parse(const char *text, GUID *guid)
         return 0;
     /* Walking the shape stops at the first difference, so a short text is never read past its NUL. */
     for (size_t i = 0; i < sizeof(guid_shape); i++) {
-        int ok = guid_shape[i] == '#' ? hex_digit(text[i]) >= 0 : text[i] == guid_shape[i];
+        int ok = guid_shape[i] == '#' ? jv_hex_digit(text[i]) >= 0 : text[i] == guid_shape[i];
         if (!ok)
             return 0;
     }

@@ -18,6 +18,9 @@
  */
 int jv_guid_parse(const char *text, GUID *guid);
 
+/* The value of one hexadecimal digit of either case, or -1. */
+int jv_hex_digit(char c);
+
 /* Writes the braced form in upper case into text (JV_GUID_TEXT_SIZE bytes); returns text. */
 char *jv_guid_format(const GUID *guid, char *text);
 

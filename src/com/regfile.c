@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "com/guid.h"
 #include "com/regfile.h"
 
 #define HEADER_V5 "Windows Registry Editor Version 5.00"
@@ -640,17 +641,6 @@ static int starts_with_nocase(const char *s, size_t len, const char *prefix)
     return len >= n && name_compare(s, n, prefix, n) == 0;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static const struct {
     const char *name;
     plat_hive hive;
@@ -778,7 +768,7 @@ static int parse_hex_bytes(parser *p, const char *s, size_t len, buffer *out)
                 size_t token = 0;
                 while (i + token < len && !is_blank(s[i + token]) && s[i + token] != ',' && s[i + token] != '\\')
                     token++;
-                if (token != 2 || hex_value(s[i]) < 0 || hex_value(s[i + 1]) < 0) {
+                if (token != 2 || jv_hex_digit(s[i]) < 0 || jv_hex_digit(s[i + 1]) < 0) {
                     parse_error(p, "hex byte \"%.*s\" is not 2 hex digits; line skipped", (int)token, s + i);
                     return 0;
                 }
@@ -786,7 +776,7 @@ static int parse_hex_bytes(parser *p, const char *s, size_t len, buffer *out)
                     parse_error(p, "hex bytes must be separated by commas; line skipped");
                     return 0;
                 }
-                buf_byte(out, (unsigned char)(hex_value(s[i]) << 4 | hex_value(s[i + 1])));
+                buf_byte(out, (unsigned char)(jv_hex_digit(s[i]) << 4 | jv_hex_digit(s[i + 1])));
                 expect_byte = 0;
                 i += 2;
             }
@@ -833,8 +823,8 @@ static int parse_data(parser *p, const char *data, size_t len, DWORD *type, buff
         uint32_t v = 0;
         int ok = digits == 8;
         for (size_t i = 0; ok && i < digits; i++) {
-            ok = hex_value(hex[i]) >= 0;
-            v = v << 4 | (uint32_t)(hex_value(hex[i]) & 0xF);
+            ok = jv_hex_digit(hex[i]) >= 0;
+            v = v << 4 | (uint32_t)(jv_hex_digit(hex[i]) & 0xF);
         }
         if (!ok) {
             parse_error(p, "dword value is not 8 hex digits; line skipped");
@@ -854,8 +844,8 @@ static int parse_data(parser *p, const char *data, size_t len, DWORD *type, buff
         uint32_t n = 0;
         int ok = close && digits >= 1 && digits <= 8 && close + 1 < data + len && close[1] == ':';
         for (size_t i = 0; ok && i < digits; i++) {
-            ok = hex_value(data[4 + i]) >= 0;
-            n = n << 4 | (uint32_t)(hex_value(data[4 + i]) & 0xF);
+            ok = jv_hex_digit(data[4 + i]) >= 0;
+            n = n << 4 | (uint32_t)(jv_hex_digit(data[4 + i]) & 0xF);
         }
         if (!ok) {
             parse_error(p, "hex(n): needs a type n of 1 to 8 hex digits, then a colon; line skipped");
