@@ -46,6 +46,32 @@ static DWORD vm_state_flags(void)
     return flags;
 }
 
+#define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
+#define INSTRUMENT_OPTIONS (JVM_INIT_OPT_GC_SAFE_METHOD_CALLS | JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS)
+
+/* May some monitor ever ask for method calls? */
+static int method_calls_possible(void)
+{
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        if (jv_monitors.items[i]->possible & METHOD_BITS)
+            return 1;
+    return 0;
+}
+
+/* The rule of README's "Initialization options": instrument when every monitor that may ask
+ * for method calls promised GC-safe calls and never to toggle them, unless methods=jvmti. */
+static int instrument_method_calls(const jv_options *opts)
+{
+    if (opts->methods == JV_METHODS_JVMTI || !method_calls_possible())
+        return 0;
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        const jv_monitor *m = jv_monitors.items[i];
+        if ((m->possible & METHOD_BITS) && (m->granted_options & INSTRUMENT_OPTIONS) != INSTRUMENT_OPTIONS)
+            return 0;
+    }
+    return 1;
+}
+
 /* Adds the capabilities the monitors' possible categories need; returns what can be delivered. */
 static DWORD add_capabilities(DWORD potential_deliverable)
 {
@@ -100,7 +126,16 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     jv_monitors_initialize(start_class ? start_class : "");
     free(start_class);
 
-    jv_monitors.deliverable &= add_capabilities(deliverable);
+    jv_events_instrument_method_calls(instrument_method_calls(&opts));
+    DWORD added = add_capabilities(deliverable);
+    if (jv_events_method_calls_instrumented() && !(added & METHOD_BITS)) {
+        jv_events_instrument_method_calls(0); /* the JVM cannot retransform: JVMTI events after all */
+        added = add_capabilities(deliverable);
+    }
+    jv_monitors.deliverable &= added;
+    if (method_calls_possible() && (jv_monitors.deliverable & METHOD_BITS))
+        jv_log("method calls via %s",
+               jv_events_method_calls_instrumented() ? "bytecode instrumentation" : "JVMTI events");
     if (!jv_events_setup())
         jv_log("could not install the JVMTI event callbacks; monitors get no events");
     return JNI_OK;

@@ -1,6 +1,8 @@
 /*
- * event_method.c - the method-call path: JVMTI MethodEntry/MethodExit to MethodEntry,
- * MethodExit and MethodExit2, plus EXCEPTION_UNWIND for frames an exception pops.
+ * event_method.c - the method-call path: MethodEntry, MethodExit and MethodExit2, plus
+ * EXCEPTION_UNWIND for frames an exception pops.  Calls come from JVMTI MethodEntry/
+ * MethodExit or from the instrumented bridge (instrument.c); both go through
+ * jv_method_calls_enter / jv_method_calls_exit.
  *
  * StackIDs come from the thread's shadow stack (thread.h): the entered frame's depth on
  * entry, the caller's on exit, so each exit names the frame its entry's caller had.
@@ -26,6 +28,7 @@ typedef struct exit_context {
     jmethodID jmethod;
     MethodID method;
     jvalue value;
+    int has_value;     /* 0 on the instrumented path: the bridge sees no return values */
     jboolean by_exception;
     JNIEnv *env;
     __int64 decoded; /* what GetMethodExitReturnValue points at */
@@ -43,16 +46,22 @@ static int wants_calls(const jv_monitor *m, const jv_method *method)
            (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
 }
 
-void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method)
+/*
+ * The part both mechanisms share (JVMTI events here, bytecode instrumentation in
+ * instrument.c): shadow stack, StackIDs and dispatch.  below: frames on the JVM's stack
+ * above the ones the shadow holds when it must be re-read (JVMTI entry: the frame being
+ * entered; the bridge's enter: its own native frame too).
+ */
+void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID method, int below)
 {
-    (void)jvmti;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, thread);
     if (t) {
-        MethodID id = jv_method_id(env, method);
+        if (!id)
+            id = jv_method_id(env, method);
         if (t->sync_epoch != jv_threads_epoch())
-            jv_thread_sync_stack(env, thread, t, 1); /* the frames below the one being entered */
+            jv_thread_sync_stack(env, thread, t, below); /* the frames below the one being entered */
         if (jv_thread_push(t, id)) {
             StackID stack = jv_stack_id(t->index, t->depth);
             jv_method *entry = jv_method_entry(id);
@@ -64,17 +73,28 @@ void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jm
     jv_dispatch_end(&d);
 }
 
-void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
-                               jboolean was_popped_by_exception, jvalue return_value)
+/*
+ * known: the exiting method's MethodID when the caller knows it (the bridge): frames
+ * above its innermost shadow frame exited unseen (a constructor whose super() threw
+ * reports no exit) and are dropped first.  return_value NULL: not available.
+ */
+void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodID known, int below,
+                          jboolean was_popped_by_exception, const jvalue *return_value)
 {
-    (void)jvmti;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, thread);
     if (t) {
         if (t->sync_epoch != jv_threads_epoch())
-            jv_thread_sync_stack(env, thread, t, 0); /* including the frame that exits */
-        MethodID exiting = t->depth ? t->frames[t->depth - 1] : jv_method_id(env, method);
+            jv_thread_sync_stack(env, thread, t, below); /* including the frame that exits */
+        if (known && t->depth && t->frames[t->depth - 1] != known) {
+            uint32_t d = t->depth - 1;
+            while (d > 0 && t->frames[d - 1] != known)
+                d--;
+            if (d > 0)
+                t->depth = d; /* the innermost frame of the exiting method is now on top */
+        }
+        MethodID exiting = t->depth ? t->frames[t->depth - 1] : known ? known : jv_method_id(env, method);
         StackID exiting_stack = jv_stack_id(t->index, t->depth);
         if (t->depth)
             t->depth--;
@@ -83,7 +103,9 @@ void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
         MethodID caller = t->depth ? t->frames[t->depth - 1] : 0;
         StackID caller_stack = jv_stack_id(t->index, t->depth);
         jv_method *entry = jv_method_entry(exiting);
-        exiting_call = (exit_context){1, method, exiting, return_value, was_popped_by_exception, env, 0};
+        jvalue none = {0};
+        exiting_call = (exit_context){1, method, exiting, return_value ? *return_value : none,
+                                      return_value != NULL, was_popped_by_exception, env, 0};
         JV_FOR_EACH_MONITOR(m, METHOD_BITS)
         if (wants_calls(m, entry)) {
             if (m->mon2)
@@ -94,6 +116,31 @@ void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
         exiting_call.active = 0;
     }
     jv_dispatch_end(&d);
+}
+
+void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method)
+{
+    (void)jvmti;
+    jv_method_calls_enter(env, thread, 0, method, 1);
+}
+
+void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                               jboolean was_popped_by_exception, jvalue return_value)
+{
+    (void)jvmti;
+    if (jv_events_method_calls_instrumented()) {
+        /* Only EXCEPTION_UNWIND comes this way: the bridge's exit already popped the frame. */
+        if (!was_popped_by_exception)
+            return;
+        jv_dispatch d;
+        jv_dispatch_begin(&d, env);
+        jv_thread *t = jv_thread_current(env, thread);
+        if (t)
+            jv_exception_unwind(env, jv_stack_id(t->index, t->depth + 1));
+        jv_dispatch_end(&d);
+        return;
+    }
+    jv_method_calls_exit(env, thread, method, 0, 0, was_popped_by_exception, &return_value);
 }
 
 /* The return value widened to 64 bits by the method's return type; objects as ObjectIDs. */
@@ -128,7 +175,7 @@ HRESULT STDMETHODCALLTYPE idinfo_GetMethodExitReturnValue(IJavaEventMonitorIDInf
     jv_monitor *m = jv_idinfo_owner(iface);
     exit_context *call = &exiting_call;
     /* Only inside MethodExit/MethodExit2, on a normal return, and not after promising not to ask. */
-    if (!m || (m->granted_options & JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED) || !call->active || call->by_exception ||
+    if (!m || (m->granted_options & JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED) || !call->active || !call->has_value || call->by_exception ||
         !preturning_method_id || !pret_value)
         return E_FAIL;
     HRESULT hr = decode_return_value(call);

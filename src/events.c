@@ -9,6 +9,7 @@
 #include "dispatch.h"
 #include "events.h"
 #include "exception.h"
+#include "instrument.h"
 #include "method.h"
 #include "monitors.h"
 #include "platform/platform.h"
@@ -24,7 +25,7 @@ typedef struct event_route {
     DWORD categories;
 } event_route;
 
-static const event_route routes[] = {
+static event_route routes[] = { /* the method rows change when calls are instrumented */
     {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
@@ -43,6 +44,24 @@ static const event_route routes[] = {
     {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
 };
 
+static int instrumented;
+
+void jv_events_instrument_method_calls(int on)
+{
+    instrumented = on;
+    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
+        if (routes[i].event == JVMTI_EVENT_METHOD_ENTRY)
+            routes[i].categories = on ? 0 : METHOD_BITS;
+        else if (routes[i].event == JVMTI_EVENT_METHOD_EXIT)
+            routes[i].categories = (on ? 0 : METHOD_BITS) | JVM_MONITOR_EXCEPTION_UNWIND;
+    }
+}
+
+int jv_events_method_calls_instrumented(void)
+{
+    return instrumented;
+}
+
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
 {
     memset(caps, 0, sizeof(*caps));
@@ -51,7 +70,12 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     caps->can_get_line_numbers = 1;
     caps->can_get_bytecodes = 1;
     caps->can_get_monitor_info = 1; /* GetMonitorUsage */
-    if (categories & (METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND)) {
+    if (instrumented) {
+        if (categories & METHOD_BITS)
+            jv_instrument_capabilities(caps);
+        if (categories & JVM_MONITOR_EXCEPTION_UNWIND)
+            caps->can_generate_method_exit_events = 1; /* for the unwinds alone */
+    } else if (categories & (METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND)) {
         caps->can_generate_method_entry_events = 1;
         caps->can_generate_method_exit_events = 1;
     }
@@ -76,8 +100,11 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
         return 0;
     if (caps->can_generate_exception_events)
         d |= JVM_MONITOR_EXCEPTIONS | (caps->can_generate_object_free_events ? JVM_MONITOR_CLASS_LOADS : 0);
-    if (caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
-        d |= METHOD_BITS | (caps->can_generate_exception_events ? JVM_MONITOR_EXCEPTION_UNWIND : 0);
+    if (instrumented ? jv_instrument_possible(caps)
+                     : caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
+        d |= METHOD_BITS;
+    if (caps->can_generate_method_exit_events && caps->can_generate_exception_events)
+        d |= JVM_MONITOR_EXCEPTION_UNWIND;
     if (caps->can_generate_compiled_method_load_events)
         d |= JVM_MONITOR_JIT_COMPILATION;
     if (caps->can_generate_garbage_collection_events)
@@ -88,6 +115,7 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
 }
 
 static DWORD enabled_categories; /* the union the JVMTI events are set for; under the update lock */
+static unsigned char route_on[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
 static plat_mutex *update_lock;
 
 void jv_events_update(void)
@@ -99,9 +127,11 @@ void jv_events_update(void)
     if ((want & METHOD_BITS) && !(enabled_categories & METHOD_BITS))
         jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
-        int on = (want & routes[i].categories) != 0, was = (enabled_categories & routes[i].categories) != 0;
-        if (on != was)
+        int on = (want & routes[i].categories) != 0 ||
+                 (routes[i].event == JVMTI_EVENT_CLASS_FILE_LOAD_HOOK && jv_instrument_active());
+        if (on != route_on[i])
             (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, routes[i].event, NULL);
+        route_on[i] = (unsigned char)on;
     }
     enabled_categories = want;
     plat_mutex_unlock(update_lock);
@@ -114,14 +144,15 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
                                             jint class_data_len, const unsigned char *class_data,
                                             jint *new_class_data_len, unsigned char **new_class_data)
 {
-    (void)jvmti, (void)loader, (void)protection_domain, (void)class_data_len, (void)class_data;
-    (void)new_class_data_len, (void)new_class_data;
-    if (class_being_redefined || !name)
-        return;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
-    jv_dispatch_end(&d);
+    (void)jvmti, (void)loader, (void)protection_domain;
+    if (!class_being_redefined && name) {
+        jv_dispatch d;
+        jv_dispatch_begin(&d, env);
+        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
+        jv_dispatch_end(&d);
+    }
+    if (jv_instrument_active())
+        jv_instrument_class_file(name, class_data_len, class_data, new_class_data_len, new_class_data);
 }
 
 static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
@@ -233,6 +264,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         if (jv_monitors.items[i]->mon2)
             IJavaEventMonitor2_NotifyEvent2(jv_monitors.items[i]->mon2, JVM_EVENT_TYPE2_INITIALIZED, 0, 0);
     jv_dispatch_end(&d);
+    if (instrumented && (jv_monitors.deliverable & METHOD_BITS))
+        jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
     if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
         jv_unloads_start();
     if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)

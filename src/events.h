@@ -16,6 +16,13 @@
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps);
 /* The categories the capabilities make deliverable. */
 DWORD jv_events_deliverable(const jvmtiCapabilities *caps);
+/*
+ * The method-call mechanism (README, "Initialization options"): non-zero switches method
+ * calls from JVMTI MethodEntry/MethodExit to bytecode instrumentation (instrument.c).
+ * Chosen in Agent_OnLoad before capabilities are added; never changes afterwards.
+ */
+void jv_events_instrument_method_calls(int on);
+int jv_events_method_calls_instrumented(void);
 /* Installs the callbacks (VMInit and VMDeath always on). */
 int jv_events_setup(void);
 
@@ -26,5 +33,10 @@ void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method);
 void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                jboolean was_popped_by_exception, jvalue return_value);
+/* What both mechanisms share; below: JVM frames above the shadow's when it is re-read;
+ * known: the exiting MethodID when the caller knows it; return_value NULL when unknown. */
+void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID method, int below);
+void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodID known, int below,
+                          jboolean was_popped_by_exception, const jvalue *return_value);
 
 #endif

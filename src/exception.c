@@ -5,11 +5,22 @@
 #include "dispatch.h"
 #include "exception.h"
 #include "ids.h"
+#include "instrument.h"
 #include "object.h"
 #include "thread.h"
 
 /* The exception this thread is propagating, between its throw and its catch. */
 static _Thread_local jobject in_flight;
+/* Instrumented methods: the exception an injected handler caught and is about to rethrow.
+ * Its catch and its rethrow are the bridge's, not the program's: no events for them. */
+static _Thread_local jobject rethrowing;
+
+static void set_rethrowing(JNIEnv *env, jobject exception)
+{
+    if (rethrowing)
+        (*env)->DeleteGlobalRef(env, rethrowing);
+    rethrowing = exception ? (*env)->NewGlobalRef(env, exception) : NULL;
+}
 
 /* The StackID of the calling thread's innermost frame. */
 static StackID innermost_frame(JNIEnv *env, jthread thread)
@@ -69,6 +80,12 @@ void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmeth
                              jobject exception, jmethodID catch_method, jlocation catch_location)
 {
     (void)jvmti, (void)method, (void)location, (void)catch_method, (void)catch_location;
+    if (rethrowing) {
+        int again = (*env)->IsSameObject(env, exception, rethrowing);
+        set_rethrowing(env, NULL);
+        if (again)
+            return; /* an injected handler's athrow: the throw was reported already */
+    }
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     DWORD wanted = jv_monitors_mask_union();
@@ -89,7 +106,11 @@ void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmeth
 void JNICALL jv_on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                    jlocation location, jobject exception)
 {
-    (void)jvmti, (void)method, (void)location;
+    (void)jvmti;
+    if (jv_instrument_is_handler(method, location)) {
+        set_rethrowing(env, exception); /* still in flight: the handler calls exit and rethrows */
+        return;
+    }
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     StackID handler = innermost_frame(env, thread);

@@ -18,11 +18,18 @@ register() { # register NAME MODULE
 }
 register callcount "$build/samples/callcount.so"
 register jevprof "$build/libjevprof.so"
+# The same callcount with InitOptions 0xa (GC_SAFE_METHOD_CALLS | WONT_TOGGLE_METHOD_CALL_EVENTS):
+# the agent instruments method calls instead of using JVMTI events.  Monitors\callcount is the
+# last key DllRegisterServer writes, so the appended value lands in it (see registry/callcount-fast.reg).
+register callcount-instrumented "$build/samples/callcount.so"
+grep -q '^\[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\callcount\]$' "$work/callcount-instrumented.reg"
+printf '"InitOptions"=dword:0000000a\n' >>"$work/callcount-instrumented.reg"
 
 # label | registry | extra environment | program
 configs=(
   "no agent|-||"
   "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt|"
+  "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt|"
   "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work|"
   "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work|"
 )

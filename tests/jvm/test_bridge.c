@@ -17,12 +17,36 @@
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
 
+/* options: FXMON_OPTIONS (hex initialization options the monitor asks for), NULL for none. */
+static void run_fx_options(const char *jdk, const char *request, const char *options, const char *const *args,
+                           jvmrun_result *r)
+{
+    static char request_env[64], options_env[64];
+    snprintf(request_env, sizeof(request_env), "FXMON_REQUEST=%s", request);
+    snprintf(options_env, sizeof(options_env), "FXMON_OPTIONS=%s", options ? options : "0");
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, request_env, options_env, NULL};
+    jvmrun(jdk, "", env, args, r);
+}
+
 static void run_fx(const char *jdk, const char *request, const char *const *args, jvmrun_result *r)
 {
-    static char request_env[64];
-    snprintf(request_env, sizeof(request_env), "FXMON_REQUEST=%s", request);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, request_env, NULL};
-    jvmrun(jdk, "", env, args, r);
+    run_fx_options(jdk, request, NULL, args, r);
+}
+
+#define VIA_JVMTI "jevmon: method calls via JVMTI events\n"
+#define VIA_BYTECODE "jevmon: method calls via bytecode instrumentation\n"
+
+/*
+ * The method-call cases run twice: _i / jdk_count picks the mechanism.  Mode 0: no
+ * promises, JVMTI events.  Mode 1: GC_SAFE | WONT_TOGGLE granted (FXMON_OPTIONS=a), so
+ * the bridge instruments classes; the stderr line says which.
+ */
+static void run_mode(int mode, const char *request, const char *const *args, jvmrun_result *r)
+{
+    run_fx_options(jdks[mode % jdk_count], request, mode / jdk_count ? "a" : NULL, args, r);
+    const char *line = mode / jdk_count ? VIA_BYTECODE : VIA_JVMTI;
+    ck_assert_msg(jvmrun_count(r->err, line) == 1, "expected \"%s\" once in stderr:\n%s", line, r->err);
+    ck_assert_msg(jvmrun_count(r->err, "jevmon: ") == 1, "%s", r->err);
 }
 
 START_TEST(silent_monitor_changes_nothing)
@@ -38,7 +62,8 @@ START_TEST(silent_monitor_changes_nothing)
     ck_assert_int_eq(jvmrun_count(profiled.log, "NotifyEvent2 1030 0 0"), 1); /* INITIALIZED */
     ck_assert_int_eq(jvmrun_count(profiled.log, "NotifyEvent 13 0"), 1);      /* SHUTDOWN */
     ck_assert_int_eq(jvmrun_count(profiled.log, "Released"), 1);
-    ck_assert_msg(!strstr(profiled.err, "jevmon:"), "%s", profiled.err);
+    /* Nothing to complain about: the only line names the method-call mechanism. */
+    ck_assert_msg(jvmrun_count(profiled.err, "jevmon: ") == 1 && strstr(profiled.err, VIA_JVMTI), "%s", profiled.err);
     jvmrun_free(&plain);
     jvmrun_free(&profiled);
 }
@@ -115,7 +140,7 @@ START_TEST(method_calls_exact_counts_and_pairing_with_16_threads)
     const char *args[] = {"recursion", "16", "20", NULL};
     jvmrun_result r;
     replay rp;
-    run_fx(jdks[_i], "2", args, &r);
+    run_mode(_i, "2", args, &r);
     ck_assert_int_eq(r.exit_code, 0);
     replay_log(r.log, &rp, 0);
     int workers = 0;
@@ -137,7 +162,7 @@ START_TEST(exceptions_thrown_unwound_caught)
     const char *args[] = {"exceptions", NULL};
     jvmrun_result r;
     replay rp;
-    run_fx(jdks[_i], "422", args, &r); /* METHOD_CALLS | EXCEPTIONS | EXCEPTION_UNWIND */
+    run_mode(_i, "422", args, &r); /* METHOD_CALLS | EXCEPTIONS | EXCEPTION_UNWIND */
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "caught 1\n");
     const char *thrown = strstr(r.log, "NotifyEvent2 1027"), *line;
@@ -215,6 +240,40 @@ START_TEST(set_event_mask_toggles_method_calls_live)
     replay_log(r.log, &rp, 1);
     ck_assert_msg(rp.mismatches == 0, "%d exits did not pair after re-enabling", rp.mismatches);
     replay_free(&rp);
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* A monitor that promised not to toggle method calls cannot, on either mechanism. */
+START_TEST(toggle_refused_after_wont_toggle)
+{
+    const char *args[] = {"toggle", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=22",
+                         "FXMON_TOGGLE=1", "FXMON_OPTIONS=a", NULL};
+    int instrumented = _i / jdk_count;
+    jvmrun_result r;
+    replay rp;
+    jvmrun(jdks[_i % jdk_count], instrumented ? "" : "methods=jvmti", env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_msg(jvmrun_count(r.err, instrumented ? VIA_BYTECODE : VIA_JVMTI) == 1, "%s", r.err);
+    ck_assert_int_eq(jvmrun_count(r.log, "SetEventMask(0x20) hr=0x80004005"), 1);
+    /* (Its later SetEventMask(0x22) changes nothing about method calls, so it succeeds.) */
+    ck_assert_int_eq(jvmrun_count(r.log, "BridgeWorkload.recurse(I)I"), 3 + 6 + 4); /* all of them */
+    replay_log(r.log, &rp, 0);
+    ck_assert_msg(rp.mismatches == 0, "%d exits did not pair", rp.mismatches);
+    replay_free(&rp);
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* Only GC_SAFE promised: the monitor may toggle, so JVMTI events stay. */
+START_TEST(gc_safe_alone_stays_on_jvmti)
+{
+    const char *args[] = {"recursion", "1", "3", NULL};
+    jvmrun_result r;
+    run_fx_options(jdks[_i], "2", "2", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_msg(jvmrun_count(r.err, VIA_JVMTI) == 1 && jvmrun_count(r.err, "jevmon: ") == 1, "%s", r.err);
     jvmrun_free(&r);
 }
 END_TEST
@@ -317,7 +376,8 @@ START_TEST(bad_input_leaves_the_jvm_running)
     jvmrun(jdks[_i], "bogus-option", env, args, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out);
-    ck_assert_int_eq(jvmrun_count(r.err, "jevmon: "), 4);
+    ck_assert_int_eq(jvmrun_count(r.err, "jevmon: "), 5);
+    ck_assert_int_eq(jvmrun_count(r.err, VIA_JVMTI), 1);
     ck_assert_int_eq(jvmrun_count(r.err, "not a braced CLSID"), 1);
     ck_assert_int_eq(jvmrun_count(r.err, "entry 3 is empty"), 1);
     ck_assert_int_eq(jvmrun_count(r.err, "{0B5E1F2A-96C4-4C1B-9C0E-3F1D2A4B5C6D} could not be created"), 1);
@@ -455,8 +515,10 @@ int main(void)
     TCase *tc = tcase_create("bridge");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, silent_monitor_changes_nothing, 0, jdk_count);
-    tcase_add_loop_test(tc, method_calls_exact_counts_and_pairing_with_16_threads, 0, jdk_count);
-    tcase_add_loop_test(tc, exceptions_thrown_unwound_caught, 0, jdk_count);
+    tcase_add_loop_test(tc, method_calls_exact_counts_and_pairing_with_16_threads, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, exceptions_thrown_unwound_caught, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, toggle_refused_after_wont_toggle, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, gc_safe_alone_stays_on_jvmti, 0, jdk_count);
     tcase_add_loop_test(tc, class_loads_started_finished_failed, 0, jdk_count);
     tcase_add_loop_test(tc, class_unload_reported_with_its_name, 0, jdk_count);
     tcase_add_loop_test(tc, set_event_mask_toggles_method_calls_live, 0, jdk_count);

@@ -1,0 +1,32 @@
+/*
+ * instrument.h - method calls by bytecode instrumentation (issue 8).
+ *
+ * When the monitors allow it (README, "Initialization options"), every class file is
+ * rewritten by the class-file instrumenter (classfile/classfile.h) to call the bridge
+ * class jevmon/Bridge: static native enter(int) on entry and exit(int) on every exit,
+ * the int naming the method.  The natives feed the same shadow-stack and dispatch code
+ * as the JVMTI MethodEntry/MethodExit callbacks (event_method.c), so monitors see the
+ * same MethodIDs, StackIDs and pairing without HotSpot leaving compiled code.
+ */
+#ifndef JEVMON_INSTRUMENT_H
+#define JEVMON_INSTRUMENT_H
+
+#include "jevmon.h"
+#include "vm.h"
+
+/* Adds the capabilities instrumentation needs. */
+void jv_instrument_capabilities(jvmtiCapabilities *caps);
+/* Do the capabilities allow instrumentation? */
+int jv_instrument_possible(const jvmtiCapabilities *caps);
+/* At VMInit: defines the bridge class, binds its natives, turns the class-file hook on and
+ * retransforms the classes loaded so far.  0 when the bridge could not be set up. */
+int jv_instrument_start(JNIEnv *env);
+/* Non-zero once the bridge is in place: every class file goes through the hook. */
+int jv_instrument_active(void);
+/* The ClassFileLoadHook's part: the class rewritten into JVMTI-allocated memory, or left alone. */
+void jv_instrument_class_file(const char *name, jint length, const unsigned char *data, jint *new_length,
+                              unsigned char **new_data);
+/* Is the handler at location of method one the instrumenter injected (it calls exit and rethrows)? */
+int jv_instrument_is_handler(jmethodID method, jlocation location);
+
+#endif
