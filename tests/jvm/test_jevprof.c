@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "support/jvmrun.h"
+#include "../support/testkit.h"
 
 #define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
 
@@ -183,9 +184,5 @@ int main(void)
     tcase_add_loop_test(tc, sampling_finds_the_hot_method, 0, jdk_count);
     tcase_add_loop_test(tc, call_counts_are_exact, 0, jdk_count);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

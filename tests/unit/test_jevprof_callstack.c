@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "../../monitor/callstack.h"
+#include "../support/testkit.h"
 
 #define S(depth) ((StackID)(100 + (depth)))
 
@@ -202,9 +203,5 @@ int main(void)
     tcase_add_test(tc, deep_stacks_grow_the_frame_array);
     tcase_add_test(tc, clock_going_backwards_never_underflows);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

@@ -10,6 +10,7 @@
 
 #include "../../monitor/config.h"
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 static char lines[16][1024];
 static int line_count;
@@ -160,9 +161,5 @@ int main(void)
     tcase_add_test(tc, registry_values_of_the_wrong_type_or_range);
     tcase_add_test(tc, mode_names);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

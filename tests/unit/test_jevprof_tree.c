@@ -8,6 +8,7 @@
 #include "../../monitor/idmap.h"
 #include "../../monitor/rollup.h"
 #include "../../monitor/tree.h"
+#include "../support/testkit.h"
 
 START_TEST(child_is_found_again_and_moves_to_front)
 {
@@ -195,9 +196,5 @@ int main(void)
     tcase_add_test(tc, rollup_counts_recursive_totals_once);
     tcase_add_test(tc, idmap_inserts_finds_and_removes_across_collisions);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

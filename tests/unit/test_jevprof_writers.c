@@ -12,6 +12,7 @@
 #include "../../monitor/flame.h"
 #include "../../monitor/javaname.h"
 #include "../../monitor/report.h"
+#include "../support/testkit.h"
 
 enum { MAIN = 1, WORK, HOT, COLD, ODD };
 
@@ -278,9 +279,5 @@ int main(void)
     tcase_add_test(tc, report_lists_top_methods_paths_and_summary);
     tcase_add_test(tc, report_of_call_time_shows_milliseconds_and_calls);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }

@@ -11,6 +11,7 @@
 #include <windows.h>
 
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 typedef struct sample {
     const char *name; /* samples/<name>, build\samples\<name>.dll, Monitors\<name> */
@@ -198,9 +199,5 @@ int main(void)
     tcase_add_test(tc, regedit_imports_the_monitors_keys);
     tcase_add_test(tc, regedit_enables_and_disables_profiling);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(s);
 }
