@@ -10,7 +10,7 @@
 # The last line is 'TOTAL: N passed, M failed' (checks over all suites); the exit
 # status is non-zero when anything failed.
 #
-# Knobs: JEVMON_TEST_TIMEOUT (seconds per suite, default 300),
+# Knobs: JEVMON_TEST_TIMEOUT (seconds per suite, default 900: the end-to-end suites start dozens of JVMs),
 #        JEVMON_TESTS (a grep -E pattern on "<target>/<name>" to run only some).
 set -euo pipefail
 
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=$ROOT/build
 LOGS=$BUILD/test-logs
-TIMEOUT=${JEVMON_TEST_TIMEOUT:-300}
+TIMEOUT=${JEVMON_TEST_TIMEOUT:-900}
 FILTER=${JEVMON_TESTS:-}
 TOTAL_PASSED=0
 TOTAL_FAILED=0
