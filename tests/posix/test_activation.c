@@ -23,6 +23,7 @@
 #include "../fixtures/fx_server.h"
 #include "com/guid.h"
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 #define UNREGISTERED_TEXT "{0B5E1F2A-96C4-4C1B-9C0E-3F1D2A4B5C6D}"
 
@@ -392,9 +393,5 @@ static Suite *activation_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(activation_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(activation_suite());
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 START_TEST(getenv_returns_a_copy)
 {
@@ -152,9 +153,5 @@ static Suite *posix_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(posix_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(posix_suite());
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 #define V5 "Windows Registry Editor Version 5.00\n\n"
 #define JAVA_VM JEVMON_JAVA_VM_KEY
@@ -586,9 +587,5 @@ static Suite *registry_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(registry_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(registry_suite());
 }

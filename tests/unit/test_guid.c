@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "com/guid.h"
+#include "../support/testkit.h"
 
 static const GUID sample = {0x63DAD816, 0x1308, 0x449B, {0xAC, 0x11, 0x1E, 0x70, 0x2E, 0xB2, 0xD1, 0x5F}};
 #define SAMPLE_TEXT "{63DAD816-1308-449B-AC11-1E702EB2D15F}"
@@ -137,9 +138,5 @@ static Suite *guid_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(guid_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(guid_suite());
 }

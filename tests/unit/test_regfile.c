@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "com/regfile.h"
+#include "../support/testkit.h"
 
 #define V5 "Windows Registry Editor Version 5.00\n\n"
 #define FILE_NAME "test.reg"
@@ -799,9 +800,5 @@ static Suite *regfile_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(regfile_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(regfile_suite());
 }

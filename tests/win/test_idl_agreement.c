@@ -14,6 +14,7 @@
 
 #include "com/guid.h"
 #include "idl_agreement/api_list.h"
+#include "../support/testkit.h"
 
 #define NAME_OF_IID(name) "IID_" #name,
 #define NAME_OF_VTBL(iface) #iface "Vtbl",
@@ -181,9 +182,5 @@ int main(void)
 {
     api_fill_from_idl(&from_idl);
     api_fill_from_header(&from_header);
-    SRunner *sr = srunner_create(idl_agreement_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(idl_agreement_suite());
 }

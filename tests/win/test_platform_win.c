@@ -11,6 +11,7 @@
 
 #include "../check_com.h"
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 #define SCRATCH "Software\\jevmon-test-platform"
 #define SCRATCH_CLASS "jevmon-test-platform"
@@ -396,9 +397,5 @@ static Suite *platform_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(platform_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tk_run_suite(platform_suite());
 }
