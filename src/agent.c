@@ -9,6 +9,7 @@
 #include "class.h"
 #include "discovery.h"
 #include "enable.h"
+#include "dispatch.h"
 #include "events.h"
 #include "method.h"
 #include "monitors.h"
@@ -106,6 +107,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_OK;
     }
     jv_classes_init();
+    jv_dispatch_init();
     jv_methods_init();
     jv_threads_init();
     jv_objects_init();

@@ -17,10 +17,14 @@ typedef struct jv_dispatch {
     unsigned object_mark;
 } jv_dispatch;
 
+/* Once, before any callback: finds out whether the system has a process-wide barrier. */
+void jv_dispatch_init(void);
 void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env);
 void jv_dispatch_end(jv_dispatch *d);
 /* Non-zero while the calling thread is inside a dispatch. */
 int jv_dispatching(void);
+/* The calling thread ends: its in-flight counter may serve another thread. */
+void jv_dispatch_thread_end(void);
 /* Waits (bounded) until no thread is inside a dispatch. */
 void jv_dispatch_quiesce(void);
 

@@ -52,7 +52,16 @@ static int wants_calls(const jv_monitor *m, const jv_method *method)
  * above the ones the shadow holds when it must be re-read (JVMTI entry: the frame being
  * entered; the bridge's enter: its own native frame too).
  */
-void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID method, int below)
+int jv_method_calls_wanted(MethodID id)
+{
+    jv_method *entry = jv_method_entry(id);
+    JV_FOR_EACH_MONITOR(m, METHOD_BITS)
+    if (wants_calls(m, entry))
+        return 1;
+    return 0;
+}
+
+void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID method, int below, int resync)
 {
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
@@ -60,7 +69,7 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
     if (t) {
         if (!id)
             id = jv_method_id(env, method);
-        if (t->sync_epoch != jv_threads_epoch())
+        if (resync || t->sync_epoch != jv_threads_epoch())
             jv_thread_sync_stack(env, thread, t, below); /* the frames below the one being entered */
         if (jv_thread_push(t, id)) {
             StackID stack = jv_stack_id(t->index, t->depth);
@@ -78,14 +87,14 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
  * above its innermost shadow frame exited unseen (a constructor whose super() threw
  * reports no exit) and are dropped first.  return_value NULL: not available.
  */
-void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodID known, int below,
+void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodID known, int below, int resync,
                           jboolean was_popped_by_exception, const jvalue *return_value)
 {
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, thread);
     if (t) {
-        if (t->sync_epoch != jv_threads_epoch())
+        if (resync || t->sync_epoch != jv_threads_epoch())
             jv_thread_sync_stack(env, thread, t, below); /* including the frame that exits */
         if (known && t->depth && t->frames[t->depth - 1] != known) {
             uint32_t d = t->depth - 1;
@@ -118,29 +127,28 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
     jv_dispatch_end(&d);
 }
 
+void jv_method_calls_unwind(JNIEnv *env, int below)
+{
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = jv_thread_current(env, NULL);
+    jint count = 0;
+    if (t && (*jv_jvmti)->GetFrameCount(jv_jvmti, NULL, &count) == JVMTI_ERROR_NONE && count > below)
+        jv_exception_unwind(env, jv_stack_id(t->index, (uint32_t)(count - below)));
+    jv_dispatch_end(&d);
+}
+
 void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method)
 {
     (void)jvmti;
-    jv_method_calls_enter(env, thread, 0, method, 1);
+    jv_method_calls_enter(env, thread, 0, method, 1, 0);
 }
 
 void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                jboolean was_popped_by_exception, jvalue return_value)
 {
     (void)jvmti;
-    if (jv_events_method_calls_instrumented()) {
-        /* Only EXCEPTION_UNWIND comes this way: the bridge's exit already popped the frame. */
-        if (!was_popped_by_exception)
-            return;
-        jv_dispatch d;
-        jv_dispatch_begin(&d, env);
-        jv_thread *t = jv_thread_current(env, thread);
-        if (t)
-            jv_exception_unwind(env, jv_stack_id(t->index, t->depth + 1));
-        jv_dispatch_end(&d);
-        return;
-    }
-    jv_method_calls_exit(env, thread, method, 0, 0, was_popped_by_exception, &return_value);
+    jv_method_calls_exit(env, thread, method, 0, 0, 0, was_popped_by_exception, &return_value);
 }
 
 /* The return value widened to 64 bits by the method's return type; objects as ObjectIDs. */

@@ -39,7 +39,7 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS},
     {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS},
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS},
-    {JVMTI_EVENT_THREAD_END, JVM_MONITOR_THREADS},
+    {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
     {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS},
     {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
 };
@@ -53,7 +53,7 @@ void jv_events_instrument_method_calls(int on)
         if (routes[i].event == JVMTI_EVENT_METHOD_ENTRY)
             routes[i].categories = on ? 0 : METHOD_BITS;
         else if (routes[i].event == JVMTI_EVENT_METHOD_EXIT)
-            routes[i].categories = (on ? 0 : METHOD_BITS) | JVM_MONITOR_EXCEPTION_UNWIND;
+            routes[i].categories = on ? 0 : METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND; /* the bridge's unwind */
     }
 }
 
@@ -152,7 +152,7 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
         jv_dispatch_end(&d);
     }
     if (jv_instrument_active())
-        jv_instrument_class_file(name, class_data_len, class_data, new_class_data_len, new_class_data);
+        jv_instrument_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
 }
 
 static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
@@ -238,6 +238,7 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         jv_thread_end(env, t);
     }
     jv_dispatch_end(&d);
+    jv_dispatch_thread_end();
 }
 
 /* ---- Life cycle -------------------------------------------------------------------------- */

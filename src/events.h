@@ -34,9 +34,15 @@ void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jm
 void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                jboolean was_popped_by_exception, jvalue return_value);
 /* What both mechanisms share; below: JVM frames above the shadow's when it is re-read;
+ * resync: re-read it now (the bridge's shadow misses the methods whose flags are clear);
  * known: the exiting MethodID when the caller knows it; return_value NULL when unknown. */
-void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID method, int below);
-void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodID known, int below,
+void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID method, int below, int resync);
+void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodID known, int below, int resync,
                           jboolean was_popped_by_exception, const jvalue *return_value);
+/* EXCEPTION_UNWIND alone for the calling thread's frame below the given number of frames
+ * (the instrumented path, for a method whose calls are not delivered). */
+void jv_method_calls_unwind(JNIEnv *env, int below);
+/* Does some monitor want the method's calls now (METHOD_CALLS, or SPECIFIC_METHOD_CALLS and enabled)? */
+int jv_method_calls_wanted(MethodID id);
 
 #endif

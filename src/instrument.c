@@ -26,18 +26,26 @@
 #include "platform/platform.h"
 
 #define BRIDGE_CLASS "jevmon/Bridge"
+#define FLAGS_FIELD "on"
+#define FLAGS_DESCRIPTOR "[B"
 #define CHUNK_BITS 16
 #define CHUNK_SIZE ((uint32_t)1 << CHUNK_BITS)
 #define CHUNKS 32768 /* 2^31 method ints in all */
 
 /*
  * The bridge class, hand-assembled (JVMS 4):
- *   public final class jevmon.Bridge { public static native void enter(int); public static native void exit(int); }
- * Version 49.0: no StackMapTable needed, and there is no code anyway.
+ *   public final class jevmon.Bridge {
+ *       public static volatile byte[] on;  // the flag array (instrument_flags.c)
+ *       public static native void enter(int);
+ *       public static native void exit(int);
+ *       public static native void unwind(int);  // called by the injected handler
+ *   }
+ * Version 49.0: no StackMapTable needed, and there is no code anyway.  The field is
+ * volatile so compiled code never keeps an array that was replaced.
  */
 static const unsigned char bridge_class_bytes[] = {
     0xCA, 0xFE, 0xBA, 0xBE, 0x00, 0x00, 0x00, 0x31, /* magic, minor 0, major 49 */
-    0x00, 0x08,                                     /* constant pool count: entries 1..7 */
+    0x00, 0x0B,                                     /* constant pool count: entries 1..10 */
     0x01, 0x00, 0x0D, 'j', 'e', 'v', 'm', 'o', 'n', '/', 'B', 'r', 'i', 'd', 'g', 'e', /* 1 Utf8 */
     0x07, 0x00, 0x01,                                                                 /* 2 Class #1 */
     0x01, 0x00, 0x10, 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g', '/', 'O', 'b', 'j', 'e', 'c', 't', /* 3 */
@@ -45,12 +53,18 @@ static const unsigned char bridge_class_bytes[] = {
     0x01, 0x00, 0x05, 'e', 'n', 't', 'e', 'r',       /* 5 Utf8 */
     0x01, 0x00, 0x04, '(', 'I', ')', 'V',            /* 6 Utf8 */
     0x01, 0x00, 0x04, 'e', 'x', 'i', 't',            /* 7 Utf8 */
+    0x01, 0x00, 0x02, 'o', 'n',                      /* 8 Utf8 */
+    0x01, 0x00, 0x02, '[', 'B',                      /* 9 Utf8 */
+    0x01, 0x00, 0x06, 'u', 'n', 'w', 'i', 'n', 'd',  /* 10 Utf8 */
     0x00, 0x31,                                      /* ACC_PUBLIC | ACC_FINAL | ACC_SUPER */
     0x00, 0x02, 0x00, 0x04,                          /* this #2, super #4 */
-    0x00, 0x00, 0x00, 0x00,                          /* no interfaces, no fields */
-    0x00, 0x02,                                      /* two methods */
+    0x00, 0x00,                                      /* no interfaces */
+    0x00, 0x01,                                      /* one field */
+    0x00, 0x49, 0x00, 0x08, 0x00, 0x09, 0x00, 0x00,  /* public static volatile on [B */
+    0x00, 0x03,                                      /* three methods */
     0x01, 0x09, 0x00, 0x05, 0x00, 0x06, 0x00, 0x00,  /* public static native enter (I)V */
     0x01, 0x09, 0x00, 0x07, 0x00, 0x06, 0x00, 0x00,  /* public static native exit (I)V */
+    0x01, 0x09, 0x00, 0x0A, 0x00, 0x06, 0x00, 0x00,  /* public static native unwind (I)V */
     0x00, 0x00                                       /* no attributes */
 };
 
@@ -103,7 +117,10 @@ static int32_t method_int(void *context, const cf_method_info *method)
     return slot_of(n, 1) ? (int32_t)n : CF_SKIP_METHOD;
 }
 
-/* The MethodID behind a method int; the first call reads it off the stack (frame 1: the method). */
+/*
+ * The MethodID behind a method int; the first call reads it off the stack (frame 1: the
+ * method) and records the int with the method, for EnableMethodCallEvents to raise its flag.
+ */
 static MethodID resolve(JNIEnv *env, jint n)
 {
     _Atomic MethodID *slot = slot_of((uint32_t)n, 0);
@@ -117,35 +134,76 @@ static MethodID resolve(JNIEnv *env, jint n)
     if ((*jv_jvmti)->GetStackTrace(jv_jvmti, NULL, 1, 1, &frame, &got) != JVMTI_ERROR_NONE || got != 1)
         return 0;
     id = jv_method_id(env, frame.method);
+    jv_method *m = jv_method_entry(id);
+    if (m)
+        atomic_store(&m->bridge_int, (uint32_t)n + 1);
     atomic_store_explicit(slot, id, memory_order_relaxed);
     return id;
+}
+
+/*
+ * Is the method's call to be delivered?  While some monitor wants every method, yes.
+ * Otherwise (SPECIFIC_METHOD_CALLS alone) only when some monitor enabled it; if none did,
+ * its flag is cleared, so later calls stop in the injected code.  The second look catches
+ * an EnableMethodCallEvents that raised the flag between the first look and the clearing.
+ * *partial: the shadow stack misses the methods whose flags are clear, so it is re-read.
+ */
+static int delivered(JNIEnv *env, jint n, MethodID id, int *partial)
+{
+    *partial = !(jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS);
+    if (!id || !*partial)
+        return id != 0;
+    if (jv_method_calls_wanted(id))
+        return 1;
+    jv_instrument_flag_clear(env, (uint32_t)n);
+    if (jv_method_calls_wanted(id))
+        jv_instrument_flag_raise(env, (uint32_t)n);
+    return 0;
+}
+
+typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
+
+/*
+ * What the three natives share.  unwind is the injected handler's call, before it rethrows:
+ * as on the JVMTI path, EXCEPTION_UNWIND comes before the exit; the handler is not behind
+ * the flag, so a method whose calls nobody wants still reports its unwind.
+ */
+static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
+{
+    if (in_bridge || !jv_vm_live())
+        return;
+    in_bridge = 1;
+    MethodID id = resolve(env, n);
+    int partial;
+    if (delivered(env, n, id, &partial)) {
+        if (call == CALL_ENTER) /* above the shadow: enter and the method */
+            jv_method_calls_enter(env, NULL, id, NULL, 2, partial);
+        else
+            jv_method_calls_exit(env, NULL, NULL, id, 1, partial, call == CALL_UNWIND, NULL);
+    } else if (call == CALL_UNWIND && (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND))
+        jv_method_calls_unwind(env, 1);
+    in_bridge = 0;
 }
 
 static void JNICALL bridge_enter(JNIEnv *env, jclass bridge, jint n)
 {
     (void)bridge;
-    if (in_bridge || !jv_vm_live())
-        return;
-    in_bridge = 1;
-    MethodID id = resolve(env, n);
-    if (id)
-        jv_method_calls_enter(env, NULL, id, NULL, 2); /* above the shadow: enter and the method */
-    in_bridge = 0;
+    on_bridge_call(env, n, CALL_ENTER);
 }
 
 static void JNICALL bridge_exit(JNIEnv *env, jclass bridge, jint n)
 {
     (void)bridge;
-    if (in_bridge || !jv_vm_live())
-        return;
-    in_bridge = 1;
-    MethodID id = resolve(env, n);
-    if (id) /* normal or exceptional: the injected handler calls exit too, and rethrows */
-        jv_method_calls_exit(env, NULL, NULL, id, 1, JNI_FALSE, NULL);
-    in_bridge = 0;
+    on_bridge_call(env, n, CALL_EXIT);
 }
 
-void jv_instrument_class_file(const char *name, jint length, const unsigned char *data, jint *new_length,
+static void JNICALL bridge_unwind(JNIEnv *env, jclass bridge, jint n)
+{
+    (void)bridge;
+    on_bridge_call(env, n, CALL_UNWIND);
+}
+
+void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const unsigned char *data, jint *new_length,
                               unsigned char **new_data)
 {
     if (!data || length <= 0 || (name && !strcmp(name, BRIDGE_CLASS)))
@@ -153,6 +211,8 @@ void jv_instrument_class_file(const char *name, jint length, const unsigned char
     cf_hooks hooks = {.bridge_class = BRIDGE_CLASS,
                       .enter_name = "enter", .enter_descriptor = "(I)V",
                       .exit_name = "exit", .exit_descriptor = "(I)V",
+                      .flags_name = FLAGS_FIELD, .flags_descriptor = FLAGS_DESCRIPTOR,
+                      .unwind_name = "unwind", .unwind_descriptor = "(I)V",
                       .method_id = method_int};
     uint8_t *out = NULL;
     size_t out_size = 0;
@@ -164,6 +224,11 @@ void jv_instrument_class_file(const char *name, jint length, const unsigned char
     }
     if (r == 0 || !out)
         return;
+    if (!jv_instrument_flags_cover(env, atomic_load(&next_int))) {
+        jv_log("class %s keeps its code, its method calls unseen: no room in the flag array", name ? name : "(unnamed)");
+        free(out);
+        return;
+    }
     unsigned char *copy = NULL;
     if (out_size <= 0x7fffffff && (*jv_jvmti)->Allocate(jv_jvmti, (jlong)out_size, &copy) == JVMTI_ERROR_NONE) {
         memcpy(copy, out, out_size);
@@ -227,10 +292,15 @@ int jv_instrument_start(JNIEnv *env)
         return 0;
     }
     JNINativeMethod natives[] = {{(char *)"enter", (char *)"(I)V", (void *)bridge_enter},
-                                 {(char *)"exit", (char *)"(I)V", (void *)bridge_exit}};
-    if ((*env)->RegisterNatives(env, bridge, natives, 2) != 0) {
+                                 {(char *)"exit", (char *)"(I)V", (void *)bridge_exit},
+                                 {(char *)"unwind", (char *)"(I)V", (void *)bridge_unwind}};
+    if ((*env)->RegisterNatives(env, bridge, natives, 3) != 0) {
         (*env)->ExceptionClear(env);
         jv_log("could not bind the natives of %s; method calls are not delivered", BRIDGE_CLASS);
+        return 0;
+    }
+    if (!jv_instrument_flags_start(env, bridge, FLAGS_FIELD, FLAGS_DESCRIPTOR)) {
+        jv_log("could not set up the flag array of %s; method calls are not delivered", BRIDGE_CLASS);
         return 0;
     }
     add_reads(env, bridge);
@@ -248,7 +318,7 @@ int jv_instrument_is_handler(jmethodID method, jlocation location)
     if (!jv_instrument_active() || !method || location < 0 ||
         (*jv_jvmti)->GetBytecodes(jv_jvmti, method, &length, &code) != JVMTI_ERROR_NONE)
         return 0;
-    /* The injected handler (classfile.h, without a flag array): push N; invokestatic exit; athrow.
+    /* The injected handler (classfile.h, not behind the flag): push N; invokestatic unwind; athrow.
      * javac never starts a handler so: the caught exception would stay under the int. */
     jlong at = location, push = 0;
     if (at < length) {

@@ -11,6 +11,8 @@
 #ifndef JEVMON_INSTRUMENT_H
 #define JEVMON_INSTRUMENT_H
 
+#include <stdint.h>
+
 #include "jevmon.h"
 #include "vm.h"
 
@@ -24,8 +26,18 @@ int jv_instrument_start(JNIEnv *env);
 /* Non-zero once the bridge is in place: every class file goes through the hook. */
 int jv_instrument_active(void);
 /* The ClassFileLoadHook's part: the class rewritten into JVMTI-allocated memory, or left alone. */
-void jv_instrument_class_file(const char *name, jint length, const unsigned char *data, jint *new_length,
+void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const unsigned char *data, jint *new_length,
                               unsigned char **new_data);
+/*
+ * The flag array (instrument_flags.c): jevmon.Bridge.on, one byte per method int; the
+ * injected code calls the bridge only while its byte is set.  start binds the field and
+ * installs a first array; cover makes room for method ints below count (called before a
+ * rewritten class can run); clear and raise change one method's byte.
+ */
+int jv_instrument_flags_start(JNIEnv *env, jclass bridge, const char *name, const char *descriptor);
+int jv_instrument_flags_cover(JNIEnv *env, uint32_t count);
+void jv_instrument_flag_clear(JNIEnv *env, uint32_t n);
+void jv_instrument_flag_raise(JNIEnv *env, uint32_t n);
 /* Is the handler at location of method one the instrumenter injected (it calls exit and rethrows)? */
 int jv_instrument_is_handler(jmethodID method, jlocation location);
 

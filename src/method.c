@@ -10,6 +10,7 @@
 #include "class.h"
 #include "idinfo_methods.h"
 #include "ids.h"
+#include "instrument.h"
 #include "method.h"
 #include "monitors.h"
 #include "table.h"
@@ -238,13 +239,17 @@ HRESULT STDMETHODCALLTYPE idinfo_JITCompiledMethodInformation(IJavaEventMonitorI
     return S_OK;
 }
 
-/* Sets or clears the monitor's bit on one method. */
+/* Sets or clears the monitor's bit on one method; a permitted method's injected calls reach the bridge again. */
 static void set_specific(jv_method *m, unsigned monitor, int permit)
 {
-    if (permit)
-        atomic_fetch_or(&m->specific_monitors, 1u << monitor);
-    else
+    if (!permit) {
         atomic_fetch_and(&m->specific_monitors, ~(1u << monitor));
+        return;
+    }
+    atomic_fetch_or(&m->specific_monitors, 1u << monitor);
+    uint32_t bridge_int = atomic_load(&m->bridge_int);
+    if (bridge_int)
+        jv_instrument_flag_raise(jv_jni(), bridge_int - 1);
 }
 
 HRESULT STDMETHODCALLTYPE idinfo_EnableMethodCallEvents(IJavaEventMonitorIDInfo4 *iface, ObjectID unique_id,

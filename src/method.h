@@ -29,6 +29,7 @@ typedef struct jv_method {
     const void *_Atomic code;           /* JIT-compiled code, once CompiledMethodLoad reported it */
     _Atomic jint code_size;
     jv_method_code *_Atomic stepping; /* read on the first step into the method */
+    _Atomic uint32_t bridge_int;      /* instrumented path: its latest method int + 1, 0 before its first call */
 } jv_method;
 
 void jv_methods_init(void);

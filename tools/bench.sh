@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# bench.sh - `make bench`: a call-heavy workload (recursive fib) with and without the agent,
-# side by side in one run, interleaved so that machine noise hits every configuration
-# alike; prints each configuration's median wall time and its ratio to no agent.
+# bench.sh - `make bench`: workloads with and without the agent, side by side in one run,
+# interleaved so that machine noise hits every configuration alike; prints each
+# configuration's median wall time and its ratio to no agent.
+#   fib:   a call-heavy recursive fib (BridgeWorkload fib N)
+#   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
+#          with --patch-module java.base=...), a real program making ~200 million calls
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
+# Knobs: BENCH_RUNS (fib runs, default 3), BENCH_FIB (default 32), BENCH_JAVAC_RUNS (default 1:
+# the JVMTI row alone takes over a minute), JAVA.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
 runs=${BENCH_RUNS:-3}
+javac_runs=${BENCH_JAVAC_RUNS:-1}
 fib=${BENCH_FIB:-32}
 java=${JAVA:-java}
+javac=${JAVAC:-$(dirname "$(readlink -f "$(command -v "$java")")")/javac}
+src_zip=/usr/lib/jvm/openjdk-17/lib/src.zip
 work=$(mktemp -d "$build/bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -25,39 +33,61 @@ register callcount-instrumented "$build/samples/callcount.so"
 grep -q '^\[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\callcount\]$' "$work/callcount-instrumented.reg"
 printf '"InitOptions"=dword:0000000a\n' >>"$work/callcount-instrumented.reg"
 
-# label | registry | extra environment | program
-configs=(
-  "no agent|-||"
-  "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt|"
-  "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt|"
-  "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work|"
-  "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work|"
-)
-
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-declare -A times
-for ((run = 1; run <= runs; run++)); do
-  for config in "${configs[@]}"; do
-    IFS='|' read -r label registry extra _ <<<"$config"
-    agent=()
-    environment=()
-    if [[ $registry != - ]]; then
-      agent=("-agentpath:$build/libjevmon.so")
-      environment=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$registry.reg"
-                   "JEVMON_REGISTRY_USER=$work/user.reg" $extra)
-    fi
-    start=$(date +%s%N)
-    env "${environment[@]}" "$java" "${agent[@]}" -cp "$build/java" BridgeWorkload fib "$fib" >/dev/null 2>"$work/stderr"
-    end=$(date +%s%N)
-    times[$label]+="$(( (end - start) / 1000000 )) "
+# table TITLE RUNS CONFIG... -- PROGRAM...: runs PROGRAM (a java command line without `java`)
+# under each configuration "label|registry|extra environment" RUNS times, interleaved, and
+# prints the medians.  The agent goes in as -agentpath (javac: -J-agentpath).
+table() {
+  local title=$1 n=$2 configs=() program label registry extra run start end ms base
+  shift 2
+  while [[ $1 != -- ]]; do configs+=("$1"); shift; done
+  shift
+  program=("$@")
+  declare -A times=()
+  for ((run = 1; run <= n; run++)); do
+    for config in "${configs[@]}"; do
+      IFS='|' read -r label registry extra <<<"$config"
+      local agent=() environment=()
+      if [[ $registry != - ]]; then
+        agent=("-agentpath:$build/libjevmon.so")
+        [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
+        environment=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$registry.reg"
+                     "JEVMON_REGISTRY_USER=$work/user.reg" $extra)
+      fi
+      start=$(date +%s%N)
+      env "${environment[@]}" "${program[0]}" "${agent[@]}" "${program[@]:1}" >/dev/null 2>"$work/stderr" ||
+        { cat "$work/stderr" >&2; exit 1; }
+      end=$(date +%s%N)
+      times[$label]+="$(( (end - start) / 1000000 )) "
+    done
   done
-done
+  printf '%-52s %10s %8s\n' "$title, median of $n" "ms" "ratio"
+  base=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
+  for config in "${configs[@]}"; do
+    label=${config%%|*}
+    ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
+    printf '%-52s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
+  done
+  echo
+}
 
-printf '%-42s %10s %8s\n' "fib($fib), median of $runs runs" "ms" "ratio"
-base=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
-for config in "${configs[@]}"; do
-  label=${config%%|*}
-  ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
-  printf '%-42s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
-done
+table "fib($fib)" "$runs" \
+  "no agent|-|" \
+  "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt" \
+  "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt" \
+  "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work" \
+  "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work" \
+  -- "$java" -cp "$build/java" BridgeWorkload fib "$fib"
+
+if [[ -f $src_zip ]]; then
+  (cd "$work" && unzip -q "$src_zip" 'java.base/java/util/stream/*')
+  table "javac java.util.stream ($(ls "$work"/java.base/java/util/stream/*.java | wc -l) files)" "$javac_runs" \
+    "no agent|-|" \
+    "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt" \
+    "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt" \
+    -- "$javac" --patch-module "java.base=$work/java.base" -d "$work/classes" "$work"/java.base/java/util/stream/*.java
+  printf '(javac made %s calls)\n' "$(awk 'NR > 1 {s += $1} END {print s}' "$work/callcount-i.txt")"
+else
+  echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"
+fi

@@ -10,6 +10,8 @@
  * Windows and callcount.so for jevmon on Linux.
  *
  *   CALLCOUNT_FILE  where the counts go (default: callcount.txt in the current directory)
+ *   CALLCOUNT_CLASS count only the methods of the class of that name (java.lang.String):
+ *                   SPECIFIC_METHOD_CALLS, with EnableMethodCallEvents when the class loads
  *
  * The first line of the file, starting with '#', says which JAVA_MONITOR_INIT_OPTIONS
  * the VM granted (GetFinalInitializationOptions): register the monitor with
@@ -112,10 +114,15 @@ private:
 
     // Method calls, plus the class loads whose unloads end MethodIDs (which the VM may then reuse).
     static const DWORD kEvents = JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_CLASS_LOADS;
+    // With CALLCOUNT_CLASS: the calls of the methods enabled one class at a time.
+    static const DWORD kSpecificEvents = JVM_MONITOR_SPECIFIC_METHOD_CALLS | JVM_MONITOR_CLASS_LOADS;
+
+    void EnableIfCounted(ClassID class_id);
 
     LONG m_cRef;
     IJavaEventMonitorIDInfo *m_pInfo;   // AddRef'd in Initialize
     IJavaEventMonitorIDInfo4 *m_pInfo4; // NULL on a VM without initialization options
+    std::string m_countedClass;         // CALLCOUNT_CLASS, empty for every method
     bool m_fOptionsKnown;
     DWORD m_dwFinalOptions;
 
@@ -174,14 +181,28 @@ STDMETHODIMP CMonitor::Initialize(LPCSTR pclass_file_name, IJavaEventMonitorIDIn
     // IDInfo4 only tells which initialization options were granted; counting works without it.
     if (FAILED(m_pInfo->QueryInterface(IID_IJavaEventMonitorIDInfo4, (void **)&m_pInfo4)))
         m_pInfo4 = NULL;
-    *prequested_events = kEvents;
+    const char *pszClass = getenv("CALLCOUNT_CLASS");
+    if (pszClass && *pszClass && m_pInfo4) // EnableMethodCallEvents is IDInfo3's
+        m_countedClass = pszClass;
+    *prequested_events = m_countedClass.empty() ? kEvents : kSpecificEvents;
     return S_OK;
 }
 
 STDMETHODIMP CMonitor::GetPossibleEventCategories(DWORD *ppossible_events)
 {
-    *ppossible_events = kEvents;
+    *ppossible_events = m_countedClass.empty() ? kEvents : kSpecificEvents;
     return S_OK;
+}
+
+void CMonitor::EnableIfCounted(ClassID class_id)
+{
+    LPSTR pszName = NULL;
+    if (m_countedClass.empty() ||
+        FAILED(m_pInfo->ClassInformation(class_id, &pszName, NULL, NULL, NULL, NULL)) || !pszName)
+        return;
+    if (m_countedClass == pszName)
+        m_pInfo4->EnableMethodCallEvents(class_id, JVM_ID_CLASS, JVM_PERMIT_METHOD_CALL_EVENTS);
+    CoTaskMemFree(pszName);
 }
 
 void CMonitor::ResolveMethod(MethodID method_id, MethodCalls *pEntry)
@@ -271,6 +292,8 @@ STDMETHODIMP CMonitor::NotifyEvent(JVM_EVENT_TYPE event, UniqueID event_id)
 {
     if (event == JVM_EVENT_TYPE_CLASS_UNLOAD)
         RetireClass((ClassID)event_id);
+    else if (event == JVM_EVENT_TYPE_CLASS_LOAD_FINISHED)
+        EnableIfCounted((ClassID)event_id);
     else if (event == JVM_EVENT_TYPE_SHUTDOWN)
         WriteCounts();
     return S_OK;

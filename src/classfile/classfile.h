@@ -10,7 +10,8 @@
  *   at entry:           [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.enter
  *   before each return: [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit
  *   a handler for any Throwable over the original body, last in the exception table:
- *                       [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit; athrow
+ *                       push N; invokestatic B.unwind; athrow
+ *                       (with no unwind method: [flag check] push N; invokestatic B.exit; athrow)
  * In constructors the handler is split around the super()/this() call, the part before
  * it typed with uninitializedThis: HotSpot checks a handler over that call with both
  * the uninitialized and the initialized this, which no frame satisfies.  So an
@@ -164,6 +165,9 @@ typedef struct cf_hooks {
      * CF_TOO_LONG and CF_UNSUPPORTED method_id has been called for it before. */
     void (*left_alone)(void *context, const cf_method_info *method, cf_left_alone why);
     void *context;
+    /* Optional: the bridge method the handler calls instead of exit (same form), so the
+     * bridge can tell an exit by exception from a return.  NULL: exit. */
+    const char *unwind_name, *unwind_descriptor;
 } cf_hooks;
 
 typedef struct cf_instrument_stats {

@@ -11,7 +11,7 @@
 
 /* Constant pool entries the injected code uses, added on first need. */
 typedef struct bridge_refs {
-    uint16_t enter, exit, flags, throwable;
+    uint16_t enter, exit, unwind, flags, throwable;
 } bridge_refs;
 
 typedef struct method_context {
@@ -51,12 +51,14 @@ static void put_ref(cf_snippet *s, uint8_t op, uint16_t index)
     s->length += 3;
 }
 
+/* The snippet calling target; behind the flag unless it is the handler calling a separate unwind method. */
 static cf_snippet make_snippet(const bridge_refs *refs, int32_t id, uint16_t id_constant, uint16_t target,
                                int rethrow)
 {
     cf_snippet s = {{0}, 0, 0};
     uint32_t branch = 0;
-    if (refs->flags) {
+    int guarded = refs->flags && !(rethrow && refs->unwind != refs->exit);
+    if (guarded) {
         put_ref(&s, OP_GETSTATIC, refs->flags);
         put_id(&s, id, id_constant);
         s.bytes[s.length++] = OP_BALOAD;
@@ -65,7 +67,7 @@ static cf_snippet make_snippet(const bridge_refs *refs, int32_t id, uint16_t id_
     }
     put_id(&s, id, id_constant);
     put_ref(&s, OP_INVOKESTATIC, target);
-    if (refs->flags) {
+    if (guarded) {
         s.skip = s.length;
         cf_set_u2(s.bytes + branch + 1, (uint16_t)(s.length - branch));
     }
@@ -80,11 +82,14 @@ static int add_bridge_refs(cf_class *cls, const cf_hooks *hooks, bridge_refs *re
         return 0;
     refs->enter = cf_cp_member_ref(cls, CF_METHODREF, hooks->bridge_class, hooks->enter_name, hooks->enter_descriptor);
     refs->exit = cf_cp_member_ref(cls, CF_METHODREF, hooks->bridge_class, hooks->exit_name, hooks->exit_descriptor);
+    refs->unwind = hooks->unwind_name ? cf_cp_member_ref(cls, CF_METHODREF, hooks->bridge_class, hooks->unwind_name,
+                                                         hooks->unwind_descriptor)
+                                      : refs->exit;
     refs->throwable = cf_cp_class(cls, "java/lang/Throwable");
     if (hooks->flags_name)
         refs->flags =
             cf_cp_member_ref(cls, CF_FIELDREF, hooks->bridge_class, hooks->flags_name, hooks->flags_descriptor);
-    if (!refs->enter || !refs->exit || !refs->throwable || (hooks->flags_name && !refs->flags))
+    if (!refs->enter || !refs->exit || !refs->unwind || !refs->throwable || (hooks->flags_name && !refs->flags))
         return cf_fail(error, "constant pool full");
     return 0;
 }
@@ -163,6 +168,28 @@ static int remap_handlers(method_context *mc, const cf_code *code, const cf_meth
 
 /* The Code sub-attributes of the rewritten method: tables remapped, position-dependent
  * attributes this file cannot remap dropped, the rest kept. */
+/*
+ * Does the code have places control reaches other than by falling through (branch
+ * targets, handlers)?  Such code in a class of version 51 or later carries a StackMapTable
+ * whenever the JVM will verify it; one that has none (HotSpot hands out classes from its
+ * shared archive without them when retransforming) is never verified, so its rewrite
+ * gets none either: frames could not be computed without the original ones.
+ */
+static int has_merge_points(const cf_code *code)
+{
+    if (code->handler_count)
+        return 1;
+    for (uint32_t pc = 0, n; pc < code->length; pc += n) {
+        uint8_t op = code->bytes[pc];
+        if (cf_is_short_branch(op) || op == OP_GOTO_W || op == OP_JSR_W || op == OP_TABLESWITCH ||
+            op == OP_LOOKUPSWITCH)
+            return 1;
+        if (!(n = cf_insn_length(code->bytes, code->length, pc)))
+            return 1; /* malformed: keep to the path that reports it */
+    }
+    return 0;
+}
+
 static int remap_code_attributes(method_context *mc, const cf_code *code, const cf_method_layout *lay,
                                  int wants_stack_map, cf_code *out)
 {
@@ -212,7 +239,7 @@ static int rewrite_method(method_context *mc, int32_t id)
     memset(&lay, 0, sizeof(lay));
     lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0);
     lay.exit = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 0);
-    lay.handler = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 1);
+    lay.handler = make_snippet(mc->refs, id, id_constant, mc->refs->unwind, 1);
     if (cf_cp_utf8_is(cls, mc->method->name, "<init>")) {
         if (is_object_class(cls)) {
             /* HotSpot rewrites the return of Object.<init> to register finalizers, and
@@ -248,7 +275,8 @@ static int rewrite_method(method_context *mc, int32_t id)
     out->length = lay.reloc.length;
     out->bytes = lay.reloc.code;
     const cf_attr *old_map = cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable");
-    int wants_stack_map = cls->major_version > 50 || (cls->major_version == 50 && old_map);
+    int wants_stack_map = (cls->major_version > 50 && (old_map || !has_merge_points(code))) ||
+                          (cls->major_version == 50 && old_map);
     if ((result = remap_handlers(mc, code, &lay, out)) < 0 ||
         (result = remap_code_attributes(mc, code, &lay, wants_stack_map, out)) < 0)
         return result;

@@ -94,4 +94,14 @@ DWORD plat_os_thread_id(void);
 uint64_t plat_now_ns(void);
 void plat_sleep_ms(unsigned ms);
 
+/*
+ * A process-wide memory barrier (Linux membarrier, Windows FlushProcessWriteBuffers): when
+ * plat_process_barrier returns, every thread of the process has passed a full barrier, so
+ * a thread that orders its own accesses only against the compiler still pairs with the
+ * caller as if both had used fences.  init returns 0 when the system has no such barrier
+ * (then do not call plat_process_barrier).
+ */
+int plat_process_barrier_init(void);
+void plat_process_barrier(void);
+
 #endif /* JEVMON_PLATFORM_H */

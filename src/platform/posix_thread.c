@@ -1,9 +1,14 @@
-/* posix_thread.c - mutexes, threads, thread ids, the monotonic clock and sleeping, with pthreads. */
+/* posix_thread.c - mutexes, threads, thread ids, the monotonic clock, sleeping and the
+ * process-wide barrier, with pthreads and Linux system calls. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/membarrier.h>
+#endif
 
 #include "platform/platform.h"
 
@@ -98,3 +103,25 @@ void plat_sleep_ms(unsigned ms)
     while (nanosleep(&left, &left) != 0 && errno == EINTR)
         ; /* a signal cut it short: sleep the rest */
 }
+
+#if defined(__linux__) && defined(SYS_membarrier)
+int plat_process_barrier_init(void)
+{
+    /* The expedited form (IPIs to the CPUs running our threads, microseconds) must be registered first. */
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+}
+
+void plat_process_barrier(void)
+{
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+}
+#else
+int plat_process_barrier_init(void)
+{
+    return 0;
+}
+
+void plat_process_barrier(void)
+{
+}
+#endif

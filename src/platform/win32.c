@@ -223,3 +223,13 @@ void plat_sleep_ms(unsigned ms)
 {
     Sleep(ms);
 }
+
+int plat_process_barrier_init(void)
+{
+    return 1;
+}
+
+void plat_process_barrier(void)
+{
+    FlushProcessWriteBuffers();
+}

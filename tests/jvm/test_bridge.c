@@ -92,6 +92,30 @@ static int thread_slot(replay *r, unsigned long t)
     return r->threads++;
 }
 
+/* A method event of one log line: its thread, StackID, name (entries) and caller MethodID (exits). */
+typedef struct method_event {
+    unsigned long thread, stack, caller;
+    char name[512];
+} method_event;
+
+/* 'e' for a MethodEntry line, 'x' for a MethodExit2 line, 0 for any other. */
+static int parse_method_event(const char *line, method_event *e)
+{
+    const char *body = strchr(line, ' ');
+    if (body && sscanf(body + 1, "MethodEntry t=%lx %511s s=%lx", &e->thread, e->name, &e->stack) == 3)
+        return 'e';
+    if (body && sscanf(body + 1, "MethodExit2 t=%lx m=%lx s=%lx", &e->thread, &e->caller, &e->stack) == 3)
+        return 'x';
+    return 0;
+}
+
+/* The next line of a log, NULL after the last. */
+static const char *next_line(const char *line)
+{
+    line = strchr(line, '\n');
+    return line && line[1] ? line + 1 : NULL;
+}
+
 /*
  * Replays the method events of a log thread by thread: an entry pushes its StackID, an
  * exit pops it and must name the StackID now on top, its caller's (frames entered before
@@ -102,28 +126,24 @@ static int thread_slot(replay *r, unsigned long t)
 static void replay_log(const char *log, replay *r, int gaps)
 {
     memset(r, 0, sizeof(*r));
-    for (const char *line = log; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-        unsigned long t, sid, mid;
-        char name[512];
-        const char *body = strchr(line, ' ');
-        if (!body)
-            break;
-        body++;
-        if (sscanf(body, "MethodEntry t=%lx %511s s=%lx", &t, name, &sid) == 3) {
-            int i = thread_slot(r, t);
-            while (gaps && r->depth[i] > 0 && r->stack[i][r->depth[i] - 1] >= sid)
+    method_event e;
+    for (const char *line = *log ? log : NULL; line; line = next_line(line)) {
+        int kind = parse_method_event(line, &e);
+        if (kind == 'e') {
+            int i = thread_slot(r, e.thread);
+            while (gaps && r->depth[i] > 0 && r->stack[i][r->depth[i] - 1] >= e.stack)
                 r->depth[i]--;
             ck_assert_int_lt(r->depth[i], MAX_DEPTH);
-            r->stack[i][r->depth[i]++] = sid;
+            r->stack[i][r->depth[i]++] = e.stack;
             r->entries++;
-            if (strcmp(name, "BridgeWorkload.recurse(I)I") == 0)
+            if (strcmp(e.name, "BridgeWorkload.recurse(I)I") == 0)
                 r->recurse_entries[i]++;
-        } else if (sscanf(body, "MethodExit2 t=%lx m=%lx s=%lx", &t, &mid, &sid) == 3) {
-            int i = thread_slot(r, t);
-            while (gaps && r->depth[i] > 1 && r->stack[i][r->depth[i] - 2] > sid)
+        } else if (kind == 'x') {
+            int i = thread_slot(r, e.thread);
+            while (gaps && r->depth[i] > 1 && r->stack[i][r->depth[i] - 2] > e.stack)
                 r->depth[i]--;
             r->exits++;
-            if (r->depth[i] > 0 && --r->depth[i] > 0 && r->stack[i][r->depth[i] - 1] != sid)
+            if (r->depth[i] > 0 && --r->depth[i] > 0 && r->stack[i][r->depth[i] - 1] != e.stack)
                 r->mismatches++;
         }
     }
@@ -157,6 +177,53 @@ START_TEST(method_calls_exact_counts_and_pairing_with_16_threads)
 }
 END_TEST
 
+/* The method events of a log, one per line: "entry <name> s=<StackID>" or "exit s=<StackID>". */
+static char *call_sequence(const char *log)
+{
+    size_t size = strlen(log) + 1, used = 0;
+    char *out = calloc(1, size);
+    ck_assert_ptr_nonnull(out);
+    method_event e;
+    for (const char *line = *log ? log : NULL; line; line = next_line(line)) {
+        int kind = parse_method_event(line, &e);
+        if (kind == 'e')
+            used += (size_t)snprintf(out + used, size - used, "entry %s s=%lx\n", e.name, e.stack);
+        else if (kind == 'x')
+            used += (size_t)snprintf(out + used, size - used, "exit s=%lx\n", e.stack);
+    }
+    return out;
+}
+
+/*
+ * SPECIFIC_METHOD_CALLS alone, the workload's class permitted with EnableMethodCallEvents:
+ * its calls only (the JDK methods between them unseen), with the same StackIDs, from
+ * JVMTI events and from instrumented code whose other methods stop at their flag.
+ */
+START_TEST(specific_method_calls_only_for_the_permitted_class)
+{
+    const char *args[] = {"stack", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=801",
+                         "FXMON_OPTIONS=a", "FXMON_SPECIFIC=BridgeWorkload", NULL};
+    jvmrun_result by_jvmti, by_bytecode;
+    jvmrun(jdks[_i], "methods=jvmti", env, args, &by_jvmti);
+    jvmrun(jdks[_i], "", env, args, &by_bytecode);
+    ck_assert_int_eq(by_jvmti.exit_code, 0);
+    ck_assert_int_eq(by_bytecode.exit_code, 0);
+    ck_assert_msg(jvmrun_count(by_bytecode.err, VIA_BYTECODE) == 1, "%s", by_bytecode.err);
+    char *jvmti_calls = call_sequence(by_jvmti.log), *bytecode_calls = call_sequence(by_bytecode.log);
+    /* main, stack, stackLevel(3..0), traceHere: nothing of the JDK code they call */
+    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry "), 7);
+    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry BridgeWorkload."), 7);
+    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry BridgeWorkload.stackLevel(I)V"), 4);
+    ck_assert_int_eq(jvmrun_count(bytecode_calls, "exit "), 7);
+    ck_assert_str_eq(bytecode_calls, jvmti_calls);
+    free(jvmti_calls);
+    free(bytecode_calls);
+    jvmrun_free(&by_jvmti);
+    jvmrun_free(&by_bytecode);
+}
+END_TEST
+
 START_TEST(exceptions_thrown_unwound_caught)
 {
     const char *args[] = {"exceptions", NULL};
@@ -172,13 +239,18 @@ START_TEST(exceptions_thrown_unwound_caught)
             break;
     thrown = line;
     ck_assert_msg(thrown, "no EXCEPTION_THROWN for IllegalStateException:\n%.4000s", r.log);
-    /* thrower(0), thrower(1) and thrower(2) are unwound, then the handler in catcher() runs. */
+    /* thrower(0), thrower(1) and thrower(2) are unwound, each EXCEPTION_UNWIND followed by
+     * its frame's exit as on the JVMTI path, then the handler in catcher() runs. */
     int unwinds = 0;
     const char *occurred = NULL;
     for (line = thrown; (line = strchr(line, '\n')) && line[1]; ) {
         line++;
-        if (strstr(line, "NotifyEvent2 1028") == strchr(line, ' ') + 1 && strstr(line, "IllegalStateException"))
+        if (strstr(line, "NotifyEvent2 1028") == strchr(line, ' ') + 1 && strstr(line, "IllegalStateException")) {
+            const char *next = strchr(line, '\n');
+            ck_assert_msg(next && strstr(next + 1, "MethodExit2") == strchr(next + 1, ' ') + 1,
+                          "EXCEPTION_UNWIND not followed by its exit:\n%.300s", line);
             unwinds++;
+        }
         if (strstr(line, "NotifyEvent2 1026") == strchr(line, ' ') + 1 && strstr(line, "IllegalStateException")) {
             occurred = line;
             break;
@@ -516,6 +588,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, silent_monitor_changes_nothing, 0, jdk_count);
     tcase_add_loop_test(tc, method_calls_exact_counts_and_pairing_with_16_threads, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, specific_method_calls_only_for_the_permitted_class, 0, jdk_count);
     tcase_add_loop_test(tc, exceptions_thrown_unwound_caught, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, toggle_refused_after_wont_toggle, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, gc_safe_alone_stays_on_jvmti, 0, jdk_count);

@@ -147,7 +147,9 @@ static int32_t assign_id(void *context, const cf_method_info *m)
  * instrumented into out (unchanged when nothing was rewritten). */
 static void instrument_tree(tree_run *t, const char *in, const char *out, const char *list)
 {
-    cf_hooks hooks = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", "on", "[B", assign_id, NULL, t};
+    /* the agent's own configuration (instrument.c): flags, and the handler calling unwind */
+    cf_hooks hooks = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", "on", "[B", assign_id, NULL, t,
+                      "unwind", "(I)V"};
     char *names = read_all(list, NULL);
     ck_assert_ptr_nonnull(names);
     char error[512], in_path[PATH_MAX], out_path[PATH_MAX];

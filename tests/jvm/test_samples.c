@@ -191,13 +191,17 @@ static void check_sorted(const char *counts)
 }
 
 /* Runs SampleWorkload 15 and checks callcount's file: its options line and fib's exact count;
- * mechanism: how the agent said it delivers method calls. */
-static void check_callcount_run(samplerun *s, const char *jdk, const char *options_line, const char *mechanism)
+ * mechanism: how the agent said it delivers method calls; counted_class: CALLCOUNT_CLASS (the
+ * only class whose methods may be counted), or NULL. */
+static void check_callcount_run(samplerun *s, const char *jdk, const char *options_line, const char *mechanism,
+                                const char *counted_class)
 {
     const char *args[] = {"15", NULL};
-    char fib_line[128];
+    char fib_line[128], class_env[256];
+    snprintf(class_env, sizeof(class_env), "CALLCOUNT_CLASS=%s", counted_class ? counted_class : "");
+    const char *env[] = {class_env, NULL};
     samplerun_result r;
-    samplerun_java(s, jdk, 1, NULL, args, &r);
+    samplerun_java(s, jdk, 1, env, args, &r);
     check_unchanged(jdk, args, &r);
     ck_assert_msg(strstr(r.err, mechanism), "expected \"%s\" in:\n%s", mechanism, r.err);
     ck_assert_msg(strncmp(r.callcount, options_line, strlen(options_line)) == 0, "%.200s", r.callcount);
@@ -205,30 +209,47 @@ static void check_callcount_run(samplerun *s, const char *jdk, const char *optio
     ck_assert_msg(strstr(r.callcount, fib_line), "no '%ld %s' in:\n%.2000s", fib_calls(15), FIB_NAME, r.callcount);
     ck_assert_int_eq(lines_with(r.callcount, " " FIB_NAME, ""), 1);
     check_sorted(r.callcount);
+    for (const char *line = strchr(r.callcount, '\n'); counted_class && line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *name = strchr(line + 1, ' ');
+        ck_assert_msg(name && strncmp(name + 1, counted_class, strlen(counted_class)) == 0 &&
+                          name[1 + strlen(counted_class)] == '.', "%.200s", line + 1);
+    }
     samplerun_free(&r);
 }
 
-START_TEST(callcount_counts_recursive_calls_exactly)
+/* check_callcount_run with callcount registered by one of the registry/ files. */
+static void check_callcount_from_reg_file(const char *jdk, const char *reg_file, const char *options_line,
+                                          const char *mechanism, const char *counted_class)
 {
     samplerun s;
     samplerun_begin(&s);
     samplerun_register_class(&s, CALLCOUNT_CLSID, "callcount");
-    samplerun_add_reg_file(&s, "registry/callcount.reg");
-    check_callcount_run(&s, jdks[_i], "# GetFinalInitializationOptions 0x00000000\n",
-                        "jevmon: method calls via JVMTI events\n");
+    samplerun_add_reg_file(&s, reg_file);
+    check_callcount_run(&s, jdk, options_line, mechanism, counted_class);
     samplerun_end(&s);
+}
+
+START_TEST(callcount_counts_recursive_calls_exactly)
+{
+    check_callcount_from_reg_file(jdks[_i], "registry/callcount.reg", "# GetFinalInitializationOptions 0x00000000\n",
+                                  "jevmon: method calls via JVMTI events\n", NULL);
 }
 END_TEST
 
 START_TEST(callcount_fast_gets_its_init_options_and_still_counts_exactly)
 {
-    samplerun s;
-    samplerun_begin(&s);
-    samplerun_register_class(&s, CALLCOUNT_CLSID, "callcount");
-    samplerun_add_reg_file(&s, "registry/callcount-fast.reg");
-    check_callcount_run(&s, jdks[_i], "# GetFinalInitializationOptions 0x0000000e\n",
-                        "jevmon: method calls via bytecode instrumentation\n");
-    samplerun_end(&s);
+    check_callcount_from_reg_file(jdks[_i], "registry/callcount-fast.reg",
+                                  "# GetFinalInitializationOptions 0x0000000e\n",
+                                  "jevmon: method calls via bytecode instrumentation\n", NULL);
+}
+END_TEST
+
+/* CALLCOUNT_CLASS: SPECIFIC_METHOD_CALLS, instrumented: fib counted exactly, nothing outside its class. */
+START_TEST(callcount_fast_counts_only_the_class_it_enables)
+{
+    check_callcount_from_reg_file(jdks[_i], "registry/callcount-fast.reg",
+                                  "# GetFinalInitializationOptions 0x0000000e\n",
+                                  "jevmon: method calls via bytecode instrumentation\n", "SampleWorkload");
 }
 END_TEST
 
@@ -243,7 +264,7 @@ START_TEST(callcount_self_registered_counts_exactly)
                   "%s", reg);
     free(reg);
     check_callcount_run(&s, jdks[_i], "# GetFinalInitializationOptions 0x00000000\n",
-                        "jevmon: method calls via JVMTI events\n");
+                        "jevmon: method calls via JVMTI events\n", NULL);
     samplerun_end(&s);
 }
 END_TEST
@@ -266,6 +287,7 @@ int main(void)
     tcase_add_loop_test(tc, callcount_counts_recursive_calls_exactly, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_fast_gets_its_init_options_and_still_counts_exactly, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_self_registered_counts_exactly, 0, jdk_count);
+    tcase_add_loop_test(tc, callcount_fast_counts_only_the_class_it_enables, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -177,9 +177,9 @@ static void capture_log(const char *line, void *context)
 }
 
 static const cf_hooks flagged = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", "on", "[B",
-                                 assign_id, note_left_alone, NULL};
+                                 assign_id, note_left_alone, NULL, NULL, NULL};
 static const cf_hooks unflagged = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", NULL, NULL,
-                                   assign_id, note_left_alone, NULL};
+                                   assign_id, note_left_alone, NULL, NULL, NULL};
 
 static void setup(void)
 {
@@ -556,6 +556,32 @@ static bytes far_branch(uint8_t branch, unsigned returns)
     return input;
 }
 
+/* With an unwind method, the handler calls it without the flag check; entry and exits keep theirs. */
+START_TEST(handler_calls_unwind_outside_the_flag)
+{
+    static const uint8_t code[] = {OP_ICONST_0, OP_IFEQ, 0x00, 0x04, OP_RETURN, OP_RETURN};
+    bytes input = class_with_code(code, sizeof(code));
+    cf_hooks hooks = flagged;
+    hooks.unwind_name = "unwind";
+    hooks.unwind_descriptor = "(I)V";
+    uint8_t *out;
+    cf_instrument_stats stats;
+    cf_class *cls = instrument(&input, &hooks, &out, &stats);
+    const cf_code *c = find_method(cls, "m", NULL)->code;
+    ck_assert_int_eq(count_calls(cls, c, "enter"), 1);
+    ck_assert_int_eq(count_calls(cls, c, "exit"), 2);   /* the two returns */
+    ck_assert_int_eq(count_calls(cls, c, "unwind"), 1); /* the handler */
+    check_returns_report_exit(cls, c);
+    uint32_t handler = c->handlers[c->handler_count - 1].handler_pc;
+    ck_assert_int_eq(c->bytes[handler], OP_ICONST_0); /* the id: no getstatic of the flags before it */
+    ck_assert(is_bridge_call(cls, c->bytes + handler + 1, "unwind"));
+    ck_assert_int_eq(c->bytes[handler + 4], OP_ATHROW);
+    cf_free(cls);
+    free(out);
+    free(input.data);
+}
+END_TEST
+
 START_TEST(goto_widens_when_inserted_code_pushes_it_out_of_range)
 {
     /* 1500 returns get 1500 * 14 bytes of guarded exit calls: 51000 bytes between */
@@ -769,6 +795,7 @@ int main(void)
     tcase_add_test(tc, every_constant_pool_tag_round_trips);
     tcase_add_test(tc, compiled_class_round_trips_and_instruments);
     tcase_add_test(tc, branches_land_where_they_did);
+    tcase_add_test(tc, handler_calls_unwind_outside_the_flag);
     tcase_add_test(tc, switch_padding_follows_the_new_alignment);
     tcase_add_test(tc, goto_widens_when_inserted_code_pushes_it_out_of_range);
     tcase_add_test(tc, jsr_widens_too);
