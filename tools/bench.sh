@@ -33,6 +33,9 @@ register callcount-instrumented "$build/samples/callcount.so"
 grep -q '^\[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\callcount\]$' "$work/callcount-instrumented.reg"
 printf '"InitOptions"=dword:0000000a\n' >>"$work/callcount-instrumented.reg"
 
+# SPECIFIC_METHOD_CALLS with one class enabled: every other method stops at its flag.
+specific="instrumented, only java.lang.String's calls (CALLCOUNT_CLASS)"
+
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # table TITLE RUNS CONFIG... -- PROGRAM...: runs PROGRAM (a java command line without `java`)
@@ -62,12 +65,12 @@ table() {
       times[$label]+="$(( (end - start) / 1000000 )) "
     done
   done
-  printf '%-52s %10s %8s\n' "$title, median of $n" "ms" "ratio"
+  printf '%-64s %10s %8s\n' "$title, median of $n" "ms" "ratio"
   base=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
   for config in "${configs[@]}"; do
     label=${config%%|*}
     ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
-    printf '%-52s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
+    printf '%-64s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
   done
   echo
 }
@@ -76,6 +79,7 @@ table "fib($fib)" "$runs" \
   "no agent|-|" \
   "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt" \
   "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt" \
+  "$specific|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-s.txt CALLCOUNT_CLASS=java.lang.String" \
   "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work" \
   "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work" \
   -- "$java" -cp "$build/java" BridgeWorkload fib "$fib"
@@ -86,6 +90,7 @@ if [[ -f $src_zip ]]; then
     "no agent|-|" \
     "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt" \
     "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt" \
+    "$specific|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-s.txt CALLCOUNT_CLASS=java.lang.String" \
     -- "$javac" --patch-module "java.base=$work/java.base" -d "$work/classes" "$work"/java.base/java/util/stream/*.java
   printf '(javac made %s calls)\n' "$(awk 'NR > 1 {s += $1} END {print s}' "$work/callcount-i.txt")"
 else
