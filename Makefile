@@ -25,8 +25,9 @@ BUILD := build
 DEPS_STAMP := $(BUILD)/deps/done.stamp
 
 .PHONY: all check demo bench deps clean
+# The sub-make builds on every core; tests still run one suite at a time (tools/run-tests.sh).
 all check demo bench: $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory -f Makefile _$@
+	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
 
 deps $(DEPS_STAMP): tools/deps.sh
 	@bash tools/deps.sh
