@@ -22,11 +22,13 @@ typedef struct cache_slot {
 } cache_slot;
 static _Thread_local cache_slot cache[CACHE_SLOTS];
 static atomic_uint next_serial = 1;
+static int process_barrier; /* plat_process_barrier can be used (begin_recording) */
 
 int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info)
 {
     memset(calls, 0, sizeof(*calls));
     calls->serial = atomic_fetch_add(&next_serial, 1);
+    process_barrier = plat_process_barrier_init();
     calls->info = info;
     calls->lock = plat_mutex_create();
     if (!calls->lock || jp_tree_init(&calls->totals)) {
@@ -104,14 +106,19 @@ static inline jp_thread_calls *current_state(jp_calls *calls)
 }
 
 /* Dekker-style handshake with fold_thread: busy is set before stopped/folding are read, and
- * they are set before busy is read there (sequentially consistent atomics), so either the
- * callback sees the flag and records nothing, or the folder waits for it to finish. */
+ * they are set before busy is read there, so either the callback sees the flag and records
+ * nothing, or the folder waits for it to finish.  Where the system has a process-wide barrier
+ * the folder issues it, and the callback (twice per call) needs no fence of its own. */
 static inline jp_thread_calls *begin_recording(jp_calls *calls)
 {
     jp_thread_calls *t = current_state(calls);
     if (!t)
         return NULL;
-    atomic_store(&t->busy, 1);
+    if (process_barrier) {
+        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+    } else
+        atomic_store(&t->busy, 1);
     if (atomic_load(&calls->stopped) || atomic_load(&t->folding)) {
         atomic_store_explicit(&t->busy, 0, memory_order_release);
         return NULL;
@@ -146,6 +153,8 @@ void jp_calls_exit(jp_calls *calls, StackID caller)
  * with the lock held and t->folding set (or recording stopped), once t is not busy. */
 static void fold_thread(jp_calls *calls, jp_thread_calls *t)
 {
+    if (process_barrier)
+        plat_process_barrier();
     while (atomic_load(&t->busy))
         plat_sleep_ms(1);
     jp_callstack_close(&t->cs, plat_now_ns());
