@@ -92,6 +92,11 @@ $(foreach t,win64 win32,$(eval $(t)_CFLAGS := $(WIN_CFLAGS)) \
 WHOLE := -Wl,--whole-archive
 NO_WHOLE := -Wl,--no-whole-archive
 NO_FLAGS :=
+# Linux libraries are optimized across files at link time: the method-call path crosses a dozen
+# small files (about 12% of the instrumented path).  Objects stay fat, so programs linked
+# without LTO can use them too.
+LTO := -flto=auto -O2
+linux_PRODUCT_FLAGS := $(LTO) -ffat-lto-objects
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # $(call def_of,dir): the .def file a Windows DLL built from dir exports, if there is one.
@@ -120,10 +125,10 @@ $(2)/libjevprof.a: $$(patsubst %.c,$(2)/obj/%.o,$$(MONITOR_SRC))
 endef
 
 # Shared-library link: $(1) target, $(2) output, $(3) objects/libs, $(4) .def (Windows)
-link_so = $($(1)_CC) -shared $(if $(filter linux,$(1)),,$(WIN_LDFLAGS) $(4)) -o $(2) $(3) $($(1)_SYSLIBS)
+link_so = $($(1)_CC) -shared $(if $(filter linux,$(1)),$(LTO),$(WIN_LDFLAGS) $(4)) -o $(2) $(3) $($(1)_SYSLIBS)
 
 define product_rules
-$(eval $(call target_rules,$(1),$(BUILD)/$(1),NO_FLAGS))
+$(eval $(call target_rules,$(1),$(BUILD)/$(1),$(1)_PRODUCT_FLAGS))
 
 $(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevplat.a
 	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevplat.a,)
