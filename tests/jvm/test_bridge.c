@@ -576,13 +576,8 @@ END_TEST
 
 int main(void)
 {
-    jdk_count = jvmrun_find_jdks(jdks);
-    if (!jdk_count) {
-        printf("skipped: no JDK under /usr/lib/jvm\n");
+    if (!(jdk_count = jvmrun_suite_jdks(jdks)))
         return EXIT_SUCCESS;
-    }
-    for (int i = 0; i < jdk_count; i++)
-        printf("JDK %d: %s\n", i, jdks[i]);
     Suite *s = suite_create("bridge");
     TCase *tc = tcase_create("bridge");
     tcase_set_timeout(tc, 120);

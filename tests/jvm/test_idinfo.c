@@ -198,17 +198,12 @@ END_TEST
 
 int main(void)
 {
-    jdk_count = jvmrun_find_jdks(jdks);
-    if (!jdk_count) {
-        printf("skipped: no JDK under /usr/lib/jvm\n");
+    if (!(jdk_count = jvmrun_suite_jdks(jdks)))
         return EXIT_SUCCESS;
-    }
     const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX_IDINFO, NULL};
     const char *args[] = {NULL};
-    for (int i = 0; i < jdk_count; i++) {
-        printf("JDK %d: %s\n", i, jdks[i]);
+    for (int i = 0; i < jdk_count; i++)
         jvmrun_main(jdks[i], "IdInfoWorkload", "", env, args, &runs[i]);
-    }
     Suite *s = suite_create("idinfo");
     TCase *tc = tcase_create("idinfo");
     tcase_add_loop_test(tc, program_runs_unchanged_under_the_monitor, 0, jdk_count);

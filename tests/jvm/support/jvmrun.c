@@ -38,6 +38,16 @@ int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512])
     return n;
 }
 
+int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512])
+{
+    int n = jvmrun_find_jdks(jdks);
+    if (!n)
+        printf("skipped: no JDK under /usr/lib/jvm\n");
+    for (int i = 0; i < n; i++)
+        printf("JDK %d: %s\n", i, jdks[i]);
+    return n;
+}
+
 const char *jvmrun_build_path(const char *name)
 {
     static char path[2 * PATH_MAX];

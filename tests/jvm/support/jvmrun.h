@@ -18,6 +18,9 @@ typedef struct jvmrun_result {
 
 /* The distinct JDKs under /usr/lib/jvm (real directories with bin/java); returns how many. */
 int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
+/* For a suite's main: jvmrun_find_jdks, and prints them, or "skipped: ..." (run-tests.sh's
+ * word for a suite with nothing to run) when there is none. */
+int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 /* <build>/<name>, build being JEVMON_BUILD or derived from the test program's path. */
 const char *jvmrun_build_path(const char *name);
 /*
