@@ -11,6 +11,7 @@
 #include "enable.h"
 #include "dispatch.h"
 #include "events.h"
+#include "heap.h"
 #include "method.h"
 #include "monitors.h"
 #include "object.h"
@@ -108,6 +109,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     }
     jv_classes_init();
     jv_dispatch_init();
+    jv_heap_init();
     jv_methods_init();
     jv_threads_init();
     jv_objects_init();
@@ -135,6 +137,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         added = add_capabilities(deliverable);
     }
     jv_monitors.deliverable &= added;
+    jv_heap_load(vm);
     if (method_calls_possible() && (jv_monitors.deliverable & METHOD_BITS))
         jv_log("method calls via %s",
                jv_events_method_calls_instrumented() ? "bytecode instrumentation" : "JVMTI events");

@@ -7,7 +7,8 @@
 #include "discovery.h"
 #include "platform/platform.h"
 
-static void add_spec(jv_monitor_specs *specs, const char *source, const CLSID *clsid, int has_options, DWORD options)
+/* Adds a monitor; registered, when not NULL, holds what its registry key says besides the CLSID. */
+static void add_spec(jv_monitor_specs *specs, const char *source, const CLSID *clsid, const jv_monitor_spec *registered)
 {
     jv_monitor_spec *grown = realloc(specs->items, (specs->count + 1) * sizeof(*grown));
     char *source_copy = strdup(source);
@@ -22,16 +23,34 @@ static void add_spec(jv_monitor_specs *specs, const char *source, const CLSID *c
     jv_monitor_spec *spec = &specs->items[specs->count++];
     spec->source = source_copy;
     spec->clsid = *clsid;
-    spec->has_init_options = has_options;
-    spec->init_options = options;
+    if (registered) {
+        spec->has_init_options = registered->has_init_options;
+        spec->init_options = registered->init_options;
+        spec->has_sampling_interval = registered->has_sampling_interval;
+        spec->sampling_interval = registered->sampling_interval;
+    } else
+        spec->has_init_options = spec->has_sampling_interval = 0;
+}
+
+/* An optional DWORD of the monitor's key; a value of another type is named and ignored. */
+static int registry_dword(const char *key, const char *source, const char *name, DWORD *value)
+{
+    switch (plat_reg_get_dword(PLAT_HKLM, key, name, value)) {
+    case PLAT_REG_OK:
+        return 1;
+    case PLAT_REG_WRONG_TYPE:
+        jv_log("%s: %s is not a DWORD; ignored, the monitor loads without it", source, name);
+        return 0;
+    default:
+        return 0;
+    }
 }
 
 static void add_registry_monitor(jv_monitor_specs *specs, const char *name)
 {
     char key[512], source[600], *clsid_text = NULL;
     CLSID clsid;
-    DWORD options = 0;
-    int has_options = 0;
+    jv_monitor_spec registered = {0};
 
     snprintf(key, sizeof(key), "%s\\%s", JEVMON_MONITORS_KEY, name);
     snprintf(source, sizeof(source), "registry key HKLM\\%s", key);
@@ -52,17 +71,10 @@ static void add_registry_monitor(jv_monitor_specs *specs, const char *name)
         return;
     }
     free(clsid_text);
-    switch (plat_reg_get_dword(PLAT_HKLM, key, "InitOptions", &options)) {
-    case PLAT_REG_OK:
-        has_options = 1;
-        break;
-    case PLAT_REG_WRONG_TYPE:
-        jv_log("%s: InitOptions is not a DWORD; ignored, the monitor loads without it", source);
-        break;
-    default:
-        break;
-    }
-    add_spec(specs, source, &clsid, has_options, options);
+    registered.has_init_options = registry_dword(key, source, "InitOptions", &registered.init_options);
+    registered.has_sampling_interval =
+        registry_dword(key, source, "AllocationSamplingInterval", &registered.sampling_interval);
+    add_spec(specs, source, &clsid, &registered);
 }
 
 static void add_registry_monitors(jv_monitor_specs *specs)
@@ -106,7 +118,7 @@ static void add_env_entry(jv_monitor_specs *specs, const char *entry, size_t len
         jv_log("%s \"%s\" is not a braced CLSID {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}; skipped", source, text);
         return;
     }
-    add_spec(specs, source, &clsid, 0, 0);
+    add_spec(specs, source, &clsid, NULL);
 }
 
 static void add_env_monitors(jv_monitor_specs *specs)

@@ -18,6 +18,8 @@ typedef struct jv_monitor_spec {
     CLSID clsid;
     int has_init_options;  /* an InitOptions DWORD was registered */
     DWORD init_options;
+    int has_sampling_interval; /* an AllocationSamplingInterval DWORD was registered (README: heap monitor) */
+    DWORD sampling_interval;
 } jv_monitor_spec;
 
 typedef struct jv_monitor_specs {

@@ -9,6 +9,7 @@
 #include "dispatch.h"
 #include "events.h"
 #include "exception.h"
+#include "heap.h"
 #include "instrument.h"
 #include "method.h"
 #include "monitors.h"
@@ -37,7 +38,9 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS},
-    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS},
+    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS}, /* and heap dumps, ages */
+    {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while an allocation callback is registered (heap.c) */
+    {JVMTI_EVENT_VM_OBJECT_ALLOC, 0},
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS},
     {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
     {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS},
@@ -118,6 +121,22 @@ static DWORD enabled_categories; /* the union the JVMTI events are set for; unde
 static unsigned char route_on[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
 static plat_mutex *update_lock;
 
+/* Events that serve something besides the monitors' masks: instrumentation and the heap monitor. */
+static int wanted_by_others(jvmtiEvent event)
+{
+    switch (event) {
+    case JVMTI_EVENT_CLASS_FILE_LOAD_HOOK:
+        return jv_instrument_active();
+    case JVMTI_EVENT_GARBAGE_COLLECTION_FINISH:
+        return jv_heap_dumps_wanted() || jv_heap_ages_kept();
+    case JVMTI_EVENT_SAMPLED_OBJECT_ALLOC:
+    case JVMTI_EVENT_VM_OBJECT_ALLOC:
+        return jv_heap_allocations_wanted();
+    default:
+        return 0;
+    }
+}
+
 void jv_events_update(void)
 {
     if (!jv_jvmti || !jv_vm_live() || !update_lock)
@@ -127,8 +146,7 @@ void jv_events_update(void)
     if ((want & METHOD_BITS) && !(enabled_categories & METHOD_BITS))
         jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
-        int on = (want & routes[i].categories) != 0 ||
-                 (routes[i].event == JVMTI_EVENT_CLASS_FILE_LOAD_HOOK && jv_instrument_active());
+        int on = (want & routes[i].categories) != 0 || wanted_by_others(routes[i].event);
         if (on != route_on[i])
             (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, routes[i].event, NULL);
         route_on[i] = (unsigned char)on;
@@ -210,6 +228,7 @@ static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
     jv_vm_enter_gc_callback();
     jv_dispatch_begin(&d, NULL);
     jv_notify(JVM_MONITOR_GARBAGE_COLLECTIONS, JVM_EVENT_TYPE_GC_FINISHED, 0);
+    jv_heap_gc_finished();
     jv_dispatch_end(&d);
     jv_vm_leave_gc_callback();
 }
@@ -248,6 +267,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     jint count = 0;
     jclass *loaded = NULL;
     jv_vm_set_live(1);
+    jv_heap_start();
     jv_thread_current(env, thread);
     if ((*jvmti)->GetLoadedClasses(jvmti, &count, &loaded) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < count; i++) {
@@ -272,12 +292,15 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
         jv_thread_names_start(env);
     jv_events_update();
+    jv_heap_flush_sampler(env);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 {
     (void)jvmti, (void)env;
     jv_unloads_stop();
+    jv_heap_stop();
+    jv_heap_release_callbacks();
     jv_monitors_shutdown(); /* masks off, events off, SHUTDOWN, Release */
     jv_vm_set_live(0);
 }
@@ -300,6 +323,8 @@ int jv_events_setup(void)
     cb.ExceptionCatch = jv_on_exception_catch;
     cb.GarbageCollectionStart = on_gc_start;
     cb.GarbageCollectionFinish = on_gc_finish;
+    cb.SampledObjectAlloc = jv_on_sampled_object_alloc;
+    cb.VMObjectAlloc = jv_on_vm_object_alloc;
     cb.Breakpoint = jv_on_breakpoint;
     cb.FramePop = jv_on_frame_pop;
     cb.ThreadStart = on_thread_start;

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "heap.h"
 #include "idinfo.h"
 #include "idinfo_methods.h"
 #include "monitors.h"
@@ -38,6 +39,8 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
         IJavaEventMonitorIDInfo4_AddRef(iface);
         return S_OK;
     }
+    if (IsEqualIID(riid, &IID_IJavaHeapMonitor) || IsEqualIID(riid, &IID_IJavaHeapMonitor2))
+        return jv_heap_monitor_create(iface, ppv);
     *ppv = NULL;
     return E_NOINTERFACE;
 }

@@ -47,6 +47,7 @@ static jv_monitor *monitor_create(const jv_monitor_spec *spec, unsigned index)
     m->index = index;
     m->clsid = spec->clsid;
     m->mon = object;
+    m->sampling_interval = spec->has_sampling_interval ? (long long)spec->sampling_interval : -1;
     atomic_store(&m->phase, JV_PHASE_CREATED);
     if (spec->has_init_options) {
         /* As though the monitor had called SetMonitorInitializationOptions with the registry value. */

@@ -34,6 +34,7 @@ typedef struct jv_monitor {
     DWORD possible;              /* categories it may ever enable */
     DWORD requested_options;     /* JAVA_MONITOR_INIT_OPTIONS it asked for (registry and own calls) */
     DWORD granted_options;       /* what the bridge granted, known after initialization */
+    long long sampling_interval; /* its registry AllocationSamplingInterval in bytes, -1 when none */
     _Atomic int phase;           /* jv_monitor_phase */
 } jv_monitor;
 

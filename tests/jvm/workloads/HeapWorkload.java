@@ -1,0 +1,120 @@
+import java.lang.ref.Reference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Programs for the heap monitor's end-to-end tests; the first argument picks one.
+ *   alloc N       allocates N HeapWorkload$Counted objects (each escapes into a ring)
+ *   list          a 1000-node list in a static field, an Aged object, a thread holding a Marker
+ *                 array in a local variable, and three System.gc() calls
+ *   stress        eight threads allocating while the main thread collects garbage
+ */
+public class HeapWorkload {
+    static Node head;
+    static Aged aged;
+    static final Object[] ring = new Object[1024];
+
+    static class Node {
+        Node next;
+        int value;
+
+        Node(Node next, int value) {
+            this.next = next;
+            this.value = value;
+        }
+    }
+
+    static class Counted {
+        int value;
+    }
+
+    static class Aged {
+    }
+
+    static class Marker {
+    }
+
+    static void alloc(int n) {
+        for (int i = 0; i < n; i++) {
+            Counted c = new Counted();
+            c.value = i;
+            ring[i & 1023] = c;
+        }
+        System.out.println("allocated " + n);
+    }
+
+    static void holdLocal(CountDownLatch ready, CountDownLatch release) throws InterruptedException {
+        Marker[] local = {new Marker(), new Marker()};
+        ready.countDown();
+        release.await();
+        Reference.reachabilityFence(local);
+    }
+
+    static void list() throws Exception {
+        Node h = null;
+        for (int i = 0; i < 1000; i++) {
+            h = new Node(h, i);
+        }
+        head = h;
+        aged = new Aged();
+        CountDownLatch ready = new CountDownLatch(1), release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            try {
+                holdLocal(ready, release);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "holder");
+        holder.start();
+        ready.await();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(400); /* the dump after each collection finishes */
+        }
+        release.countDown();
+        holder.join();
+        System.out.println("list of " + count(head) + " nodes");
+    }
+
+    static int count(Node n) {
+        int c = 0;
+        for (; n != null; n = n.next) {
+            c++;
+        }
+        return c;
+    }
+
+    static void stress() throws Exception {
+        List<Thread> all = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            Thread th = new Thread(() -> alloc(200000), "allocator-" + t);
+            all.add(th);
+            th.start();
+        }
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        for (Thread th : all) {
+            th.join();
+        }
+        System.out.println("stress done");
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "alloc":
+                alloc(Integer.parseInt(args[1]));
+                break;
+            case "list":
+                list();
+                break;
+            case "stress":
+                stress();
+                break;
+            default:
+                throw new IllegalArgumentException(args[0]);
+        }
+    }
+}
