@@ -109,7 +109,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     }
     jv_classes_init();
     jv_dispatch_init();
-    jv_heap_init();
+    jv_heap_init(vm);
     jv_methods_init();
     jv_threads_init();
     jv_objects_init();
@@ -137,7 +137,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         added = add_capabilities(deliverable);
     }
     jv_monitors.deliverable &= added;
-    jv_heap_load(vm);
+    jv_heap_load();
     if (method_calls_possible() && (jv_monitors.deliverable & METHOD_BITS))
         jv_log("method calls via %s",
                jv_events_method_calls_instrumented() ? "bytecode instrumentation" : "JVMTI events");

@@ -46,10 +46,6 @@ static void retire(IUnknown *old)
     retired[retired_count++] = old;
 }
 
-void jv_heap_init(void)
-{
-    registry_lock = plat_mutex_create();
-}
 
 static int lock_registry(void)
 {
@@ -184,7 +180,14 @@ static jvmtiEnv *tagging_env(JavaVM *vm)
     return env;
 }
 
-int jv_heap_load(JavaVM *vm)
+void jv_heap_init(JavaVM *vm)
+{
+    registry_lock = plat_mutex_create();
+    if (!(heap_env = tagging_env(vm)) || !(mark_env = tagging_env(vm)) || !(age_env = tagging_env(vm)))
+        jv_log("no JVMTI environment that can tag objects; GetHeapInfo callbacks get no dumps, GetObjectAge fails");
+}
+
+int jv_heap_load(void)
 {
     const DWORD both = JVM_INIT_OPT_DONT_NEED_ALLOCATION_CALLBACK | JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS;
     int needed = 0;
@@ -206,7 +209,5 @@ int jv_heap_load(JavaVM *vm)
     allocations_possible = needed;
     if (needed && (*jv_jvmti)->SetHeapSamplingInterval(jv_jvmti, jv_heap_sampling_interval()) != JVMTI_ERROR_NONE)
         jv_log("the JVM refused allocation sampling interval %d", (int)jv_heap_sampling_interval());
-    if (!(heap_env = tagging_env(vm)) || !(mark_env = tagging_env(vm)) || !(age_env = tagging_env(vm)))
-        jv_log("no JVMTI environment that can tag objects; GetHeapInfo callbacks get no dumps, GetObjectAge fails");
     return needed || heap_env;
 }

@@ -15,12 +15,13 @@
 #include "monitors.h"
 #include "vm.h"
 
-/* At load, before the monitors initialize (they may register callbacks in Initialize). */
-void jv_heap_init(void);
-/* At load, after the monitors initialized: the allocation and GC capabilities (none at all
- * when every monitor was granted both DONT_NEED_ALLOCATION options) and the heap's own
- * JVMTI environment.  Returns 0 when the JVM offers neither. */
-int jv_heap_load(JavaVM *vm);
+/* At load, before the monitors initialize (they may register callbacks and ask for dumps in
+ * Initialize): the JVMTI environments whose tags dumps and ages use. */
+void jv_heap_init(JavaVM *vm);
+/* At load, after the monitors initialized: the allocation and GC capabilities (none for
+ * allocations when every monitor was granted both DONT_NEED_ALLOCATION options).  Returns 0
+ * when the JVM offers neither allocations nor dumps. */
+int jv_heap_load(void);
 /* VMInit / VMDeath: the dump thread. */
 void jv_heap_start(void);
 void jv_heap_stop(void);

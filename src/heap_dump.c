@@ -82,6 +82,7 @@ typedef struct edge {
 typedef struct walk {
     unsigned serial;
     uint32_t objects; /* numbered 1..objects */
+    uint32_t self;    /* the dump thread's Thread object: its JNI locals are the dump's own */
     root *roots;
     size_t root_count, root_capacity;
     edge *edges;
@@ -153,6 +154,8 @@ static jint JNICALL follow(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
                            info->stack_local.method});
         break;
     case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
+        if (w->self && number_of_tag(w, info->jni_local.thread_tag) == w->self)
+            return 0; /* the references this thread holds to number the objects */
         add_root(w, (root){ROOT_NATIVE_FRAME, to, number_of_tag(w, info->jni_local.thread_tag), info->jni_local.depth,
                            info->jni_local.method});
         break;
@@ -396,6 +399,13 @@ static int name_objects(report *r)
     (*marks)->Deallocate(marks, (unsigned char *)found_tags);
     r->w->objects = (uint32_t)found;
     r->named = (uint32_t)found;
+    jthread self = NULL;
+    jlong self_tag = 0;
+    if ((*numbers)->GetCurrentThread(numbers, &self) == JVMTI_ERROR_NONE && self) {
+        if ((*numbers)->GetTag(numbers, self, &self_tag) == JVMTI_ERROR_NONE)
+            r->w->self = number_of_tag(r->w, self_tag);
+        (*r->env)->DeleteLocalRef(r->env, self);
+    }
     return r->objects != NULL;
 }
 
@@ -477,10 +487,13 @@ HRESULT jv_heap_request_dump(void)
 static void dump_loop(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&stopping)) {
-        plat_sleep_ms(POLL_MS);
+    for (;;) {
+        int last = atomic_load(&stopping); /* a dump asked for before VMDeath is still made */
         if (atomic_exchange(&dump_pending, 0) && jv_heap_dumps_wanted())
             dump(jv_jni());
+        if (last)
+            break;
+        plat_sleep_ms(POLL_MS);
     }
     if (jv_vm)
         (*jv_vm)->DetachCurrentThread(jv_vm);

@@ -98,6 +98,8 @@ MethodID jv_method_register(jmethodID jmethod, ClassID class_id)
 
 MethodID jv_method_id(JNIEnv *env, jmethodID jmethod)
 {
+    if (!jmethod)
+        return 0; /* the index's empty slots hold NULL keys */
     MethodID id = index_lookup(jmethod);
     if (id || !env)
         return id;

@@ -6,6 +6,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Programs for the heap monitor's end-to-end tests; the first argument picks one.
  *   alloc N       allocates N HeapWorkload$Counted objects (each escapes into a ring)
+ *   reflect N     allocates N one-element HeapWorkload$Counted[] arrays through reflection (made by the VM)
  *   list          a 1000-node list in a static field, an Aged object, a thread holding a Marker
  *                 array in a local variable, and three System.gc() calls
  *   stress        eight threads allocating while the main thread collects garbage
@@ -42,6 +43,13 @@ public class HeapWorkload {
             ring[i & 1023] = c;
         }
         System.out.println("allocated " + n);
+    }
+
+    static void reflect(int n) {
+        for (int i = 0; i < n; i++) {
+            ring[i & 1023] = java.lang.reflect.Array.newInstance(Counted.class, 1);
+        }
+        System.out.println("reflected " + n);
     }
 
     static void holdLocal(CountDownLatch ready, CountDownLatch release) throws InterruptedException {
@@ -106,6 +114,9 @@ public class HeapWorkload {
         switch (args[0]) {
             case "alloc":
                 alloc(Integer.parseInt(args[1]));
+                break;
+            case "reflect":
+                reflect(Integer.parseInt(args[1]));
                 break;
             case "list":
                 list();
