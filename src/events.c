@@ -39,7 +39,7 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS},
     {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS}, /* and heap dumps, ages */
-    {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while an allocation callback is registered (heap.c) */
+    {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
     {JVMTI_EVENT_VM_OBJECT_ALLOC, 0},
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS},
     {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
@@ -130,8 +130,9 @@ static int wanted_by_others(jvmtiEvent event)
     case JVMTI_EVENT_GARBAGE_COLLECTION_FINISH:
         return jv_heap_dumps_wanted() || jv_heap_ages_kept();
     case JVMTI_EVENT_SAMPLED_OBJECT_ALLOC:
-    case JVMTI_EVENT_VM_OBJECT_ALLOC:
-        return jv_heap_allocations_wanted();
+        return jv_heap_allocations_tracked();
+    case JVMTI_EVENT_VM_OBJECT_ALLOC: /* at interval 0 the sampler already reports the VM's own */
+        return jv_heap_allocations_tracked() && jv_heap_sampling_interval() > 0;
     default:
         return 0;
     }

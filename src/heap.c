@@ -28,6 +28,7 @@ static plat_mutex *registry_lock;
 
 static jvmtiEnv *heap_env, *mark_env, *age_env;
 static int allocations_possible = 1; /* cleared when every monitor promised not to need them */
+static int counts_kept;              /* some monitor was not granted DONT_NEED_ALLOCATION_COUNTS */
 
 static void retire(IUnknown *old)
 {
@@ -102,6 +103,11 @@ IHeapInfoCallback *jv_heap_dump_callback(const jv_monitor *m)
 int jv_heap_allocations_wanted(void)
 {
     return atomic_load_explicit(&allocation_count, memory_order_relaxed) > 0;
+}
+
+int jv_heap_allocations_tracked(void)
+{
+    return allocations_possible && (counts_kept || jv_heap_allocations_wanted());
 }
 
 int jv_heap_dumps_wanted(void)
@@ -187,12 +193,15 @@ void jv_heap_init(JavaVM *vm)
         jv_log("no JVMTI environment that can tag objects; GetHeapInfo callbacks get no dumps, GetObjectAge fails");
 }
 
-int jv_heap_load(void)
+void jv_heap_load(void)
 {
     const DWORD both = JVM_INIT_OPT_DONT_NEED_ALLOCATION_CALLBACK | JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS;
-    int needed = 0;
-    for (size_t i = 0; i < jv_monitors.count; i++)
-        needed |= (jv_monitors.items[i]->granted_options & both) != both;
+    int needed = 0, counts = 0;
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        DWORD granted = jv_monitors.items[i]->granted_options;
+        needed |= (granted & both) != both;
+        counts |= !(granted & JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS);
+    }
     jvmtiCapabilities caps = {0};
     caps.can_generate_garbage_collection_events = 1; /* dumps after GCs, object ages */
     if (needed) {
@@ -207,7 +216,7 @@ int jv_heap_load(void)
         needed = 0;
     }
     allocations_possible = needed;
+    counts_kept = needed && counts;
     if (needed && (*jv_jvmti)->SetHeapSamplingInterval(jv_jvmti, jv_heap_sampling_interval()) != JVMTI_ERROR_NONE)
         jv_log("the JVM refused allocation sampling interval %d", (int)jv_heap_sampling_interval());
-    return needed || heap_env;
 }

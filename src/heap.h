@@ -19,9 +19,8 @@
  * Initialize): the JVMTI environments whose tags dumps and ages use. */
 void jv_heap_init(JavaVM *vm);
 /* At load, after the monitors initialized: the allocation and GC capabilities (none for
- * allocations when every monitor was granted both DONT_NEED_ALLOCATION options).  Returns 0
- * when the JVM offers neither allocations nor dumps. */
-int jv_heap_load(void);
+ * allocations when every monitor was granted both DONT_NEED_ALLOCATION options). */
+void jv_heap_load(void);
 /* VMInit / VMDeath: the dump thread. */
 void jv_heap_start(void);
 void jv_heap_stop(void);
@@ -38,6 +37,9 @@ IHeapInfoCallback *jv_heap_dump_callback(const jv_monitor *m);
 /* Does any monitor have an allocation callback / a dump callback? */
 int jv_heap_allocations_wanted(void);
 int jv_heap_dumps_wanted(void);
+/* Are allocations tracked: some monitor has a callback, or some monitor was not granted
+ * DONT_NEED_ALLOCATION_COUNTS and so gets ClassInformation's objects-created counts? */
+int jv_heap_allocations_tracked(void);
 /* Object ages are kept (JVM_HEAPMON_OBJECT_AGE, switched on during some monitor's Initialize). */
 int jv_heap_ages_kept(void);
 HRESULT jv_heap_modify_capabilities(jv_monitor *m, DWORD capabilities, BOOL enable, DWORD *enabled);

@@ -1,8 +1,9 @@
 /*
  * heap_alloc.c - allocations reported by the JVM (JVMTI SampledObjectAlloc, and
  * VMObjectAlloc for objects the VM allocates itself) delivered to IObjectAllocationCallback
- * and counted per class for ClassInformation.  The events are on only while some monitor
- * has a callback registered (events.c); the sampling interval is the setting below.
+ * and counted per class for ClassInformation.  The events are on while allocations are
+ * tracked (heap.h, events.c); the sampling interval is the setting below.  At interval 0 the
+ * sampler reports the VM's own allocations too, so VMObjectAlloc is on only above 0.
  */
 #include <stdlib.h>
 
@@ -49,14 +50,16 @@ static void report(JNIEnv *env, jobject object, jclass klass)
 {
     if (flushing)
         return;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
     ClassID class_id = jv_class_id(env, klass);
     jv_class *c = class_id ? jv_class_get(class_id) : NULL;
     if (c)
         atomic_fetch_add_explicit(&c->objects_created, 1, memory_order_relaxed);
     if (jv_heap_ages_kept())
         jv_heap_note_birth(object);
+    if (!jv_heap_allocations_wanted())
+        return; /* counted only: no callback wants an ObjectID */
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
     ObjectID object_id = jv_object_id(env, object);
     for (size_t i = 0; i < jv_monitors.count; i++) {
         IObjectAllocationCallback *callback = jv_heap_allocation_callback(jv_monitors.items[i]);
@@ -90,7 +93,7 @@ void JNICALL jv_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
  */
 void jv_heap_flush_sampler(JNIEnv *env)
 {
-    if (!env || !jv_heap_allocations_wanted() || jv_heap_sampling_interval() != 0)
+    if (!env || !jv_heap_allocations_tracked() || jv_heap_sampling_interval() != 0)
         return;
     flushing = 1;
     jbyteArray passing = (*env)->NewByteArray(env, 8 << 20);

@@ -12,8 +12,8 @@
  *     method has compiled code) or C_RT_NATIVE (JNI local references)
  *   C_RT_CLASS per class with static references (ClassID): the static fields' values
  *   C_RT_JNI_GLOBAL: JNI global references
- *   C_RT_FINALIZE: objects registered for finalization (referents of java.lang.ref.Finalizer)
  *   C_RT_INTERNAL: system classes, monitors in use and other VM roots
+ *   C_RT_FINALIZE: objects registered for finalization (referents of java.lang.ref.Finalizer)
  *   C_HEAP, then ObjectReferences for every object holding references (fields, array elements)
  *   C_END: the dump's ObjectIDs expire
  *
@@ -311,8 +311,8 @@ static void report_to(report *r, IHeapInfoCallback *cb)
         const root *first = &w->roots[i];
         if (first->kind == ROOT_THREAD) {
             for (size_t k = i; k < end; k++) {
-                jv_thread *t = r->objects[first[k - i].object] ? jv_thread_of(r->env, r->objects[w->roots[k].object])
-                                                                 : NULL;
+                jobject thread = r->objects[w->roots[k].object];
+                jv_thread *t = thread ? jv_thread_of(r->env, thread) : NULL;
                 if (!t)
                     continue;
                 IHeapInfoCallback_BeginContainer(cb, C_RT_THREAD, jv_thread_id(t), 0);
@@ -328,11 +328,10 @@ static void report_to(report *r, IHeapInfoCallback *cb)
         } else if (first->kind == ROOT_JNI_GLOBAL || first->kind == ROOT_INTERNAL) {
             IHeapInfoCallback_BeginContainer(cb, first->kind == ROOT_JNI_GLOBAL ? C_RT_JNI_GLOBAL : C_RT_INTERNAL, 0, 0);
             root_references(r, cb, first, end - i);
-            if (first->kind == ROOT_JNI_GLOBAL)
-                report_finalizable(r, cb);
         }
         i = end;
     }
+    report_finalizable(r, cb);
     IHeapInfoCallback_BeginContainer(cb, C_HEAP, 0, 0);
     for (size_t i = 0; i < w->edge_count;) {
         size_t end = i + 1;

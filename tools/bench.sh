@@ -3,10 +3,11 @@
 # interleaved so that machine noise hits every configuration alike; prints each
 # configuration's median wall time and its ratio to no agent.
 #   fib:   a call-heavy recursive fib (BridgeWorkload fib N)
+#   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
-# Knobs: BENCH_RUNS (fib runs, default 3), BENCH_FIB (default 32), BENCH_JAVAC_RUNS (default 1:
+# Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 5000000), BENCH_FIB (default 32), BENCH_JAVAC_RUNS (default 1:
 # the JVMTI row alone takes over a minute), JAVA.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,7 @@ register() { # register NAME MODULE
 }
 register callcount "$build/samples/callcount.so"
 register jevprof "$build/libjevprof.so"
+register heapmon "$build/fixtures/fx_heapmon.so"
 # The same callcount with InitOptions 0xa (GC_SAFE_METHOD_CALLS | WONT_TOGGLE_METHOD_CALL_EVENTS):
 # the agent instruments method calls instead of using JVMTI events.  Monitors\callcount is the
 # last key DllRegisterServer writes, so the appended value lands in it (see registry/callcount-fast.reg).
@@ -83,6 +85,19 @@ table "fib($fib)" "$runs" \
   "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work" \
   "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work" \
   -- "$java" -cp "$build/java" BridgeWorkload fib "$fib"
+
+# Allocations: the heap test monitor (tests/fixtures/fx_heapmon.c) counting, under a lock, the
+# objects of HeapWorkload's classes that OnObjectAllocated reports, at three sampling intervals;
+# then no callback (ClassInformation's counts only) and both DONT_NEED_ALLOCATION promises.
+heap="HeapWorkload alloc ${BENCH_ALLOCATIONS:-5000000}"
+table "allocations ($heap)" "$runs" \
+  "no agent|-|" \
+  "allocation callback, interval 0 (every allocation)|heapmon|FXHEAP_ALLOC=1 FXHEAP_CLASS=HeapWorkload" \
+  "allocation callback, interval 64 KiB|heapmon|FXHEAP_ALLOC=1 FXHEAP_CLASS=HeapWorkload JEVMON_ALLOCATION_SAMPLING_INTERVAL=65536" \
+  "allocation callback, interval 512 KiB|heapmon|FXHEAP_ALLOC=1 FXHEAP_CLASS=HeapWorkload JEVMON_ALLOCATION_SAMPLING_INTERVAL=524288" \
+  "no callback, objects-created counts kept (interval 0)|heapmon|FXHEAP_CLASS=HeapWorkload" \
+  "both DONT_NEED_ALLOCATION options (InitOptions 0x30)|heapmon|FXMON_OPTIONS=30" \
+  -- "$java" -cp "$build/java" $heap
 
 if [[ -f $src_zip ]]; then
   (cd "$work" && unzip -q "$src_zip" 'java.base/java/util/stream/*')

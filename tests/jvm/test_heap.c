@@ -50,6 +50,40 @@ START_TEST(every_allocation_at_interval_0)
 }
 END_TEST
 
+/* Arrays the VM allocates itself (reflection) come once each: at interval 0 the sampler already reports them. */
+START_TEST(vm_allocations_reported_once)
+{
+    const char *settings[] = {"FXHEAP_ALLOC=1", "FXHEAP_CLASS=[LHeapWorkload", NULL}, *args[] = {"reflect", "20000", NULL};
+    jvmrun_result r;
+    run_heap(jdks[_i], settings, args, &r);
+    ck_assert_msg(logged(r.log, "alloc [L" COUNTED "; ") == 20000, "%s", r.log);
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* Without a callback, ClassInformation still counts the objects created (the monitor made no promise). */
+START_TEST(objects_created_without_a_callback)
+{
+    const char *settings[] = {"FXHEAP_LOADS=1", NULL}, *args[] = {"alloc", "100000", NULL};
+    jvmrun_result r;
+    run_heap(jdks[_i], settings, args, &r);
+    ck_assert_msg(logged(r.log, "alloc " COUNTED " ") == 0, "%s", r.log);
+    ck_assert_msg(logged(r.log, "created " COUNTED " ") == 100000, "%s", r.log);
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* DONT_NEED_ALLOCATION_COUNTS alone: no count is kept, and a callback may still be registered. */
+START_TEST(no_counts_after_promising_not_to_need_them)
+{
+    const char *settings[] = {"FXHEAP_LOADS=1", "FXMON_OPTIONS=20", NULL}, *args[] = {"alloc", "100000", NULL};
+    jvmrun_result r;
+    run_heap(jdks[_i], settings, args, &r);
+    ck_assert_msg(logged(r.log, "created " COUNTED " ") == 0, "%s", r.log);
+    jvmrun_free(&r);
+}
+END_TEST
+
 /*
  * At 512 KiB, 2 million 16-byte objects (32 MB) give about 61 samples; the sampler picks its
  * points at random (exponentially distributed gaps), so the count is close to Poisson: the
@@ -72,12 +106,14 @@ END_TEST
 /* Both DONT_NEED_ALLOCATION options: no allocation tracking, and the registration fails. */
 START_TEST(no_allocations_after_promising_not_to_need_them)
 {
-    const char *settings[] = {"FXHEAP_ALLOC=1", "FXMON_OPTIONS=30", NULL}, *args[] = {"alloc", "100000", NULL};
+    const char *settings[] = {"FXHEAP_ALLOC=1", "FXHEAP_LOADS=1", "FXMON_OPTIONS=30", NULL};
+    const char *args[] = {"alloc", "100000", NULL};
     jvmrun_result r;
     run_heap(jdks[_i], settings, args, &r);
     ck_assert_int_eq(jvmrun_count(r.log, "SetMonitorInitializationOptions(0x30) hr=0x00000000"), 1);
     ck_assert_int_eq(jvmrun_count(r.log, "NotifyOnObjectAllocations hr=0x80004005"), 1);
-    ck_assert_int_eq(jvmrun_count(r.log, "alloc " COUNTED), 0);
+    ck_assert_msg(logged(r.log, "alloc " COUNTED " ") == 0, "%s", r.log);
+    ck_assert_msg(logged(r.log, "created " COUNTED " ") == 0, "%s", r.log);
     jvmrun_free(&r);
 }
 END_TEST
@@ -106,20 +142,39 @@ START_TEST(dump_after_gc_shows_statics_nodes_and_frames)
 }
 END_TEST
 
-/* GetObjectAge: asked first in the first dump, the Aged object then survives one GC per dump. */
-START_TEST(object_age_counts_collections)
+/*
+ * GetObjectAge in each of the three dumps (one per System.gc()) of the Aged object: first_age,
+ * then one more per collection.  options: the monitor's FXMON_OPTIONS setting.
+ */
+static void check_ages(const char *jdk, const char *options, int first_age)
 {
-    const char *settings[] = {"FXHEAP_DUMP=1", "FXHEAP_AGE=1", NULL}, *args[] = {"list", NULL};
+    const char *settings[] = {"FXHEAP_DUMP=1", "FXHEAP_AGE=1", options, NULL}, *args[] = {"list", NULL};
     jvmrun_result r;
-    run_heap(jdks[_i], settings, args, &r);
+    run_heap(jdk, settings, args, &r);
     ck_assert_int_eq(jvmrun_count(r.log, "ModifyHeapMonitorCapabilities in Initialize hr=0x00000000 enabled=0x1"), 1);
     ck_assert_int_eq(jvmrun_count(r.log, "ModifyHeapMonitorCapabilities after Initialize hr=0x80004005"), 1);
     ck_assert_int_eq(jvmrun_count(r.log, "heap capabilities hr=0x00000000 enabled=0x1"), 1);
-    const char *first = strstr(r.log, "age 0 hr=0x00000000");
-    ck_assert_msg(first, "%s", r.log);
-    const char *second = strstr(first, "age 1 hr=0x00000000");
-    ck_assert_msg(second && strstr(second, "age 2 hr=0x00000000"), "%s", r.log);
+    const char *at = r.log;
+    for (int age = first_age; age < first_age + 3; age++) {
+        char line[64];
+        snprintf(line, sizeof(line), "age %d hr=0x00000000", age);
+        at = strstr(at, line);
+        ck_assert_msg(at, "%s missing\n%s", line, r.log);
+    }
     jvmrun_free(&r);
+}
+
+/* Allocations are tracked (no promise made): the Aged object's birth is known, so it has survived one GC by the first dump. */
+START_TEST(object_age_counts_collections_since_allocation)
+{
+    check_ages(jdks[_i], "FXMON_OPTIONS=0", 1);
+}
+END_TEST
+
+/* Nothing tracked (both DONT_NEED promises): the age counts from the first question, in the first dump. */
+START_TEST(object_age_counts_collections_since_first_asked)
+{
+    check_ages(jdks[_i], "FXMON_OPTIONS=30", 0);
 }
 END_TEST
 
@@ -156,10 +211,14 @@ int main(void)
     TCase *tc = tcase_create("heap");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, every_allocation_at_interval_0, 0, jdk_count);
+    tcase_add_loop_test(tc, vm_allocations_reported_once, 0, jdk_count);
+    tcase_add_loop_test(tc, objects_created_without_a_callback, 0, jdk_count);
+    tcase_add_loop_test(tc, no_counts_after_promising_not_to_need_them, 0, jdk_count);
     tcase_add_loop_test(tc, a_statistical_sample_at_512_kib, 0, jdk_count);
     tcase_add_loop_test(tc, no_allocations_after_promising_not_to_need_them, 0, jdk_count);
     tcase_add_loop_test(tc, dump_after_gc_shows_statics_nodes_and_frames, 0, jdk_count);
-    tcase_add_loop_test(tc, object_age_counts_collections, 0, jdk_count);
+    tcase_add_loop_test(tc, object_age_counts_collections_since_allocation, 0, jdk_count);
+    tcase_add_loop_test(tc, object_age_counts_collections_since_first_asked, 0, jdk_count);
     tcase_add_loop_test(tc, request_heap_dump_without_a_collection, 0, jdk_count);
     tcase_add_loop_test(tc, allocations_and_dumps_under_load, 0, jdk_count);
     suite_add_tcase(s, tc);
