@@ -277,28 +277,38 @@ static void report_frames(report *r, IHeapInfoCallback *cb, const root *roots, s
     }
 }
 
-/* Objects held by java.lang.ref.Finalizer objects that are not references themselves. */
+/*
+ * Objects registered for finalization: the referents of java.lang.ref.Finalizer objects
+ * (HotSpot registers an object when it is created, if its class has a non-empty finalize()),
+ * read with JNI: one instance check per named object.
+ */
 static void report_finalizable(report *r, IHeapInfoCallback *cb)
 {
-    jclass finalizer = (*r->env)->FindClass(r->env, "java/lang/ref/Finalizer");
-    jclass reference = (*r->env)->FindClass(r->env, "java/lang/ref/Reference");
-    jclass queue = (*r->env)->FindClass(r->env, "java/lang/ref/ReferenceQueue");
-    (*r->env)->ExceptionClear(r->env);
+    JNIEnv *env = r->env;
+    jclass finalizer = (*env)->FindClass(env, "java/lang/ref/Finalizer");
+    jclass reference = (*env)->FindClass(env, "java/lang/ref/Reference");
+    jfieldID referent_field = reference ? (*env)->GetFieldID(env, reference, "referent", "Ljava/lang/Object;") : NULL;
+    (*env)->ExceptionClear(env);
     IHeapInfoCallback_BeginContainer(cb, C_RT_FINALIZE, 0, 0);
-    const walk *w = r->w;
+    jvmtiEnv *numbers = jv_heap_env();
     size_t n = 0;
-    for (size_t i = 0; finalizer && reference && queue && i < w->edge_count; i++) {
-        jobject from = r->objects[w->edges[i].from], to = r->objects[w->edges[i].to];
-        if (from && to && (*r->env)->IsInstanceOf(r->env, from, finalizer) &&
-            !(*r->env)->IsInstanceOf(r->env, to, reference) && !(*r->env)->IsInstanceOf(r->env, to, queue) &&
-            scratch_for(r, n + 1))
-            fill(r, n++, w->edges[i].to);
+    for (uint32_t i = 1; finalizer && referent_field && i <= r->named; i++) {
+        if (!r->objects[i] || !(*env)->IsInstanceOf(env, r->objects[i], finalizer))
+            continue;
+        jobject referent = (*env)->GetObjectField(env, r->objects[i], referent_field);
+        jlong tag = 0;
+        uint32_t number = referent && (*numbers)->GetTag(numbers, referent, &tag) == JVMTI_ERROR_NONE
+                              ? number_of_tag(r->w, tag)
+                              : 0;
+        if (number && number <= r->named && scratch_for(r, n + 1))
+            fill(r, n++, number);
+        if (referent)
+            (*env)->DeleteLocalRef(env, referent);
     }
     if (n)
         IHeapInfoCallback_RootReferences(cb, r->refs, (unsigned)n, r->flags);
-    (*r->env)->DeleteLocalRef(r->env, finalizer);
-    (*r->env)->DeleteLocalRef(r->env, reference);
-    (*r->env)->DeleteLocalRef(r->env, queue);
+    (*env)->DeleteLocalRef(env, finalizer);
+    (*env)->DeleteLocalRef(env, reference);
 }
 
 static void report_to(report *r, IHeapInfoCallback *cb)

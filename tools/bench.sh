@@ -7,7 +7,7 @@
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
-# Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 5000000), BENCH_FIB (default 32), BENCH_JAVAC_RUNS (default 1:
+# Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000), BENCH_FIB (default 32), BENCH_JAVAC_RUNS (default 1:
 # the JVMTI row alone takes over a minute), JAVA.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,15 +25,20 @@ trap 'rm -rf "$work"' EXIT
 register() { # register NAME MODULE
   JEVMON_REGISTRY_SYSTEM=$work/$1.reg JEVMON_REGISTRY_USER=$work/user.reg "$build/jevmon-regsvr" "$2" >/dev/null
 }
-register callcount "$build/samples/callcount.so"
+# register_with_options NAME MODULE OPTIONS: the same, with an InitOptions value in the monitor's
+# key (Monitors\<name> is the last key DllRegisterServer writes, so the appended value lands in it).
+register_with_options() {
+  register "$1" "$2"
+  grep '^\[' "$work/$1.reg" | tail -n 1 | grep -q '^\[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\'
+  printf '"InitOptions"=dword:%08x\n' "$3" >>"$work/$1.reg"
+}
+# The callcount rows measure method calls alone: callcount promises both DONT_NEED_ALLOCATION
+# options (0x30), so no allocation is tracked.  With 0xa more (GC_SAFE_METHOD_CALLS |
+# WONT_TOGGLE_METHOD_CALL_EVENTS) the agent instruments method calls instead of using JVMTI events.
+register_with_options callcount "$build/samples/callcount.so" 0x30
+register_with_options callcount-instrumented "$build/samples/callcount.so" 0x3a
 register jevprof "$build/libjevprof.so"
 register heapmon "$build/fixtures/fx_heapmon.so"
-# The same callcount with InitOptions 0xa (GC_SAFE_METHOD_CALLS | WONT_TOGGLE_METHOD_CALL_EVENTS):
-# the agent instruments method calls instead of using JVMTI events.  Monitors\callcount is the
-# last key DllRegisterServer writes, so the appended value lands in it (see registry/callcount-fast.reg).
-register callcount-instrumented "$build/samples/callcount.so"
-grep -q '^\[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\callcount\]$' "$work/callcount-instrumented.reg"
-printf '"InitOptions"=dword:0000000a\n' >>"$work/callcount-instrumented.reg"
 
 # SPECIFIC_METHOD_CALLS with one class enabled: every other method stops at its flag.
 specific="instrumented, only java.lang.String's calls (CALLCOUNT_CLASS)"
@@ -89,7 +94,7 @@ table "fib($fib)" "$runs" \
 # Allocations: the heap test monitor (tests/fixtures/fx_heapmon.c) counting, under a lock, the
 # objects of HeapWorkload's classes that OnObjectAllocated reports, at three sampling intervals;
 # then no callback (ClassInformation's counts only) and both DONT_NEED_ALLOCATION promises.
-heap="HeapWorkload alloc ${BENCH_ALLOCATIONS:-5000000}"
+heap="HeapWorkload alloc ${BENCH_ALLOCATIONS:-20000000}"
 table "allocations ($heap)" "$runs" \
   "no agent|-|" \
   "allocation callback, interval 0 (every allocation)|heapmon|FXHEAP_ALLOC=1 FXHEAP_CLASS=HeapWorkload" \

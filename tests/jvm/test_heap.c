@@ -130,6 +130,9 @@ START_TEST(dump_after_gc_shows_statics_nodes_and_frames)
     ck_assert_msg(jvmrun_count(r.log, "dump objects=") >= 3, "%s", r.log);
     ck_assert_msg(jvmrun_count(r.log, "nodes=1000 nextrefs=999 static_head=1 local_array=HeapWorkload.holdLocal(") >= 3,
                   "%s", r.log);
+    /* the object waiting for finalization, and the JVM's own JNI globals (it always holds some) */
+    ck_assert_msg(jvmrun_count(r.log, "finalizable=1 jni_globals=") >= 3, "%s", r.log);
+    ck_assert_msg(jvmrun_count(r.log, "jni_globals=0\n") == 0, "%s", r.log);
     /* every container type has a description; an unknown one fails */
     for (int type = 1; type <= 14; type++) {
         char line[64];

@@ -7,8 +7,8 @@ import java.util.concurrent.CountDownLatch;
  * Programs for the heap monitor's end-to-end tests; the first argument picks one.
  *   alloc N       allocates N HeapWorkload$Counted objects (each escapes into a ring)
  *   reflect N     allocates N one-element HeapWorkload$Counted[] arrays through reflection (made by the VM)
- *   list          a 1000-node list in a static field, an Aged object, a thread holding a Marker
- *                 array in a local variable, and three System.gc() calls
+ *   list          a 1000-node list in a static field, an Aged and a Finalizable object, a thread
+ *                 holding a Marker array in a local variable, and three System.gc() calls
  *   stress        eight threads allocating while the main thread collects garbage
  */
 public class HeapWorkload {
@@ -35,6 +35,22 @@ public class HeapWorkload {
 
     static class Marker {
     }
+
+    /**
+     * Registered for finalization when created (HotSpot ignores an empty finalize(), hence the
+     * count); kept reachable, so it waits as long as the program runs.
+     */
+    static class Finalizable {
+        static int finalized;
+
+        @SuppressWarnings({"deprecation", "removal"})
+        @Override
+        protected void finalize() {
+            finalized++;
+        }
+    }
+
+    static Finalizable finalizable;
 
     static void alloc(int n) {
         for (int i = 0; i < n; i++) {
@@ -66,6 +82,7 @@ public class HeapWorkload {
         }
         head = h;
         aged = new Aged();
+        finalizable = new Finalizable();
         CountDownLatch ready = new CountDownLatch(1), release = new CountDownLatch(1);
         Thread holder = new Thread(() -> {
             try {
