@@ -1,0 +1,121 @@
+/*
+ * posix_sample.c - taking another thread's registers (platform.h): SIGPROF to the thread
+ * with tgkill; its handler records the interrupted ip and sp and runs the caller's hook.
+ *
+ * One request is out at a time.  Its state word holds the target's kernel thread id with
+ * the phase, so a handler claims the request with one compare-and-swap that can succeed
+ * only on the thread it is meant for, only while the sampler still waits: a signal that
+ * arrives late, after the sampler gave up, finds nothing to claim and returns.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "platform/platform.h"
+
+enum { PHASE_ASKED = 1, PHASE_RUNNING = 2, PHASE_DONE = 3 };
+
+static struct {
+    _Atomic uint64_t state; /* tid << 2 | phase; 0 when no request is out */
+    plat_sample_hook hook;
+    void *arg;
+    uint64_t ip, sp;
+} request;
+static plat_mutex *one_request;
+
+static uint64_t state_of(pid_t tid, int phase)
+{
+    return (uint64_t)tid << 2 | (uint64_t)phase;
+}
+
+static void on_sample_signal(int sig, siginfo_t *info, void *context)
+{
+    (void)sig;
+    int saved_errno = errno;
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    uint64_t asked = state_of(self, PHASE_ASKED);
+    if (info->si_code == SI_TKILL && info->si_pid == getpid() &&
+        atomic_compare_exchange_strong(&request.state, &asked, state_of(self, PHASE_RUNNING))) {
+        const mcontext_t *m = &((const ucontext_t *)context)->uc_mcontext;
+#if defined(__x86_64__)
+        request.ip = (uint64_t)m->gregs[REG_RIP];
+        request.sp = (uint64_t)m->gregs[REG_RSP];
+#elif defined(__aarch64__)
+        request.ip = m->pc;
+        request.sp = m->sp;
+#else
+#error "posix_sample.c: the registers of this architecture are not known"
+#endif
+        if (request.hook)
+            request.hook(context, request.arg);
+        atomic_store(&request.state, state_of(self, PHASE_DONE));
+    }
+    errno = saved_errno;
+}
+
+int plat_sample_init(void)
+{
+    struct sigaction old, action;
+    if (sigaction(SIGPROF, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL
+                                                                         : old.sa_handler != SIG_DFL &&
+                                                                               old.sa_handler != SIG_IGN)) {
+        jv_log("SIGPROF already has a handler (another profiler?); samples are taken through JVMTI only");
+        return 0;
+    }
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_sample_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (!(one_request = plat_mutex_create()) || sigaction(SIGPROF, &action, NULL) != 0) {
+        jv_log("could not install the SIGPROF handler (%s); samples are taken through JVMTI only", strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs)
+{
+    if (!one_request || !os_tid)
+        return 0;
+    pid_t tid = (pid_t)os_tid;
+    int answered = 0;
+    plat_mutex_lock(one_request);
+    request.hook = hook;
+    request.arg = arg;
+    atomic_store(&request.state, state_of(tid, PHASE_ASKED));
+    if (syscall(SYS_tgkill, getpid(), tid, SIGPROF) == 0) {
+        uint64_t deadline = plat_now_ns() + (uint64_t)timeout_ms * 1000000u;
+        for (unsigned spins = 0;; spins++) {
+            uint64_t now = atomic_load(&request.state), asked = state_of(tid, PHASE_ASKED);
+            if (now == state_of(tid, PHASE_DONE)) {
+                answered = 1;
+                break;
+            }
+            /* Give up only while the handler has not claimed the request: once it runs, the
+             * hook may be writing to the caller's memory, and it finishes without blocking. */
+            if (now == asked && plat_now_ns() > deadline &&
+                atomic_compare_exchange_strong(&request.state, &asked, 0))
+                break;
+            if (spins < 64)
+                sched_yield();
+            else {
+                struct timespec pause = {0, 20000};
+                nanosleep(&pause, NULL);
+            }
+        }
+    }
+    atomic_store(&request.state, 0);
+    if (answered) {
+        regs->ip = request.ip;
+        regs->sp = request.sp;
+        regs->hooked = hook != NULL;
+    }
+    plat_mutex_unlock(one_request);
+    return answered;
+}
