@@ -2,10 +2,11 @@
  * posix_sample.c - taking another thread's registers (platform.h): SIGPROF to the thread
  * with tgkill; its handler records the interrupted ip and sp and runs the caller's hook.
  *
- * One request is out at a time.  Its state word holds the target's kernel thread id with
- * the phase, so a handler claims the request with one compare-and-swap that can succeed
- * only on the thread it is meant for, only while the sampler still waits: a signal that
- * arrives late, after the sampler gave up, finds nothing to claim and returns.
+ * Each sampling thread takes one of a few request slots, so samplers do not wait for each
+ * other.  A slot's state word holds the target's kernel thread id with the phase, so a
+ * handler claims a request with one compare-and-swap that can succeed only on the thread
+ * it is meant for and only while the sampler still waits: a signal that arrives late,
+ * after the sampler gave up, finds nothing to claim and returns.
  */
 #include <errno.h>
 #include <sched.h>
@@ -20,14 +21,18 @@
 #include "platform/platform.h"
 
 enum { PHASE_ASKED = 1, PHASE_RUNNING = 2, PHASE_DONE = 3 };
+#define SLOTS 8
 
-static struct {
+typedef struct request {
+    atomic_int taken;       /* a sampler owns the slot */
     _Atomic uint64_t state; /* tid << 2 | phase; 0 when no request is out */
     plat_sample_hook hook;
     void *arg;
     uint64_t ip, sp;
 } request;
-static plat_mutex *one_request;
+
+static request requests[SLOTS];
+static int installed;
 
 static uint64_t state_of(pid_t tid, int phase)
 {
@@ -39,22 +44,26 @@ static void on_sample_signal(int sig, siginfo_t *info, void *context)
     (void)sig;
     int saved_errno = errno;
     pid_t self = (pid_t)syscall(SYS_gettid);
-    uint64_t asked = state_of(self, PHASE_ASKED);
-    if (info->si_code == SI_TKILL && info->si_pid == getpid() &&
-        atomic_compare_exchange_strong(&request.state, &asked, state_of(self, PHASE_RUNNING))) {
+    if (info->si_code != SI_TKILL || info->si_pid != getpid())
+        return;
+    for (int i = 0; i < SLOTS; i++) {
+        request *r = &requests[i];
+        uint64_t asked = state_of(self, PHASE_ASKED);
+        if (!atomic_compare_exchange_strong(&r->state, &asked, state_of(self, PHASE_RUNNING)))
+            continue;
         const mcontext_t *m = &((const ucontext_t *)context)->uc_mcontext;
 #if defined(__x86_64__)
-        request.ip = (uint64_t)m->gregs[REG_RIP];
-        request.sp = (uint64_t)m->gregs[REG_RSP];
+        r->ip = (uint64_t)m->gregs[REG_RIP];
+        r->sp = (uint64_t)m->gregs[REG_RSP];
 #elif defined(__aarch64__)
-        request.ip = m->pc;
-        request.sp = m->sp;
+        r->ip = m->pc;
+        r->sp = m->sp;
 #else
 #error "posix_sample.c: the registers of this architecture are not known"
 #endif
-        if (request.hook)
-            request.hook(context, request.arg);
-        atomic_store(&request.state, state_of(self, PHASE_DONE));
+        if (r->hook)
+            r->hook(context, r->arg);
+        atomic_store(&r->state, state_of(self, PHASE_DONE));
     }
     errno = saved_errno;
 }
@@ -72,50 +81,65 @@ int plat_sample_init(void)
     action.sa_sigaction = on_sample_signal;
     action.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&action.sa_mask);
-    if (!(one_request = plat_mutex_create()) || sigaction(SIGPROF, &action, NULL) != 0) {
+    if (sigaction(SIGPROF, &action, NULL) != 0) {
         jv_log("could not install the SIGPROF handler (%s); samples are taken through JVMTI only", strerror(errno));
         return 0;
     }
+    installed = 1;
     return 1;
+}
+
+static void pause_briefly(unsigned round)
+{
+    if (round < 64)
+        sched_yield();
+    else {
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+static request *take_slot(void)
+{
+    for (unsigned round = 0;; round++) {
+        for (int i = 0; i < SLOTS; i++)
+            if (!atomic_load(&requests[i].taken) && !atomic_exchange(&requests[i].taken, 1))
+                return &requests[i];
+        pause_briefly(round); /* more samplers than slots: wait for one */
+    }
 }
 
 int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs)
 {
-    if (!one_request || !os_tid)
+    if (!installed || !os_tid)
         return 0;
     pid_t tid = (pid_t)os_tid;
     int answered = 0;
-    plat_mutex_lock(one_request);
-    request.hook = hook;
-    request.arg = arg;
-    atomic_store(&request.state, state_of(tid, PHASE_ASKED));
+    request *r = take_slot();
+    r->hook = hook;
+    r->arg = arg;
+    atomic_store(&r->state, state_of(tid, PHASE_ASKED));
     if (syscall(SYS_tgkill, getpid(), tid, SIGPROF) == 0) {
         uint64_t deadline = plat_now_ns() + (uint64_t)timeout_ms * 1000000u;
-        for (unsigned spins = 0;; spins++) {
-            uint64_t now = atomic_load(&request.state), asked = state_of(tid, PHASE_ASKED);
+        for (unsigned round = 0;; round++) {
+            uint64_t now = atomic_load(&r->state), asked = state_of(tid, PHASE_ASKED);
             if (now == state_of(tid, PHASE_DONE)) {
                 answered = 1;
                 break;
             }
             /* Give up only while the handler has not claimed the request: once it runs, the
              * hook may be writing to the caller's memory, and it finishes without blocking. */
-            if (now == asked && plat_now_ns() > deadline &&
-                atomic_compare_exchange_strong(&request.state, &asked, 0))
+            if (now == asked && plat_now_ns() > deadline && atomic_compare_exchange_strong(&r->state, &asked, 0))
                 break;
-            if (spins < 64)
-                sched_yield();
-            else {
-                struct timespec pause = {0, 20000};
-                nanosleep(&pause, NULL);
-            }
+            pause_briefly(round);
         }
     }
-    atomic_store(&request.state, 0);
+    atomic_store(&r->state, 0);
     if (answered) {
-        regs->ip = request.ip;
-        regs->sp = request.sp;
+        regs->ip = r->ip;
+        regs->sp = r->sp;
         regs->hooked = hook != NULL;
     }
-    plat_mutex_unlock(one_request);
+    atomic_store(&r->taken, 0);
     return answered;
 }
