@@ -5,6 +5,7 @@
  *                       a, b and c run the same loop body 6, 3 and 1 million times a round
  *   sleep-gc SECONDS    thread "sleeper" sleeps; thread "collector" calls System.gc() in a loop
  *   threads N SECONDS   N threads, thread i spinning in its own method t<i>
+ *   fibs N K            N threads each computing fib(K): a fixed amount of work, for `make bench`
  *
  * Each mode prints what it did when done.
  */
@@ -110,11 +111,27 @@ public class SamplingWorkload {
         System.out.println("threads " + count + " done");
     }
 
+    static int fib(int n) {
+        return n < 2 ? n : fib(n - 1) + fib(n - 2);
+    }
+
+    static void fibs(int count, int n) throws InterruptedException {
+        Thread[] all = new Thread[count];
+        for (int i = 0; i < count; i++) {
+            all[i] = new Thread(() -> sink += fib(n), "fib-" + i);
+            all[i].start();
+        }
+        for (Thread t : all)
+            t.join();
+        System.out.println("fibs " + count + " x fib(" + n + ") done");
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
             case "sleep-gc": sleepAndCollect(args[1]); break;
             case "threads": threads(Integer.parseInt(args[1]), args[2]); break;
+            case "fibs": fibs(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
