@@ -5,7 +5,8 @@
  *   - shares: a, b and c run 60/30/10 of the time; the samples say so within 5 points, and
  *     nearly all are exact (the stack walk and the code map agree).  JFR's execution sampler
  *     records the same workload at the same rate; both are printed side by side.
- *   - a sleeping thread is BLOCKING; a thread in System.gc() is GC when sampled there.
+ *   - a sleeping thread is BLOCKING; a thread in System.gc() is GC when sampled there; the
+ *     sampler's own thread is PROFILER.
  *   - every method the JVM reports compiled maps back from its code (JITCompiledMethodInformation
  *     through the code map); IDs that are no threads' fail cleanly.
  *   - 16 threads sampled from 2 sampler threads for 10 s: the JVM ends normally, and no
@@ -160,7 +161,7 @@ END_TEST
 /* ---- BLOCKING and GC -------------------------------------------------------------------------- */
 
 typedef struct places {
-    unsigned long long sleep_all, sleep_blocking, gc_all, gc_in_gc, gc_anywhere;
+    unsigned long long sleep_all, sleep_blocking, gc_all, gc_in_gc, gc_anywhere, profiler;
 } places;
 
 static void add_place(const sample_line *l, void *arg)
@@ -175,6 +176,7 @@ static void add_place(const sample_line *l, void *arg)
         p->gc_in_gc += l->location == 3 ? l->n : 0;
     }
     p->gc_anywhere += l->location == 3 ? l->n : 0;
+    p->profiler += l->location == 8 ? l->n : 0;
 }
 
 START_TEST(sleeping_is_blocking_and_collecting_is_gc)
@@ -183,7 +185,7 @@ START_TEST(sleeping_is_blocking_and_collecting_is_gc)
     jvmrun_result r;
     run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
     ck_assert_int_eq(r.exit_code, 0);
-    places p = {0, 0, 0, 0, 0};
+    places p = {0, 0, 0, 0, 0, 0};
     each_sample(r.log, add_place, &p);
     printf("JDK %d: Thread.sleep %llu samples, %llu BLOCKING; Runtime.gc %llu samples, %llu GC; GC in all %llu\n", _i,
            p.sleep_all, p.sleep_blocking, p.gc_all, p.gc_in_gc, p.gc_anywhere);
@@ -192,6 +194,7 @@ START_TEST(sleeping_is_blocking_and_collecting_is_gc)
     ck_assert_uint_ge(p.sleep_blocking, p.sleep_all * 95 / 100);
     ck_assert_uint_gt(p.gc_all, 20);
     ck_assert_uint_gt(p.gc_in_gc, 0);
+    ck_assert_uint_gt(p.profiler, 0); /* the sampler thread, sampling itself among the threads it knows */
     jvmrun_free(&r);
 }
 END_TEST
@@ -212,6 +215,7 @@ START_TEST(compiled_methods_map_back_and_bad_ids_fail)
     ck_assert_uint_gt(compiled, 20);
     ck_assert_uint_eq(mapped, compiled);
     ck_assert_int_eq(jvmrun_count(r.log, "bad-input 6 of 6"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "identity 1"), 1); /* IJevmonSampling is the IDInfo object's */
     jvmrun_free(&r);
 }
 END_TEST
