@@ -6,10 +6,11 @@
  * other.  A slot's state word holds the target's kernel thread id with the phase, so a
  * handler claims a request with one compare-and-swap that can succeed only on the thread
  * it is meant for and only while the sampler still waits: a signal that arrives late,
- * after the sampler gave up, finds nothing to claim and returns.
+ * after the sampler gave up, finds nothing to claim and returns.  The sampler sleeps on a
+ * futex the handler wakes, so that it leaves the CPU to the thread it waits for.
  */
 #include <errno.h>
-#include <sched.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -26,6 +27,7 @@ enum { PHASE_ASKED = 1, PHASE_RUNNING = 2, PHASE_DONE = 3 };
 typedef struct request {
     atomic_int taken;       /* a sampler owns the slot */
     _Atomic uint64_t state; /* tid << 2 | phase; 0 when no request is out */
+    atomic_int answered;    /* the futex word: 1 once the handler is done */
     plat_sample_hook hook;
     void *arg;
     uint64_t ip, sp;
@@ -64,6 +66,8 @@ static void on_sample_signal(int sig, siginfo_t *info, void *context)
         if (r->hook)
             r->hook(context, r->arg);
         atomic_store(&r->state, state_of(self, PHASE_DONE));
+        atomic_store(&r->answered, 1);
+        syscall(SYS_futex, &r->answered, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
     errno = saved_errno;
 }
@@ -89,24 +93,21 @@ int plat_sample_init(void)
     return 1;
 }
 
-static void pause_briefly(unsigned round)
-{
-    if (round < 64)
-        sched_yield();
-    else {
-        struct timespec pause = {0, 20000};
-        nanosleep(&pause, NULL);
-    }
-}
-
 static request *take_slot(void)
 {
-    for (unsigned round = 0;; round++) {
+    for (;;) {
         for (int i = 0; i < SLOTS; i++)
             if (!atomic_load(&requests[i].taken) && !atomic_exchange(&requests[i].taken, 1))
                 return &requests[i];
-        pause_briefly(round); /* more samplers than slots: wait for one */
+        plat_sleep_ms(1); /* more samplers than slots: wait for one */
     }
+}
+
+/* Sleeps until the handler says it is done, or for at most ns (0: no limit). */
+static void wait_for_answer(request *r, uint64_t ns)
+{
+    struct timespec limit = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    syscall(SYS_futex, &r->answered, FUTEX_WAIT_PRIVATE, 0, ns ? &limit : NULL, NULL, 0);
 }
 
 int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs)
@@ -118,20 +119,21 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
     request *r = take_slot();
     r->hook = hook;
     r->arg = arg;
+    atomic_store(&r->answered, 0);
     atomic_store(&r->state, state_of(tid, PHASE_ASKED));
     if (syscall(SYS_tgkill, getpid(), tid, SIGPROF) == 0) {
         uint64_t deadline = plat_now_ns() + (uint64_t)timeout_ms * 1000000u;
-        for (unsigned round = 0;; round++) {
-            uint64_t now = atomic_load(&r->state), asked = state_of(tid, PHASE_ASKED);
+        for (;;) {
+            uint64_t now = atomic_load(&r->state), asked = state_of(tid, PHASE_ASKED), time = plat_now_ns();
             if (now == state_of(tid, PHASE_DONE)) {
                 answered = 1;
                 break;
             }
             /* Give up only while the handler has not claimed the request: once it runs, the
              * hook may be writing to the caller's memory, and it finishes without blocking. */
-            if (now == asked && plat_now_ns() > deadline && atomic_compare_exchange_strong(&r->state, &asked, 0))
+            if (now == asked && time >= deadline && atomic_compare_exchange_strong(&r->state, &asked, 0))
                 break;
-            pause_briefly(round);
+            wait_for_answer(r, now == asked && time < deadline ? deadline - time : 0);
         }
     }
     atomic_store(&r->state, 0);
