@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "class.h"
+#include "codemap.h"
 #include "discovery.h"
 #include "enable.h"
 #include "dispatch.h"
@@ -111,6 +112,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     jv_dispatch_init();
     jv_heap_init(vm);
     jv_methods_init();
+    jv_codemap_init();
     jv_threads_init();
     jv_objects_init();
     plat_com_init();

@@ -1,11 +1,13 @@
 /*
  * events.c - JVMTI capabilities and callbacks, and switching JVMTI events on and off as
  * the monitors' masks change.  Class, thread, GC, JIT and life-cycle events are handled
- * here; method calls in event_method.c, exceptions in exception.c.
+ * here; method calls in event_method.c, exceptions in exception.c.  Compiled-method and
+ * dynamic-code events feed the code map (codemap.c) from VMInit on, whatever the masks.
  */
 #include <string.h>
 
 #include "class.h"
+#include "codemap.h"
 #include "dispatch.h"
 #include "events.h"
 #include "exception.h"
@@ -14,6 +16,7 @@
 #include "method.h"
 #include "monitors.h"
 #include "platform/platform.h"
+#include "sample.h"
 #include "thread.h"
 #include "thread_name.h"
 #include "unload.h"
@@ -28,20 +31,19 @@ typedef struct event_route {
 
 static event_route routes[] = { /* the method rows change when calls are instrumented */
     {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVM_MONITOR_CLASS_LOADS},
-    {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_CLASS_LOAD, JVM_MONITOR_SAMPLING}, /* AsyncGetCallTrace walks only while ClassLoad is on */
+    {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING}, /* sampling: jmethodIDs for AGCT */
     {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_METHOD_ENTRY, METHOD_BITS},
     {JVMTI_EVENT_METHOD_EXIT, METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_SINGLE_STEP, JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION},
-    {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVM_MONITOR_JIT_COMPILATION},
-    {JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVM_MONITOR_JIT_COMPILATION},
     {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
-    {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS},
-    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS}, /* and heap dumps, ages */
+    {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* GC location */
+    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* and heap dumps, ages */
     {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
     {JVMTI_EVENT_VM_OBJECT_ALLOC, 0},
-    {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS},
+    {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING}, /* sampling: each thread's OS id */
     {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
     {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS},
     {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
@@ -73,6 +75,7 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     caps->can_get_line_numbers = 1;
     caps->can_get_bytecodes = 1;
     caps->can_get_monitor_info = 1; /* GetMonitorUsage */
+    caps->can_generate_compiled_method_load_events = 1; /* the code map */
     if (instrumented) {
         if (categories & METHOD_BITS)
             jv_instrument_capabilities(caps);
@@ -86,11 +89,9 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
         caps->can_generate_exception_events = 1;
     if (categories & JVM_MONITOR_CLASS_LOADS)
         caps->can_generate_object_free_events = 1;
-    if (categories & JVM_MONITOR_JIT_COMPILATION)
-        caps->can_generate_compiled_method_load_events = 1;
     if (categories & (JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION))
         caps->can_generate_single_step_events = 1;
-    if (categories & JVM_MONITOR_GARBAGE_COLLECTIONS)
+    if (categories & (JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING))
         caps->can_generate_garbage_collection_events = 1;
     if (categories & JVM_MONITOR_THREADS)
         jv_thread_names_capabilities(caps);
@@ -174,6 +175,12 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
         jv_instrument_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
 }
 
+/* Does nothing: HotSpot's AsyncGetCallTrace refuses to walk unless some agent listens to class loads. */
+static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
+{
+    (void)jvmti, (void)env, (void)thread, (void)klass;
+}
+
 static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
 {
     (void)jvmti, (void)thread;
@@ -195,8 +202,9 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
     JNIEnv *env = jv_jni();
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
+    jv_codemap_add_compiled(method, code_addr, (size_t)code_size);
     MethodID id = jv_method_id(env, method);
-    jv_method_set_code(method, code_addr, code_size);
+    jv_method_set_code(method, code_addr);
     if (id) {
         /* JVMTI reports only finished compilations: STARTED is delivered right before FINISHED. */
         jv_notify(JVM_MONITOR_JIT_COMPILATION, JVM_EVENT_TYPE_JIT_COMPILE_STARTED, id);
@@ -207,14 +215,35 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, j
 
 static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
-    (void)jvmti, (void)code_addr;
-    jv_method_set_code(method, NULL, 0);
+    (void)jvmti;
+    jv_codemap_remove_compiled(method, code_addr);
+}
+
+static void JNICALL on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, const void *address, jint length)
+{
+    (void)jvmti;
+    jv_codemap_add_stub(name, address, (size_t)length);
+}
+
+/* From VMInit on: the code map's events, and what was generated before (GenerateEvents). */
+static void start_code_map(jvmtiEnv *jvmti)
+{
+    static const jvmtiEvent events[] = {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+                                        JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
+    for (size_t i = 0; i < sizeof(events) / sizeof(*events); i++)
+        if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE &&
+            events[i] != JVMTI_EVENT_COMPILED_METHOD_UNLOAD)
+            jv_log("the JVM sends no %s events; samples in generated code are not mapped",
+                   events[i] == JVMTI_EVENT_COMPILED_METHOD_LOAD ? "CompiledMethodLoad" : "DynamicCodeGenerated");
+    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 }
 
 static void JNICALL on_gc_start(jvmtiEnv *jvmti)
 {
     (void)jvmti;
     jv_dispatch d;
+    jv_sample_gc(1);
     jv_vm_enter_gc_callback();
     jv_dispatch_begin(&d, NULL);
     jv_notify(JVM_MONITOR_GARBAGE_COLLECTIONS, JVM_EVENT_TYPE_GC_STARTED, 0);
@@ -232,6 +261,7 @@ static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
     jv_heap_gc_finished();
     jv_dispatch_end(&d);
     jv_vm_leave_gc_callback();
+    jv_sample_gc(0);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
@@ -280,6 +310,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         }
         (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
     }
+    jv_sample_start(env);
+    start_code_map(jvmti);
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     for (size_t i = 0; i < jv_monitors.count; i++)
@@ -313,6 +345,7 @@ int jv_events_setup(void)
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
     cb.ClassFileLoadHook = on_class_file_load_hook;
+    cb.ClassLoad = on_class_load;
     cb.ClassPrepare = on_class_prepare;
     cb.ObjectFree = jv_on_object_free;
     cb.SingleStep = jv_on_single_step;
@@ -320,6 +353,7 @@ int jv_events_setup(void)
     cb.MethodExit = jv_on_method_exit;
     cb.CompiledMethodLoad = on_compiled_method_load;
     cb.CompiledMethodUnload = on_compiled_method_unload;
+    cb.DynamicCodeGenerated = on_dynamic_code_generated;
     cb.Exception = jv_on_exception;
     cb.ExceptionCatch = jv_on_exception_catch;
     cb.GarbageCollectionStart = on_gc_start;

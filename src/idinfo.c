@@ -1,7 +1,8 @@
 /*
  * idinfo.c - the IDInfo COM object: IUnknown, event masks, profiling capabilities and
  * the initialization options of IJavaEventMonitorIDInfo4.  One vtable serves all four
- * interface versions, since each extends the one before.
+ * interface versions, since each extends the one before; IJevmonSampling is a second
+ * interface of the same object.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 struct jv_idinfo {
     IJavaEventMonitorIDInfo4 IJavaEventMonitorIDInfo4_iface;
+    IJevmonSampling IJevmonSampling_iface;
     _Atomic LONG ref;
     jv_monitor *_Atomic owner; /* NULL once the monitor was shut down */
 };
@@ -41,6 +43,11 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
     }
     if (IsEqualIID(riid, &IID_IJavaHeapMonitor) || IsEqualIID(riid, &IID_IJavaHeapMonitor2))
         return jv_heap_monitor_create(iface, ppv);
+    if (IsEqualIID(riid, &IID_IJevmonSampling)) {
+        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling_iface;
+        IJavaEventMonitorIDInfo4_AddRef(iface);
+        return S_OK;
+    }
     *ppv = NULL;
     return E_NOINTERFACE;
 }
@@ -170,12 +177,42 @@ static const IJavaEventMonitorIDInfo4Vtbl idinfo_vtbl = {
     idinfo_SetMonitorInitializationOptions,
 };
 
+/* ---- IJevmonSampling: its IUnknown is the object's ---------------------------------------------- */
+
+static inline jv_idinfo *impl_from_IJevmonSampling(IJevmonSampling *iface)
+{
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling_iface));
+}
+
+static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling *iface, REFIID riid, void **ppv)
+{
+    return idinfo_QueryInterface(&impl_from_IJevmonSampling(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
+}
+
+static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling *iface)
+{
+    return idinfo_AddRef(&impl_from_IJevmonSampling(iface)->IJavaEventMonitorIDInfo4_iface);
+}
+
+static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling *iface)
+{
+    return idinfo_Release(&impl_from_IJevmonSampling(iface)->IJavaEventMonitorIDInfo4_iface);
+}
+
+static const IJevmonSamplingVtbl sampling_vtbl = {
+    sampling_QueryInterface,
+    sampling_AddRef,
+    sampling_Release,
+    sampling_SampleThreadLocation64,
+};
+
 jv_idinfo *jv_idinfo_create(jv_monitor *owner)
 {
     jv_idinfo *info = calloc(1, sizeof(*info));
     if (!info)
         return NULL;
     info->IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
+    info->IJevmonSampling_iface.lpVtbl = &sampling_vtbl;
     atomic_store(&info->ref, 1);
     atomic_store(&info->owner, owner);
     return info;

@@ -1,6 +1,7 @@
 /*
  * method.c - the method table and its lock-free jmethodID index (see method.h), and the
- * IDInfo methods about methods: MethodInformation, InterpretedMethodInformation.
+ * IDInfo methods about methods: MethodInformation, InterpretedMethodInformation,
+ * JITCompiledMethodInformation.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "class.h"
+#include "codemap.h"
 #include "idinfo_methods.h"
 #include "ids.h"
 #include "instrument.h"
@@ -216,13 +218,11 @@ HRESULT STDMETHODCALLTYPE idinfo_InterpretedMethodInformation(IJavaEventMonitorI
     return *ppbyte_codes ? S_OK : E_OUTOFMEMORY;
 }
 
-void jv_method_set_code(jmethodID jmethod, const void *code, jint size)
+void jv_method_set_code(jmethodID jmethod, const void *code)
 {
     jv_method *m = jv_method_entry(index_lookup(jmethod));
-    if (!m)
-        return;
-    atomic_store(&m->code_size, code ? size : 0);
-    atomic_store(&m->code, code);
+    if (m)
+        atomic_store(&m->code, code);
 }
 
 HRESULT STDMETHODCALLTYPE idinfo_JITCompiledMethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id,
@@ -231,12 +231,15 @@ HRESULT STDMETHODCALLTYPE idinfo_JITCompiledMethodInformation(IJavaEventMonitorI
     (void)iface;
     jv_method *m = jv_method_get(method_id);
     const void *code = m ? atomic_load(&m->code) : NULL;
-    jint size = m ? atomic_load(&m->code_size) : 0;
-    if (!code || size <= 0 || !pjit_code_length || !ppjit_code)
-        return E_FAIL; /* not compiled, or the compilation was not reported (JIT_COMPILATION off) */
-    if (!(*ppjit_code = CoTaskMemAlloc((size_t)size)))
+    jv_code_range range;
+    /* The code map has the size, and knows whether the code was unloaded or its memory reused since. */
+    if (!code || !pjit_code_length || !ppjit_code || jv_codemap_find((uintptr_t)code, &range) != JV_CODE_COMPILED ||
+        range.method != m->jmethod || range.start != (uintptr_t)code)
+        return E_FAIL; /* not compiled (now), or not since the agent started listening */
+    size_t size = range.end - range.start;
+    if (!(*ppjit_code = CoTaskMemAlloc(size)))
         return E_OUTOFMEMORY;
-    memcpy(*ppjit_code, code, (size_t)size);
+    memcpy(*ppjit_code, code, size);
     *pjit_code_length = (unsigned)size;
     return S_OK;
 }

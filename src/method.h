@@ -26,8 +26,7 @@ typedef struct jv_method {
     jmethodID jmethod;
     ClassID class_id;
     _Atomic uint32_t specific_monitors; /* bit i: monitor i enabled this method with EnableMethodCallEvents */
-    const void *_Atomic code;           /* JIT-compiled code, once CompiledMethodLoad reported it */
-    _Atomic jint code_size;
+    const void *_Atomic code;           /* its latest JIT-compiled code; the code map says if it is still there */
     jv_method_code *_Atomic stepping; /* read on the first step into the method */
     _Atomic uint32_t bridge_int;      /* instrumented path: its latest method int + 1, 0 before its first call */
 } jv_method;
@@ -43,8 +42,8 @@ MethodID jv_method_id(JNIEnv *env, jmethodID jmethod);
 jv_method *jv_method_get(MethodID id);
 /* The method's bytecodes and line table, read from the JVM the first time; NULL on failure. */
 const jv_method_code *jv_method_code_of(jv_method *m);
-/* Records (or, with code NULL, forgets) the compiled code of a method. */
-void jv_method_set_code(jmethodID jmethod, const void *code, jint size);
+/* Records the latest compiled code of a method (CompiledMethodLoad). */
+void jv_method_set_code(jmethodID jmethod, const void *code);
 /* The entry behind a MethodID the bridge made itself (no liveness check): for the method-call path. */
 jv_method *jv_method_entry(MethodID id);
 

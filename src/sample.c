@@ -1,29 +1,218 @@
 /*
- * sample.c - SampleThreadLocation from JVMTI's view of the thread: its state, and the
- * method and bytecode offset of its innermost frame.  JVMTI reports a running thread's
- * frame at its next safepoint, so such samples are marked less than exact.
+ * sample.c - SampleThreadLocation and IJevmonSampling::SampleThreadLocation64: what a
+ * thread executes right now, how sure that is (accuracy), and what kind of place it is in.
+ *
+ * A thread JVMTI shows waiting, sleeping, parked or blocked on a monitor is BLOCKING, and
+ * JVMTI's frame for it is exact.  Any other thread is interrupted where it runs
+ * (plat_sample_thread): its ip is looked up in the code map, and where the platform runs
+ * code on the interrupted thread and the JVM exports AsyncGetCallTrace, its Java stack is
+ * walked there, which names the method even inside inlined code and between safepoints.
+ * When neither names a method, JVMTI's frame is used: it is taken at the thread's next
+ * safepoint, so it is right about the method but biased toward where safepoints are.
  */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "codemap.h"
+#include "dispatch.h"
 #include "idinfo_methods.h"
 #include "ids.h"
 #include "method.h"
+#include "platform/platform.h"
+#include "sample.h"
 #include "thread.h"
 
-/* Accuracy of a JVMTI frame sample: right method, but biased toward safepoints. */
-#define SAFEPOINT_ACCURACY ((JVM_METHOD_SAMPLE_ACCURACY)50)
+/* Accuracy, from the sources that agree down to JVMTI's safepoint view. */
+#define WALK_AND_CODE_AGREE ((int)JVM_SAMPLE_EXACT) /* AsyncGetCallTrace's method owns the code at ip */
+#define WALK_ONLY 90       /* ip in other code: an inlining method's, a stub's, the VM's; the walk names the Java frame */
+#define COMPILED_CODE 80   /* ip in a compiled method with no walk: an inlined callee may be the one running */
+#define SAFEPOINT_VIEW 50  /* JVMTI's frame of a running thread */
 
-static JVM_METHOD_SAMPLE_LOCATION location_of_state(jint state)
+/* How long a sampled thread has to answer the signal before JVMTI's view is used instead. */
+#define ANSWER_TIMEOUT_MS 50
+#define WALK_DEPTH 1024 /* frames walked (16 KiB, on the sampling thread's stack) */
+
+/* HotSpot's AsyncGetCallTrace (not in any header): frames innermost first, lineno the bci. */
+typedef struct agct_frame {
+    jint lineno;
+    jmethodID method_id;
+} agct_frame;
+typedef struct agct_trace {
+    JNIEnv *env_id;
+    jint num_frames; /* negative: why there is no walk; AGCT_GC_ACTIVE during a collection */
+    agct_frame *frames;
+} agct_trace;
+typedef void (*agct_function)(agct_trace *trace, jint depth, void *ucontext);
+#define AGCT_GC_ACTIVE (-2)
+
+static agct_function async_get_call_trace;
+static int can_interrupt;
+static atomic_int gc_active;
+/* java.lang.ClassLoader's native methods (defineClass1, findBootstrapClass ...): a thread in one is LOADER. */
+static jmethodID loader_natives[32];
+static int loader_native_count;
+
+void jv_sample_gc(int active)
 {
-    if (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING))
-        return JVM_LOCATION_BLOCKING;
-    if (state & JVMTI_THREAD_STATE_IN_NATIVE)
-        return JVM_LOCATION_NATIVE;
-    return JVM_LOCATION_UNKNOWN;
+    atomic_store(&gc_active, active);
 }
 
-HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id,
-                                                      JVM_METHOD_SAMPLE *psample)
+static void find_loader_natives(JNIEnv *env)
 {
-    (void)iface;
+    jclass loader = (*env)->FindClass(env, "java/lang/ClassLoader");
+    jint count = 0;
+    jmethodID *methods = NULL;
+    if (!loader) {
+        (*env)->ExceptionClear(env);
+        return;
+    }
+    if ((*jv_jvmti)->GetClassMethods(jv_jvmti, loader, &count, &methods) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count && loader_native_count < (int)(sizeof(loader_natives) / sizeof(*loader_natives)); i++) {
+            jboolean native = JNI_FALSE;
+            if ((*jv_jvmti)->IsMethodNative(jv_jvmti, methods[i], &native) == JVMTI_ERROR_NONE && native)
+                loader_natives[loader_native_count++] = methods[i];
+        }
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods);
+    }
+    (*env)->DeleteLocalRef(env, loader);
+}
+
+void jv_sample_start(JNIEnv *env)
+{
+    can_interrupt = plat_sample_init();
+    /* Any JVMTI function's address lies in the JVM's library, which exports AGCT if it has one. */
+    async_get_call_trace = (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber,
+                                                             "AsyncGetCallTrace");
+    find_loader_natives(env);
+}
+
+static int is_loader_native(jmethodID method)
+{
+    for (int i = 0; i < loader_native_count; i++)
+        if (loader_natives[i] == method)
+            return 1;
+    return 0;
+}
+
+/* ---- Interrupting the thread ---------------------------------------------------------------- */
+
+typedef struct walk {
+    int walked;      /* AGCT ran; trace.num_frames says how it went */
+    int dispatching; /* the thread was inside a callback to a monitor */
+    agct_trace trace;
+    agct_frame frames[WALK_DEPTH];
+} walk;
+
+/* Runs on the interrupted thread, inside its signal handler: async-signal-safe only. */
+static void walk_interrupted(void *context, void *arg)
+{
+    walk *w = arg;
+    JNIEnv *env = NULL;
+    w->dispatching = jv_dispatching();
+    /* GetEnv only reads the thread's own JVM state; it is how AGCT learns which thread it walks. */
+    if (async_get_call_trace && (*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK) {
+        w->trace.env_id = env;
+        w->trace.frames = w->frames;
+        async_get_call_trace(&w->trace, WALK_DEPTH, context);
+        w->walked = 1;
+    }
+}
+
+typedef struct found {
+    jmethodID method;
+    jint bci;       /* -1 when not known */
+    uint32_t depth; /* of the method's frame, 1 = outermost; 0 when not known */
+    JVM_METHOD_SAMPLE_LOCATION location;
+    int accuracy;
+    int generated;  /* ip in VM-generated code */
+    uint64_t ip, sp;
+} found;
+
+static JVM_METHOD_SAMPLE_LOCATION location_of_stub(const char *name)
+{
+    /* Call-site resolution is the VM's first-call work for a method. */
+    if (strstr(name, "resolve") || strstr(name, "wrong_method") || strstr(name, "ic_miss"))
+        return JVM_LOCATION_COMPILER;
+    return JVM_LOCATION_UNKNOWN; /* the interpreter (the enumeration has no value for it) or another stub */
+}
+
+/* Interrupts the thread; returns 0 when it could not be (then nothing in f is set). */
+static int interrupt(const jv_thread *t, found *f)
+{
+    walk w;
+    plat_registers regs;
+    memset(&w.trace, 0, sizeof(w.trace));
+    w.walked = w.dispatching = 0;
+    if (!can_interrupt || !plat_sample_thread(t->os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, &w, &regs))
+        return 0;
+    f->ip = regs.ip;
+    f->sp = regs.sp;
+    jv_code_range code;
+    jv_code_kind kind = jv_codemap_find((uintptr_t)regs.ip, &code);
+    f->generated = kind == JV_CODE_STUB;
+    f->location = kind == JV_CODE_COMPILED ? JVM_LOCATION_JIT
+                  : kind == JV_CODE_STUB   ? location_of_stub(code.name)
+                                           : JVM_LOCATION_NATIVE; /* the VM, a library, the system */
+    if (w.dispatching)
+        f->location = JVM_LOCATION_PROFILER;
+    else if (w.walked && w.trace.num_frames == AGCT_GC_ACTIVE)
+        f->location = JVM_LOCATION_GC;
+    if (w.walked && w.trace.num_frames > 0 && w.frames[0].method_id) {
+        f->method = w.frames[0].method_id;
+        f->bci = w.frames[0].lineno >= 0 ? w.frames[0].lineno : -1;
+        f->depth = w.trace.num_frames < WALK_DEPTH ? (uint32_t)w.trace.num_frames : 0;
+        int agree = (kind == JV_CODE_COMPILED && code.method == f->method) ||
+                    (kind == JV_CODE_STUB && strcmp(code.name, "Interpreter") == 0);
+        f->accuracy = agree ? WALK_AND_CODE_AGREE : WALK_ONLY;
+    } else if (kind == JV_CODE_COMPILED) {
+        f->method = code.method;
+        f->accuracy = COMPILED_CODE;
+    }
+    return 1;
+}
+
+/* JVMTI's view of the thread's innermost frame, for what the interruption did not tell. */
+static void frame_from_jvmti(jthread thread, int accuracy, found *f)
+{
+    jint depth = 0;
+    jlocation location = -1;
+    if ((*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, 0, &f->method, &location) != JVMTI_ERROR_NONE) {
+        f->method = NULL;
+        return; /* no Java frame: VM-internal work, or not started yet */
+    }
+    f->bci = location >= 0 ? (jint)location : -1;
+    f->accuracy = accuracy;
+    if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > 0)
+        f->depth = (uint32_t)depth;
+}
+
+static void locate(const jv_thread *t, jthread thread, jint state, found *f)
+{
+    if (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) {
+        f->location = JVM_LOCATION_BLOCKING; /* not interrupted: it stays where it is */
+        frame_from_jvmti(thread, JVM_SAMPLE_EXACT, f);
+        return;
+    }
+    /* The calling thread is the profiler itself, and cannot wait for its own answer everywhere. */
+    int self = t->os_tid == plat_os_thread_id();
+    if (self || !interrupt(t, f)) {
+        f->location = self ? JVM_LOCATION_PROFILER
+                      : (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_LOCATION_NATIVE
+                                                               : JVM_LOCATION_UNKNOWN;
+        /* A thread in native code or sampling itself stays at its frame: JVMTI's view is exact. */
+        frame_from_jvmti(thread, self || (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_SAMPLE_EXACT : SAFEPOINT_VIEW, f);
+    } else if (!f->method)
+        frame_from_jvmti(thread, SAFEPOINT_VIEW, f);
+    if (f->location != JVM_LOCATION_PROFILER && f->location != JVM_LOCATION_GC) {
+        if (atomic_load(&gc_active) && !(state & JVMTI_THREAD_STATE_IN_NATIVE))
+            f->location = JVM_LOCATION_GC; /* Java code stands still for the collector; native code runs on */
+        else if (f->method && f->location != JVM_LOCATION_JIT && is_loader_native(f->method))
+            f->location = JVM_LOCATION_LOADER;
+    }
+}
+
+static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
+{
     JNIEnv *env = jv_jni();
     jv_thread *t = jv_thread_get(thread_id);
     if (!psample || !env || !t)
@@ -34,33 +223,49 @@ HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *
     jthread thread = (*env)->NewLocalRef(env, t->ref);
     if (!thread)
         return E_FAIL;
-    jint state = 0, depth = 0;
-    jmethodID method = NULL;
-    jlocation location = -1;
-    HRESULT hr = E_FAIL;
-    if ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) == JVMTI_ERROR_NONE &&
-        (state & JVMTI_THREAD_STATE_ALIVE)) {
-        hr = S_OK;
-        if (wanted & JVM_SAMPLE_LOCATION) {
-            psample->location_type = location_of_state(state);
-            psample->flags |= JVM_SAMPLE_LOCATION;
-        }
-        /* A thread with no Java frame (VM-internal work, not started yet) has no method to report. */
-        if ((*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, 0, &method, &location) == JVMTI_ERROR_NONE) {
-            psample->accuracy = SAFEPOINT_ACCURACY;
-            if ((wanted & JVM_SAMPLE_METHOD_ID) && (psample->method_id = jv_method_id(env, method)))
-                psample->flags |= JVM_SAMPLE_METHOD_ID;
-            if ((wanted & JVM_SAMPLE_STACK_ID) &&
-                (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
-                (psample->stack_id = jv_stack_id(t->index, (uint32_t)depth)))
-                psample->flags |= JVM_SAMPLE_STACK_ID;
-            if ((wanted & JVM_SAMPLE_PC) && location >= 0) {
-                psample->pc_offset = (DWORD)location;
-                psample->flags |= JVM_SAMPLE_PC;
-            }
-        } else
-            psample->accuracy = JVM_SAMPLE_POOR;
+    jint state = 0;
+    found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0};
+    if ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) != JVMTI_ERROR_NONE || !(state & JVMTI_THREAD_STATE_ALIVE)) {
+        (*env)->DeleteLocalRef(env, thread);
+        return E_FAIL;
     }
+    locate(t, thread, state, &f);
     (*env)->DeleteLocalRef(env, thread);
-    return hr;
+
+    psample->accuracy = (JVM_METHOD_SAMPLE_ACCURACY)f.accuracy;
+    psample->ip = (DWORD)f.ip; /* the low 32 bits on 64-bit systems; SampleThreadLocation64 has them all */
+    psample->sp = (DWORD)f.sp;
+    if (pip)
+        *pip = f.ip;
+    if (psp)
+        *psp = f.sp;
+    if (f.generated)
+        psample->flags |= JVM_SAMPLE_GENERATED_CODE;
+    if (wanted & JVM_SAMPLE_LOCATION) {
+        psample->location_type = f.location;
+        psample->flags |= JVM_SAMPLE_LOCATION;
+    }
+    if (f.method && (wanted & JVM_SAMPLE_METHOD_ID) && (psample->method_id = jv_method_id(env, f.method)))
+        psample->flags |= JVM_SAMPLE_METHOD_ID;
+    if (f.method && f.depth && (wanted & JVM_SAMPLE_STACK_ID) && (psample->stack_id = jv_stack_id(t->index, f.depth)))
+        psample->flags |= JVM_SAMPLE_STACK_ID;
+    if (f.method && f.bci >= 0 && (wanted & JVM_SAMPLE_PC)) {
+        psample->pc_offset = (DWORD)f.bci;
+        psample->flags |= JVM_SAMPLE_PC;
+    }
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id,
+                                                      JVM_METHOD_SAMPLE *psample)
+{
+    (void)iface;
+    return sample_thread(thread_id, psample, NULL, NULL);
+}
+
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling *iface, ThreadID thread_id,
+                                                          JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
+{
+    (void)iface;
+    return sample_thread(thread_id, psample, pip, psp);
 }

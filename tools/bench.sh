@@ -6,9 +6,13 @@
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
+#   sampling: SampleThreadLocation on every thread at 100 Hz and 1 kHz (the fx_sampler test monitor,
+#          register sampling + AsyncGetCallTrace), beside JFR's execution sampler at the same rates,
+#          on fib(BENCH_SAMPLING_FIB) in one thread and in BENCH_SAMPLING_THREADS threads
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
-# Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000), BENCH_FIB (default 32), BENCH_JAVAC_RUNS (default 1:
-# the JVMTI row alone takes over a minute), JAVA.
+# Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000), BENCH_FIB
+# (default 32), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
+# (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), JAVA.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
@@ -59,6 +63,7 @@ table() {
     for config in "${configs[@]}"; do
       IFS='|' read -r label registry extra <<<"$config"
       local agent=() environment=()
+      environment=($extra) # without the agent: JFR's options
       if [[ $registry != - ]]; then
         agent=("-agentpath:$build/libjevmon.so")
         [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
@@ -116,3 +121,27 @@ if [[ -f $src_zip ]]; then
 else
   echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"
 fi
+
+# Sampling: the fx_sampler test monitor, registered by hand (fixtures have no DllRegisterServer).
+sampler_clsid="{821E1225-5E6E-41E1-87BE-6280CCB05DAD}"
+printf 'Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@="%s"\n"ThreadingModel"="Both"\n' \
+  "$sampler_clsid" "$build/fixtures/fx_sampler.so" >"$work/sampler.reg"
+jfc() { # jfc PERIOD: a JFR settings file with the execution sampler alone
+  printf '<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0">\n<event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">%s</setting></event>\n</configuration>\n' "$1" >"$work/$2.jfc"
+}
+jfc "10 ms" jfr100
+jfc "1 ms" jfr1000
+sampling_runs=${BENCH_SAMPLING_RUNS:-3}
+sampling_fib=${BENCH_SAMPLING_FIB:-44}
+sampling_threads=${BENCH_SAMPLING_THREADS:-4}
+sampling_table() { # sampling_table TITLE THREADS
+  table "$1" "$sampling_runs" \
+    "no agent|-|" \
+    "SampleThreadLocation, every thread at 100 Hz|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_HZ=100 FXMON_LOG=$work/sampler.log" \
+    "SampleThreadLocation, every thread at 1 kHz|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_HZ=1000 FXMON_LOG=$work/sampler.log" \
+    "JFR execution sampling, 10 ms (100 Hz)|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/r100.jfr,settings=$work/jfr100.jfc" \
+    "JFR execution sampling, 1 ms (1 kHz)|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/r1000.jfr,settings=$work/jfr1000.jfc" \
+    -- "$java" -cp "$build/java" SamplingWorkload fibs "$2" "$sampling_fib"
+}
+sampling_table "sampling: fib($sampling_fib) in 1 thread" 1
+sampling_table "sampling: fib($sampling_fib) in each of $sampling_threads threads" "$sampling_threads"

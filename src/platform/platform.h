@@ -75,6 +75,9 @@ HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, cha
 /* The absolute path of the module (shared library, DLL, executable) containing addr. */
 char *plat_module_path(const void *addr);
 
+/* The address of the symbol a module exports, for the module containing addr; NULL when none. */
+void *plat_module_symbol(const void *addr, const char *name);
+
 /* ---- Threads, time, locks ------------------------------------------------------------- */
 typedef struct plat_mutex plat_mutex;
 plat_mutex *plat_mutex_create(void);
@@ -103,5 +106,23 @@ void plat_sleep_ms(unsigned ms);
  */
 int plat_process_barrier_init(void);
 void plat_process_barrier(void);
+
+/* ---- Sampling another thread ------------------------------------------------------------ */
+/*
+ * Takes the registers of another thread of this process at one moment.  POSIX: a signal
+ * to the thread, whose handler records them and then runs hook(its ucontext_t, arg) on the
+ * thread itself, so hook must be async-signal-safe; sampling one thread at a time.
+ * Windows: SuspendThread, GetThreadContext, ResumeThread from the caller; hook is never
+ * run.  Returns 0, without waiting longer than timeout_ms, when the thread is gone, cannot
+ * be reached or does not answer in time.  plat_sample_init (once, before any sampling)
+ * returns 0 when this system cannot sample, having said why in one jv_log line.
+ */
+typedef void (*plat_sample_hook)(void *context, void *arg);
+typedef struct plat_registers {
+    uint64_t ip, sp;
+    int hooked; /* hook ran on the thread */
+} plat_registers;
+int plat_sample_init(void);
+int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs);
 
 #endif /* JEVMON_PLATFORM_H */

@@ -44,3 +44,16 @@ char *plat_module_path(const void *addr)
     const char *file = map && map->l_name[0] == '\0' ? "/proc/self/exe" : info.dli_fname;
     return realpath(file, NULL);
 }
+
+void *plat_module_symbol(const void *addr, const char *name)
+{
+    Dl_info info;
+    if (!dladdr(addr, &info) || !info.dli_fname)
+        return NULL;
+    void *module = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!module)
+        return NULL;
+    void *symbol = dlsym(module, name);
+    dlclose(module); /* RTLD_NOLOAD took a reference of its own; the module stays */
+    return symbol;
+}

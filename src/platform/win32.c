@@ -123,6 +123,15 @@ char *plat_module_path(const void *addr)
     }
 }
 
+void *plat_module_symbol(const void *addr, const char *name)
+{
+    HMODULE module;
+    if (!addr || !GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                                     (LPCWSTR)addr, &module))
+        return NULL;
+    return (void *)GetProcAddress(module, name);
+}
+
 /* ---- Locks ------------------------------------------------------------------------------- */
 /* A critical section: recursive, as plat_mutex is on POSIX too (a recursive pthread mutex). */
 struct plat_mutex {

@@ -1,0 +1,46 @@
+/*
+ * win32_sample.c - taking another thread's registers (platform.h): SuspendThread,
+ * GetThreadContext, ResumeThread.  Nothing runs on the sampled thread, so the hook never
+ * does, and the caller must not take a lock the suspended thread may hold meanwhile:
+ * this file takes none.
+ */
+#include <string.h>
+
+#include <windows.h>
+
+#include "platform/platform.h"
+
+int plat_sample_init(void)
+{
+    return 1;
+}
+
+int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs)
+{
+    (void)timeout_ms, (void)hook, (void)arg; /* suspending does not wait for the thread to run */
+    if (!os_tid || os_tid == GetCurrentThreadId())
+        return 0; /* a thread cannot suspend itself and go on */
+    HANDLE thread = OpenThread(THREAD_SUSPEND_RESUME | THREAD_GET_CONTEXT, FALSE, os_tid);
+    if (!thread)
+        return 0; /* gone, or not ours to touch */
+    int taken = 0;
+    if (SuspendThread(thread) != (DWORD)-1) {
+        CONTEXT context;
+        memset(&context, 0, sizeof(context));
+        context.ContextFlags = CONTEXT_CONTROL;
+        if (GetThreadContext(thread, &context)) {
+#ifdef _WIN64
+            regs->ip = context.Rip;
+            regs->sp = context.Rsp;
+#else
+            regs->ip = context.Eip;
+            regs->sp = context.Esp;
+#endif
+            regs->hooked = 0;
+            taken = 1;
+        }
+        ResumeThread(thread);
+    }
+    CloseHandle(thread);
+    return taken;
+}

@@ -1,0 +1,16 @@
+/*
+ * sample.h - what SampleThreadLocation (sample.c) needs from the rest of the agent: its
+ * start in the live phase, and the window between GC start and finish.
+ */
+#ifndef JEVMON_SAMPLE_H
+#define JEVMON_SAMPLE_H
+
+#include "jevmon.h"
+#include "vm.h"
+
+/* At VMInit: register sampling, AsyncGetCallTrace if the JVM exports it, the class loader's natives. */
+void jv_sample_start(JNIEnv *env);
+/* GarbageCollectionStart (active 1) and GarbageCollectionFinish (0). */
+void jv_sample_gc(int active);
+
+#endif

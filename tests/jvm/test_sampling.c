@@ -1,0 +1,287 @@
+/*
+ * test_sampling.c - SampleThreadLocation on real JVMs (every JDK under /usr/lib/jvm): the
+ * fx_sampler monitor samples SamplingWorkload's threads at 1 kHz and logs what it got.
+ *
+ *   - shares: a, b and c run 60/30/10 of the time; the samples say so within 5 points, and
+ *     nearly all are exact (the stack walk and the code map agree).  JFR's execution sampler
+ *     records the same workload at the same rate; both are printed side by side.
+ *   - a sleeping thread is BLOCKING; a thread in System.gc() is GC when sampled there; the
+ *     sampler's own thread is PROFILER.
+ *   - every method the JVM reports compiled maps back from its code (JITCompiledMethodInformation
+ *     through the code map); IDs that are no threads' fail cleanly.
+ *   - 16 threads sampled from 2 sampler threads for 10 s: the JVM ends normally, and no
+ *     thread's samples name another thread's method.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../support/testkit.h"
+#include "support/jvmrun.h"
+
+#define FX_SAMPLER "{821E1225-5E6E-41E1-87BE-6280CCB05DAD}"
+
+static char jdks[JVMRUN_MAX_JDKS][512];
+static int jdk_count;
+
+static void run_sampled(const char *jdk, const char *extra_env, const char *const *args, jvmrun_result *r)
+{
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX_SAMPLER, "FXSAMPLE_HZ=1000",
+                         extra_env, NULL};
+    jvmrun_main(jdk, "SamplingWorkload", "", env, args, r);
+    if (r->exit_code != 0)
+        printf("exit %d\nstdout:\n%s\nstderr:\n%s\n", r->exit_code, r->out, r->err);
+}
+
+/* One "sample" line of the monitor's log. */
+typedef struct sample_line {
+    unsigned long thread;
+    char method[1024];
+    int location, accuracy, has_ip;
+    unsigned long long n;
+} sample_line;
+
+/* Calls fn for every sample line of the log. */
+static void each_sample(const char *log, void (*fn)(const sample_line *line, void *arg), void *arg)
+{
+    for (const char *p = log; p && *p;) {
+        const char *end = strchr(p, '\n');
+        sample_line l;
+        if (strncmp(p, "sample ", 7) == 0 &&
+            sscanf(p, "sample %lx %1023s loc=%d acc=%d ip=%d n=%llu", &l.thread, l.method, &l.location, &l.accuracy,
+                   &l.has_ip, &l.n) == 6)
+            fn(&l, arg);
+        p = end ? end + 1 : NULL;
+    }
+}
+
+/* ---- 60/30/10 ------------------------------------------------------------------------------ */
+
+static const char *const share_methods[] = {"SamplingWorkload.a(", "SamplingWorkload.b(", "SamplingWorkload.c("};
+static const double share_truth[] = {60, 30, 10};
+
+typedef struct shares {
+    double n[3];
+    double exact; /* of those, samples with accuracy EXACT */
+} shares;
+
+static void add_share(const sample_line *l, void *arg)
+{
+    shares *s = arg;
+    for (int i = 0; i < 3; i++)
+        if (strncmp(l->method, share_methods[i], strlen(share_methods[i])) == 0) {
+            s->n[i] += (double)l->n;
+            if (l->accuracy == 100 && l->has_ip)
+                s->exact += (double)l->n;
+        }
+}
+
+/* JFR's view: the top frames of jdk.ExecutionSample events in `jfr print` output. */
+static void jfr_shares(const char *jdk, const char *recording, shares *s)
+{
+    char command[2048];
+    snprintf(command, sizeof(command), "%.*s/jfr print --events jdk.ExecutionSample %s",
+             (int)(strrchr(jdk, '/') - jdk), jdk, recording);
+    FILE *out = popen(command, "r");
+    ck_assert_ptr_nonnull(out);
+    char line[4096];
+    int top_next = 0;
+    while (fgets(line, sizeof(line), out)) {
+        const char *text = line + strspn(line, " \t");
+        if (top_next) {
+            for (int i = 0; i < 3; i++) /* frames print as "SamplingWorkload.a(long) line: 12" */
+                if (strncmp(text, share_methods[i], strlen(share_methods[i])) == 0)
+                    s->n[i]++;
+            top_next = 0;
+        }
+        top_next = strstr(text, "stackTrace = [") == text;
+    }
+    pclose(out);
+}
+
+static double share_of(const shares *s, int i)
+{
+    double total = s->n[0] + s->n[1] + s->n[2];
+    return total > 0 ? 100 * s->n[i] / total : 0;
+}
+
+START_TEST(shares_60_30_10_within_5_points_beside_jfr)
+{
+    /* 10 s: on a loaded machine the sampler gets a few hundred samples a second, which still puts
+     * 5 points beyond four standard deviations of the sampling error. */
+    const char *args[] = {"shares", "10", NULL};
+    jvmrun_result r;
+    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    shares ours = {{0}, 0}, jfr = {{0}, 0};
+    each_sample(r.log, add_share, &ours);
+    jvmrun_free(&r);
+
+    /* JFR at the same rate, without the agent. */
+    char dir[600], jfc[700], recording[700], options[1600];
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("jfr.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(jfc, sizeof(jfc), "%s/sampling.jfc", dir);
+    snprintf(recording, sizeof(recording), "%s/run.jfr", dir);
+    FILE *f = fopen(jfc, "w");
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<configuration version=\"2.0\">\n"
+               "  <event name=\"jdk.ExecutionSample\"><setting name=\"enabled\">true</setting>"
+               "<setting name=\"period\">1 ms</setting></event>\n</configuration>\n");
+    fclose(f);
+    snprintf(options, sizeof(options), "JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=%s,settings=%s", recording,
+             jfc);
+    const char *jfr_env[] = {options, NULL};
+    jvmrun_main(jdks[_i], "SamplingWorkload", NULL, jfr_env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    jvmrun_free(&r);
+    jfr_shares(jdks[_i], recording, &jfr);
+    unlink(recording);
+    unlink(jfc);
+    rmdir(dir);
+
+    printf("JDK %d: 60/30/10 workload sampled at 1 kHz for 10 s\n", _i);
+    printf("  %-6s %6s %16s %16s\n", "method", "truth", "jevmon", "JFR");
+    for (int i = 0; i < 3; i++)
+        printf("  %-6c %5.0f%% %7.1f%% (%5.0f) %7.1f%% (%5.0f)\n", "abc"[i], share_truth[i], share_of(&ours, i),
+               ours.n[i], share_of(&jfr, i), jfr.n[i]);
+    double total = ours.n[0] + ours.n[1] + ours.n[2];
+    printf("  jevmon: %.0f samples in a, b, c, %.1f%% of them exact\n", total, total > 0 ? 100 * ours.exact / total : 0);
+    ck_assert_double_gt(total, 1000); /* 10 s at 1 kHz, minus warm-up and a busy machine */
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(fabs(share_of(&ours, i) - share_truth[i]) <= 5, "%c: %.1f%% measured, %.0f%% true", "abc"[i],
+                      share_of(&ours, i), share_truth[i]);
+    /* The stack walk and the code map agreed: a JVMTI-only sampler would score 50 here. */
+    ck_assert_double_ge(ours.exact, 0.9 * total);
+}
+END_TEST
+
+/* ---- BLOCKING and GC -------------------------------------------------------------------------- */
+
+typedef struct places {
+    unsigned long long sleep_all, sleep_blocking, gc_all, gc_in_gc, gc_anywhere, profiler;
+} places;
+
+static void add_place(const sample_line *l, void *arg)
+{
+    places *p = arg;
+    if (strstr(l->method, "java/lang/Thread.sleep")) {
+        p->sleep_all += l->n;
+        p->sleep_blocking += l->location == 9 ? l->n : 0;
+    }
+    if (strstr(l->method, "java/lang/Runtime.gc(")) {
+        p->gc_all += l->n;
+        p->gc_in_gc += l->location == 3 ? l->n : 0;
+    }
+    p->gc_anywhere += l->location == 3 ? l->n : 0;
+    p->profiler += l->location == 8 ? l->n : 0;
+}
+
+START_TEST(sleeping_is_blocking_and_collecting_is_gc)
+{
+    const char *args[] = {"sleep-gc", "5", NULL};
+    jvmrun_result r;
+    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    places p = {0, 0, 0, 0, 0, 0};
+    each_sample(r.log, add_place, &p);
+    printf("JDK %d: Thread.sleep %llu samples, %llu BLOCKING; Runtime.gc %llu samples, %llu GC; GC in all %llu\n", _i,
+           p.sleep_all, p.sleep_blocking, p.gc_all, p.gc_in_gc, p.gc_anywhere);
+    ck_assert_uint_gt(p.sleep_all, 100);
+    /* The few others fall in the instant between entering sleep and the thread's state saying so. */
+    ck_assert_uint_ge(p.sleep_blocking, p.sleep_all * 95 / 100);
+    ck_assert_uint_gt(p.gc_all, 20);
+    ck_assert_uint_gt(p.gc_in_gc, 0);
+    ck_assert_uint_gt(p.profiler, 0); /* the sampler thread, sampling itself among the threads it knows */
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* ---- The code map through JITCompiledMethodInformation; bad input ------------------------------ */
+
+START_TEST(compiled_methods_map_back_and_bad_ids_fail)
+{
+    const char *args[] = {"shares", "2", NULL};
+    jvmrun_result r;
+    run_sampled(jdks[_i], "FXSAMPLE_REQUEST=304" /* THREADS | SAMPLING | JIT_COMPILATION */, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    unsigned long long compiled = 0, mapped = 0;
+    const char *jit = strstr(r.log, "jit compiled ");
+    ck_assert_ptr_nonnull(jit);
+    ck_assert_int_eq(sscanf(jit, "jit compiled %llu mapped %llu", &compiled, &mapped), 2);
+    printf("JDK %d: %llu compiled methods reported, %llu mapped back\n", _i, compiled, mapped);
+    ck_assert_uint_gt(compiled, 20);
+    ck_assert_uint_eq(mapped, compiled);
+    ck_assert_int_eq(jvmrun_count(r.log, "bad-input 6 of 6"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "identity 1"), 1); /* IJevmonSampling is the IDInfo object's */
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* ---- 16 threads, 2 samplers --------------------------------------------------------------------- */
+
+#define SPINNERS 16
+
+typedef struct attribution {
+    unsigned long threads[64];
+    unsigned methods[64]; /* bit i: t<i> seen on that thread */
+    int count;
+    unsigned long long spinner_samples;
+} attribution;
+
+static void add_attribution(const sample_line *l, void *arg)
+{
+    attribution *a = arg;
+    int which;
+    if (sscanf(l->method, "SamplingWorkload.t%d(", &which) != 1 || which < 0 || which >= SPINNERS)
+        return;
+    a->spinner_samples += l->n;
+    int i = 0;
+    while (i < a->count && a->threads[i] != l->thread)
+        i++;
+    if (i == a->count && a->count < 64)
+        a->threads[a->count++] = l->thread;
+    if (i < 64)
+        a->methods[i] |= 1u << which;
+}
+
+START_TEST(sixteen_threads_two_samplers_each_sample_its_own_thread)
+{
+    const char *args[] = {"threads", "16", "10", NULL};
+    jvmrun_result r;
+    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=2", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_int_eq(jvmrun_count(r.out, "threads 16 done"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "sampled "), 1); /* the samplers stopped: no deadlock */
+    attribution a;
+    memset(&a, 0, sizeof(a));
+    each_sample(r.log, add_attribution, &a);
+    unsigned all = 0;
+    for (int i = 0; i < a.count; i++) {
+        ck_assert_msg((a.methods[i] & (a.methods[i] - 1)) == 0, "thread %lx has samples in t* methods 0x%x",
+                      a.threads[i], a.methods[i]);
+        all |= a.methods[i];
+    }
+    printf("JDK %d: %llu samples in the 16 spinners' methods, over %d threads\n", _i, a.spinner_samples, a.count);
+    ck_assert_int_eq(a.count, SPINNERS);
+    ck_assert_uint_eq(all, (1u << SPINNERS) - 1);
+    jvmrun_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    if (!(jdk_count = jvmrun_suite_jdks(jdks)))
+        return EXIT_SUCCESS;
+    Suite *s = suite_create("sampling");
+    TCase *tc = tcase_create("sampling");
+    tcase_set_timeout(tc, 180);
+    tcase_add_loop_test(tc, shares_60_30_10_within_5_points_beside_jfr, 0, jdk_count);
+    tcase_add_loop_test(tc, sleeping_is_blocking_and_collecting_is_gc, 0, jdk_count);
+    tcase_add_loop_test(tc, compiled_methods_map_back_and_bad_ids_fail, 0, jdk_count);
+    tcase_add_loop_test(tc, sixteen_threads_two_samplers_each_sample_its_own_thread, 0, jdk_count);
+    suite_add_tcase(s, tc);
+    return tk_run_suite(s);
+}

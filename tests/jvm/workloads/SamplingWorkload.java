@@ -1,0 +1,138 @@
+/**
+ * The program the sampling suite profiles (tests/jvm/test_sampling.c) and `make bench` runs:
+ *
+ *   shares SECONDS      the main thread spends known shares of its time in three methods:
+ *                       a, b and c run the same loop body 6, 3 and 1 million times a round
+ *   sleep-gc SECONDS    thread "sleeper" sleeps; thread "collector" calls System.gc() in a loop
+ *   threads N SECONDS   N threads, thread i spinning in its own method t<i>
+ *   fibs N K            N threads each computing fib(K): a fixed amount of work, for `make bench`
+ *
+ * Each mode prints what it did when done.
+ */
+public class SamplingWorkload {
+    static volatile long sink;
+
+    static long a(long n) { long x = 1; for (long k = 0; k < n; k++) x = x * 31 + k; return x; }
+    static long b(long n) { long x = 2; for (long k = 0; k < n; k++) x = x * 31 + k; return x; }
+    static long c(long n) { long x = 3; for (long k = 0; k < n; k++) x = x * 31 + k; return x; }
+
+    static long t0(long n) { long x = 0; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 0); return x; }
+    static long t1(long n) { long x = 1; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 1); return x; }
+    static long t2(long n) { long x = 2; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 2); return x; }
+    static long t3(long n) { long x = 3; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 3); return x; }
+    static long t4(long n) { long x = 4; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 4); return x; }
+    static long t5(long n) { long x = 5; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 5); return x; }
+    static long t6(long n) { long x = 6; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 6); return x; }
+    static long t7(long n) { long x = 7; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 7); return x; }
+    static long t8(long n) { long x = 8; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 8); return x; }
+    static long t9(long n) { long x = 9; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 9); return x; }
+    static long t10(long n) { long x = 10; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 10); return x; }
+    static long t11(long n) { long x = 11; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 11); return x; }
+    static long t12(long n) { long x = 12; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 12); return x; }
+    static long t13(long n) { long x = 13; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 13); return x; }
+    static long t14(long n) { long x = 14; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 14); return x; }
+    static long t15(long n) { long x = 15; for (long k = 0; k < n; k++) x = x * 31 + (k ^ 15); return x; }
+
+    static long spin(int i, long n) {
+        switch (i) {
+            case 0: return t0(n);
+            case 1: return t1(n);
+            case 2: return t2(n);
+            case 3: return t3(n);
+            case 4: return t4(n);
+            case 5: return t5(n);
+            case 6: return t6(n);
+            case 7: return t7(n);
+            case 8: return t8(n);
+            case 9: return t9(n);
+            case 10: return t10(n);
+            case 11: return t11(n);
+            case 12: return t12(n);
+            case 13: return t13(n);
+            case 14: return t14(n);
+            case 15: return t15(n);
+            default: throw new IllegalArgumentException("no method t" + i);
+        }
+    }
+
+    static long deadline(String seconds) {
+        return System.nanoTime() + (long) (Double.parseDouble(seconds) * 1e9);
+    }
+
+    static void shares(String seconds) {
+        long end = deadline(seconds), rounds = 0;
+        while (System.nanoTime() < end) {
+            sink += a(6_000_000);
+            sink += b(3_000_000);
+            sink += c(1_000_000);
+            rounds++;
+        }
+        System.out.println("shares rounds " + rounds);
+    }
+
+    static void sleepAndCollect(String seconds) throws InterruptedException {
+        long end = deadline(seconds);
+        Thread sleeper = new Thread(() -> {
+            try {
+                while (System.nanoTime() < end)
+                    Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        }, "sleeper");
+        long[] collections = new long[1];
+        Thread collector = new Thread(() -> {
+            while (System.nanoTime() < end) {
+                sink += new byte[1 << 16].length;
+                System.gc();
+                collections[0]++;
+            }
+        }, "collector");
+        sleeper.start();
+        collector.start();
+        sleeper.join();
+        collector.join();
+        System.out.println("collections " + collections[0]);
+    }
+
+    static void threads(int count, String seconds) throws InterruptedException {
+        long end = deadline(seconds);
+        Thread[] all = new Thread[count];
+        for (int i = 0; i < count; i++) {
+            int which = i;
+            all[i] = new Thread(() -> {
+                while (System.nanoTime() < end)
+                    sink += spin(which, 100_000);
+            }, "spinner-" + i);
+            all[i].start();
+        }
+        for (Thread t : all)
+            t.join();
+        System.out.println("threads " + count + " done");
+    }
+
+    static int fib(int n) {
+        return n < 2 ? n : fib(n - 1) + fib(n - 2);
+    }
+
+    static void fibs(int count, int n) throws InterruptedException {
+        Thread[] all = new Thread[count];
+        for (int i = 0; i < count; i++) {
+            all[i] = new Thread(() -> sink += fib(n), "fib-" + i);
+            all[i].start();
+        }
+        for (Thread t : all)
+            t.join();
+        System.out.println("fibs " + count + " x fib(" + n + ") done");
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "shares": shares(args[1]); break;
+            case "sleep-gc": sleepAndCollect(args[1]); break;
+            case "threads": threads(Integer.parseInt(args[1]), args[2]); break;
+            case "fibs": fibs(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
+            default: throw new IllegalArgumentException("unknown mode " + args[0]);
+        }
+    }
+}
