@@ -187,6 +187,7 @@ START_TEST(request_heap_dump_without_a_collection)
     jvmrun_result r;
     run_heap(jdks[_i], settings, args, &r);
     ck_assert_int_eq(jvmrun_count(r.log, "RequestHeapDump hr=0x00000000"), 1);
+    ck_assert_int_eq(jvmrun_count(r.log, "bad input hr=0x80004005 0x80004005 0x80004005 0x80004005"), 1);
     ck_assert_msg(jvmrun_count(r.log, "dump objects=") >= 1, "%s", r.log);
     jvmrun_free(&r);
 }
