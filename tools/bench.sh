@@ -2,7 +2,8 @@
 # bench.sh - `make bench`: workloads with and without the agent, side by side in one run,
 # interleaved so that machine noise hits every configuration alike; prints each
 # configuration's median wall time and its ratio to no agent.
-#   fib:   a call-heavy recursive fib (BridgeWorkload fib N)
+#   fib:   a call-heavy recursive fib (BridgeWorkload fib N), and the same fib calling two empty
+#          JNI natives per call (tools/jnifloor): the floor of the instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
@@ -95,6 +96,18 @@ table "fib($fib)" "$runs" \
   "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work" \
   "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work" \
   -- "$java" -cp "$build/java" BridgeWorkload fib "$fib"
+
+# The floor under instrumented method calls: the same fib calling two empty JNI natives per call
+# (tools/jnifloor), without any agent.  Every delivered call on the instrumented path pays at
+# least this much before the bridge and the monitor do anything.
+jdk_home=$(dirname "$(dirname "$javac")")
+gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$jdk_home/include" -I"$jdk_home/include/linux" \
+  "$root/tools/jnifloor/jnifloor.c" -o "$work/libjnifloor.so"
+"$javac" -d "$work/jnifloor" "$root/tools/jnifloor/JniFloor.java"
+table "fib($fib): the floor of a JNI-based mechanism" "$runs" \
+  "no agent|-|" \
+  "two empty JNI native calls per call, no agent|-|JNI_FLOOR=1" \
+  -- "$java" -Djava.library.path="$work" -cp "$work/jnifloor" JniFloor "$fib"
 
 # Allocations: the heap test monitor (tests/fixtures/fx_heapmon.c) counting, under a lock, the
 # objects of HeapWorkload's classes that OnObjectAllocated reports, at three sampling intervals;
