@@ -239,7 +239,7 @@ END_TEST
 START_TEST(callcount_fast_gets_its_init_options_and_still_counts_exactly)
 {
     check_callcount_from_reg_file(jdks[_i], "registry/callcount-fast.reg",
-                                  "# GetFinalInitializationOptions 0x0000000e\n",
+                                  "# GetFinalInitializationOptions 0x0000003e\n",
                                   "jevmon: method calls via bytecode instrumentation\n", NULL);
 }
 END_TEST
@@ -248,7 +248,7 @@ END_TEST
 START_TEST(callcount_fast_counts_only_the_class_it_enables)
 {
     check_callcount_from_reg_file(jdks[_i], "registry/callcount-fast.reg",
-                                  "# GetFinalInitializationOptions 0x0000000e\n",
+                                  "# GetFinalInitializationOptions 0x0000003e\n",
                                   "jevmon: method calls via bytecode instrumentation\n", "SampleWorkload");
 }
 END_TEST

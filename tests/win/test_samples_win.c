@@ -164,7 +164,7 @@ START_TEST(regedit_imports_the_monitors_keys)
     ck_assert_int_eq(regedit_import("callcount-fast.reg"), 0);
     check_string(PLAT_HKLM, key, "CLSID", samples[1].clsid);
     ck_assert_int_eq(plat_reg_get_dword(PLAT_HKLM, key, "InitOptions", &options), PLAT_REG_OK);
-    ck_assert_uint_eq(options, 0xe);
+    ck_assert_uint_eq(options, 0x3e);
     ck_assert_int_eq(plat_reg_delete_tree(PLAT_HKLM, key), PLAT_REG_OK);
 }
 END_TEST
