@@ -3,6 +3,7 @@
  */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "class.h"
 #include "idinfo_methods.h"
@@ -23,9 +24,36 @@ static jv_table slots;
 static plat_mutex *slot_lock; /* the free list, and every slot's reference and generation */
 static uint32_t free_head = UINT32_MAX;
 
-/* The slots this thread took, most recent last, so a callback's slots can be released. */
-static _Thread_local uint32_t *taken;
+/*
+ * The slots this thread took, most recent last, so a callback's slots can be released.  Most
+ * callbacks take a few: those live in taken_inline, and only more grow an array on the heap
+ * (freed when the count falls back to 0), so a callback costs no malloc.
+ */
+#define TAKEN_INLINE 16
+static _Thread_local uint32_t taken_inline[TAKEN_INLINE];
+static _Thread_local uint32_t *taken_heap; /* NULL while taken_inline serves */
 static _Thread_local unsigned taken_count, taken_capacity;
+
+static uint32_t *taken(void)
+{
+    return taken_heap ? taken_heap : taken_inline;
+}
+
+/* Room for one more taken slot; 0 when memory ran out. */
+static int taken_room(void)
+{
+    unsigned capacity = taken_heap ? taken_capacity : TAKEN_INLINE;
+    if (taken_count < capacity)
+        return 1;
+    uint32_t *bigger = realloc(taken_heap, 2 * capacity * sizeof(*bigger));
+    if (!bigger)
+        return 0;
+    if (!taken_heap)
+        memcpy(bigger, taken_inline, sizeof(taken_inline));
+    taken_heap = bigger;
+    taken_capacity = 2 * capacity;
+    return 1;
+}
 
 void jv_objects_init(void)
 {
@@ -75,14 +103,8 @@ ObjectID jv_object_id(JNIEnv *env, jobject obj)
         return 0;
     if (!jv_dispatching() && taken_count >= JV_OBJECTS_OUTSIDE_CALLBACKS)
         jv_objects_release_scope(env, 0);
-    if (taken_count == taken_capacity) {
-        unsigned grown = taken_capacity ? taken_capacity * 2 : 32;
-        uint32_t *bigger = realloc(taken, grown * sizeof(*bigger));
-        if (!bigger)
-            return 0;
-        taken = bigger;
-        taken_capacity = grown;
-    }
+    if (!taken_room())
+        return 0;
     jweak ref = (*env)->NewWeakGlobalRef(env, obj);
     if (!ref)
         return 0;
@@ -100,7 +122,7 @@ ObjectID jv_object_id(JNIEnv *env, jobject obj)
     s->ref = ref;
     unsigned gen = atomic_fetch_add(&s->generation, 1) + 1; /* now odd: in use */
     plat_mutex_unlock(slot_lock);
-    taken[taken_count++] = index;
+    taken()[taken_count++] = index;
     return make_id(index, gen);
 }
 
@@ -123,7 +145,7 @@ unsigned jv_objects_scope(void)
 void jv_objects_release_scope(JNIEnv *env, unsigned mark)
 {
     while (taken_count > mark) {
-        uint32_t index = taken[--taken_count];
+        uint32_t index = taken()[--taken_count];
         object_slot *s = jv_table_get(&slots, index);
         plat_mutex_lock(slot_lock);
         atomic_fetch_add(&s->generation, 1); /* now even: free, and old IDs are stale */
@@ -134,9 +156,9 @@ void jv_objects_release_scope(JNIEnv *env, unsigned mark)
         free_head = index;
         plat_mutex_unlock(slot_lock);
     }
-    if (!taken_count) {
-        free(taken);
-        taken = NULL;
+    if (!taken_count && taken_heap) {
+        free(taken_heap);
+        taken_heap = NULL;
         taken_capacity = 0;
     }
 }
