@@ -6,7 +6,7 @@
  *     nearly all are exact (the stack walk and the code map agree).  JFR's execution sampler
  *     records the same workload at the same rate; both are printed side by side.
  *   - a sleeping thread is BLOCKING; a thread in System.gc() is GC when sampled there; the
- *     sampler's own thread is PROFILER.
+ *     sampler's own thread is PROFILER; a thread defining classes is LOADER in defineClass1.
  *   - every method the JVM reports compiled maps back from its code (JITCompiledMethodInformation
  *     through the code map); IDs that are no threads' fail cleanly.
  *   - 16 threads sampled from 2 sampler threads for 10 s: the JVM ends normally, and no
@@ -199,6 +199,34 @@ START_TEST(sleeping_is_blocking_and_collecting_is_gc)
 }
 END_TEST
 
+typedef struct defining {
+    unsigned long long in_define, loader;
+} defining;
+
+static void add_defining(const sample_line *l, void *arg)
+{
+    defining *d = arg;
+    if (strstr(l->method, "java/lang/ClassLoader.defineClass1(")) {
+        d->in_define += l->n;
+        d->loader += l->location == 5 ? l->n : 0;
+    }
+}
+
+START_TEST(defining_classes_is_loader)
+{
+    const char *args[] = {"define", "4", NULL};
+    jvmrun_result r;
+    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    defining d = {0, 0};
+    each_sample(r.log, add_defining, &d);
+    printf("JDK %d: ClassLoader.defineClass1 %llu samples, %llu LOADER\n", _i, d.in_define, d.loader);
+    ck_assert_uint_gt(d.in_define, 10);
+    ck_assert_uint_ge(d.loader, d.in_define * 9 / 10); /* the rest: GC, while a collection runs */
+    jvmrun_free(&r);
+}
+END_TEST
+
 /* ---- The code map through JITCompiledMethodInformation; bad input ------------------------------ */
 
 START_TEST(compiled_methods_map_back_and_bad_ids_fail)
@@ -280,6 +308,7 @@ int main(void)
     tcase_set_timeout(tc, 180);
     tcase_add_loop_test(tc, shares_60_30_10_within_5_points_beside_jfr, 0, jdk_count);
     tcase_add_loop_test(tc, sleeping_is_blocking_and_collecting_is_gc, 0, jdk_count);
+    tcase_add_loop_test(tc, defining_classes_is_loader, 0, jdk_count);
     tcase_add_loop_test(tc, compiled_methods_map_back_and_bad_ids_fail, 0, jdk_count);
     tcase_add_loop_test(tc, sixteen_threads_two_samplers_each_sample_its_own_thread, 0, jdk_count);
     suite_add_tcase(s, tc);
