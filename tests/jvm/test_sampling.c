@@ -58,6 +58,17 @@ static void each_sample(const char *log, void (*fn)(const sample_line *line, voi
     }
 }
 
+/* Runs a SamplingWorkload mode under the sampler, checks it ended well, and folds its samples with fn. */
+static void sample_workload(const char *jdk, const char *extra_env, const char *const *args,
+                            void (*fn)(const sample_line *line, void *arg), void *arg)
+{
+    jvmrun_result r;
+    run_sampled(jdk, extra_env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    each_sample(r.log, fn, arg);
+    jvmrun_free(&r);
+}
+
 /* ---- 60/30/10 ------------------------------------------------------------------------------ */
 
 static const char *const share_methods[] = {"SamplingWorkload.a(", "SamplingWorkload.b(", "SamplingWorkload.c("};
@@ -113,14 +124,11 @@ START_TEST(shares_60_30_10_within_5_points_beside_jfr)
     /* 10 s: on a loaded machine the sampler gets a few hundred samples a second, which still puts
      * 5 points beyond four standard deviations of the sampling error. */
     const char *args[] = {"shares", "10", NULL};
-    jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
     shares ours = {{0}, 0}, jfr = {{0}, 0};
-    each_sample(r.log, add_share, &ours);
-    jvmrun_free(&r);
+    sample_workload(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, add_share, &ours);
 
     /* JFR at the same rate, without the agent. */
+    jvmrun_result r;
     char dir[600], jfc[700], recording[700], options[1600];
     snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("jfr.XXXXXX"));
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -182,11 +190,8 @@ static void add_place(const sample_line *l, void *arg)
 START_TEST(sleeping_is_blocking_and_collecting_is_gc)
 {
     const char *args[] = {"sleep-gc", "5", NULL};
-    jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
     places p = {0, 0, 0, 0, 0, 0};
-    each_sample(r.log, add_place, &p);
+    sample_workload(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, add_place, &p);
     printf("JDK %d: Thread.sleep %llu samples, %llu BLOCKING; Runtime.gc %llu samples, %llu GC; GC in all %llu\n", _i,
            p.sleep_all, p.sleep_blocking, p.gc_all, p.gc_in_gc, p.gc_anywhere);
     ck_assert_uint_gt(p.sleep_all, 100);
@@ -195,7 +200,6 @@ START_TEST(sleeping_is_blocking_and_collecting_is_gc)
     ck_assert_uint_gt(p.gc_all, 20);
     ck_assert_uint_gt(p.gc_in_gc, 0);
     ck_assert_uint_gt(p.profiler, 0); /* the sampler thread, sampling itself among the threads it knows */
-    jvmrun_free(&r);
 }
 END_TEST
 
@@ -215,15 +219,11 @@ static void add_defining(const sample_line *l, void *arg)
 START_TEST(defining_classes_is_loader)
 {
     const char *args[] = {"define", "4", NULL};
-    jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
     defining d = {0, 0};
-    each_sample(r.log, add_defining, &d);
+    sample_workload(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, add_defining, &d);
     printf("JDK %d: ClassLoader.defineClass1 %llu samples, %llu LOADER\n", _i, d.in_define, d.loader);
     ck_assert_uint_gt(d.in_define, 10);
     ck_assert_uint_ge(d.loader, d.in_define * 9 / 10); /* the rest: GC, while a collection runs */
-    jvmrun_free(&r);
 }
 END_TEST
 
