@@ -311,7 +311,6 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
     }
     jv_sample_start(env);
-    start_code_map(jvmti);
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     for (size_t i = 0; i < jv_monitors.count; i++)
@@ -324,6 +323,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         jv_unloads_start();
     if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
         jv_thread_names_start(env);
+    start_code_map(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();
     jv_heap_flush_sampler(env);
 }

@@ -6,7 +6,7 @@
  *     nearly all are exact (the stack walk and the code map agree).  JFR's execution sampler
  *     records the same workload at the same rate; both are printed side by side.
  *   - a sleeping thread is BLOCKING; a thread in System.gc() is GC when sampled there; the
- *     sampler's own thread is PROFILER.
+ *     sampler's own thread is PROFILER; a thread defining classes is LOADER in defineClass1.
  *   - every method the JVM reports compiled maps back from its code (JITCompiledMethodInformation
  *     through the code map); IDs that are no threads' fail cleanly.
  *   - 16 threads sampled from 2 sampler threads for 10 s: the JVM ends normally, and no
@@ -56,6 +56,17 @@ static void each_sample(const char *log, void (*fn)(const sample_line *line, voi
             fn(&l, arg);
         p = end ? end + 1 : NULL;
     }
+}
+
+/* Runs a SamplingWorkload mode under the sampler, checks it ended well, and folds its samples with fn. */
+static void sample_workload(const char *jdk, const char *extra_env, const char *const *args,
+                            void (*fn)(const sample_line *line, void *arg), void *arg)
+{
+    jvmrun_result r;
+    run_sampled(jdk, extra_env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    each_sample(r.log, fn, arg);
+    jvmrun_free(&r);
 }
 
 /* ---- 60/30/10 ------------------------------------------------------------------------------ */
@@ -113,14 +124,11 @@ START_TEST(shares_60_30_10_within_5_points_beside_jfr)
     /* 10 s: on a loaded machine the sampler gets a few hundred samples a second, which still puts
      * 5 points beyond four standard deviations of the sampling error. */
     const char *args[] = {"shares", "10", NULL};
-    jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
     shares ours = {{0}, 0}, jfr = {{0}, 0};
-    each_sample(r.log, add_share, &ours);
-    jvmrun_free(&r);
+    sample_workload(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, add_share, &ours);
 
     /* JFR at the same rate, without the agent. */
+    jvmrun_result r;
     char dir[600], jfc[700], recording[700], options[1600];
     snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("jfr.XXXXXX"));
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -182,11 +190,8 @@ static void add_place(const sample_line *l, void *arg)
 START_TEST(sleeping_is_blocking_and_collecting_is_gc)
 {
     const char *args[] = {"sleep-gc", "5", NULL};
-    jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
     places p = {0, 0, 0, 0, 0, 0};
-    each_sample(r.log, add_place, &p);
+    sample_workload(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, add_place, &p);
     printf("JDK %d: Thread.sleep %llu samples, %llu BLOCKING; Runtime.gc %llu samples, %llu GC; GC in all %llu\n", _i,
            p.sleep_all, p.sleep_blocking, p.gc_all, p.gc_in_gc, p.gc_anywhere);
     ck_assert_uint_gt(p.sleep_all, 100);
@@ -195,7 +200,30 @@ START_TEST(sleeping_is_blocking_and_collecting_is_gc)
     ck_assert_uint_gt(p.gc_all, 20);
     ck_assert_uint_gt(p.gc_in_gc, 0);
     ck_assert_uint_gt(p.profiler, 0); /* the sampler thread, sampling itself among the threads it knows */
-    jvmrun_free(&r);
+}
+END_TEST
+
+typedef struct defining {
+    unsigned long long in_define, loader;
+} defining;
+
+static void add_defining(const sample_line *l, void *arg)
+{
+    defining *d = arg;
+    if (strstr(l->method, "java/lang/ClassLoader.defineClass1(")) {
+        d->in_define += l->n;
+        d->loader += l->location == 5 ? l->n : 0;
+    }
+}
+
+START_TEST(defining_classes_is_loader)
+{
+    const char *args[] = {"define", "4", NULL};
+    defining d = {0, 0};
+    sample_workload(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, add_defining, &d);
+    printf("JDK %d: ClassLoader.defineClass1 %llu samples, %llu LOADER\n", _i, d.in_define, d.loader);
+    ck_assert_uint_gt(d.in_define, 10);
+    ck_assert_uint_ge(d.loader, d.in_define * 9 / 10); /* the rest: GC, while a collection runs */
 }
 END_TEST
 
@@ -280,6 +308,7 @@ int main(void)
     tcase_set_timeout(tc, 180);
     tcase_add_loop_test(tc, shares_60_30_10_within_5_points_beside_jfr, 0, jdk_count);
     tcase_add_loop_test(tc, sleeping_is_blocking_and_collecting_is_gc, 0, jdk_count);
+    tcase_add_loop_test(tc, defining_classes_is_loader, 0, jdk_count);
     tcase_add_loop_test(tc, compiled_methods_map_back_and_bad_ids_fail, 0, jdk_count);
     tcase_add_loop_test(tc, sixteen_threads_two_samplers_each_sample_its_own_thread, 0, jdk_count);
     suite_add_tcase(s, tc);

@@ -6,6 +6,7 @@
  *   sleep-gc SECONDS    thread "sleeper" sleeps; thread "collector" calls System.gc() in a loop
  *   threads N SECONDS   N threads, thread i spinning in its own method t<i>
  *   fibs N K            N threads each computing fib(K): a fixed amount of work, for `make bench`
+ *   define SECONDS      the main thread defines a class over and over, each time in a new class loader
  *
  * Each mode prints what it did when done.
  */
@@ -126,12 +127,39 @@ public class SamplingWorkload {
         System.out.println("fibs " + count + " x fib(" + n + ") done");
     }
 
+    /** Defined again and again by define(). */
+    static class Defined {
+        int value() {
+            return 42;
+        }
+    }
+
+    static class OneClassLoader extends ClassLoader {
+        Class<?> define(byte[] bytes) {
+            return defineClass(Defined.class.getName(), bytes, 0, bytes.length);
+        }
+    }
+
+    static void define(String seconds) throws java.io.IOException {
+        byte[] bytes;
+        try (java.io.InputStream in = SamplingWorkload.class.getResourceAsStream("SamplingWorkload$Defined.class")) {
+            bytes = in.readAllBytes();
+        }
+        long end = deadline(seconds), defined = 0;
+        while (System.nanoTime() < end) {
+            sink += new OneClassLoader().define(bytes).getName().length();
+            defined++;
+        }
+        System.out.println("defined " + defined);
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
             case "sleep-gc": sleepAndCollect(args[1]); break;
             case "threads": threads(Integer.parseInt(args[1]), args[2]); break;
             case "fibs": fibs(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
+            case "define": define(args[1]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
