@@ -50,10 +50,11 @@ static int write_collapsed(FILE *out, const jp_report *r, const jp_tree *tree)
 static int write_flame(FILE *out, const jp_report *r, const jp_tree *tree)
 {
     char title[512];
-    int calls = tree == r->calls;
+    int calls = tree == r->calls, allocations = tree == r->allocations;
     snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program",
-             calls ? "time in calls (microseconds)" : "samples");
-    return jp_flame_write(out, tree, title, calls ? "us" : "samples", divisor_for(r, tree), r->name, r->name_context);
+             calls ? "time in calls (microseconds)" : allocations ? "allocations by site and class" : "samples");
+    return jp_flame_write(out, tree, title, calls ? "us" : allocations ? "allocations" : "samples",
+                          divisor_for(r, tree), r->name, r->name_context);
 }
 
 static void log_line(void *context, const char *line)
@@ -74,7 +75,14 @@ void jp_output_write_all(const jp_report *r)
         failed |= write_file(r, JP_CALLS_COLLAPSED_FILE, write_collapsed, r->calls);
         failed |= write_file(r, JP_CALLS_FLAME_FILE, write_flame, r->calls);
     }
+    if (r->allocations) {
+        failed |= write_file(r, JP_ALLOC_COLLAPSED_FILE, write_collapsed, r->allocations);
+        failed |= write_file(r, JP_ALLOC_FLAME_FILE, write_flame, r->allocations);
+    }
     jv_log("jevprof: %s %s/%s%s", failed ? "wrote what it could of" : "wrote", r->config->output_dir,
-           JP_REPORT_FILE, main_profile ? " and the flame graph next to it; hottest methods:" : "");
+           JP_REPORT_FILE,
+           main_profile        ? " and the flame graph next to it; hottest methods:"
+           : r->allocations    ? " and the allocation flame graph next to it; most allocated classes:"
+                               : "");
     jp_report_top_lines(r, STDERR_TOP_METHODS, log_line, NULL);
 }

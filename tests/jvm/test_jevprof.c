@@ -2,7 +2,8 @@
  * test_jevprof.c - jevprof end to end on real JVMs (every JDK under /usr/lib/jvm): the bridge
  * loads it from MSJAVA_EVENT_MONITORS, it profiles samples/java/Workload.java, and its files
  * must show what that program is known to do: 8 workers, Workload.hot doing 4/5 of the
- * arithmetic, fib(15) every 100 rounds, a 3-frame exception unwind every 100 rounds.  (Since
+ * arithmetic, fib(15) every 100 rounds, a 3-frame exception unwind every 100 rounds, then
+ * Workload.allocate making 5000 Workload$Allocated objects and one array.  (Since
  * JDK 19 Thread.run calls Workload$Worker.run through Thread.runWith: paths are matched from
  * the worker's run down.)  Where node and chromium are installed, tools/flamegraph-check.js
  * then clicks and searches the flame graph in a headless browser.
@@ -53,14 +54,16 @@ static void prepare(char *dir, size_t size)
     fclose(f);
 }
 
-static void run_jevprof(const char *jdk, const char *dir, const char *mode, const char *rounds, jvmrun_result *r)
+/* extra: one more environment variable ("NAME=value"), or NULL. */
+static void run_jevprof(const char *jdk, const char *dir, const char *mode, const char *rounds, const char *extra,
+                        jvmrun_result *r)
 {
     static char files_env[1300], dir_env[1300], mode_env[64];
     snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
     snprintf(mode_env, sizeof(mode_env), "JEVPROF_MODE=%s", mode);
     const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env, mode_env,
-                         "JEVPROF_INTERVAL_MS=2", "JEVPROF_TOP=1000", NULL};
+                         "JEVPROF_INTERVAL_MS=2", "JEVPROF_TOP=1000", extra, NULL};
     const char *args[] = {rounds, NULL};
     jvmrun_main(jdk, "Workload", "", env, args, r);
 }
@@ -77,8 +80,9 @@ static void expect(const char *text, const char *what)
 /* After a passing test: its directory goes (a failing one stays, to be looked at). */
 static void remove_outputs(const char *dir)
 {
-    static const char *const files[] = {"jevprof.reg", "jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
-                                        "jevprof-calls.collapsed", "jevprof-calls-flame.html"};
+    static const char *const files[] = {"jevprof.reg",          "jevprof-report.txt",       "jevprof.collapsed",
+                                        "jevprof-flame.html",   "jevprof-calls.collapsed",  "jevprof-calls-flame.html",
+                                        "jevprof-alloc.collapsed", "jevprof-alloc-flame.html"};
     char path[1300];
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -116,6 +120,20 @@ static unsigned long long self_count(const char *collapsed, const char *leaf)
     return sum;
 }
 
+/* The count on the row of a report table (the section headed title) that ends with "  name". */
+static unsigned long long table_count(const char *report, const char *title, const char *name)
+{
+    char row_end[512];
+    const char *table = report ? strstr(report, title) : NULL, *table_end = table ? strstr(table, "\n\n") : NULL;
+    snprintf(row_end, sizeof(row_end), "  %s\n", name);
+    const char *row = table ? strstr(table, row_end) : NULL;
+    if (!row || (table_end && row > table_end))
+        return 0;
+    while (row > table && row[-1] != '\n')
+        row--;
+    return strtoull(row, NULL, 10);
+}
+
 START_TEST(sampling_finds_the_hot_method)
 {
     char dir[1200];
@@ -123,10 +141,13 @@ START_TEST(sampling_finds_the_hot_method)
     const char *args[] = {"30000", NULL};
     prepare(dir, sizeof(dir));
     jvmrun_main(jdks[_i], "Workload", NULL, NULL, args, &plain);
-    run_jevprof(jdks[_i], dir, "sample", "30000", &r);
+    /* Not a number: the bridge says so when it reads the interval, which it does only once some
+     * monitor may want allocations.  jevprof, outside alloc mode, promises it never will. */
+    run_jevprof(jdks[_i], dir, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
+    ck_assert_msg(!strstr(r.err, "JEVMON_ALLOCATION_SAMPLING_INTERVAL"), "allocations were armed:\n%s", r.err);
     char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
     char *flame = read_text(dir, "jevprof-flame.html");
     ck_assert_ptr_nonnull(report);
@@ -141,6 +162,9 @@ START_TEST(sampling_finds_the_hot_method)
     expect(report, " > Workload$Worker.run > Workload.round > Workload.hot\n");
     expect(report, "          2400  java.lang.IllegalStateException\n");
     ck_assert_ptr_nonnull(strstr(flame, "\"Workload.hot\""));
+    ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
+    ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
+    ck_assert_ptr_null(read_text(dir, "jevprof-alloc-flame.html"));
     check_flame_graph_in_browser(dir, "Workload.hot");
     free(report), free(collapsed), free(flame);
     jvmrun_free(&plain);
@@ -154,7 +178,7 @@ START_TEST(call_counts_are_exact)
     char dir[1200];
     jvmrun_result r;
     prepare(dir, sizeof(dir));
-    run_jevprof(jdks[_i], dir, "calls", "2000", &r);
+    run_jevprof(jdks[_i], dir, "calls", "2000", NULL, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
     char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
@@ -175,6 +199,43 @@ START_TEST(call_counts_are_exact)
 }
 END_TEST
 
+START_TEST(allocation_sites_are_exact)
+{
+    char dir[1200];
+    jvmrun_result r;
+    prepare(dir, sizeof(dir));
+    run_jevprof(jdks[_i], dir, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=0", &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
+    ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
+    ck_assert_msg(!strstr(r.err, "allocation recording is off"), "%s", r.err);
+    char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof-alloc.collapsed");
+    char *flame = read_text(dir, "jevprof-alloc-flame.html"), *samples = read_text(dir, "jevprof.collapsed");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_ptr_nonnull(collapsed);
+    ck_assert_ptr_nonnull(flame);
+    ck_assert_ptr_nonnull(samples); /* the modes combine */
+    expect(report, "Mode: sample,alloc");
+    /* every allocation at interval 0: the 5000 objects, and the array that keeps them, by name and site */
+    expect(collapsed, "Workload.main;Workload.allocate;Workload$Allocated 5000\n");
+    expect(collapsed, "Workload.main;Workload.allocate;[LWorkload$Allocated 1\n");
+    ck_assert_uint_eq(self_count(collapsed, "Workload$Allocated"), 5000);
+    ck_assert_uint_eq(table_count(report, "Top 1000 allocation sites by allocated class\n", "Workload$Allocated"), 5000);
+    ck_assert_uint_eq(table_count(report, "Top 1000 allocation sites by allocated class\n", "[LWorkload$Allocated"), 1);
+    unsigned long long by_allocate = table_count(report, "Top 1000 allocation sites by allocating method\n",
+                                                 "Workload.allocate");
+    ck_assert_msg(by_allocate == 5001, "Workload.allocate allocated %llu", by_allocate);
+    /* 160 exceptions, each made in the innermost thrower */
+    ck_assert_uint_eq(table_count(report, "Top 1000 allocation sites by allocated class\n",
+                                  "java.lang.IllegalStateException"), 160);
+    expect(collapsed, "Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException 160\n");
+    ck_assert_ptr_nonnull(strstr(flame, "\"Workload$Allocated\""));
+    free(report), free(collapsed), free(flame), free(samples);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
 int main(void)
 {
     jdk_count = jvmrun_find_jdks(jdks);
@@ -183,6 +244,7 @@ int main(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, sampling_finds_the_hot_method, 0, jdk_count);
     tcase_add_loop_test(tc, call_counts_are_exact, 0, jdk_count);
+    tcase_add_loop_test(tc, allocation_sites_are_exact, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
