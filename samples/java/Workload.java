@@ -7,7 +7,8 @@
  *   - exceptions: every 100th round throws an IllegalStateException three frames down and
  *     catches it in the round (rarely enough that creating them costs little of the time);
  *   - after the workers, on the main thread, allocations of a known count: Workload.allocate
- *     makes ALLOCATED Workload$Allocated objects (and the one array that keeps them).
+ *     makes ALLOCATED Workload$Allocated objects and the one array that keeps them (main
+ *     makes one of each before, so that loading the classes happens there).
  * It prints the same lines with or without a profiler (a checksum over every thread's
  * result, the number of exceptions caught), and nothing else.
  *
@@ -123,6 +124,8 @@ public class Workload {
             checksum = checksum * 31 + workers[t].result;
             caught += workers[t].caught[0];
         }
+        /* Loads Allocated and its array class here, so that allocate makes only its own objects. */
+        allocated = new Allocated[] {new Allocated(-1)};
         allocated = allocate();
         System.out.println("threads " + THREADS + ", rounds " + rounds);
         System.out.println("checksum " + Long.toHexString(checksum));
