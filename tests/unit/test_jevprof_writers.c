@@ -1,7 +1,7 @@
 /*
  * test_jevprof_writers.c - jevprof's outputs from a known tree: display names, the
  * collapsed-stacks file (parsed back: paths and counts), the HTML flame graph (its data,
- * escaping, and nothing fetched from outside), and the text report.
+ * escaping, and nothing fetched from outside), and the text report, with its allocation sites.
  */
 #include <check.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include "../../monitor/report.h"
 #include "../support/testkit.h"
 
-enum { MAIN = 1, WORK, HOT, COLD, ODD };
+enum { MAIN = 1, WORK, HOT, COLD, ODD, POINT_CLASS, INT_ARRAY_CLASS };
 
 static const char *test_name(void *context, MethodID method)
 {
@@ -25,6 +25,8 @@ static const char *test_name(void *context, MethodID method)
     case HOT: return "demo.Main.hot";
     case COLD: return "demo.Main.cold";
     case ODD: return "demo.Odd.<init>&\"quoted\"</script>";
+    case POINT_CLASS: return "demo.Point"; /* class frames, as in an allocation tree */
+    case INT_ARRAY_CLASS: return "[I";
     default: return "?";
     }
 }
@@ -75,6 +77,22 @@ START_TEST(display_names_drop_signature_and_slashes)
     ck_assert_str_eq(out, "bad_name_.x");
     jp_display_name("a/very/long/package/Name.method()V", out, 10);
     ck_assert_str_eq(out, "a.very.lo");
+}
+END_TEST
+
+START_TEST(class_names_keep_array_descriptors)
+{
+    char out[64];
+    jp_class_display_name("java.lang.String", out, sizeof(out));
+    ck_assert_str_eq(out, "java.lang.String");
+    jp_class_display_name("[I", out, sizeof(out));
+    ck_assert_str_eq(out, "[I");
+    jp_class_display_name("[[Ljava.lang.String;", out, sizeof(out)); /* no ';' to end a collapsed frame */
+    ck_assert_str_eq(out, "[[Ljava.lang.String");
+    jp_class_display_name("Odd;Name\n", out, sizeof(out));
+    ck_assert_str_eq(out, "Odd_Name_");
+    jp_class_display_name("a.very.long.Name", out, 7);
+    ck_assert_str_eq(out, "a.very");
 }
 END_TEST
 
@@ -266,18 +284,66 @@ START_TEST(report_of_call_time_shows_milliseconds_and_calls)
 }
 END_TEST
 
+/* main -> work allocates 5 Points and 2 int[]; main allocates 3 Points itself */
+START_TEST(report_lists_allocation_sites_by_class_and_method)
+{
+    jp_config config;
+    jp_summary summary;
+    jp_sampler_counts counts = {0};
+    jp_allocation_counts allocation_counts = {10, 0, 0, 4, 0};
+    jp_tree sites;
+    const MethodID points[] = {MAIN, WORK, POINT_CLASS}, ints[] = {MAIN, WORK, INT_ARRAY_CLASS}, own[] = {MAIN, POINT_CLASS};
+    ck_assert_int_eq(jp_tree_init(&sites), 0);
+    jp_tree_add_stack(&sites, points, 3, 5);
+    jp_tree_add_stack(&sites, ints, 3, 2);
+    jp_tree_add_stack(&sites, own, 2, 3);
+    jp_tree_sum_root(&sites);
+    memset(&summary, 0, sizeof(summary));
+    jp_report r = report_of(&config, &summary, &counts);
+    config.mode = JP_MODE_ALLOC;
+    r.samples = NULL;
+    r.allocations = &sites;
+    r.allocation_counts = &allocation_counts;
+    FILE *f = tmpfile();
+    ck_assert_int_eq(jp_report_write(f, &r), 0);
+    char *text = contents(f);
+    ck_assert_ptr_nonnull(strstr(text, "Mode: alloc\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations recorded: 10 "));
+    ck_assert_ptr_nonnull(strstr(text, "jevprof's own calls, not recorded: 4\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 allocation sites by allocated class\n"
+                                       "   allocations   share  allocated class\n"
+                                       "             8  80.00%  demo.Point\n"
+                                       "             2  20.00%  [I\n\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 allocation sites by allocating method\n"
+                                       "   allocations   share  allocating method\n"
+                                       "             7  70.00%  demo.Main.work\n"
+                                       "             3  30.00%  demo.Main.main\n\n"));
+    ck_assert_ptr_nonnull(strstr(text, "demo.Main.main > demo.Main.work > demo.Point\n"));
+    ck_assert_ptr_null(strstr(text, "\nSamples\n"));
+    free(text);
+    fclose(f);
+    jp_report_top_lines(&r, 1, collect_line, NULL); /* on stderr: the most allocated class */
+    ck_assert_str_eq(line_sink_text, " 80.00% self  demo.Point\n");
+    free(line_sink_text);
+    line_sink_text = NULL;
+    jp_tree_free(&sites);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("jevprof_writers");
     TCase *tc = tcase_create("writers");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, display_names_drop_signature_and_slashes);
+    tcase_add_test(tc, class_names_keep_array_descriptors);
     tcase_add_test(tc, collapsed_lines_parse_back_to_the_tree);
     tcase_add_test(tc, collapsed_divides_and_drops_zero_lines);
     tcase_add_test(tc, flame_graph_is_self_contained_and_holds_the_data);
     tcase_add_test(tc, flame_graph_of_an_empty_profile_is_valid);
     tcase_add_test(tc, report_lists_top_methods_paths_and_summary);
     tcase_add_test(tc, report_of_call_time_shows_milliseconds_and_calls);
+    tcase_add_test(tc, report_lists_allocation_sites_by_class_and_method);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
