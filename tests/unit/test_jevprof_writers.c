@@ -62,37 +62,33 @@ static char *contents(FILE *f)
     return text;
 }
 
-START_TEST(display_names_drop_signature_and_slashes)
-{
-    char out[64];
-    jp_display_name("java/lang/Object.hashCode()I", out, sizeof(out));
-    ck_assert_str_eq(out, "java.lang.Object.hashCode");
-    jp_display_name("Workload$Worker.run()V", out, sizeof(out));
-    ck_assert_str_eq(out, "Workload$Worker.run");
-    jp_display_name("pkg/A.<init>(Ljava/lang/String;)V", out, sizeof(out));
-    ck_assert_str_eq(out, "pkg.A.<init>");
-    jp_display_name("noSignature", out, sizeof(out));
-    ck_assert_str_eq(out, "noSignature");
-    jp_display_name("bad;name\n.x()V", out, sizeof(out));
-    ck_assert_str_eq(out, "bad_name_.x");
-    jp_display_name("a/very/long/package/Name.method()V", out, 10);
-    ck_assert_str_eq(out, "a.very.lo");
-}
-END_TEST
+/* Method names drop their signature and slashes; class names keep an array's descriptor, less
+ * the ';' that would end a collapsed frame; both truncate to fit. */
+static const struct display_case {
+    void (*display)(const char *vm_name, char *out, size_t out_size);
+    const char *vm_name;
+    size_t out_size;
+    const char *expected;
+} display_cases[] = {
+    {jp_display_name, "java/lang/Object.hashCode()I", 64, "java.lang.Object.hashCode"},
+    {jp_display_name, "Workload$Worker.run()V", 64, "Workload$Worker.run"},
+    {jp_display_name, "pkg/A.<init>(Ljava/lang/String;)V", 64, "pkg.A.<init>"},
+    {jp_display_name, "noSignature", 64, "noSignature"},
+    {jp_display_name, "bad;name\n.x()V", 64, "bad_name_.x"},
+    {jp_display_name, "a/very/long/package/Name.method()V", 10, "a.very.lo"},
+    {jp_class_display_name, "java.lang.String", 64, "java.lang.String"},
+    {jp_class_display_name, "[I", 64, "[I"},
+    {jp_class_display_name, "[[Ljava.lang.String;", 64, "[[Ljava.lang.String"},
+    {jp_class_display_name, "Odd;Name\n", 64, "Odd_Name_"},
+    {jp_class_display_name, "a.very.long.Name", 7, "a.very"},
+};
 
-START_TEST(class_names_keep_array_descriptors)
+START_TEST(display_names_of_methods_and_classes)
 {
+    const struct display_case *c = &display_cases[_i];
     char out[64];
-    jp_class_display_name("java.lang.String", out, sizeof(out));
-    ck_assert_str_eq(out, "java.lang.String");
-    jp_class_display_name("[I", out, sizeof(out));
-    ck_assert_str_eq(out, "[I");
-    jp_class_display_name("[[Ljava.lang.String;", out, sizeof(out)); /* no ';' to end a collapsed frame */
-    ck_assert_str_eq(out, "[[Ljava.lang.String");
-    jp_class_display_name("Odd;Name\n", out, sizeof(out));
-    ck_assert_str_eq(out, "Odd_Name_");
-    jp_class_display_name("a.very.long.Name", out, 7);
-    ck_assert_str_eq(out, "a.very");
+    c->display(c->vm_name, out, c->out_size);
+    ck_assert_str_eq(out, c->expected);
 }
 END_TEST
 
@@ -209,6 +205,17 @@ static jp_report report_of(jp_config *config, jp_summary *summary, jp_sampler_co
     return r;
 }
 
+/* The report r writes, as a string (free it). */
+static char *report_text(const jp_report *r)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(jp_report_write(f, r), 0);
+    char *text = contents(f);
+    fclose(f);
+    return text;
+}
+
 static char *line_sink_text;
 static void collect_line(void *context, const char *line)
 {
@@ -235,9 +242,7 @@ START_TEST(report_lists_top_methods_paths_and_summary)
     summary.exceptions = thrown;
     summary.exception_classes = 1;
     jp_report r = report_of(&config, &summary, &counts);
-    FILE *f = tmpfile();
-    ck_assert_int_eq(jp_report_write(f, &r), 0);
-    char *text = contents(f);
+    char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Program: demo/Main"));
     ck_assert_ptr_nonnull(strstr(text, "Top 3 methods by self samples"));
     const char *by_self = strstr(text, "Top 3 methods by self samples");
@@ -253,7 +258,6 @@ START_TEST(report_lists_top_methods_paths_and_summary)
     ck_assert_ptr_nonnull(strstr(text, "100.0 per second"));
     ck_assert_ptr_null(strstr(text, "\nCalls\n"));
     free(text);
-    fclose(f);
     jp_report_top_lines(&r, 2, collect_line, NULL);
     ck_assert_str_eq(line_sink_text, " 70.00% self  demo.Main.hot\n 20.00% self  demo.Main.cold\n");
     free(line_sink_text);
@@ -272,15 +276,12 @@ START_TEST(report_of_call_time_shows_milliseconds_and_calls)
     tree.nodes[jp_tree_child(&tree, JP_ROOT, MAIN)].calls = 1;
     r.samples = NULL;
     r.calls = &tree; /* weights read as nanoseconds */
-    FILE *f = tmpfile();
-    ck_assert_int_eq(jp_report_write(f, &r), 0);
-    char *text = contents(f);
+    char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Mode: calls\n"));
     ck_assert_ptr_nonnull(strstr(text, "Top 3 methods by self time"));
     ck_assert_ptr_nonnull(strstr(text, "0.000 ms"));
     ck_assert_ptr_null(strstr(text, "\nSamples\n"));
     free(text);
-    fclose(f);
 }
 END_TEST
 
@@ -304,9 +305,7 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     r.samples = NULL;
     r.allocations = &sites;
     r.allocation_counts = &allocation_counts;
-    FILE *f = tmpfile();
-    ck_assert_int_eq(jp_report_write(f, &r), 0);
-    char *text = contents(f);
+    char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Mode: alloc\n"));
     ck_assert_ptr_nonnull(strstr(text, "Allocations recorded: 10 "));
     ck_assert_ptr_nonnull(strstr(text, "jevprof's own calls, not recorded: 4\n"));
@@ -321,7 +320,6 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     ck_assert_ptr_nonnull(strstr(text, "demo.Main.main > demo.Main.work > demo.Point\n"));
     ck_assert_ptr_null(strstr(text, "\nSamples\n"));
     free(text);
-    fclose(f);
     jp_report_top_lines(&r, 1, collect_line, NULL); /* on stderr: the most allocated class */
     ck_assert_str_eq(line_sink_text, " 80.00% self  demo.Point\n");
     free(line_sink_text);
@@ -335,8 +333,8 @@ int main(void)
     Suite *s = suite_create("jevprof_writers");
     TCase *tc = tcase_create("writers");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, display_names_drop_signature_and_slashes);
-    tcase_add_test(tc, class_names_keep_array_descriptors);
+    tcase_add_loop_test(tc, display_names_of_methods_and_classes, 0,
+                        (int)(sizeof(display_cases) / sizeof(*display_cases)));
     tcase_add_test(tc, collapsed_lines_parse_back_to_the_tree);
     tcase_add_test(tc, collapsed_divides_and_drops_zero_lines);
     tcase_add_test(tc, flame_graph_is_self_contained_and_holds_the_data);
