@@ -54,16 +54,26 @@ static void prepare(char *dir, size_t size)
     fclose(f);
 }
 
-/* extra: one more environment variable ("NAME=value"), or NULL. */
-static void run_jevprof(const char *jdk, const char *dir, const char *mode, const char *rounds, const char *extra,
-                        jvmrun_result *r)
+/* Attaches jevprof through MSJAVA_EVENT_MONITORS (the registry file names only its COM class). */
+#define ATTACHED "MSJAVA_EVENT_MONITORS=" JEVPROF
+
+/* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra: one
+ * more environment variable ("NAME=value"), or NULL. */
+static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
+                        const char *extra, jvmrun_result *r)
 {
     static char files_env[1300], dir_env[1300], mode_env[64];
     snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
     snprintf(mode_env, sizeof(mode_env), "JEVPROF_MODE=%s", mode);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env, mode_env,
-                         "JEVPROF_INTERVAL_MS=2", "JEVPROF_TOP=1000", extra, NULL};
+    const char *env[10] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, mode_env, "JEVPROF_INTERVAL_MS=2",
+                           "JEVPROF_TOP=1000"};
+    size_t n = 6;
+    if (monitors)
+        env[n++] = monitors;
+    if (extra)
+        env[n++] = extra;
+    env[n] = NULL;
     const char *args[] = {rounds, NULL};
     jvmrun_main(jdk, "Workload", "", env, args, r);
 }
@@ -143,7 +153,7 @@ START_TEST(sampling_finds_the_hot_method)
     jvmrun_main(jdks[_i], "Workload", NULL, NULL, args, &plain);
     /* Not a number: the bridge says so when it reads the interval, which it does only once some
      * monitor may want allocations.  jevprof, outside alloc mode, promises it never will. */
-    run_jevprof(jdks[_i], dir, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
@@ -178,7 +188,7 @@ START_TEST(call_counts_are_exact)
     char dir[1200];
     jvmrun_result r;
     prepare(dir, sizeof(dir));
-    run_jevprof(jdks[_i], dir, "calls", "2000", NULL, &r);
+    run_jevprof(jdks[_i], dir, ATTACHED, "calls", "2000", NULL, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
     char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
@@ -204,11 +214,13 @@ START_TEST(allocation_sites_are_exact)
     char dir[1200];
     jvmrun_result r;
     prepare(dir, sizeof(dir));
-    run_jevprof(jdks[_i], dir, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=0", &r);
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
     ck_assert_msg(!strstr(r.err, "allocation recording is off"), "%s", r.err);
+    /* the bridge read the interval this time (and took the default, 0): allocations were armed */
+    ck_assert_msg(strstr(r.err, "JEVMON_ALLOCATION_SAMPLING_INTERVAL=\"unread\" is not a number"), "%s", r.err);
     char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof-alloc.collapsed");
     char *flame = read_text(dir, "jevprof-alloc-flame.html"), *samples = read_text(dir, "jevprof.collapsed");
     ck_assert_ptr_nonnull(report);
@@ -237,6 +249,46 @@ START_TEST(allocation_sites_are_exact)
 }
 END_TEST
 
+/* The number of times what occurs in text. */
+static int occurrences(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *at = strstr(text, what); at; at = strstr(at + 1, what))
+        n++;
+    return n;
+}
+
+START_TEST(a_refused_allocation_callback_costs_one_line)
+{
+    char dir[1200], path[1300];
+    jvmrun_result r;
+    prepare(dir, sizeof(dir));
+    /* Registered with InitOptions DONT_NEED_ALLOCATION_CALLBACK: the VM holds jevprof to that
+     * promise, which alloc mode does not make, and refuses its callback. */
+    snprintf(path, sizeof(path), "%s/jevprof.reg", dir);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "\n[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\jevprof]\n"
+               "\"CLSID\"=\"" JEVPROF "\"\n\"InitOptions\"=dword:00000010\n");
+    fclose(f);
+    run_jevprof(jdks[_i], dir, NULL, "sample,alloc", "2000", NULL, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
+    ck_assert_msg(occurrences(r.err, "jevmon: jevprof: NotifyOnObjectAllocations(callback) failed (0x80004005); "
+                                     "allocation recording is off\n") == 1, "%s", r.err);
+    ck_assert_msg(occurrences(r.err, "jevmon: jevprof: ") == 1 + 1 + 5, "%s", r.err); /* that, wrote, the top 5 */
+    char *report = read_text(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    expect(report, "Mode: sample,alloc");
+    expect(report, "Hottest call paths by self samples"); /* the rest of the mode ran */
+    ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
+    ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
+    free(report);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
 int main(void)
 {
     jdk_count = jvmrun_find_jdks(jdks);
@@ -246,6 +298,7 @@ int main(void)
     tcase_add_loop_test(tc, sampling_finds_the_hot_method, 0, jdk_count);
     tcase_add_loop_test(tc, call_counts_are_exact, 0, jdk_count);
     tcase_add_loop_test(tc, allocation_sites_are_exact, 0, jdk_count);
+    tcase_add_loop_test(tc, a_refused_allocation_callback_costs_one_line, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
