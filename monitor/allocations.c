@@ -8,6 +8,8 @@
 
 #define CLASS_NAME_MAX_BYTES 1024
 #define OTHER_CLASSES_FRAME JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES)
+#define UNKNOWN_CLASS_FRAME JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES + 1) /* a ClassID of 0 */
+#define UNKNOWN_CLASS_NAME "(unknown class)"
 
 /* Set while this thread records an allocation: whatever the VM allocates for jevprof's calls
  * meanwhile is not the program's, and recording it would recurse. */
@@ -81,6 +83,8 @@ static void return_stack(jp_allocations *a, jp_stack_trace *stack)
 /* The frame of a class already met, or 0; called with the lock held. */
 static MethodID known_class_frame(const jp_allocations *a, ClassID klass)
 {
+    if (!klass)
+        return UNKNOWN_CLASS_FRAME;
     const jp_idmap_entry *e = jp_idmap_find(&a->classes, klass);
     return e ? JP_CLASS_FRAME(e->value - 1) : 0;
 }
@@ -90,7 +94,7 @@ static char *name_class(jp_allocations *a, ClassID klass)
 {
     char display[CLASS_NAME_MAX_BYTES];
     const char *name = jp_names_class(a->names, (IJavaEventMonitorIDInfo *)a->info, klass);
-    jp_class_display_name(name ? name : "<unknown class>", display, sizeof(display));
+    jp_class_display_name(name ? name : UNKNOWN_CLASS_NAME, display, sizeof(display));
     return strdup(display);
 }
 
@@ -192,6 +196,8 @@ const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame)
 {
     if (frame == OTHER_CLASSES_FRAME)
         return "(other classes)";
+    if (frame == UNKNOWN_CLASS_FRAME)
+        return UNKNOWN_CLASS_NAME;
     if (frame > JP_CLASS_FRAME(0) || JP_CLASS_FRAME(0) - frame >= a->class_count)
         return NULL;
     return a->class_names[JP_CLASS_FRAME(0) - frame];

@@ -30,6 +30,7 @@
 
 #define JP_CLASS_FRAME(index) (JP_UNKNOWN_METHOD - 1 - (MethodID)(index))
 #define JP_MAX_CLASS_FRAMES (1u << 20) /* classes beyond this many are recorded as "(other classes)" */
+/* JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) and the one below are "(other classes)" and "(unknown class)". */
 
 typedef struct jp_allocation_counts {
     uint64_t recorded;  /* allocations in the tree */
