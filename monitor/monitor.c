@@ -155,7 +155,8 @@ static HRESULT set_allocation_callback(jp_monitor *m, IObjectAllocationCallback 
     IJavaHeapMonitor_Release(heap);
     if (FAILED(hr))
         jv_log("jevprof: NotifyOnObjectAllocations(%s) failed (0x%08lx); %s", callback ? "callback" : "NULL",
-               (unsigned long)(DWORD)hr, callback ? "allocation recording is off" : "allocations may still be reported");
+               (unsigned long)(DWORD)hr,
+               callback ? "allocation recording is off" : "allocations may still be reported");
     return hr;
 }
 

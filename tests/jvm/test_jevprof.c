@@ -218,6 +218,10 @@ static int occurrences(const char *text, const char *what)
     return n;
 }
 
+/* The report's tables of allocation sites (JEVPROF_TOP=1000). */
+#define BY_CLASS "Top 1000 allocation sites by allocated class\n"
+#define BY_METHOD "Top 1000 allocation sites by allocating method\n"
+
 START_TEST(allocation_sites_are_exact)
 {
     char dir[1200];
@@ -242,14 +246,12 @@ START_TEST(allocation_sites_are_exact)
     expect(collapsed, "Workload.main;Workload.allocate;[LWorkload$Allocated 1\n");
     expect(collapsed, "Workload.main;Workload$Allocated 1\n"); /* made before, to load the class */
     ck_assert_uint_eq(self_count(collapsed, "Workload$Allocated"), 5001);
-    ck_assert_uint_eq(table_count(report, "Top 1000 allocation sites by allocated class\n", "Workload$Allocated"), 5001);
-    ck_assert_uint_eq(table_count(report, "Top 1000 allocation sites by allocated class\n", "[LWorkload$Allocated"), 2);
-    unsigned long long by_allocate = table_count(report, "Top 1000 allocation sites by allocating method\n",
-                                                 "Workload.allocate");
+    ck_assert_uint_eq(table_count(report, BY_CLASS, "Workload$Allocated"), 5001);
+    ck_assert_uint_eq(table_count(report, BY_CLASS, "[LWorkload$Allocated"), 2);
+    unsigned long long by_allocate = table_count(report, BY_METHOD, "Workload.allocate");
     ck_assert_msg(by_allocate == 5001, "Workload.allocate allocated %llu", by_allocate);
     /* 160 exceptions, each made in the innermost thrower */
-    ck_assert_uint_eq(table_count(report, "Top 1000 allocation sites by allocated class\n",
-                                  "java.lang.IllegalStateException"), 160);
+    ck_assert_uint_eq(table_count(report, BY_CLASS, "java.lang.IllegalStateException"), 160);
     expect(collapsed, "Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException 160\n");
     ck_assert_ptr_nonnull(strstr(flame, "\"Workload$Allocated\""));
     free(report), free(collapsed), free(flame), free(samples);

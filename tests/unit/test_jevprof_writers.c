@@ -293,7 +293,8 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     jp_sampler_counts counts = {0};
     jp_allocation_counts allocation_counts = {10, 0, 0, 4, 0};
     jp_tree sites;
-    const MethodID points[] = {MAIN, WORK, POINT_CLASS}, ints[] = {MAIN, WORK, INT_ARRAY_CLASS}, own[] = {MAIN, POINT_CLASS};
+    const MethodID points[] = {MAIN, WORK, POINT_CLASS}, ints[] = {MAIN, WORK, INT_ARRAY_CLASS};
+    const MethodID own[] = {MAIN, POINT_CLASS};
     ck_assert_int_eq(jp_tree_init(&sites), 0);
     jp_tree_add_stack(&sites, points, 3, 5);
     jp_tree_add_stack(&sites, ints, 3, 2);
