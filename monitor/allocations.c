@@ -21,7 +21,7 @@ int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_na
     a->info = info;
     a->names = names;
     a->lock = plat_mutex_create();
-    if (!a->lock || jp_tree_init(&a->sites)) {
+    if (!a->lock || jp_tree_init(&a->sites) || jp_tree_init(&a->bytes)) {
         jp_allocations_free(a);
         return -1;
     }
@@ -40,6 +40,7 @@ void jp_allocations_free(jp_allocations *a)
     free(a->class_names);
     jp_idmap_free(&a->classes);
     jp_tree_free(&a->sites);
+    jp_tree_free(&a->bytes);
     if (a->lock)
         plat_mutex_destroy(a->lock);
     memset(a, 0, sizeof(*a));
@@ -127,8 +128,10 @@ static MethodID add_class_frame(jp_allocations *a, ClassID klass, char *name)
     return JP_CLASS_FRAME(a->class_count++);
 }
 
-/* Records one allocation; called with the lock held.  0, or -1 when out of memory. */
-static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, MethodID class_frame)
+/* Records one allocation of size bytes (sized: known); called with the lock held.  0, or -1
+ * when out of memory. */
+static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, MethodID class_frame, DWORD size,
+                    int sized)
 {
     if (!class_frame)
         return -1;
@@ -143,10 +146,11 @@ static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, Me
     a->counts.recorded++;
     a->counts.no_stack += !have_stack;
     a->counts.truncated += have_stack && stack->truncated;
+    a->counts.unsized += !sized || jp_tree_add_stack(&a->bytes, stack->frames, stack->count, size);
     return 0;
 }
 
-void jp_allocations_record(jp_allocations *a, ClassID klass)
+void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass)
 {
     if (recording) {
         plat_mutex_lock(a->lock);
@@ -158,6 +162,8 @@ void jp_allocations_record(jp_allocations *a, ClassID klass)
     jp_stack_trace *stack = borrow_stack(a);
     HRESULT traced = stack ? jp_stack_trace_take(stack, a->info, 0) : E_OUTOFMEMORY;
     int have_stack = SUCCEEDED(traced) && stack->count > 0;
+    DWORD size = 0;
+    int sized = SUCCEEDED(IJavaEventMonitorIDInfo2_GetObjectSize(a->info, object, &size));
     plat_mutex_lock(a->lock);
     MethodID class_frame = known_class_frame(a, klass);
     if (!class_frame && stack && !a->stopped) {
@@ -169,7 +175,7 @@ void jp_allocations_record(jp_allocations *a, ClassID klass)
         else
             class_frame = add_class_frame(a, klass, name);
     }
-    if (!a->stopped && (!stack || add_site(a, stack, have_stack, class_frame)))
+    if (!a->stopped && (!stack || add_site(a, stack, have_stack, class_frame, size, sized)))
         a->counts.failed++;
     if (stack)
         return_stack(a, stack);
@@ -189,6 +195,7 @@ void jp_allocations_stop(jp_allocations *a)
     plat_mutex_lock(a->lock);
     a->stopped = 1;
     jp_tree_sum_root(&a->sites);
+    jp_tree_sum_root(&a->bytes);
     plat_mutex_unlock(a->lock);
 }
 

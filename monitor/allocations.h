@@ -2,7 +2,8 @@
  * allocations.h - alloc mode: where the program allocates.  For each OnObjectAllocated (which
  * comes on the allocating thread) the recorder takes that thread's stack with GetStackTrace and
  * adds it to one tree, weighted by allocations, with one more frame at its end that stands for
- * the allocated class.
+ * the allocated class, and to a second tree of the same paths weighted by the object's size
+ * (GetObjectSize, asked while its ObjectID is valid: during the callback).
  *
  * Class frames: the tree holds MethodIDs, so a class is recorded as a frame from the top of the
  * ID range, below JP_UNKNOWN_METHOD and JP_UNKNOWN_CALLERS (the same assumption: no VM's MethodID
@@ -36,6 +37,7 @@ typedef struct jp_allocation_counts {
     uint64_t recorded;  /* allocations in the tree */
     uint64_t no_stack;  /* of those, the ones whose stack could not be taken: under "(callers unknown)" */
     uint64_t truncated; /* of those, stacks cut at JP_MAX_STACK_FRAMES */
+    uint64_t unsized;   /* of those, the ones GetObjectSize could not size: left out of the bytes */
     uint64_t nested;    /* made for jevprof's own calls to the VM: not recorded */
     uint64_t failed;    /* not recorded: out of memory */
 } jp_allocation_counts;
@@ -51,6 +53,7 @@ typedef struct jp_allocations {
     jp_stack_trace **spare;         /* stack buffers not in use */
     size_t spare_count, spare_capacity;
     jp_tree sites;                  /* weights: allocations */
+    jp_tree bytes;                  /* the same paths; weights: bytes */
     jp_allocation_counts counts;
 } jp_allocations;
 
@@ -58,12 +61,12 @@ int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_na
 void jp_allocations_free(jp_allocations *a);
 
 /* OnObjectAllocated, on the allocating thread. */
-void jp_allocations_record(jp_allocations *a, ClassID klass);
+void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass);
 
 /* CLASS_UNLOAD: the ClassID may be reused from now on. */
 void jp_allocations_class_unloading(jp_allocations *a, ClassID klass);
 
-/* The end: nothing is recorded afterwards; the root of sites holds the sums. */
+/* The end: nothing is recorded afterwards; the roots of sites and bytes hold the sums. */
 void jp_allocations_stop(jp_allocations *a);
 
 /* The name of a class frame of a, or NULL when frame is not one. */

@@ -283,6 +283,7 @@ static void finish(jp_monitor *m)
         .calls = m->recording_calls ? &m->calls.totals : NULL,
         .lost_threads = m->calls.lost_threads,
         .allocations = m->recording_allocations ? &m->allocations.sites : NULL,
+        .allocated_bytes = &m->allocations.bytes,
         .allocation_counts = &m->allocations.counts,
         .summary = &m->summary,
         .name = method_name,
@@ -418,9 +419,8 @@ static HRESULT STDMETHODCALLTYPE allocation_callback_OnObjectAllocated(IObjectAl
                                                                        ObjectID object_id, ClassID class_id)
 {
     jp_monitor *m = impl_from_IObjectAllocationCallback(iface);
-    (void)object_id; /* the class and the allocating thread's stack say where */
     if (m->recording_allocations)
-        jp_allocations_record(&m->allocations, class_id);
+        jp_allocations_record(&m->allocations, object_id, class_id);
     return S_OK;
 }
 

@@ -50,11 +50,15 @@ static int write_collapsed(FILE *out, const jp_report *r, const jp_tree *tree)
 static int write_flame(FILE *out, const jp_report *r, const jp_tree *tree)
 {
     char title[512];
-    int calls = tree == r->calls, allocations = tree == r->allocations;
-    snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program",
-             calls ? "time in calls (microseconds)" : allocations ? "allocations by site and class" : "samples");
-    return jp_flame_write(out, tree, title, calls ? "us" : allocations ? "allocations" : "samples",
-                          divisor_for(r, tree), r->name, r->name_context);
+    const char *what = "samples", *unit = "samples";
+    if (tree == r->calls)
+        what = "time in calls (microseconds)", unit = "us";
+    else if (tree == r->allocations)
+        what = "allocations by site and class", unit = "allocations";
+    else if (tree == r->allocated_bytes)
+        what = "allocated bytes by site and class", unit = "bytes";
+    snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program", what);
+    return jp_flame_write(out, tree, title, unit, divisor_for(r, tree), r->name, r->name_context);
 }
 
 static void log_line(void *context, const char *line)
@@ -78,6 +82,8 @@ void jp_output_write_all(const jp_report *r)
     if (r->allocations) {
         failed |= write_file(r, JP_ALLOC_COLLAPSED_FILE, write_collapsed, r->allocations);
         failed |= write_file(r, JP_ALLOC_FLAME_FILE, write_flame, r->allocations);
+        failed |= write_file(r, JP_ALLOC_BYTES_COLLAPSED_FILE, write_collapsed, r->allocated_bytes);
+        failed |= write_file(r, JP_ALLOC_BYTES_FLAME_FILE, write_flame, r->allocated_bytes);
     }
     jv_log("jevprof: %s %s/%s%s", failed ? "wrote what it could of" : "wrote", r->config->output_dir,
            JP_REPORT_FILE,

@@ -25,6 +25,7 @@ typedef struct jp_report {
     const jp_tree *calls;                  /* NULL when not recording calls; weights in ns */
     uint64_t lost_threads;                 /* threads whose calls could not be recorded */
     const jp_tree *allocations;            /* NULL when not recording allocations; weights: allocations */
+    const jp_tree *allocated_bytes;        /* with allocations: the same paths, weights: bytes */
     const jp_allocation_counts *allocation_counts;
     const jp_summary *summary;
     jp_method_namer name;

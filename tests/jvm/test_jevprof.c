@@ -92,7 +92,8 @@ static void remove_outputs(const char *dir)
 {
     static const char *const files[] = {"jevprof.reg",          "jevprof-report.txt",       "jevprof.collapsed",
                                         "jevprof-flame.html",   "jevprof-calls.collapsed",  "jevprof-calls-flame.html",
-                                        "jevprof-alloc.collapsed", "jevprof-alloc-flame.html"};
+                                        "jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
+                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html"};
     char path[1300];
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -221,6 +222,7 @@ static int occurrences(const char *text, const char *what)
 /* The report's tables of allocation sites (JEVPROF_TOP=1000). */
 #define BY_CLASS "Top 1000 allocation sites by allocated class\n"
 #define BY_METHOD "Top 1000 allocation sites by allocating method\n"
+#define BYTES_BY_CLASS "Top 1000 allocated bytes by allocated class\n"
 
 START_TEST(allocation_sites_are_exact)
 {
@@ -236,10 +238,12 @@ START_TEST(allocation_sites_are_exact)
     ck_assert_msg(strstr(r.err, "JEVMON_ALLOCATION_SAMPLING_INTERVAL=\"unread\" is not a number"), "%s", r.err);
     char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof-alloc.collapsed");
     char *flame = read_text(dir, "jevprof-alloc-flame.html"), *samples = read_text(dir, "jevprof.collapsed");
+    char *bytes = read_text(dir, "jevprof-alloc-bytes.collapsed");
     ck_assert_ptr_nonnull(report);
     ck_assert_ptr_nonnull(collapsed);
     ck_assert_ptr_nonnull(flame);
     ck_assert_ptr_nonnull(samples); /* the modes combine */
+    ck_assert_ptr_nonnull(bytes);
     expect(report, "Mode: sample,alloc");
     /* every allocation at interval 0: the 5000 objects, and the array that keeps them, by name and site */
     expect(collapsed, "Workload.main;Workload.allocate;Workload$Allocated 5000\n");
@@ -254,7 +258,12 @@ START_TEST(allocation_sites_are_exact)
     ck_assert_uint_eq(table_count(report, BY_CLASS, "java.lang.IllegalStateException"), 160);
     expect(collapsed, "Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException 160\n");
     ck_assert_ptr_nonnull(strstr(flame, "\"Workload$Allocated\""));
-    free(report), free(collapsed), free(flame), free(samples);
+    /* every Workload$Allocated has the same size, whatever the JVM's object layout */
+    unsigned long long allocated_bytes = table_count(report, BYTES_BY_CLASS, "Workload$Allocated");
+    unsigned long long object_size = allocated_bytes / 5001;
+    ck_assert_msg(allocated_bytes % 5001 == 0 && object_size >= 12 && object_size <= 32, "%llu bytes", allocated_bytes);
+    ck_assert_uint_eq(self_count(bytes, "Workload.allocate;Workload$Allocated"), 5000 * object_size);
+    free(report), free(collapsed), free(flame), free(samples), free(bytes);
     jvmrun_free(&r);
     remove_outputs(dir);
 }

@@ -285,14 +285,15 @@ START_TEST(report_of_call_time_shows_milliseconds_and_calls)
 }
 END_TEST
 
-/* main -> work allocates 5 Points and 2 int[]; main allocates 3 Points itself */
+/* main -> work allocates 5 Points (16 bytes each) and 2 int[] (one of 24 bytes, one not sized);
+ * main allocates 3 Points itself */
 START_TEST(report_lists_allocation_sites_by_class_and_method)
 {
     jp_config config;
     jp_summary summary;
     jp_sampler_counts counts = {0};
-    jp_allocation_counts allocation_counts = {10, 0, 0, 4, 0};
-    jp_tree sites;
+    jp_allocation_counts allocation_counts = {10, 0, 0, 1, 4, 0};
+    jp_tree sites, bytes;
     const MethodID points[] = {MAIN, WORK, POINT_CLASS}, ints[] = {MAIN, WORK, INT_ARRAY_CLASS};
     const MethodID own[] = {MAIN, POINT_CLASS};
     ck_assert_int_eq(jp_tree_init(&sites), 0);
@@ -300,11 +301,17 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     jp_tree_add_stack(&sites, ints, 3, 2);
     jp_tree_add_stack(&sites, own, 2, 3);
     jp_tree_sum_root(&sites);
+    ck_assert_int_eq(jp_tree_init(&bytes), 0);
+    jp_tree_add_stack(&bytes, points, 3, 5 * 16);
+    jp_tree_add_stack(&bytes, ints, 3, 24);
+    jp_tree_add_stack(&bytes, own, 2, 3 * 16);
+    jp_tree_sum_root(&bytes);
     memset(&summary, 0, sizeof(summary));
     jp_report r = report_of(&config, &summary, &counts);
     config.mode = JP_MODE_ALLOC;
     r.samples = NULL;
     r.allocations = &sites;
+    r.allocated_bytes = &bytes;
     r.allocation_counts = &allocation_counts;
     char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Mode: alloc\n"));
@@ -318,6 +325,16 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
                                        "   allocations   share  allocating method\n"
                                        "             7  70.00%  demo.Main.work\n"
                                        "             3  30.00%  demo.Main.main\n\n"));
+    ck_assert_ptr_nonnull(strstr(text, "without a size (GetObjectSize failed), left out of the bytes: 1\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Bytes allocated by them: 152\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 allocated bytes by allocated class\n"
+                                       "         bytes   share  allocated class\n"
+                                       "           128  84.21%  demo.Point\n"
+                                       "            24  15.79%  [I\n\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 allocated bytes by allocating method\n"
+                                       "         bytes   share  allocating method\n"
+                                       "           104  68.42%  demo.Main.work\n"
+                                       "            48  31.58%  demo.Main.main\n\n"));
     ck_assert_ptr_nonnull(strstr(text, "demo.Main.main > demo.Main.work > demo.Point\n"));
     ck_assert_ptr_null(strstr(text, "\nSamples\n"));
     free(text);
@@ -326,6 +343,7 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     free(line_sink_text);
     line_sink_text = NULL;
     jp_tree_free(&sites);
+    jp_tree_free(&bytes);
 }
 END_TEST
 
