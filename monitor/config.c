@@ -18,7 +18,9 @@ void jp_config_defaults(jp_config *config)
 
 const char *jp_mode_name(jp_mode mode)
 {
-    return mode == JP_MODE_BOTH ? "both" : mode == JP_MODE_CALLS ? "calls" : "sample";
+    static const char *const names[] = {"", "sample", "calls", "both", "alloc", "sample,alloc", "calls,alloc",
+                                        "both,alloc"};
+    return names[mode & JP_MODE_ALL];
 }
 
 /* Each setter takes one setting as text, as the environment gives it; source names where it came
@@ -35,18 +37,35 @@ static void set_output_dir(jp_config *config, const char *text, const char *sour
     memcpy(config->output_dir, text, length + 1);
 }
 
-static void set_mode(jp_config *config, const char *text, const char *source)
+/* One word of the mode list; 0 when it is none of them. */
+static jp_mode mode_of_word(const char *word, size_t length)
 {
     static const struct { const char *name; jp_mode mode; } modes[] = {
-        {"sample", JP_MODE_SAMPLE}, {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH}};
+        {"sample", JP_MODE_SAMPLE}, {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH}, {"alloc", JP_MODE_ALLOC}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
-        if (strcmp(text, modes[i].name) == 0) {
-            config->mode = modes[i].mode;
+        if (strlen(modes[i].name) == length && memcmp(word, modes[i].name, length) == 0)
+            return modes[i].mode;
+    return 0;
+}
+
+static void set_mode(jp_config *config, const char *text, const char *source)
+{
+    jp_mode mode = 0;
+    for (const char *word = text;; word++) {
+        size_t length = strcspn(word, ",");
+        jp_mode part = mode_of_word(word, length);
+        if (!part) {
+            jv_log("jevprof: %s \"%s\" is not calls, sample, both, alloc or a list of them (\"sample,alloc\"); "
+                   "using the default, %s", source, text, jp_mode_name(JP_DEFAULT_MODE));
+            config->mode = JP_DEFAULT_MODE;
             return;
         }
-    jv_log("jevprof: %s \"%s\" is not calls, sample or both; using the default, %s", source, text,
-           jp_mode_name(JP_DEFAULT_MODE));
-    config->mode = JP_DEFAULT_MODE;
+        mode |= part;
+        word += length;
+        if (!*word)
+            break;
+    }
+    config->mode = mode;
 }
 
 /* A whole decimal number within [min, max], or -1 with *why set. */

@@ -4,7 +4,7 @@
  *
  *   what              registry value        environment            default
  *   output directory  OutputDir (REG_SZ)    JEVPROF_OUTPUT_DIR     "."
- *   mode              Mode (REG_SZ)         JEVPROF_MODE           "sample"   (calls | sample | both)
+ *   mode              Mode (REG_SZ)         JEVPROF_MODE           "sample"   (a list: see jp_mode)
  *   sample interval   IntervalMs (DWORD)    JEVPROF_INTERVAL_MS    10         (whole ms, 1..60000)
  *   report length     TopN (DWORD)          JEVPROF_TOP            20         (1..1000)
  *
@@ -20,10 +20,14 @@
 #define JP_MONITOR_KEY_NAME "jevprof"
 #define JP_CONFIG_KEY "Software\\Microsoft\\Java VM\\Monitors\\jevprof"
 
+/* What jevprof records.  The setting is a comma-separated list of "sample", "calls", "alloc"
+ * and "both" (sample and calls), whose parts add up: "sample,alloc", "both,alloc". */
 typedef enum jp_mode {
     JP_MODE_SAMPLE = 0x1,
     JP_MODE_CALLS = 0x2,
-    JP_MODE_BOTH = JP_MODE_SAMPLE | JP_MODE_CALLS
+    JP_MODE_BOTH = JP_MODE_SAMPLE | JP_MODE_CALLS,
+    JP_MODE_ALLOC = 0x4,
+    JP_MODE_ALL = JP_MODE_BOTH | JP_MODE_ALLOC
 } jp_mode;
 
 #define JP_DEFAULT_OUTPUT_DIR "."
@@ -46,7 +50,7 @@ void jp_config_defaults(jp_config *config);
 /* Defaults, then the registry, then the environment. */
 void jp_config_load(jp_config *config);
 
-/* "sample", "calls" or "both". */
+/* The mode as the setting spells it: "sample", "calls", "both", "alloc", "sample,alloc", ... */
 const char *jp_mode_name(jp_mode mode);
 
 #endif /* JEVPROF_CONFIG_H */

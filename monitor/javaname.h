@@ -2,7 +2,8 @@
  * javaname.h - the human-readable form of the VM's method names.
  *
  * MethodInformation gives "java/lang/Object.hashCode()I" (class with slashes, a dot, the
- * method name, its signature); reports show "java.lang.Object.hashCode".
+ * method name, its signature); reports show "java.lang.Object.hashCode".  Allocated classes
+ * appear as frames too, by their class names.
  */
 #ifndef JEVPROF_JAVANAME_H
 #define JEVPROF_JAVANAME_H
@@ -15,6 +16,12 @@
  * Slashes become dots, the signature is dropped, and the characters that would break a
  * collapsed-stacks line (';', newlines, other control characters) become '_'. */
 void jp_display_name(const char *vm_name, char *out, size_t out_size);
+
+/* Writes the display form of a class name as ClassInformation gives it ("java.lang.String",
+ * "[I", "[Ljava.lang.String;"): arrays keep their descriptor, less the ';' that closes an
+ * object array's element class ("[Ljava.lang.String"), and the characters that would break a
+ * collapsed-stacks line become '_' as in jp_display_name. */
+void jp_class_display_name(const char *vm_name, char *out, size_t out_size);
 
 /* How the writers label a frame: the display name of a method (never NULL). */
 typedef const char *(*jp_method_namer)(void *context, MethodID method);

@@ -1,29 +1,33 @@
 /*
  * monitor.c - the jevprof event monitor: the COM object the VM creates, implementing
- * IJavaEventMonitor and IJavaEventMonitor2.  It reads the configuration, asks for its
+ * IJavaEventMonitor and IJavaEventMonitor2, and in alloc mode IObjectAllocationCallback, which
+ * it registers with the VM's IJavaHeapMonitor.  It reads the configuration, asks for its
  * categories in Initialize, hands each event to the part that records it (calls.c,
- * sampler.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
+ * sampler.c, allocations.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
  */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocations.h"
 #include "calls.h"
 #include "config.h"
 #include "jevprof.h"
 #include "names.h"
 #include "output.h"
 #include "sampler.h"
+#include "stacktrace.h"
 #include "summary.h"
 
 /* What jevprof promises in Initialize so that the VM can deliver method calls cheaply: the
  * hot path keeps floating-point state, runs no Java code, never toggles method-call events,
- * never asks for return values, and allocation callbacks and counts are never used. */
+ * never asks for return values, and never reads allocation counts.  Outside alloc mode it
+ * also promises never to register an allocation callback, so that allocations cost nothing. */
 #define JP_INIT_OPTIONS                                                                                  \
     (JVM_INIT_OPT_FP_SAFE_METHOD_CALLS | JVM_INIT_OPT_GC_SAFE_METHOD_CALLS |                             \
      JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED | JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS |                \
-     JVM_INIT_OPT_DONT_NEED_ALLOCATION_CALLBACK | JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS)
+     JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS)
 
 /* Asked for in every mode: the summary's events. */
 #define JP_SUMMARY_CATEGORIES                                                                            \
@@ -31,6 +35,7 @@
 
 typedef struct jp_monitor {
     IJavaEventMonitor2 IJavaEventMonitor2_iface;
+    IObjectAllocationCallback IObjectAllocationCallback_iface; /* alloc mode's callback */
     LONG ref;
     jp_config config;
     char *program;
@@ -42,7 +47,8 @@ typedef struct jp_monitor {
     jp_summary summary;
     jp_sampler sampler;
     jp_calls calls;
-    int sampling, recording_calls; /* the parts of the mode that are running */
+    jp_allocations allocations;
+    int sampling, recording_calls, recording_allocations; /* the parts of the mode that are running */
     atomic_int finished;           /* the outputs have been written */
 } jp_monitor;
 
@@ -59,6 +65,11 @@ static HRESULT STDMETHODCALLTYPE monitor_QueryInterface(IJavaEventMonitor2 *ifac
     if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IJavaEventMonitor) ||
         IsEqualIID(riid, &IID_IJavaEventMonitor2)) {
         *ppv = iface;
+        IJavaEventMonitor2_AddRef(iface);
+        return S_OK;
+    }
+    if (IsEqualIID(riid, &IID_IObjectAllocationCallback)) {
+        *ppv = &impl_from_IJavaEventMonitor2(iface)->IObjectAllocationCallback_iface;
         IJavaEventMonitor2_AddRef(iface);
         return S_OK;
     }
@@ -81,6 +92,8 @@ static void monitor_destroy(jp_monitor *m)
         jp_calls_stop(&m->calls);
         jp_calls_free(&m->calls);
     }
+    if (m->recording_allocations) /* the VM let go of the callback: no allocation is being recorded */
+        jp_allocations_free(&m->allocations);
     jp_summary_free(&m->summary);
     jp_names_free(&m->names);
     if (m->info2)
@@ -122,8 +135,48 @@ static void set_init_options(jp_monitor *m)
     if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaEventMonitorIDInfo4, (void **)&info4)) ||
         !info4)
         return;
-    IJavaEventMonitorIDInfo4_SetMonitorInitializationOptions(info4, JP_INIT_OPTIONS); /* a refusal costs only speed */
+    DWORD options = JP_INIT_OPTIONS;
+    if (!(m->config.mode & JP_MODE_ALLOC))
+        options |= JVM_INIT_OPT_DONT_NEED_ALLOCATION_CALLBACK;
+    IJavaEventMonitorIDInfo4_SetMonitorInitializationOptions(info4, options); /* a refusal costs only speed */
     IJavaEventMonitorIDInfo4_Release(info4);
+}
+
+/* Registers callback with the VM's heap monitor (NULL unregisters); the HRESULT, with one line
+ * saying why when it fails. */
+static HRESULT set_allocation_callback(jp_monitor *m, IObjectAllocationCallback *callback)
+{
+    IJavaHeapMonitor *heap = NULL;
+    if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaHeapMonitor, (void **)&heap)) || !heap) {
+        jv_log("jevprof: the VM has no IJavaHeapMonitor; allocation recording is off");
+        return E_NOINTERFACE;
+    }
+    HRESULT hr = IJavaHeapMonitor_NotifyOnObjectAllocations(heap, callback);
+    IJavaHeapMonitor_Release(heap);
+    if (FAILED(hr))
+        jv_log("jevprof: NotifyOnObjectAllocations(%s) failed (0x%08lx); %s", callback ? "callback" : "NULL",
+               (unsigned long)(DWORD)hr,
+               callback ? "allocation recording is off" : "allocations may still be reported");
+    return hr;
+}
+
+/* Alloc mode: the recorder, then the callback that feeds it. */
+static void start_recording_allocations(jp_monitor *m)
+{
+    if (!m->info2) {
+        jv_log("jevprof: the VM has no IJavaEventMonitorIDInfo2, so allocations have no stacks; allocation "
+               "recording is off");
+        return;
+    }
+    if (jp_allocations_init(&m->allocations, m->info2, &m->names)) {
+        jv_log("jevprof: out of memory; allocation recording is off");
+        return;
+    }
+    m->recording_allocations = 1; /* before the first allocation can be reported */
+    if (FAILED(set_allocation_callback(m, &m->IObjectAllocationCallback_iface))) {
+        m->recording_allocations = 0;
+        jp_allocations_free(&m->allocations);
+    }
 }
 
 /* Starts the parts of the configured mode that this VM allows. */
@@ -149,6 +202,8 @@ static void start_recording(jp_monitor *m)
         m->sampling = 0;
         m->categories &= ~(DWORD)JVM_MONITOR_SAMPLING;
     }
+    if (m->config.mode & JP_MODE_ALLOC)
+        start_recording_allocations(m);
 }
 
 static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, LPCSTR pclass_file_name,
@@ -194,6 +249,9 @@ static HRESULT STDMETHODCALLTYPE monitor_MethodExit(IJavaEventMonitor2 *iface, S
 static const char *method_name(void *context, MethodID method)
 {
     jp_monitor *m = context;
+    const char *class_name = m->recording_allocations ? jp_allocations_class_name(&m->allocations, method) : NULL;
+    if (class_name)
+        return class_name;
     if (method == JP_UNKNOWN_CALLERS)
         return "(callers unknown)";
     if (method == JP_UNKNOWN_METHOD)
@@ -210,6 +268,10 @@ static void finish(jp_monitor *m)
         jp_sampler_stop(&m->sampler);
     if (m->recording_calls)
         jp_calls_stop(&m->calls);
+    if (m->recording_allocations) {
+        set_allocation_callback(m, NULL);
+        jp_allocations_stop(&m->allocations);
+    }
     jp_summary_sort_exceptions(&m->summary);
     jp_report report = {
         .program = m->program,
@@ -220,6 +282,9 @@ static void finish(jp_monitor *m)
         .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
         .calls = m->recording_calls ? &m->calls.totals : NULL,
         .lost_threads = m->calls.lost_threads,
+        .allocations = m->recording_allocations ? &m->allocations.sites : NULL,
+        .allocated_bytes = &m->allocations.bytes,
+        .allocation_counts = &m->allocations.counts,
         .summary = &m->summary,
         .name = method_name,
         .name_context = m,
@@ -251,6 +316,8 @@ static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent(IJavaEventMonitor2 *iface, 
     case JVM_EVENT_TYPE_CLASS_UNLOAD:
         /* The class's MethodIDs expire when this returns, and the trees still hold them. */
         atomic_fetch_add(&m->summary.classes_unloaded, 1);
+        if (m->recording_allocations)
+            jp_allocations_class_unloading(&m->allocations, event_id);
         jp_names_class_unloading(&m->names, m->info, event_id);
         break;
     case JVM_EVENT_TYPE_GC_STARTED:
@@ -291,8 +358,8 @@ static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent2(IJavaEventMonitor2 *iface,
     ThreadID current = 0;
     switch (event2) {
     case JVM_EVENT_TYPE2_STACK_TRACE:
-        if (m->sampling)
-            jp_sampler_on_frame(&m->sampler, first_event_id);
+        /* the frames of a stack the sampler or the allocation recorder is taking on this thread */
+        jp_stack_trace_on_frame(m->info2, first_event_id);
         break;
     case JVM_EVENT_TYPE2_EXCEPTION_THROWN:
         /* (throwing frame or thread, the exception's ObjectID): spec 6.5 */
@@ -326,6 +393,44 @@ static const IJavaEventMonitor2Vtbl monitor_vtbl = {
     monitor_NotifyEvent2,
 };
 
+static inline jp_monitor *impl_from_IObjectAllocationCallback(IObjectAllocationCallback *iface)
+{
+    return (jp_monitor *)((char *)iface - offsetof(jp_monitor, IObjectAllocationCallback_iface));
+}
+
+/* The callback is the monitor object seen through another interface: one identity, one count. */
+static HRESULT STDMETHODCALLTYPE allocation_callback_QueryInterface(IObjectAllocationCallback *iface, REFIID riid,
+                                                                    void **ppv)
+{
+    return monitor_QueryInterface(&impl_from_IObjectAllocationCallback(iface)->IJavaEventMonitor2_iface, riid, ppv);
+}
+
+static ULONG STDMETHODCALLTYPE allocation_callback_AddRef(IObjectAllocationCallback *iface)
+{
+    return monitor_AddRef(&impl_from_IObjectAllocationCallback(iface)->IJavaEventMonitor2_iface);
+}
+
+static ULONG STDMETHODCALLTYPE allocation_callback_Release(IObjectAllocationCallback *iface)
+{
+    return monitor_Release(&impl_from_IObjectAllocationCallback(iface)->IJavaEventMonitor2_iface);
+}
+
+static HRESULT STDMETHODCALLTYPE allocation_callback_OnObjectAllocated(IObjectAllocationCallback *iface,
+                                                                       ObjectID object_id, ClassID class_id)
+{
+    jp_monitor *m = impl_from_IObjectAllocationCallback(iface);
+    if (m->recording_allocations)
+        jp_allocations_record(&m->allocations, object_id, class_id);
+    return S_OK;
+}
+
+static const IObjectAllocationCallbackVtbl allocation_callback_vtbl = {
+    allocation_callback_QueryInterface,
+    allocation_callback_AddRef,
+    allocation_callback_Release,
+    allocation_callback_OnObjectAllocated,
+};
+
 HRESULT jp_monitor_create(REFIID riid, void **ppv)
 {
     jp_monitor *m = calloc(1, sizeof(*m));
@@ -338,6 +443,7 @@ HRESULT jp_monitor_create(REFIID riid, void **ppv)
         return E_OUTOFMEMORY;
     }
     m->IJavaEventMonitor2_iface.lpVtbl = &monitor_vtbl;
+    m->IObjectAllocationCallback_iface.lpVtbl = &allocation_callback_vtbl;
     m->ref = 1;
     jp_module_lock();
     HRESULT hr = monitor_QueryInterface(&m->IJavaEventMonitor2_iface, riid, ppv);

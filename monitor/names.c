@@ -110,10 +110,9 @@ static char *ask_class(IJavaEventMonitorIDInfo *info, ClassID klass, int *method
     return copy;
 }
 
-char *jp_names_class_of_object(jp_names *names, IJavaEventMonitorIDInfo *info, ObjectID object)
+char *jp_names_class(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID klass)
 {
-    ClassID klass = 0;
-    if (!info || FAILED(IJavaEventMonitorIDInfo_ObjectInformation(info, object, &klass)) || !klass)
+    if (!klass)
         return NULL;
     plat_mutex_lock(names->lock);
     jp_idmap_entry *e = jp_idmap_find(&names->classes, klass);
@@ -128,6 +127,14 @@ char *jp_names_class_of_object(jp_names *names, IJavaEventMonitorIDInfo *info, O
     name = (char *)remember(&names->classes, klass, asked);
     plat_mutex_unlock(names->lock);
     return name;
+}
+
+char *jp_names_class_of_object(jp_names *names, IJavaEventMonitorIDInfo *info, ObjectID object)
+{
+    ClassID klass = 0;
+    if (!info || FAILED(IJavaEventMonitorIDInfo_ObjectInformation(info, object, &klass)))
+        return NULL;
+    return jp_names_class(names, info, klass);
 }
 
 void jp_names_class_unloading(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID klass)

@@ -4,7 +4,7 @@
  * MethodIDs and ClassIDs expire when their class unloads (spec 1.10), yet the call trees
  * keep MethodIDs until the program ends.  So method names are resolved lazily (at the end)
  * except for an unloading class, whose methods are resolved while its IDs are still valid.
- * Class names (for exceptions by class) are cached per ClassID and forgotten at unload.
+ * Class names (for exceptions and allocations by class) are cached per ClassID and forgotten at unload.
  * Thread-safe.
  */
 #ifndef JEVPROF_NAMES_H
@@ -27,8 +27,11 @@ void jp_names_free(jp_names *names);
  * long as names; a method the VM cannot name gets "<unknown method 0x...>". */
 const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
 
-/* The class name of an object (for the exceptions summary), or NULL when the VM cannot say.
- * The string lives until the class unloads: copy it. */
+/* The name of a class as ClassInformation gives it ("java.lang.String", "[I"), or NULL when the
+ * VM cannot say.  The string lives until the class unloads: copy it. */
+char *jp_names_class(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID klass);
+
+/* The class name of an object (for the exceptions summary), as jp_names_class gives it. */
 char *jp_names_class_of_object(jp_names *names, IJavaEventMonitorIDInfo *info, ObjectID object);
 
 /* At CLASS_UNLOAD, before returning: names the class's methods and forgets the ClassID. */

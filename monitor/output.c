@@ -50,10 +50,15 @@ static int write_collapsed(FILE *out, const jp_report *r, const jp_tree *tree)
 static int write_flame(FILE *out, const jp_report *r, const jp_tree *tree)
 {
     char title[512];
-    int calls = tree == r->calls;
-    snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program",
-             calls ? "time in calls (microseconds)" : "samples");
-    return jp_flame_write(out, tree, title, calls ? "us" : "samples", divisor_for(r, tree), r->name, r->name_context);
+    const char *what = "samples", *unit = "samples";
+    if (tree == r->calls)
+        what = "time in calls (microseconds)", unit = "us";
+    else if (tree == r->allocations)
+        what = "allocations by site and class", unit = "allocations";
+    else if (tree == r->allocated_bytes)
+        what = "allocated bytes by site and class", unit = "bytes";
+    snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program", what);
+    return jp_flame_write(out, tree, title, unit, divisor_for(r, tree), r->name, r->name_context);
 }
 
 static void log_line(void *context, const char *line)
@@ -74,7 +79,16 @@ void jp_output_write_all(const jp_report *r)
         failed |= write_file(r, JP_CALLS_COLLAPSED_FILE, write_collapsed, r->calls);
         failed |= write_file(r, JP_CALLS_FLAME_FILE, write_flame, r->calls);
     }
+    if (r->allocations) {
+        failed |= write_file(r, JP_ALLOC_COLLAPSED_FILE, write_collapsed, r->allocations);
+        failed |= write_file(r, JP_ALLOC_FLAME_FILE, write_flame, r->allocations);
+        failed |= write_file(r, JP_ALLOC_BYTES_COLLAPSED_FILE, write_collapsed, r->allocated_bytes);
+        failed |= write_file(r, JP_ALLOC_BYTES_FLAME_FILE, write_flame, r->allocated_bytes);
+    }
     jv_log("jevprof: %s %s/%s%s", failed ? "wrote what it could of" : "wrote", r->config->output_dir,
-           JP_REPORT_FILE, main_profile ? " and the flame graph next to it; hottest methods:" : "");
+           JP_REPORT_FILE,
+           main_profile        ? " and the flame graph next to it; hottest methods:"
+           : r->allocations    ? " and the allocation flame graph next to it; most allocated classes:"
+                               : "");
     jp_report_top_lines(r, STDERR_TOP_METHODS, log_line, NULL);
 }

@@ -132,7 +132,7 @@ static void write_sampling(FILE *out, const jp_report *r)
         fprintf(out, "SampleThreadLocation failed %" PRIu64 " times: waiting threads were not told apart from "
                      "running ones there\n", c->location_failures);
     if (c->truncated)
-        fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_SAMPLED_FRAMES, c->truncated);
+        fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
     profile_view v = {r->samples, 0, "samples"};
     write_profile(out, r, &v);
 }
@@ -146,6 +146,62 @@ static void write_calls(FILE *out, const jp_report *r)
         fprintf(out, "Threads not recorded (out of memory): %" PRIu64 "\n", r->lost_threads);
     profile_view v = {r->calls, 1, "time"};
     write_profile(out, r, &v);
+}
+
+/* How the report shows one of the allocation trees. */
+typedef struct site_view {
+    const jp_tree *tree;
+    const char *what; /* the tables' title: "Top N <what> by ..." */
+    const char *unit; /* the weight column */
+} site_view;
+
+/* One table of allocation sites: rows, a rollup of v's tree whose self weights say how much. */
+static void write_site_table(FILE *out, const jp_report *r, const site_view *v, jp_rollup *rows, const char *by)
+{
+    uint64_t whole = v->tree->nodes[JP_ROOT].total;
+    jp_rollup_sort_by_self(rows);
+    fprintf(out, "\nTop %u %s by %s\n", r->config->top, v->what, by);
+    fprintf(out, "%14s %7s  %s\n", v->unit, "share", by);
+    for (size_t i = 0; i < rows->count && i < r->config->top && rows->methods[i].self; i++)
+        fprintf(out, "%14" PRIu64 " %6.2f%%  %s\n", rows->methods[i].self, share(rows->methods[i].self, whole),
+                name_of(r, rows->methods[i].method));
+}
+
+static void write_allocations(FILE *out, const jp_report *r)
+{
+    const jp_allocation_counts *c = r->allocation_counts;
+    jp_rollup by_class, by_method;
+    fprintf(out, "\nAllocations\n-----------\n");
+    fprintf(out, "Allocations recorded: %" PRIu64 " (all the VM reported: every allocation at a sampling interval "
+                 "of 0, else about one per interval's bytes)\n", c->recorded);
+    if (c->no_stack)
+        fprintf(out, "Of those without a stack, under (callers unknown): %" PRIu64 "\n", c->no_stack);
+    if (c->truncated)
+        fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
+    if (c->unsized)
+        fprintf(out, "Of those without a size (GetObjectSize failed), left out of the bytes: %" PRIu64 "\n",
+                c->unsized);
+    if (c->nested)
+        fprintf(out, "Allocations the VM made for jevprof's own calls, not recorded: %" PRIu64 "\n", c->nested);
+    if (c->failed)
+        fprintf(out, "Allocations not recorded (out of memory): %" PRIu64 "\n", c->failed);
+    fprintf(out, "Bytes allocated by them: %" PRIu64 "\n", r->allocated_bytes->nodes[JP_ROOT].total);
+    const site_view views[] = {{r->allocations, "allocation sites", "allocations"},
+                               {r->allocated_bytes, "allocated bytes", "bytes"}};
+    for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
+        if (jp_rollup_build(&by_class, views[i].tree)) {
+            fprintf(out, "\n(out of memory: no allocation sites)\n");
+            return;
+        }
+        write_site_table(out, r, &views[i], &by_class, "allocated class");
+        jp_rollup_free(&by_class);
+        if (jp_rollup_build_by_parent(&by_method, views[i].tree) == 0) {
+            write_site_table(out, r, &views[i], &by_method, "allocating method");
+            jp_rollup_free(&by_method);
+        }
+    }
+    profile_view v = {r->allocations, 0, "allocations"};
+    write_hot_paths(out, r, &v);
 }
 
 static void write_summary(FILE *out, const jp_report *r)
@@ -176,13 +232,15 @@ int jp_report_write(FILE *out, const jp_report *r)
         write_sampling(out, r);
     if (r->calls)
         write_calls(out, r);
+    if (r->allocations)
+        write_allocations(out, r);
     write_summary(out, r);
     return ferror(out) ? -1 : 0;
 }
 
 void jp_report_top_lines(const jp_report *r, unsigned count, jp_line_sink sink, void *context)
 {
-    const jp_tree *tree = r->samples ? r->samples : r->calls;
+    const jp_tree *tree = r->samples ? r->samples : r->calls ? r->calls : r->allocations;
     jp_rollup rollup;
     char line[512];
     if (!tree || jp_rollup_build(&rollup, tree))

@@ -1,12 +1,14 @@
 /*
  * report.h - the text report: what was profiled, the top methods (by self and by total time
- * or samples), the hottest call paths, and the summary of classes, GCs, threads, exceptions.
+ * or samples), the hottest call paths, the top allocation sites (by allocated class and by
+ * allocating method), and the summary of classes, GCs, threads, exceptions.
  */
 #ifndef JEVPROF_REPORT_H
 #define JEVPROF_REPORT_H
 
 #include <stdio.h>
 
+#include "allocations.h"
 #include "config.h"
 #include "javaname.h"
 #include "sampler.h"
@@ -22,6 +24,9 @@ typedef struct jp_report {
     double sampling_seconds;
     const jp_tree *calls;                  /* NULL when not recording calls; weights in ns */
     uint64_t lost_threads;                 /* threads whose calls could not be recorded */
+    const jp_tree *allocations;            /* NULL when not recording allocations; weights: allocations */
+    const jp_tree *allocated_bytes;        /* with allocations: the same paths, weights: bytes */
+    const jp_allocation_counts *allocation_counts;
     const jp_summary *summary;
     jp_method_namer name;
     void *name_context;
@@ -30,7 +35,8 @@ typedef struct jp_report {
 /* 0, or -1 on a write error or out of memory. */
 int jp_report_write(FILE *out, const jp_report *report);
 
-/* The first lines of the top-methods table of the main profile, for stderr at the end:
+/* The first lines of the top-methods table of the main profile (samples, else calls, else
+ * allocations, whose self weight is in the allocated classes), for stderr at the end:
  * at most count lines "  45.20%  pkg.Class.method", each written to line. */
 typedef void (*jp_line_sink)(void *context, const char *line);
 void jp_report_top_lines(const jp_report *report, unsigned count, jp_line_sink sink, void *context);

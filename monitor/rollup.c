@@ -78,6 +78,27 @@ int jp_rollup_build(jp_rollup *rollup, const jp_tree *tree)
     return result;
 }
 
+int jp_rollup_build_by_parent(jp_rollup *rollup, const jp_tree *tree)
+{
+    builder b = {rollup, 0, {0}};
+    int result = 0;
+    memset(rollup, 0, sizeof(*rollup));
+    for (uint32_t i = 1; i < tree->count && result == 0; i++) {
+        const jp_node *n = &tree->nodes[i];
+        jp_method_stats *s = n->self && n->parent != JP_ROOT ? stats_of(&b, tree->nodes[n->parent].method) : NULL;
+        if (s) {
+            s->self += n->self;
+            s->total += n->self;
+        } else if (n->self && n->parent != JP_ROOT) {
+            result = -1;
+        }
+    }
+    jp_idmap_free(&b.index);
+    if (result)
+        jp_rollup_free(rollup);
+    return result;
+}
+
 void jp_rollup_free(jp_rollup *rollup)
 {
     free(rollup->methods);

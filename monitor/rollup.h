@@ -22,6 +22,10 @@ typedef struct jp_rollup {
 
 /* 0, or -1 when out of memory. */
 int jp_rollup_build(jp_rollup *rollup, const jp_tree *tree);
+/* Per method, the self weight of its nodes' children, as self and total; methods whose
+ * children have none are left out.  In the allocation tree, whose weight is all in the class
+ * frames, that is what each method allocated itself.  0, or -1 when out of memory. */
+int jp_rollup_build_by_parent(jp_rollup *rollup, const jp_tree *tree);
 void jp_rollup_free(jp_rollup *rollup);
 void jp_rollup_sort_by_self(jp_rollup *rollup);
 void jp_rollup_sort_by_total(jp_rollup *rollup);

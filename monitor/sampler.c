@@ -7,8 +7,6 @@
 #define NS_PER_MS 1000000ull
 #define STOP_CHECK_MS 50u /* the longest sleep between looks at the stop flag */
 
-/* The sampler whose GetStackTrace call is in progress on this thread. */
-static _Thread_local jp_sampler *collecting;
 /* Set on the timer thread.  Its first IDInfo call may attach it to the JVM, which announces it
  * with THREAD_CREATE on the same thread while the lock is held: it must neither take the lock
  * again nor sample itself. */
@@ -20,9 +18,7 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
     s->info = info;
     s->interval_ms = interval_ms ? interval_ms : 1;
     s->lock = plat_mutex_create();
-    s->frame_capacity = 256;
-    s->frames = malloc(s->frame_capacity * sizeof(*s->frames));
-    if (!s->lock || !s->frames || jp_tree_init(&s->profile)) {
+    if (!s->lock || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile)) {
         jp_sampler_free(s);
         return -1;
     }
@@ -34,7 +30,7 @@ void jp_sampler_free(jp_sampler *s)
     jp_tree_free(&s->profile);
     jp_idmap_free(&s->live);
     free(s->snapshot);
-    free(s->frames);
+    jp_stack_trace_free(&s->stack);
     if (s->lock)
         plat_mutex_destroy(s->lock);
     memset(s, 0, sizeof(*s));
@@ -60,24 +56,6 @@ void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread)
     plat_mutex_unlock(s->lock);
 }
 
-int jp_sampler_on_frame(jp_sampler *s, MethodID method)
-{
-    if (collecting != s)
-        return 0;
-    if (s->frame_count == s->frame_capacity) {
-        size_t capacity = s->frame_capacity * 2;
-        MethodID *grown = capacity <= JP_MAX_SAMPLED_FRAMES ? realloc(s->frames, capacity * sizeof(*grown)) : NULL;
-        if (!grown) {
-            s->frames_truncated = 1; /* keeps the outermost frames: the paths above stay right */
-            return 1;
-        }
-        s->frames = grown;
-        s->frame_capacity = capacity;
-    }
-    s->frames[s->frame_count++] = method;
-    return 1;
-}
-
 /* Samples one live thread; called with the lock held. */
 static void sample_thread(jp_sampler *s, ThreadID thread)
 {
@@ -95,12 +73,8 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         s->counts.idle++;
         return;
     }
-    s->frame_count = 0;
-    s->frames_truncated = 0;
-    collecting = s;
-    HRESULT traced = IJavaEventMonitorIDInfo2_GetStackTrace(s->info, thread);
-    collecting = NULL;
-    int have_stack = SUCCEEDED(traced) && s->frame_count > 0;
+    HRESULT traced = jp_stack_trace_take(&s->stack, s->info, thread);
+    int have_stack = SUCCEEDED(traced) && s->stack.count > 0;
     int have_method = (where.flags & JVM_SAMPLE_METHOD_ID) && where.method_id;
     if (!have_stack && !have_method) {
         /* A live thread with no Java frames is starting, ending or inside the VM. */
@@ -111,13 +85,13 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         return;
     }
     const MethodID method_only[] = {JP_UNKNOWN_CALLERS, where.method_id};
-    if (have_stack ? jp_tree_add_stack(&s->profile, s->frames, s->frame_count, 1)
+    if (have_stack ? jp_tree_add_stack(&s->profile, s->stack.frames, s->stack.count, 1)
                    : jp_tree_add_stack(&s->profile, method_only, 2, 1)) {
         s->counts.failed++;
         return;
     }
     s->counts.samples++;
-    s->counts.truncated += have_stack && s->frames_truncated;
+    s->counts.truncated += have_stack && s->stack.truncated;
 }
 
 /* The threads live now, copied so that the lock is not held across the whole tick. */

@@ -7,8 +7,8 @@
  * for a sample in progress, and a sample never starts on a destroyed thread.
  *
  * A sample asks SampleThreadLocation first (a waiting thread is counted as idle, not profiled),
- * then GetStackTrace for the stack, whose frames arrive through NotifyEvent2(STACK_TRACE) on the
- * sampler thread, outermost first.  Either call may fail (E_FAIL, E_NOTIMPL): a stack alone, or
+ * then GetStackTrace for the stack (stacktrace.h), whose frames arrive through
+ * NotifyEvent2(STACK_TRACE) on the sampler thread.  Either call may fail (E_FAIL, E_NOTIMPL): a stack alone, or
  * the sampled method alone (under JP_UNKNOWN_CALLERS), still makes a sample.
  */
 #ifndef JEVPROF_SAMPLER_H
@@ -19,9 +19,8 @@
 #include "idmap.h"
 #include "jevmon.h"
 #include "platform/platform.h"
+#include "stacktrace.h"
 #include "tree.h"
-
-#define JP_MAX_SAMPLED_FRAMES 8192
 
 typedef struct jp_sampler_counts {
     uint64_t ticks;             /* timer expiries */
@@ -29,7 +28,7 @@ typedef struct jp_sampler_counts {
     uint64_t idle;              /* threads waiting or blocked */
     uint64_t failed;            /* threads for which neither call gave anything */
     uint64_t location_failures; /* SampleThreadLocation calls that failed */
-    uint64_t truncated;         /* stacks deeper than JP_MAX_SAMPLED_FRAMES */
+    uint64_t truncated;         /* stacks deeper than JP_MAX_STACK_FRAMES */
 } jp_sampler_counts;
 
 typedef struct jp_sampler {
@@ -42,12 +41,10 @@ typedef struct jp_sampler {
     uint64_t started_ns, stopped_ns;
     plat_thread *thread;
     atomic_int stop;
-    /* Used only by the thread sampling: the threads of this tick, and the frames of one stack. */
+    /* Used only by the thread sampling: the threads of this tick, and one thread's stack. */
     ThreadID *snapshot;
     size_t snapshot_capacity;
-    MethodID *frames;
-    size_t frame_count, frame_capacity;
-    int frames_truncated;
+    jp_stack_trace stack;
 } jp_sampler;
 
 int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms);
@@ -59,9 +56,5 @@ void jp_sampler_free(jp_sampler *s);
 
 void jp_sampler_thread_created(jp_sampler *s, ThreadID thread);
 void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread);
-
-/* NotifyEvent2(STACK_TRACE, method, stack): 1 when the frame belongs to a stack this sampler is
- * taking on the calling thread (and was recorded), 0 when it is someone else's. */
-int jp_sampler_on_frame(jp_sampler *s, MethodID method);
 
 #endif /* JEVPROF_SAMPLER_H */

@@ -2,17 +2,26 @@
 # jevprof.sh - runs a Java command under the bridge with jevprof attached through
 # MSJAVA_EVENT_MONITORS, as a user of the Microsoft VM would have attached a profiler.
 #
-#   tools/jevprof.sh java -cp app.jar com.example.Main args...
+#   tools/jevprof.sh [--mode=LIST] java -cp app.jar com.example.Main args...
 #
-# jevprof's settings pass through the environment (JEVPROF_MODE=calls|sample|both,
-# JEVPROF_INTERVAL_MS, JEVPROF_TOP, JEVPROF_OUTPUT_DIR, default ./jevprof-out).
+# jevprof's settings pass through the environment (JEVPROF_MODE, a list of sample, calls,
+# both and alloc such as sample,alloc; JEVPROF_INTERVAL_MS, JEVPROF_TOP, JEVPROF_OUTPUT_DIR,
+# default ./jevprof-out); --mode=LIST sets JEVPROF_MODE.
+# In alloc mode the JVM reports one allocation per 512 KiB allocated by each thread (JVMTI's
+# own default, a sample in proportion to the bytes each class takes) unless
+# JEVMON_ALLOCATION_SAMPLING_INTERVAL says otherwise: 0, every allocation with its stack, makes
+# an allocation-heavy program many times slower (monitor/README.md gives the numbers).
 # Only jevprof's COM class is registered, in a registry file of the build, so nothing on
 # the machine changes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
+if [[ ${1:-} == --mode=* ]]; then
+  export JEVPROF_MODE=${1#--mode=}
+  shift
+fi
 if [[ $# -lt 1 ]]; then
-  echo "usage: $0 java [java arguments...]" >&2
+  echo "usage: $0 [--mode=sample|calls|both|alloc|sample,alloc|...] java [java arguments...]" >&2
   exit 2
 fi
 for f in "$build/libjevmon.so" "$build/libjevprof.so"; do
@@ -30,6 +39,9 @@ export JEVMON_REGISTRY_SYSTEM=$registry/system.reg JEVMON_REGISTRY_USER=$registr
 export MSJAVA_ENABLE_MONITORS=1
 export MSJAVA_EVENT_MONITORS="${MSJAVA_EVENT_MONITORS:+$MSJAVA_EVENT_MONITORS;}$clsid"
 export JEVPROF_OUTPUT_DIR=${JEVPROF_OUTPUT_DIR:-$PWD/jevprof-out}
+if [[ ,${JEVPROF_MODE:-}, == *,alloc,* ]]; then
+  export JEVMON_ALLOCATION_SAMPLING_INTERVAL=${JEVMON_ALLOCATION_SAMPLING_INTERVAL:-524288}
+fi
 mkdir -p "$JEVPROF_OUTPUT_DIR"
 
 java=$1

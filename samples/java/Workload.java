@@ -5,7 +5,10 @@
  *     so a profiler should find Workload.hot at about 80% of the workers' self time;
  *   - recursion of a known shape (fib(15) once per 100 rounds);
  *   - exceptions: every 100th round throws an IllegalStateException three frames down and
- *     catches it in the round (rarely enough that creating them costs little of the time).
+ *     catches it in the round (rarely enough that creating them costs little of the time);
+ *   - after the workers, on the main thread, allocations of a known count: Workload.allocate
+ *     makes ALLOCATED Workload$Allocated objects and the one array that keeps them (main
+ *     makes one of each before, so that loading the classes happens there).
  * It prints the same lines with or without a profiler (a checksum over every thread's
  * result, the number of exceptions caught), and nothing else.
  *
@@ -63,6 +66,28 @@ public class Workload {
         return x;
     }
 
+    static final int ALLOCATED = 5000;
+
+    static final class Allocated {
+        final int index;
+
+        Allocated(int index) {
+            this.index = index;
+        }
+    }
+
+    /** Kept, so that no compiler can prove the allocations dead and leave them out. */
+    static Allocated[] allocated;
+
+    /** The allocation phase: ALLOCATED objects of one class, from this one method. */
+    static Allocated[] allocate() {
+        Allocated[] kept = new Allocated[ALLOCATED];
+        for (int i = 0; i < ALLOCATED; i++) {
+            kept[i] = new Allocated(i);
+        }
+        return kept;
+    }
+
     static final class Worker implements Runnable {
         final int index, rounds;
         long result;
@@ -99,6 +124,9 @@ public class Workload {
             checksum = checksum * 31 + workers[t].result;
             caught += workers[t].caught[0];
         }
+        /* Loads Allocated and its array class here, so that allocate makes only its own objects. */
+        allocated = new Allocated[] {new Allocated(-1)};
+        allocated = allocate();
         System.out.println("threads " + THREADS + ", rounds " + rounds);
         System.out.println("checksum " + Long.toHexString(checksum));
         System.out.println("exceptions caught " + caught);

@@ -2,7 +2,8 @@
  * test_jevprof.c - jevprof end to end on real JVMs (every JDK under /usr/lib/jvm): the bridge
  * loads it from MSJAVA_EVENT_MONITORS, it profiles samples/java/Workload.java, and its files
  * must show what that program is known to do: 8 workers, Workload.hot doing 4/5 of the
- * arithmetic, fib(15) every 100 rounds, a 3-frame exception unwind every 100 rounds.  (Since
+ * arithmetic, fib(15) every 100 rounds, a 3-frame exception unwind every 100 rounds, then
+ * Workload.allocate making 5000 Workload$Allocated objects and one array (main one of each).  (Since
  * JDK 19 Thread.run calls Workload$Worker.run through Thread.runWith: paths are matched from
  * the worker's run down.)  Where node and chromium are installed, tools/flamegraph-check.js
  * then clicks and searches the flame graph in a headless browser.
@@ -53,14 +54,26 @@ static void prepare(char *dir, size_t size)
     fclose(f);
 }
 
-static void run_jevprof(const char *jdk, const char *dir, const char *mode, const char *rounds, jvmrun_result *r)
+/* Attaches jevprof through MSJAVA_EVENT_MONITORS (the registry file names only its COM class). */
+#define ATTACHED "MSJAVA_EVENT_MONITORS=" JEVPROF
+
+/* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra: one
+ * more environment variable ("NAME=value"), or NULL. */
+static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
+                        const char *extra, jvmrun_result *r)
 {
     static char files_env[1300], dir_env[1300], mode_env[64];
     snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
     snprintf(mode_env, sizeof(mode_env), "JEVPROF_MODE=%s", mode);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env, mode_env,
-                         "JEVPROF_INTERVAL_MS=2", "JEVPROF_TOP=1000", NULL};
+    const char *env[10] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, mode_env, "JEVPROF_INTERVAL_MS=2",
+                           "JEVPROF_TOP=1000"};
+    size_t n = 6;
+    if (monitors)
+        env[n++] = monitors;
+    if (extra)
+        env[n++] = extra;
+    env[n] = NULL;
     const char *args[] = {rounds, NULL};
     jvmrun_main(jdk, "Workload", "", env, args, r);
 }
@@ -77,8 +90,10 @@ static void expect(const char *text, const char *what)
 /* After a passing test: its directory goes (a failing one stays, to be looked at). */
 static void remove_outputs(const char *dir)
 {
-    static const char *const files[] = {"jevprof.reg", "jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
-                                        "jevprof-calls.collapsed", "jevprof-calls-flame.html"};
+    static const char *const files[] = {"jevprof.reg",          "jevprof-report.txt",       "jevprof.collapsed",
+                                        "jevprof-flame.html",   "jevprof-calls.collapsed",  "jevprof-calls-flame.html",
+                                        "jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
+                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html"};
     char path[1300];
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -116,6 +131,20 @@ static unsigned long long self_count(const char *collapsed, const char *leaf)
     return sum;
 }
 
+/* The count on the row of a report table (the section headed title) that ends with "  name". */
+static unsigned long long table_count(const char *report, const char *title, const char *name)
+{
+    char row_end[512];
+    const char *table = report ? strstr(report, title) : NULL, *table_end = table ? strstr(table, "\n\n") : NULL;
+    snprintf(row_end, sizeof(row_end), "  %s\n", name);
+    const char *row = table ? strstr(table, row_end) : NULL;
+    if (!row || (table_end && row > table_end))
+        return 0;
+    while (row > table && row[-1] != '\n')
+        row--;
+    return strtoull(row, NULL, 10);
+}
+
 START_TEST(sampling_finds_the_hot_method)
 {
     char dir[1200];
@@ -123,10 +152,13 @@ START_TEST(sampling_finds_the_hot_method)
     const char *args[] = {"30000", NULL};
     prepare(dir, sizeof(dir));
     jvmrun_main(jdks[_i], "Workload", NULL, NULL, args, &plain);
-    run_jevprof(jdks[_i], dir, "sample", "30000", &r);
+    /* Not a number: the bridge says so when it reads the interval, which it does only once some
+     * monitor may want allocations.  jevprof, outside alloc mode, promises it never will. */
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
+    ck_assert_msg(!strstr(r.err, "JEVMON_ALLOCATION_SAMPLING_INTERVAL"), "allocations were armed:\n%s", r.err);
     char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
     char *flame = read_text(dir, "jevprof-flame.html");
     ck_assert_ptr_nonnull(report);
@@ -141,6 +173,9 @@ START_TEST(sampling_finds_the_hot_method)
     expect(report, " > Workload$Worker.run > Workload.round > Workload.hot\n");
     expect(report, "          2400  java.lang.IllegalStateException\n");
     ck_assert_ptr_nonnull(strstr(flame, "\"Workload.hot\""));
+    ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
+    ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
+    ck_assert_ptr_null(read_text(dir, "jevprof-alloc-flame.html"));
     check_flame_graph_in_browser(dir, "Workload.hot");
     free(report), free(collapsed), free(flame);
     jvmrun_free(&plain);
@@ -154,7 +189,7 @@ START_TEST(call_counts_are_exact)
     char dir[1200];
     jvmrun_result r;
     prepare(dir, sizeof(dir));
-    run_jevprof(jdks[_i], dir, "calls", "2000", &r);
+    run_jevprof(jdks[_i], dir, ATTACHED, "calls", "2000", NULL, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
     char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
@@ -175,6 +210,96 @@ START_TEST(call_counts_are_exact)
 }
 END_TEST
 
+/* The number of times what occurs in text. */
+static int occurrences(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *at = strstr(text, what); at; at = strstr(at + 1, what))
+        n++;
+    return n;
+}
+
+/* The report's tables of allocation sites (JEVPROF_TOP=1000). */
+#define BY_CLASS "Top 1000 allocation sites by allocated class\n"
+#define BY_METHOD "Top 1000 allocation sites by allocating method\n"
+#define BYTES_BY_CLASS "Top 1000 allocated bytes by allocated class\n"
+
+START_TEST(allocation_sites_are_exact)
+{
+    char dir[1200];
+    jvmrun_result r;
+    prepare(dir, sizeof(dir));
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
+    ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
+    ck_assert_msg(occurrences(r.err, "jevmon: jevprof: ") == 1 + 5, "%s", r.err); /* wrote, the top 5: no failure */
+    /* the bridge read the interval this time (and took the default, 0): allocations were armed */
+    ck_assert_msg(strstr(r.err, "JEVMON_ALLOCATION_SAMPLING_INTERVAL=\"unread\" is not a number"), "%s", r.err);
+    char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof-alloc.collapsed");
+    char *flame = read_text(dir, "jevprof-alloc-flame.html"), *samples = read_text(dir, "jevprof.collapsed");
+    char *bytes = read_text(dir, "jevprof-alloc-bytes.collapsed");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_ptr_nonnull(collapsed);
+    ck_assert_ptr_nonnull(flame);
+    ck_assert_ptr_nonnull(samples); /* the modes combine */
+    ck_assert_ptr_nonnull(bytes);
+    expect(report, "Mode: sample,alloc");
+    /* every allocation at interval 0: the 5000 objects, and the array that keeps them, by name and site */
+    expect(collapsed, "Workload.main;Workload.allocate;Workload$Allocated 5000\n");
+    expect(collapsed, "Workload.main;Workload.allocate;[LWorkload$Allocated 1\n");
+    expect(collapsed, "Workload.main;Workload$Allocated 1\n"); /* made before, to load the class */
+    ck_assert_uint_eq(self_count(collapsed, "Workload$Allocated"), 5001);
+    ck_assert_uint_eq(table_count(report, BY_CLASS, "Workload$Allocated"), 5001);
+    ck_assert_uint_eq(table_count(report, BY_CLASS, "[LWorkload$Allocated"), 2);
+    unsigned long long by_allocate = table_count(report, BY_METHOD, "Workload.allocate");
+    ck_assert_msg(by_allocate == 5001, "Workload.allocate allocated %llu", by_allocate);
+    /* 160 exceptions, each made in the innermost thrower */
+    ck_assert_uint_eq(table_count(report, BY_CLASS, "java.lang.IllegalStateException"), 160);
+    expect(collapsed, "Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException 160\n");
+    ck_assert_ptr_nonnull(strstr(flame, "\"Workload$Allocated\""));
+    /* every Workload$Allocated has the same size, whatever the JVM's object layout */
+    unsigned long long allocated_bytes = table_count(report, BYTES_BY_CLASS, "Workload$Allocated");
+    unsigned long long object_size = allocated_bytes / 5001;
+    ck_assert_msg(allocated_bytes % 5001 == 0 && object_size >= 12 && object_size <= 32, "%llu bytes", allocated_bytes);
+    ck_assert_uint_eq(self_count(bytes, "Workload.allocate;Workload$Allocated"), 5000 * object_size);
+    free(report), free(collapsed), free(flame), free(samples), free(bytes);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
+START_TEST(a_refused_allocation_callback_costs_one_line)
+{
+    char dir[1200], path[1300];
+    jvmrun_result r;
+    prepare(dir, sizeof(dir));
+    /* Registered with InitOptions DONT_NEED_ALLOCATION_CALLBACK: the VM holds jevprof to that
+     * promise, which alloc mode does not make, and refuses its callback. */
+    snprintf(path, sizeof(path), "%s/jevprof.reg", dir);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "\n[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\jevprof]\n"
+               "\"CLSID\"=\"" JEVPROF "\"\n\"InitOptions\"=dword:00000010\n");
+    fclose(f);
+    run_jevprof(jdks[_i], dir, NULL, "sample,alloc", "2000", NULL, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
+    ck_assert_msg(occurrences(r.err, "jevmon: jevprof: NotifyOnObjectAllocations(callback) failed (0x80004005); "
+                                     "allocation recording is off\n") == 1, "%s", r.err);
+    ck_assert_msg(occurrences(r.err, "jevmon: jevprof: ") == 1 + 1 + 5, "%s", r.err); /* that, wrote, the top 5 */
+    char *report = read_text(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    expect(report, "Mode: sample,alloc");
+    expect(report, "Hottest call paths by self samples"); /* the rest of the mode ran */
+    ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
+    ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
+    free(report);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
 int main(void)
 {
     jdk_count = jvmrun_find_jdks(jdks);
@@ -183,6 +308,8 @@ int main(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, sampling_finds_the_hot_method, 0, jdk_count);
     tcase_add_loop_test(tc, call_counts_are_exact, 0, jdk_count);
+    tcase_add_loop_test(tc, allocation_sites_are_exact, 0, jdk_count);
+    tcase_add_loop_test(tc, a_refused_allocation_callback_costs_one_line, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -89,8 +89,14 @@ END_TEST
 static const struct bad_value {
     const char *variable, *value, *reason;
 } bad_values[] = {
-    {"JEVPROF_MODE", "fast", "JEVPROF_MODE \"fast\" is not calls, sample or both; using the default, sample"},
-    {"JEVPROF_MODE", "", "JEVPROF_MODE \"\" is not calls, sample or both"},
+    {"JEVPROF_MODE", "fast",
+     "JEVPROF_MODE \"fast\" is not calls, sample, both, alloc or a list of them (\"sample,alloc\"); using the default, "
+     "sample"},
+    {"JEVPROF_MODE", "", "JEVPROF_MODE \"\" is not calls, sample, both, alloc or a list of them"},
+    {"JEVPROF_MODE", "sample,", "JEVPROF_MODE \"sample,\" is not calls"},
+    {"JEVPROF_MODE", "sample,,alloc", "JEVPROF_MODE \"sample,,alloc\" is not calls"},
+    {"JEVPROF_MODE", "sample alloc", "JEVPROF_MODE \"sample alloc\" is not calls"},
+    {"JEVPROF_MODE", "alloc,heap", "JEVPROF_MODE \"alloc,heap\" is not calls"},
     {"JEVPROF_INTERVAL_MS", "0", "JEVPROF_INTERVAL_MS \"0\" is out of range (1 to 60000 milliseconds); using the default, 10"},
     {"JEVPROF_INTERVAL_MS", "0.5", "JEVPROF_INTERVAL_MS \"0.5\" is not a whole number"},
     {"JEVPROF_INTERVAL_MS", "-3", "JEVPROF_INTERVAL_MS \"-3\" is not a whole number"},
@@ -147,6 +153,36 @@ START_TEST(mode_names)
     ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE), "sample");
     ck_assert_str_eq(jp_mode_name(JP_MODE_CALLS), "calls");
     ck_assert_str_eq(jp_mode_name(JP_MODE_BOTH), "both");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_ALLOC), "alloc");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_ALLOC), "sample,alloc");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_ALL), "both,alloc");
+}
+END_TEST
+
+/* A list's parts add up, in any order, repeated or not; each mode's name reads back as itself. */
+static const struct mode_list {
+    const char *text;
+    jp_mode mode;
+} mode_lists[] = {
+    {"alloc", JP_MODE_ALLOC},
+    {"sample,alloc", JP_MODE_SAMPLE | JP_MODE_ALLOC},
+    {"alloc,sample", JP_MODE_SAMPLE | JP_MODE_ALLOC},
+    {"calls,alloc", JP_MODE_CALLS | JP_MODE_ALLOC},
+    {"sample,calls", JP_MODE_BOTH},
+    {"both,alloc", JP_MODE_ALL},
+    {"sample,calls,alloc,sample", JP_MODE_ALL},
+};
+
+START_TEST(mode_lists_combine)
+{
+    jp_config c;
+    plat_setenv("JEVPROF_MODE", mode_lists[_i].text);
+    jp_config_load(&c);
+    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(c.mode, mode_lists[_i].mode);
+    plat_setenv("JEVPROF_MODE", jp_mode_name(c.mode));
+    jp_config_load(&c);
+    ck_assert_int_eq(c.mode, mode_lists[_i].mode);
 }
 END_TEST
 
@@ -160,6 +196,7 @@ int main(void)
     tcase_add_loop_test(tc, bad_value_is_one_line_and_the_default, 0, (int)(sizeof(bad_values) / sizeof(*bad_values)));
     tcase_add_test(tc, registry_values_of_the_wrong_type_or_range);
     tcase_add_test(tc, mode_names);
+    tcase_add_loop_test(tc, mode_lists_combine, 0, (int)(sizeof(mode_lists) / sizeof(*mode_lists)));
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

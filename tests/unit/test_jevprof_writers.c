@@ -1,7 +1,7 @@
 /*
  * test_jevprof_writers.c - jevprof's outputs from a known tree: display names, the
  * collapsed-stacks file (parsed back: paths and counts), the HTML flame graph (its data,
- * escaping, and nothing fetched from outside), and the text report.
+ * escaping, and nothing fetched from outside), and the text report, with its allocation sites.
  */
 #include <check.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include "../../monitor/report.h"
 #include "../support/testkit.h"
 
-enum { MAIN = 1, WORK, HOT, COLD, ODD };
+enum { MAIN = 1, WORK, HOT, COLD, ODD, POINT_CLASS, INT_ARRAY_CLASS };
 
 static const char *test_name(void *context, MethodID method)
 {
@@ -25,6 +25,8 @@ static const char *test_name(void *context, MethodID method)
     case HOT: return "demo.Main.hot";
     case COLD: return "demo.Main.cold";
     case ODD: return "demo.Odd.<init>&\"quoted\"</script>";
+    case POINT_CLASS: return "demo.Point"; /* class frames, as in an allocation tree */
+    case INT_ARRAY_CLASS: return "[I";
     default: return "?";
     }
 }
@@ -60,21 +62,33 @@ static char *contents(FILE *f)
     return text;
 }
 
-START_TEST(display_names_drop_signature_and_slashes)
+/* Method names drop their signature and slashes; class names keep an array's descriptor, less
+ * the ';' that would end a collapsed frame; both truncate to fit. */
+static const struct display_case {
+    void (*display)(const char *vm_name, char *out, size_t out_size);
+    const char *vm_name;
+    size_t out_size;
+    const char *expected;
+} display_cases[] = {
+    {jp_display_name, "java/lang/Object.hashCode()I", 64, "java.lang.Object.hashCode"},
+    {jp_display_name, "Workload$Worker.run()V", 64, "Workload$Worker.run"},
+    {jp_display_name, "pkg/A.<init>(Ljava/lang/String;)V", 64, "pkg.A.<init>"},
+    {jp_display_name, "noSignature", 64, "noSignature"},
+    {jp_display_name, "bad;name\n.x()V", 64, "bad_name_.x"},
+    {jp_display_name, "a/very/long/package/Name.method()V", 10, "a.very.lo"},
+    {jp_class_display_name, "java.lang.String", 64, "java.lang.String"},
+    {jp_class_display_name, "[I", 64, "[I"},
+    {jp_class_display_name, "[[Ljava.lang.String;", 64, "[[Ljava.lang.String"},
+    {jp_class_display_name, "Odd;Name\n", 64, "Odd_Name_"},
+    {jp_class_display_name, "a.very.long.Name", 7, "a.very"},
+};
+
+START_TEST(display_names_of_methods_and_classes)
 {
+    const struct display_case *c = &display_cases[_i];
     char out[64];
-    jp_display_name("java/lang/Object.hashCode()I", out, sizeof(out));
-    ck_assert_str_eq(out, "java.lang.Object.hashCode");
-    jp_display_name("Workload$Worker.run()V", out, sizeof(out));
-    ck_assert_str_eq(out, "Workload$Worker.run");
-    jp_display_name("pkg/A.<init>(Ljava/lang/String;)V", out, sizeof(out));
-    ck_assert_str_eq(out, "pkg.A.<init>");
-    jp_display_name("noSignature", out, sizeof(out));
-    ck_assert_str_eq(out, "noSignature");
-    jp_display_name("bad;name\n.x()V", out, sizeof(out));
-    ck_assert_str_eq(out, "bad_name_.x");
-    jp_display_name("a/very/long/package/Name.method()V", out, 10);
-    ck_assert_str_eq(out, "a.very.lo");
+    c->display(c->vm_name, out, c->out_size);
+    ck_assert_str_eq(out, c->expected);
 }
 END_TEST
 
@@ -191,6 +205,17 @@ static jp_report report_of(jp_config *config, jp_summary *summary, jp_sampler_co
     return r;
 }
 
+/* The report r writes, as a string (free it). */
+static char *report_text(const jp_report *r)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(jp_report_write(f, r), 0);
+    char *text = contents(f);
+    fclose(f);
+    return text;
+}
+
 static char *line_sink_text;
 static void collect_line(void *context, const char *line)
 {
@@ -217,9 +242,7 @@ START_TEST(report_lists_top_methods_paths_and_summary)
     summary.exceptions = thrown;
     summary.exception_classes = 1;
     jp_report r = report_of(&config, &summary, &counts);
-    FILE *f = tmpfile();
-    ck_assert_int_eq(jp_report_write(f, &r), 0);
-    char *text = contents(f);
+    char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Program: demo/Main"));
     ck_assert_ptr_nonnull(strstr(text, "Top 3 methods by self samples"));
     const char *by_self = strstr(text, "Top 3 methods by self samples");
@@ -235,7 +258,6 @@ START_TEST(report_lists_top_methods_paths_and_summary)
     ck_assert_ptr_nonnull(strstr(text, "100.0 per second"));
     ck_assert_ptr_null(strstr(text, "\nCalls\n"));
     free(text);
-    fclose(f);
     jp_report_top_lines(&r, 2, collect_line, NULL);
     ck_assert_str_eq(line_sink_text, " 70.00% self  demo.Main.hot\n 20.00% self  demo.Main.cold\n");
     free(line_sink_text);
@@ -254,15 +276,80 @@ START_TEST(report_of_call_time_shows_milliseconds_and_calls)
     tree.nodes[jp_tree_child(&tree, JP_ROOT, MAIN)].calls = 1;
     r.samples = NULL;
     r.calls = &tree; /* weights read as nanoseconds */
-    FILE *f = tmpfile();
-    ck_assert_int_eq(jp_report_write(f, &r), 0);
-    char *text = contents(f);
+    char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Mode: calls\n"));
     ck_assert_ptr_nonnull(strstr(text, "Top 3 methods by self time"));
     ck_assert_ptr_nonnull(strstr(text, "0.000 ms"));
     ck_assert_ptr_null(strstr(text, "\nSamples\n"));
     free(text);
-    fclose(f);
+}
+END_TEST
+
+/* The allocation tables the report below must show, whole. */
+static const char *const allocation_tables[] = {
+    "Top 3 allocation sites by allocated class\n"
+    "   allocations   share  allocated class\n"
+    "             8  80.00%  demo.Point\n"
+    "             2  20.00%  [I\n\n",
+    "Top 3 allocation sites by allocating method\n"
+    "   allocations   share  allocating method\n"
+    "             7  70.00%  demo.Main.work\n"
+    "             3  30.00%  demo.Main.main\n\n",
+    "Top 3 allocated bytes by allocated class\n"
+    "         bytes   share  allocated class\n"
+    "           128  84.21%  demo.Point\n"
+    "            24  15.79%  [I\n\n",
+    "Top 3 allocated bytes by allocating method\n"
+    "         bytes   share  allocating method\n"
+    "           104  68.42%  demo.Main.work\n"
+    "            48  31.58%  demo.Main.main\n\n",
+};
+
+/* main -> work allocates 5 Points (16 bytes each) and 2 int[] (one of 24 bytes, one not sized);
+ * main allocates 3 Points itself */
+START_TEST(report_lists_allocation_sites_by_class_and_method)
+{
+    jp_config config;
+    jp_summary summary;
+    jp_sampler_counts counts = {0};
+    jp_allocation_counts allocation_counts = {10, 0, 0, 1, 4, 0};
+    jp_tree sites, bytes;
+    const MethodID points[] = {MAIN, WORK, POINT_CLASS}, ints[] = {MAIN, WORK, INT_ARRAY_CLASS};
+    const MethodID own[] = {MAIN, POINT_CLASS};
+    ck_assert_int_eq(jp_tree_init(&sites), 0);
+    jp_tree_add_stack(&sites, points, 3, 5);
+    jp_tree_add_stack(&sites, ints, 3, 2);
+    jp_tree_add_stack(&sites, own, 2, 3);
+    jp_tree_sum_root(&sites);
+    ck_assert_int_eq(jp_tree_init(&bytes), 0);
+    jp_tree_add_stack(&bytes, points, 3, 5 * 16);
+    jp_tree_add_stack(&bytes, ints, 3, 24);
+    jp_tree_add_stack(&bytes, own, 2, 3 * 16);
+    jp_tree_sum_root(&bytes);
+    memset(&summary, 0, sizeof(summary));
+    jp_report r = report_of(&config, &summary, &counts);
+    config.mode = JP_MODE_ALLOC;
+    r.samples = NULL;
+    r.allocations = &sites;
+    r.allocated_bytes = &bytes;
+    r.allocation_counts = &allocation_counts;
+    char *text = report_text(&r);
+    ck_assert_ptr_nonnull(strstr(text, "Mode: alloc\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations recorded: 10 "));
+    ck_assert_ptr_nonnull(strstr(text, "jevprof's own calls, not recorded: 4\n"));
+    for (size_t i = 0; i < sizeof(allocation_tables) / sizeof(*allocation_tables); i++)
+        ck_assert_msg(strstr(text, allocation_tables[i]), "missing:\n%s\nin:\n%s", allocation_tables[i], text);
+    ck_assert_ptr_nonnull(strstr(text, "without a size (GetObjectSize failed), left out of the bytes: 1\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Bytes allocated by them: 152\n"));
+    ck_assert_ptr_nonnull(strstr(text, "demo.Main.main > demo.Main.work > demo.Point\n"));
+    ck_assert_ptr_null(strstr(text, "\nSamples\n"));
+    free(text);
+    jp_report_top_lines(&r, 1, collect_line, NULL); /* on stderr: the most allocated class */
+    ck_assert_str_eq(line_sink_text, " 80.00% self  demo.Point\n");
+    free(line_sink_text);
+    line_sink_text = NULL;
+    jp_tree_free(&sites);
+    jp_tree_free(&bytes);
 }
 END_TEST
 
@@ -271,13 +358,15 @@ int main(void)
     Suite *s = suite_create("jevprof_writers");
     TCase *tc = tcase_create("writers");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, display_names_drop_signature_and_slashes);
+    tcase_add_loop_test(tc, display_names_of_methods_and_classes, 0,
+                        (int)(sizeof(display_cases) / sizeof(*display_cases)));
     tcase_add_test(tc, collapsed_lines_parse_back_to_the_tree);
     tcase_add_test(tc, collapsed_divides_and_drops_zero_lines);
     tcase_add_test(tc, flame_graph_is_self_contained_and_holds_the_data);
     tcase_add_test(tc, flame_graph_of_an_empty_profile_is_valid);
     tcase_add_test(tc, report_lists_top_methods_paths_and_summary);
     tcase_add_test(tc, report_of_call_time_shows_milliseconds_and_calls);
+    tcase_add_test(tc, report_lists_allocation_sites_by_class_and_method);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

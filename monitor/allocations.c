@@ -1,0 +1,211 @@
+/* allocations.c - alloc mode's recorder (see allocations.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "allocations.h"
+#include "javaname.h"
+
+#define CLASS_NAME_MAX_BYTES 1024
+#define OTHER_CLASSES_FRAME JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES)
+#define UNKNOWN_CLASS_FRAME JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES + 1) /* a ClassID of 0 */
+#define UNKNOWN_CLASS_NAME "(unknown class)"
+
+/* Set while this thread records an allocation: whatever the VM allocates for jevprof's calls
+ * meanwhile is not the program's, and recording it would recurse. */
+static _Thread_local int recording;
+
+int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names)
+{
+    memset(a, 0, sizeof(*a));
+    a->info = info;
+    a->names = names;
+    a->lock = plat_mutex_create();
+    if (!a->lock || jp_tree_init(&a->sites) || jp_tree_init(&a->bytes)) {
+        jp_allocations_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+void jp_allocations_free(jp_allocations *a)
+{
+    for (size_t i = 0; i < a->spare_count; i++) {
+        jp_stack_trace_free(a->spare[i]);
+        free(a->spare[i]);
+    }
+    free(a->spare);
+    for (size_t i = 0; i < a->class_count; i++)
+        free(a->class_names[i]);
+    free(a->class_names);
+    jp_idmap_free(&a->classes);
+    jp_tree_free(&a->sites);
+    jp_tree_free(&a->bytes);
+    if (a->lock)
+        plat_mutex_destroy(a->lock);
+    memset(a, 0, sizeof(*a));
+}
+
+/* A stack buffer from the pool, or a new one; NULL when out of memory. */
+static jp_stack_trace *borrow_stack(jp_allocations *a)
+{
+    jp_stack_trace *stack = NULL;
+    plat_mutex_lock(a->lock);
+    if (a->spare_count)
+        stack = a->spare[--a->spare_count];
+    plat_mutex_unlock(a->lock);
+    if (stack)
+        return stack;
+    stack = malloc(sizeof(*stack));
+    if (stack && jp_stack_trace_init(stack)) {
+        free(stack);
+        stack = NULL;
+    }
+    return stack;
+}
+
+/* Puts a borrowed buffer back; called with the lock held. */
+static void return_stack(jp_allocations *a, jp_stack_trace *stack)
+{
+    if (a->spare_count == a->spare_capacity) {
+        size_t capacity = a->spare_capacity ? a->spare_capacity * 2 : 8;
+        jp_stack_trace **grown = realloc(a->spare, capacity * sizeof(*grown));
+        if (!grown) {
+            jp_stack_trace_free(stack);
+            free(stack);
+            return;
+        }
+        a->spare = grown;
+        a->spare_capacity = capacity;
+    }
+    a->spare[a->spare_count++] = stack;
+}
+
+/* The frame of a class already met, or 0; called with the lock held. */
+static MethodID known_class_frame(const jp_allocations *a, ClassID klass)
+{
+    if (!klass)
+        return UNKNOWN_CLASS_FRAME;
+    const jp_idmap_entry *e = jp_idmap_find(&a->classes, klass);
+    return e ? JP_CLASS_FRAME(e->value - 1) : 0;
+}
+
+/* The display name of a class met for the first time (malloc'ed), asked of the VM with no lock held. */
+static char *name_class(jp_allocations *a, ClassID klass)
+{
+    char display[CLASS_NAME_MAX_BYTES];
+    const char *name = jp_names_class(a->names, (IJavaEventMonitorIDInfo *)a->info, klass);
+    jp_class_display_name(name ? name : UNKNOWN_CLASS_NAME, display, sizeof(display));
+    return strdup(display);
+}
+
+/* Gives a new class its frame, taking ownership of name; called with the lock held.  0 when
+ * out of memory.  Another thread may have added the class meanwhile: its frame is kept. */
+static MethodID add_class_frame(jp_allocations *a, ClassID klass, char *name)
+{
+    MethodID known = known_class_frame(a, klass);
+    if (known || a->class_count == JP_MAX_CLASS_FRAMES || !name) {
+        free(name);
+        return known ? known : name ? OTHER_CLASSES_FRAME : 0;
+    }
+    if (a->class_count == a->class_capacity) {
+        size_t capacity = a->class_capacity ? a->class_capacity * 2 : 64;
+        char **grown = realloc(a->class_names, capacity * sizeof(*grown));
+        if (!grown) {
+            free(name);
+            return 0;
+        }
+        a->class_names = grown;
+        a->class_capacity = capacity;
+    }
+    jp_idmap_entry *e = jp_idmap_insert(&a->classes, klass);
+    if (!e) {
+        free(name);
+        return 0;
+    }
+    e->value = a->class_count + 1;
+    a->class_names[a->class_count] = name;
+    return JP_CLASS_FRAME(a->class_count++);
+}
+
+/* Records one allocation of size bytes (sized: known); called with the lock held.  0, or -1
+ * when out of memory. */
+static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, MethodID class_frame, DWORD size,
+                    int sized)
+{
+    if (!class_frame)
+        return -1;
+    if (!have_stack) {
+        stack->count = 0;
+        jp_stack_trace_push(stack, JP_UNKNOWN_CALLERS);
+    }
+    if (!jp_stack_trace_push(stack, class_frame))
+        stack->frames[stack->count - 1] = class_frame; /* full: the innermost frame makes room */
+    if (jp_tree_add_stack(&a->sites, stack->frames, stack->count, 1))
+        return -1;
+    a->counts.recorded++;
+    a->counts.no_stack += !have_stack;
+    a->counts.truncated += have_stack && stack->truncated;
+    a->counts.unsized += !sized || jp_tree_add_stack(&a->bytes, stack->frames, stack->count, size);
+    return 0;
+}
+
+void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass)
+{
+    if (recording) {
+        plat_mutex_lock(a->lock);
+        a->counts.nested++;
+        plat_mutex_unlock(a->lock);
+        return;
+    }
+    recording = 1;
+    jp_stack_trace *stack = borrow_stack(a);
+    HRESULT traced = stack ? jp_stack_trace_take(stack, a->info, 0) : E_OUTOFMEMORY;
+    int have_stack = SUCCEEDED(traced) && stack->count > 0;
+    DWORD size = 0;
+    int sized = SUCCEEDED(IJavaEventMonitorIDInfo2_GetObjectSize(a->info, object, &size));
+    plat_mutex_lock(a->lock);
+    MethodID class_frame = known_class_frame(a, klass);
+    if (!class_frame && stack && !a->stopped) {
+        plat_mutex_unlock(a->lock);
+        char *name = name_class(a, klass);
+        plat_mutex_lock(a->lock);
+        if (a->stopped)
+            free(name); /* the report is reading the class names */
+        else
+            class_frame = add_class_frame(a, klass, name);
+    }
+    if (!a->stopped && (!stack || add_site(a, stack, have_stack, class_frame, size, sized)))
+        a->counts.failed++;
+    if (stack)
+        return_stack(a, stack);
+    plat_mutex_unlock(a->lock);
+    recording = 0;
+}
+
+void jp_allocations_class_unloading(jp_allocations *a, ClassID klass)
+{
+    plat_mutex_lock(a->lock);
+    jp_idmap_remove(&a->classes, klass);
+    plat_mutex_unlock(a->lock);
+}
+
+void jp_allocations_stop(jp_allocations *a)
+{
+    plat_mutex_lock(a->lock);
+    a->stopped = 1;
+    jp_tree_sum_root(&a->sites);
+    jp_tree_sum_root(&a->bytes);
+    plat_mutex_unlock(a->lock);
+}
+
+const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame)
+{
+    if (frame == OTHER_CLASSES_FRAME)
+        return "(other classes)";
+    if (frame == UNKNOWN_CLASS_FRAME)
+        return UNKNOWN_CLASS_NAME;
+    if (frame > JP_CLASS_FRAME(0) || JP_CLASS_FRAME(0) - frame >= a->class_count)
+        return NULL;
+    return a->class_names[JP_CLASS_FRAME(0) - frame];
+}

@@ -1,0 +1,75 @@
+/*
+ * allocations.h - alloc mode: where the program allocates.  For each OnObjectAllocated (which
+ * comes on the allocating thread) the recorder takes that thread's stack with GetStackTrace and
+ * adds it to one tree, weighted by allocations, with one more frame at its end that stands for
+ * the allocated class, and to a second tree of the same paths weighted by the object's size
+ * (GetObjectSize, asked while its ObjectID is valid: during the callback).
+ *
+ * Class frames: the tree holds MethodIDs, so a class is recorded as a frame from the top of the
+ * ID range, below JP_UNKNOWN_METHOD and JP_UNKNOWN_CALLERS (the same assumption: no VM's MethodID
+ * is that close to the top): JP_CLASS_FRAME(i) for the i-th class the recorder met.  Its name is
+ * copied when the class is first met, since a ClassID expires at CLASS_UNLOAD and may then be
+ * reused for another class: the recorder forgets the ClassID there and keeps the name.
+ *
+ * Cost on the allocating thread: the stack is taken into a buffer borrowed from a pool, with no
+ * lock held; the lock covers borrowing the buffer and, later, the ClassID lookup, the tree insert
+ * and returning the buffer.  A class met for the first time is named (ClassInformation) with no
+ * lock held.  Allocations reported while jevprof is itself inside a call to the VM on the same
+ * thread (the VM allocating for it) are counted and not recorded.
+ */
+#ifndef JEVPROF_ALLOCATIONS_H
+#define JEVPROF_ALLOCATIONS_H
+
+#include <stdatomic.h>
+
+#include "idmap.h"
+#include "jevmon.h"
+#include "names.h"
+#include "platform/platform.h"
+#include "stacktrace.h"
+#include "tree.h"
+
+#define JP_CLASS_FRAME(index) (JP_UNKNOWN_METHOD - 1 - (MethodID)(index))
+#define JP_MAX_CLASS_FRAMES (1u << 20) /* classes beyond this many are recorded as "(other classes)" */
+/* JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) and the one below are "(other classes)" and "(unknown class)". */
+
+typedef struct jp_allocation_counts {
+    uint64_t recorded;  /* allocations in the tree */
+    uint64_t no_stack;  /* of those, the ones whose stack could not be taken: under "(callers unknown)" */
+    uint64_t truncated; /* of those, stacks cut at JP_MAX_STACK_FRAMES */
+    uint64_t unsized;   /* of those, the ones GetObjectSize could not size: left out of the bytes */
+    uint64_t nested;    /* made for jevprof's own calls to the VM: not recorded */
+    uint64_t failed;    /* not recorded: out of memory */
+} jp_allocation_counts;
+
+typedef struct jp_allocations {
+    IJavaEventMonitorIDInfo2 *info; /* not owned */
+    jp_names *names;                /* not owned: class names, cached per ClassID */
+    plat_mutex *lock;               /* guards everything below */
+    int stopped;
+    jp_idmap classes;               /* ClassID -> class frame index + 1 */
+    char **class_names;             /* display names, by class frame index */
+    size_t class_count, class_capacity;
+    jp_stack_trace **spare;         /* stack buffers not in use */
+    size_t spare_count, spare_capacity;
+    jp_tree sites;                  /* weights: allocations */
+    jp_tree bytes;                  /* the same paths; weights: bytes */
+    jp_allocation_counts counts;
+} jp_allocations;
+
+int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names);
+void jp_allocations_free(jp_allocations *a);
+
+/* OnObjectAllocated, on the allocating thread. */
+void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass);
+
+/* CLASS_UNLOAD: the ClassID may be reused from now on. */
+void jp_allocations_class_unloading(jp_allocations *a, ClassID klass);
+
+/* The end: nothing is recorded afterwards; the roots of sites and bytes hold the sums. */
+void jp_allocations_stop(jp_allocations *a);
+
+/* The name of a class frame of a, or NULL when frame is not one. */
+const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame);
+
+#endif /* JEVPROF_ALLOCATIONS_H */
