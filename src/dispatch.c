@@ -96,7 +96,8 @@ void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env)
 
 void jv_dispatch_end(jv_dispatch *d)
 {
-    jv_objects_release_scope(d->env, d->object_mark);
+    if (jv_objects_taken > d->object_mark)
+        jv_objects_release_scope(d->env, d->object_mark);
     depth--;
     if (barrier_available && own_slot != &overflow_slot)
         atomic_store_explicit(&own_slot->count, atomic_load_explicit(&own_slot->count, memory_order_relaxed) - 1,

@@ -32,7 +32,8 @@ static uint32_t free_head = UINT32_MAX;
 #define TAKEN_INLINE 16
 static _Thread_local uint32_t taken_inline[TAKEN_INLINE];
 static _Thread_local uint32_t *taken_heap; /* NULL while taken_inline serves */
-static _Thread_local unsigned taken_count, taken_capacity;
+_Thread_local unsigned jv_objects_taken;
+static _Thread_local unsigned taken_capacity;
 
 static uint32_t *taken(void)
 {
@@ -43,7 +44,7 @@ static uint32_t *taken(void)
 static int taken_room(void)
 {
     unsigned capacity = taken_heap ? taken_capacity : TAKEN_INLINE;
-    if (taken_count < capacity)
+    if (jv_objects_taken < capacity)
         return 1;
     uint32_t *bigger = realloc(taken_heap, 2 * capacity * sizeof(*bigger));
     if (!bigger)
@@ -101,7 +102,7 @@ ObjectID jv_object_id(JNIEnv *env, jobject obj)
 {
     if (!obj || !env)
         return 0;
-    if (!jv_dispatching() && taken_count >= JV_OBJECTS_OUTSIDE_CALLBACKS)
+    if (!jv_dispatching() && jv_objects_taken >= JV_OBJECTS_OUTSIDE_CALLBACKS)
         jv_objects_release_scope(env, 0);
     if (!taken_room())
         return 0;
@@ -122,7 +123,7 @@ ObjectID jv_object_id(JNIEnv *env, jobject obj)
     s->ref = ref;
     unsigned gen = atomic_fetch_add(&s->generation, 1) + 1; /* now odd: in use */
     plat_mutex_unlock(slot_lock);
-    taken()[taken_count++] = index;
+    taken()[jv_objects_taken++] = index;
     return make_id(index, gen);
 }
 
@@ -137,15 +138,10 @@ jobject jv_object_local(JNIEnv *env, ObjectID id)
     return local;
 }
 
-unsigned jv_objects_scope(void)
-{
-    return taken_count;
-}
-
 void jv_objects_release_scope(JNIEnv *env, unsigned mark)
 {
-    while (taken_count > mark) {
-        uint32_t index = taken()[--taken_count];
+    while (jv_objects_taken > mark) {
+        uint32_t index = taken()[--jv_objects_taken];
         object_slot *s = jv_table_get(&slots, index);
         plat_mutex_lock(slot_lock);
         atomic_fetch_add(&s->generation, 1); /* now even: free, and old IDs are stale */
@@ -156,7 +152,7 @@ void jv_objects_release_scope(JNIEnv *env, unsigned mark)
         free_head = index;
         plat_mutex_unlock(slot_lock);
     }
-    if (!taken_count && taken_heap) {
+    if (!jv_objects_taken && taken_heap) {
         free(taken_heap);
         taken_heap = NULL;
         taken_capacity = 0;

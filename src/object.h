@@ -25,8 +25,16 @@ void jv_objects_destroy(void);
 ObjectID jv_object_id(JNIEnv *env, jobject obj);
 /* A local reference to the object, or NULL for an invalid, stale or collected ObjectID. */
 jobject jv_object_local(JNIEnv *env, ObjectID id);
+/* How many ObjectID slots this thread holds (object.c's count, read inline: every callback
+ * checks it, and most take none). */
+extern _Thread_local unsigned jv_objects_taken;
+
 /* Marks where a callback's ObjectIDs begin; returns the mark for jv_objects_release_scope. */
-unsigned jv_objects_scope(void);
+static inline unsigned jv_objects_scope(void)
+{
+    return jv_objects_taken;
+}
+
 /* Releases the ObjectIDs this thread took since mark. */
 void jv_objects_release_scope(JNIEnv *env, unsigned mark);
 
