@@ -44,6 +44,7 @@ typedef struct agct_trace {
 } agct_trace;
 typedef void (*agct_function)(agct_trace *trace, jint depth, void *ucontext);
 #define AGCT_GC_ACTIVE (-2)
+#define AGCT_UNKNOWN_JAVA (-5) /* this and below: the thread was in Java code, but the walk failed */
 
 static agct_function async_get_call_trace;
 static int can_interrupt;
@@ -125,6 +126,7 @@ typedef struct found {
     JVM_METHOD_SAMPLE_LOCATION location;
     int accuracy;
     int generated;  /* ip in VM-generated code */
+    int unwalked;   /* the walk failed in Java code: the code map's answer alone may be stale */
     uint64_t ip, sp;
 } found;
 
@@ -167,6 +169,7 @@ static int interrupt(const jv_thread *t, found *f)
     } else if (kind == JV_CODE_COMPILED) {
         f->method = code.method;
         f->accuracy = COMPILED_CODE;
+        f->unwalked = w.walked && w.trace.num_frames <= AGCT_UNKNOWN_JAVA;
     }
     return 1;
 }
@@ -186,6 +189,20 @@ static void frame_from_jvmti(jthread thread, int accuracy, found *f)
         f->depth = (uint32_t)depth;
 }
 
+/*
+ * The code map alone, where a walk was possible but failed: HotSpot reports new code and the
+ * unloading of old code late (the service thread posts both), so for a moment the map may
+ * still name the method whose code used to be at ip.  JVMTI's frame settles it; where the two
+ * differ, its answer is kept, at its accuracy.
+ */
+static void confirm_with_jvmti(jthread thread, found *f)
+{
+    found jvmti = *f;
+    frame_from_jvmti(thread, SAFEPOINT_VIEW, &jvmti);
+    if (jvmti.method && jvmti.method != f->method)
+        *f = jvmti;
+}
+
 static void locate(const jv_thread *t, jthread thread, jint state, found *f)
 {
     if (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) {
@@ -203,6 +220,8 @@ static void locate(const jv_thread *t, jthread thread, jint state, found *f)
         frame_from_jvmti(thread, self || (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_SAMPLE_EXACT : SAFEPOINT_VIEW, f);
     } else if (!f->method)
         frame_from_jvmti(thread, SAFEPOINT_VIEW, f);
+    else if (f->unwalked)
+        confirm_with_jvmti(thread, f);
     if (f->location != JVM_LOCATION_PROFILER && f->location != JVM_LOCATION_GC) {
         if (atomic_load(&gc_active) && !(state & JVMTI_THREAD_STATE_IN_NATIVE))
             f->location = JVM_LOCATION_GC; /* Java code stands still for the collector; native code runs on */
@@ -224,7 +243,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
     if (!thread)
         return E_FAIL;
     jint state = 0;
-    found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0};
+    found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0};
     if ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) != JVMTI_ERROR_NONE || !(state & JVMTI_THREAD_STATE_ALIVE)) {
         (*env)->DeleteLocalRef(env, thread);
         return E_FAIL;
