@@ -265,10 +265,10 @@ static void report_frames(report *r, IHeapInfoCallback *cb, const root *roots, s
         size_t end = run_end(roots, count, i);
         if (roots[i].holder == thread_object && (roots[i].kind == ROOT_FRAME || roots[i].kind == ROOT_NATIVE_FRAME)) {
             MethodID method = jv_method_id(r->env, roots[i].method);
-            jv_method *m = jv_method_get(method);
-            CONTAINER_TYPE type = roots[i].kind == ROOT_NATIVE_FRAME ? C_RT_NATIVE
-                                  : m && atomic_load(&m->code)    ? C_RT_JIT
-                                                                  : C_RT_INTERPRETED;
+            jv_code_range code;
+            CONTAINER_TYPE type = roots[i].kind == ROOT_NATIVE_FRAME                   ? C_RT_NATIVE
+                                  : jv_method_compiled_code(jv_method_get(method), &code) ? C_RT_JIT
+                                                                                          : C_RT_INTERPRETED;
             uint32_t depth = frames > roots[i].depth ? (uint32_t)(frames - roots[i].depth) : 1;
             IHeapInfoCallback_BeginContainer(cb, type, jv_stack_id(t->index, depth), method);
             root_references(r, cb, &roots[i], end - i);

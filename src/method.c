@@ -225,21 +225,25 @@ void jv_method_set_code(jmethodID jmethod, const void *code)
         atomic_store(&m->code, code);
 }
 
+int jv_method_compiled_code(jv_method *m, jv_code_range *range)
+{
+    const void *code = m ? atomic_load(&m->code) : NULL;
+    /* The code map knows whether the code was unloaded or its memory reused since. */
+    return code && jv_codemap_find((uintptr_t)code, range) == JV_CODE_COMPILED && range->method == m->jmethod &&
+           range->start == (uintptr_t)code;
+}
+
 HRESULT STDMETHODCALLTYPE idinfo_JITCompiledMethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id,
                                                               unsigned int *pjit_code_length, unsigned char **ppjit_code)
 {
     (void)iface;
-    jv_method *m = jv_method_get(method_id);
-    const void *code = m ? atomic_load(&m->code) : NULL;
     jv_code_range range;
-    /* The code map has the size, and knows whether the code was unloaded or its memory reused since. */
-    if (!code || !pjit_code_length || !ppjit_code || jv_codemap_find((uintptr_t)code, &range) != JV_CODE_COMPILED ||
-        range.method != m->jmethod || range.start != (uintptr_t)code)
+    if (!pjit_code_length || !ppjit_code || !jv_method_compiled_code(jv_method_get(method_id), &range))
         return E_FAIL; /* not compiled (now), or not since the agent started listening */
     size_t size = range.end - range.start;
     if (!(*ppjit_code = CoTaskMemAlloc(size)))
         return E_OUTOFMEMORY;
-    memcpy(*ppjit_code, code, size);
+    memcpy(*ppjit_code, (const void *)range.start, size);
     *pjit_code_length = (unsigned)size;
     return S_OK;
 }

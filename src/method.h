@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "codemap.h"
 #include "jevmon.h"
 #include "vm.h"
 
@@ -44,6 +45,9 @@ jv_method *jv_method_get(MethodID id);
 const jv_method_code *jv_method_code_of(jv_method *m);
 /* Records the latest compiled code of a method (CompiledMethodLoad). */
 void jv_method_set_code(jmethodID jmethod, const void *code);
+/* Is the method's latest compiled code still in place (not unloaded, its memory not reused)?
+ * Then *range is that code.  0 for NULL. */
+int jv_method_compiled_code(jv_method *m, jv_code_range *range);
 /* The entry behind a MethodID the bridge made itself (no liveness check): for the method-call path. */
 jv_method *jv_method_entry(MethodID id);
 
