@@ -8,12 +8,9 @@
 
 /*
  * Callbacks in flight, counted per thread: each thread that dispatches owns a slot a
- * cache line wide, so the method-call path shares no counter with other threads.  Where
- * the system has a process-wide barrier, the owner updates its slot with plain stores
- * and jv_dispatch_quiesce issues the barrier before it reads the slots: that pairs the
- * owner's increment with its next read of the masks, which a locked instruction on every
- * callback would otherwise have to do (a quarter of the instrumented call path).
- * Without the barrier, slots are updated with atomic read-modify-writes.
+ * cache line wide, so the method-call path shares no counter with other threads (the
+ * bracket itself is inline, in dispatch.h).  Without a process-wide barrier, slots are
+ * updated with atomic read-modify-writes.
  *
  * A slot goes back to the pool when its Java thread ends (jv_dispatch_thread_end, from
  * ThreadEnd); the few VM threads that dispatch keep theirs.
@@ -21,30 +18,25 @@
 #define SLOTS_PER_CHUNK 256
 #define CHUNKS 1024
 
-typedef struct dispatch_slot {
-    atomic_int count;
-    atomic_int owned;
-    char pad[64 - 2 * sizeof(atomic_int)];
-} dispatch_slot;
-
-static dispatch_slot *_Atomic chunks[CHUNKS];
+static jv_dispatch_slot *_Atomic chunks[CHUNKS];
 static atomic_uint slots_made;
-static int barrier_available;
-static _Thread_local dispatch_slot *own_slot;
-static _Thread_local int depth; /* dispatches this thread is inside */
+int jv_dispatch_plain_counts;
+_Thread_local jv_dispatch_slot *jv_dispatch_own_slot;
+_Thread_local int jv_dispatch_depth;
+jv_dispatch_slot jv_dispatch_overflow_slot;
 
 void jv_dispatch_init(void)
 {
-    barrier_available = plat_process_barrier_init();
+    jv_dispatch_plain_counts = plat_process_barrier_init();
 }
 
-static dispatch_slot *slot_at(unsigned index, int create)
+static jv_dispatch_slot *slot_at(unsigned index, int create)
 {
     if (index >= (unsigned)CHUNKS * SLOTS_PER_CHUNK)
         return NULL;
-    dispatch_slot *chunk = atomic_load(&chunks[index / SLOTS_PER_CHUNK]);
+    jv_dispatch_slot *chunk = atomic_load(&chunks[index / SLOTS_PER_CHUNK]);
     if (!chunk && create) {
-        dispatch_slot *fresh = calloc(SLOTS_PER_CHUNK, sizeof(*fresh));
+        jv_dispatch_slot *fresh = calloc(SLOTS_PER_CHUNK, sizeof(*fresh));
         if (!fresh)
             return NULL;
         if (atomic_compare_exchange_strong(&chunks[index / SLOTS_PER_CHUNK], &chunk, fresh))
@@ -55,71 +47,38 @@ static dispatch_slot *slot_at(unsigned index, int create)
     return chunk ? &chunk[index % SLOTS_PER_CHUNK] : NULL;
 }
 
-/* A free slot, or a new one; NULL only when memory or slots run out. */
-static dispatch_slot *claim_slot(void)
+/* A free slot, or a new one; the shared overflow slot when memory or slots run out. */
+jv_dispatch_slot *jv_dispatch_claim_slot(void)
 {
     unsigned made = atomic_load(&slots_made);
     for (unsigned i = 0; i < made; i++) {
-        dispatch_slot *s = slot_at(i, 0);
+        jv_dispatch_slot *s = slot_at(i, 0);
         int unowned = 0;
         if (s && atomic_compare_exchange_strong(&s->owned, &unowned, 1))
             return s;
     }
-    dispatch_slot *s = slot_at(atomic_fetch_add(&slots_made, 1), 1);
-    if (s)
-        atomic_store(&s->owned, 1);
+    jv_dispatch_slot *s = slot_at(atomic_fetch_add(&slots_made, 1), 1);
+    if (!s)
+        return &jv_dispatch_overflow_slot;
+    atomic_store(&s->owned, 1);
     return s;
-}
-
-/* Threads that found no slot share this one, always with atomic updates. */
-static dispatch_slot overflow_slot;
-
-int jv_dispatching(void)
-{
-    return depth > 0;
-}
-
-void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env)
-{
-    if (!own_slot && !(own_slot = claim_slot()))
-        own_slot = &overflow_slot;
-    if (barrier_available && own_slot != &overflow_slot) {
-        atomic_store_explicit(&own_slot->count, atomic_load_explicit(&own_slot->count, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-        atomic_signal_fence(memory_order_seq_cst); /* the count before the masks; quiesce's barrier does the rest */
-    } else
-        atomic_fetch_add(&own_slot->count, 1);
-    depth++;
-    d->env = env;
-    d->object_mark = jv_objects_scope();
-}
-
-void jv_dispatch_end(jv_dispatch *d)
-{
-    if (jv_objects_taken > d->object_mark)
-        jv_objects_release_scope(d->env, d->object_mark);
-    depth--;
-    if (barrier_available && own_slot != &overflow_slot)
-        atomic_store_explicit(&own_slot->count, atomic_load_explicit(&own_slot->count, memory_order_relaxed) - 1,
-                              memory_order_release);
-    else
-        atomic_fetch_sub(&own_slot->count, 1);
 }
 
 void jv_dispatch_thread_end(void)
 {
-    if (own_slot && own_slot != &overflow_slot && !depth) {
-        atomic_store(&own_slot->owned, 0);
-        own_slot = NULL;
+    jv_dispatch_slot *slot = jv_dispatch_own_slot;
+    if (slot && slot != &jv_dispatch_overflow_slot && !jv_dispatch_depth) {
+        atomic_store(&slot->owned, 0);
+        jv_dispatch_own_slot = NULL;
     }
 }
 
 static int callbacks_in_flight(void)
 {
-    int n = atomic_load(&overflow_slot.count);
+    int n = atomic_load(&jv_dispatch_overflow_slot.count);
     unsigned made = atomic_load(&slots_made);
     for (unsigned i = 0; i < made; i++) {
-        dispatch_slot *s = slot_at(i, 0);
+        jv_dispatch_slot *s = slot_at(i, 0);
         n += s ? atomic_load(&s->count) : 0;
     }
     return n;
@@ -127,7 +86,7 @@ static int callbacks_in_flight(void)
 
 void jv_dispatch_quiesce(void)
 {
-    if (barrier_available)
+    if (jv_dispatch_plain_counts)
         plat_process_barrier();
     for (int waited = 0; callbacks_in_flight() > 0 && waited < 2000; waited++)
         plat_sleep_ms(1);

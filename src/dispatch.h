@@ -9,7 +9,10 @@
 #ifndef JEVMON_DISPATCH_H
 #define JEVMON_DISPATCH_H
 
+#include <stdatomic.h>
+
 #include "monitors.h"
+#include "object.h"
 #include "vm.h"
 
 typedef struct jv_dispatch {
@@ -17,12 +20,66 @@ typedef struct jv_dispatch {
     unsigned object_mark;
 } jv_dispatch;
 
+/*
+ * A thread's count of callbacks in flight, a cache line of its own (dispatch.c).  The
+ * bracket is inline: the instrumented method-call path runs it twice per Java call.
+ */
+typedef struct jv_dispatch_slot {
+    atomic_int count;
+    atomic_int owned;
+    char pad[64 - 2 * sizeof(atomic_int)];
+} jv_dispatch_slot;
+
+extern _Thread_local jv_dispatch_slot *jv_dispatch_own_slot; /* NULL until the thread's first dispatch */
+extern _Thread_local int jv_dispatch_depth;                  /* dispatches this thread is inside */
+extern int jv_dispatch_plain_counts; /* the system has a process-wide barrier: slots take plain stores */
+extern jv_dispatch_slot jv_dispatch_overflow_slot; /* shared, always atomic: for threads that found no slot */
+
 /* Once, before any callback: finds out whether the system has a process-wide barrier. */
 void jv_dispatch_init(void);
-void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env);
-void jv_dispatch_end(jv_dispatch *d);
+/* The calling thread's slot, claimed on its first dispatch. */
+jv_dispatch_slot *jv_dispatch_claim_slot(void);
+
+/*
+ * Where the system has a process-wide barrier, the owner updates its slot with plain
+ * stores and jv_dispatch_quiesce issues the barrier before it reads the slots: that
+ * pairs the owner's increment with its next read of the masks, which a locked
+ * instruction on every callback would otherwise have to do.
+ */
+static inline void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env)
+{
+    jv_dispatch_slot *slot = jv_dispatch_own_slot;
+    if (!slot)
+        slot = jv_dispatch_own_slot = jv_dispatch_claim_slot();
+    if (jv_dispatch_plain_counts && slot != &jv_dispatch_overflow_slot) {
+        atomic_store_explicit(&slot->count, atomic_load_explicit(&slot->count, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst); /* the count before the masks; quiesce's barrier does the rest */
+    } else
+        atomic_fetch_add(&slot->count, 1);
+    jv_dispatch_depth++;
+    d->env = env;
+    d->object_mark = jv_objects_scope();
+}
+
+static inline void jv_dispatch_end(jv_dispatch *d)
+{
+    if (jv_objects_taken > d->object_mark)
+        jv_objects_release_scope(d->env, d->object_mark);
+    jv_dispatch_depth--;
+    jv_dispatch_slot *slot = jv_dispatch_own_slot;
+    if (jv_dispatch_plain_counts && slot != &jv_dispatch_overflow_slot)
+        atomic_store_explicit(&slot->count, atomic_load_explicit(&slot->count, memory_order_relaxed) - 1,
+                              memory_order_release);
+    else
+        atomic_fetch_sub(&slot->count, 1);
+}
+
 /* Non-zero while the calling thread is inside a dispatch. */
-int jv_dispatching(void);
+static inline int jv_dispatching(void)
+{
+    return jv_dispatch_depth > 0;
+}
 /* The calling thread ends: its in-flight counter may serve another thread. */
 void jv_dispatch_thread_end(void);
 /* Waits (bounded) until no thread is inside a dispatch. */

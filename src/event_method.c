@@ -28,7 +28,6 @@ typedef struct exit_context {
     jmethodID jmethod;
     MethodID method;
     jvalue value;
-    int has_value;     /* 0 on the instrumented path: the bridge sees no return values */
     jboolean by_exception;
     JNIEnv *env;
     __int64 decoded; /* what GetMethodExitReturnValue points at */
@@ -36,14 +35,17 @@ typedef struct exit_context {
 
 static _Thread_local exit_context exiting_call;
 
-/* Does the monitor want call events for this method? */
-static int wants_calls(const jv_monitor *m, const jv_method *method)
+/* Does the monitor want call events for this method?  The method's entry is looked up
+ * only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */
+static inline int wants_calls(const jv_monitor *m, MethodID id)
 {
     DWORD mask = atomic_load_explicit(&m->mask, memory_order_relaxed);
     if (mask & JVM_MONITOR_METHOD_CALLS)
         return 1;
-    return (mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) && method && m->index < 32 &&
-           (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
+    if (!(mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) || m->index >= 32)
+        return 0;
+    const jv_method *method = jv_method_entry(id);
+    return method && (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
 }
 
 /*
@@ -54,9 +56,8 @@ static int wants_calls(const jv_monitor *m, const jv_method *method)
  */
 int jv_method_calls_wanted(MethodID id)
 {
-    jv_method *entry = jv_method_entry(id);
     JV_FOR_EACH_MONITOR(m, METHOD_BITS)
-    if (wants_calls(m, entry))
+    if (wants_calls(m, id))
         return 1;
     return 0;
 }
@@ -73,9 +74,8 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
             jv_thread_sync_stack(env, thread, t, below); /* the frames below the one being entered */
         if (jv_thread_push(t, id)) {
             StackID stack = jv_stack_id(t->index, t->depth);
-            jv_method *entry = jv_method_entry(id);
             JV_FOR_EACH_MONITOR(m, METHOD_BITS)
-            if (wants_calls(m, entry))
+            if (wants_calls(m, id))
                 IJavaEventMonitor_MethodEntry(m->mon, id, stack);
         }
     }
@@ -111,18 +111,18 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
             jv_exception_unwind(env, exiting_stack);
         MethodID caller = t->depth ? t->frames[t->depth - 1] : 0;
         StackID caller_stack = jv_stack_id(t->index, t->depth);
-        jv_method *entry = jv_method_entry(exiting);
-        jvalue none = {0};
-        exiting_call = (exit_context){1, method, exiting, return_value ? *return_value : none,
-                                      return_value != NULL, was_popped_by_exception, env, 0};
+        /* Without a return value (the bridge) GetMethodExitReturnValue fails anyway: no context is set. */
+        if (return_value)
+            exiting_call = (exit_context){1, method, exiting, *return_value, was_popped_by_exception, env, 0};
         JV_FOR_EACH_MONITOR(m, METHOD_BITS)
-        if (wants_calls(m, entry)) {
+        if (wants_calls(m, exiting)) {
             if (m->mon2)
                 IJavaEventMonitor2_MethodExit2(m->mon2, caller, caller_stack);
             else
                 IJavaEventMonitor_MethodExit(m->mon, caller_stack);
         }
-        exiting_call.active = 0;
+        if (return_value)
+            exiting_call.active = 0;
     }
     jv_dispatch_end(&d);
 }
@@ -183,7 +183,7 @@ HRESULT STDMETHODCALLTYPE idinfo_GetMethodExitReturnValue(IJavaEventMonitorIDInf
     jv_monitor *m = jv_idinfo_owner(iface);
     exit_context *call = &exiting_call;
     /* Only inside MethodExit/MethodExit2, on a normal return, and not after promising not to ask. */
-    if (!m || (m->granted_options & JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED) || !call->active || !call->has_value || call->by_exception ||
+    if (!m || (m->granted_options & JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED) || !call->active || call->by_exception ||
         !preturning_method_id || !pret_value)
         return E_FAIL;
     HRESULT hr = decode_return_value(call);

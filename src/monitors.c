@@ -178,10 +178,3 @@ HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events)
     return S_OK;
 }
 
-DWORD jv_monitors_mask_union(void)
-{
-    DWORD all = 0;
-    for (size_t i = 0; i < jv_monitors.count; i++)
-        all |= atomic_load(&jv_monitors.items[i]->mask);
-    return all;
-}

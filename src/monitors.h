@@ -62,8 +62,14 @@ void jv_monitors_shutdown(void);
 /* Sets a monitor's mask after initialization; E_FAIL when a promise forbids the change. */
 HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events);
 
-/* The union of every running monitor's mask. */
-DWORD jv_monitors_mask_union(void);
+/* The union of every running monitor's mask (inline: the method-call path asks on every call). */
+static inline DWORD jv_monitors_mask_union(void)
+{
+    DWORD all = 0;
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        all |= atomic_load_explicit(&jv_monitors.items[i]->mask, memory_order_relaxed);
+    return all;
+}
 
 /* Called when the union of masks may have changed; the JVMTI side switches events. */
 void jv_events_update(void);

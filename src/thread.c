@@ -14,7 +14,7 @@
 static jv_table threads;
 static plat_mutex *registering;
 static atomic_uint method_epoch = 1;
-static _Thread_local jv_thread *current;
+_Thread_local jv_thread *jv_thread_self;
 
 void jv_threads_init(void)
 {
@@ -67,10 +67,8 @@ jv_thread *jv_thread_of(JNIEnv *env, jthread thread)
     return t;
 }
 
-jv_thread *jv_thread_current(JNIEnv *env, jthread thread)
+jv_thread *jv_thread_register_current(JNIEnv *env, jthread thread)
 {
-    if (current)
-        return current;
     jthread self = thread;
     if (!self && (!jv_jvmti || (*jv_jvmti)->GetCurrentThread(jv_jvmti, &self) != JVMTI_ERROR_NONE))
         return NULL;
@@ -78,7 +76,7 @@ jv_thread *jv_thread_current(JNIEnv *env, jthread thread)
     if (t) {
         if (!t->os_tid)
             t->os_tid = plat_os_thread_id();
-        current = t;
+        jv_thread_self = t;
     }
     if (!thread && self)
         (*env)->DeleteLocalRef(env, self);
@@ -103,8 +101,8 @@ void jv_thread_end(JNIEnv *env, jv_thread *t)
 {
     (void)env;
     atomic_store(&t->alive, 0);
-    if (current == t)
-        current = NULL;
+    if (jv_thread_self == t)
+        jv_thread_self = NULL;
 }
 
 void jv_threads_new_epoch(void)
@@ -117,17 +115,14 @@ unsigned jv_threads_epoch(void)
     return atomic_load_explicit(&method_epoch, memory_order_relaxed);
 }
 
-int jv_thread_push(jv_thread *t, MethodID method)
+int jv_thread_grow(jv_thread *t)
 {
-    if (t->depth == t->capacity) {
-        uint32_t grown = t->capacity ? t->capacity * 2 : 64;
-        MethodID *frames = realloc(t->frames, grown * sizeof(*frames));
-        if (!frames)
-            return 0;
-        t->frames = frames;
-        t->capacity = grown;
-    }
-    t->frames[t->depth++] = method;
+    uint32_t grown = t->capacity ? t->capacity * 2 : 64;
+    MethodID *frames = realloc(t->frames, grown * sizeof(*frames));
+    if (!frames)
+        return 0;
+    t->frames = frames;
+    t->capacity = grown;
     return 1;
 }
 

@@ -31,8 +31,16 @@ typedef struct jv_thread {
 void jv_threads_init(void);
 void jv_threads_destroy(void);
 
+/* The calling thread's entry once known (thread.c's, read inline by the method-call path). */
+extern _Thread_local jv_thread *jv_thread_self;
+/* Finds, and registers when new, the calling thread's entry; thread may be NULL (then looked up). */
+jv_thread *jv_thread_register_current(JNIEnv *env, jthread thread);
+
 /* The calling thread's entry, registering it when new; thread may be NULL (then looked up). */
-jv_thread *jv_thread_current(JNIEnv *env, jthread thread);
+static inline jv_thread *jv_thread_current(JNIEnv *env, jthread thread)
+{
+    return jv_thread_self ? jv_thread_self : jv_thread_register_current(env, thread);
+}
 /* The entry of any thread object, registering it when new. */
 jv_thread *jv_thread_of(JNIEnv *env, jthread thread);
 /* The entry of a live thread, or NULL for an invalid, foreign or destroyed ThreadID. */
@@ -46,6 +54,15 @@ void jv_threads_new_epoch(void);
 unsigned jv_threads_epoch(void);
 /* Re-reads the calling thread's stack into its shadow; extra = frames the JVM shows that the shadow must not count yet. */
 int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra);
-int jv_thread_push(jv_thread *t, MethodID method);
+/* Grows the shadow stack by at least one frame; 0 when out of memory. */
+int jv_thread_grow(jv_thread *t);
+
+static inline int jv_thread_push(jv_thread *t, MethodID method)
+{
+    if (t->depth == t->capacity && !jv_thread_grow(t))
+        return 0;
+    t->frames[t->depth++] = method;
+    return 1;
+}
 
 #endif

@@ -6,17 +6,12 @@
 
 JavaVM *jv_vm;
 jvmtiEnv *jv_jvmti;
-static atomic_int vm_live;
+atomic_int jv_vm_live_flag;
 static _Thread_local int in_gc_callback;
-
-int jv_vm_live(void)
-{
-    return atomic_load(&vm_live);
-}
 
 void jv_vm_set_live(int live)
 {
-    atomic_store(&vm_live, live);
+    atomic_store(&jv_vm_live_flag, live);
 }
 
 void jv_vm_enter_gc_callback(void)

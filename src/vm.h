@@ -5,6 +5,8 @@
 #ifndef JEVMON_VM_H
 #define JEVMON_VM_H
 
+#include <stdatomic.h>
+
 #include <jni.h>
 #include <jvmti.h>
 
@@ -13,8 +15,12 @@
 extern JavaVM *jv_vm;
 extern jvmtiEnv *jv_jvmti; /* NULL when no JVM is present (the test host) */
 
-/* Non-zero in the live phase (between VMInit and VMDeath). */
-int jv_vm_live(void);
+/* Non-zero in the live phase (between VMInit and VMDeath); read inline by the method-call path. */
+extern atomic_int jv_vm_live_flag;
+static inline int jv_vm_live(void)
+{
+    return atomic_load_explicit(&jv_vm_live_flag, memory_order_acquire);
+}
 void jv_vm_set_live(int live);
 
 /*
