@@ -61,7 +61,7 @@ linux_CXX := g++
 # the initial-exec model: the default for -fPIC calls __tls_get_addr on every access, a third of the
 # instrumented method-call path's cost; the few hundred bytes fit glibc's static TLS reserve for dlopen.
 linux_CFLAGS := $(COMMON_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -pthread -D_GNU_SOURCE -Iinclude/posix -I$(JDK_INC)/linux
-linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -fvisibility=hidden -Iinclude/posix
+linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -Iinclude/posix
 linux_PLAT := $(PLAT_COMMON) $(wildcard src/platform/posix*.c)
 linux_SYSLIBS := -ldl -pthread -lm
 linux_SO := .so

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "method_calls.h"
 #include "idinfo_methods.h"
 #include "object.h"
 #include "events.h"
@@ -19,8 +20,6 @@
 #include "ids.h"
 #include "method.h"
 #include "thread.h"
-
-#define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
 
 /* The method returning on this thread while its MethodExit/MethodExit2 callbacks run. */
 typedef struct exit_context {
@@ -35,19 +34,6 @@ typedef struct exit_context {
 
 static _Thread_local exit_context exiting_call;
 
-/* Does the monitor want call events for this method?  The method's entry is looked up
- * only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */
-static inline int wants_calls(const jv_monitor *m, MethodID id)
-{
-    DWORD mask = atomic_load_explicit(&m->mask, memory_order_relaxed);
-    if (mask & JVM_MONITOR_METHOD_CALLS)
-        return 1;
-    if (!(mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) || m->index >= 32)
-        return 0;
-    const jv_method *method = jv_method_entry(id);
-    return method && (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
-}
-
 /*
  * The part both mechanisms share (JVMTI events here, bytecode instrumentation in
  * instrument.c): shadow stack, StackIDs and dispatch.  below: frames on the JVM's stack
@@ -56,8 +42,8 @@ static inline int wants_calls(const jv_monitor *m, MethodID id)
  */
 int jv_method_calls_wanted(MethodID id)
 {
-    JV_FOR_EACH_MONITOR(m, METHOD_BITS)
-    if (wants_calls(m, id))
+    JV_FOR_EACH_MONITOR(m, JV_METHOD_CALL_BITS)
+    if (jv_monitor_wants_calls(m, id))
         return 1;
     return 0;
 }
@@ -72,12 +58,8 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
             id = jv_method_id(env, method);
         if (resync || t->sync_epoch != jv_threads_epoch())
             jv_thread_sync_stack(env, thread, t, below); /* the frames below the one being entered */
-        if (jv_thread_push(t, id)) {
-            StackID stack = jv_stack_id(t->index, t->depth);
-            JV_FOR_EACH_MONITOR(m, METHOD_BITS)
-            if (wants_calls(m, id))
-                IJavaEventMonitor_MethodEntry(m->mon, id, stack);
-        }
+        if (jv_thread_push(t, id))
+            jv_deliver_method_entry(id, jv_stack_id(t->index, t->depth));
     }
     jv_dispatch_end(&d);
 }
@@ -114,13 +96,7 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
         /* Without a return value (the bridge) GetMethodExitReturnValue fails anyway: no context is set. */
         if (return_value)
             exiting_call = (exit_context){1, method, exiting, *return_value, was_popped_by_exception, env, 0};
-        JV_FOR_EACH_MONITOR(m, METHOD_BITS)
-        if (wants_calls(m, exiting)) {
-            if (m->mon2)
-                IJavaEventMonitor2_MethodExit2(m->mon2, caller, caller_stack);
-            else
-                IJavaEventMonitor_MethodExit(m->mon, caller_stack);
-        }
+        jv_deliver_method_exit(exiting, caller, caller_stack);
         if (return_value)
             exiting_call.active = 0;
     }

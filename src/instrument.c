@@ -20,8 +20,11 @@
 
 #include "classfile/classfile.h"
 #include "events.h"
+#include "ids.h"
 #include "instrument.h"
 #include "method.h"
+#include "method_calls.h"
+#include "thread.h"
 #include "monitors.h"
 #include "platform/platform.h"
 
@@ -71,6 +74,7 @@ static const unsigned char bridge_class_bytes[] = {
 static _Atomic(_Atomic MethodID *) chunks[CHUNKS];
 static atomic_uint next_int;
 static atomic_int active;
+static int flagless; /* every call is wanted for the whole run: the injected calls skip the flag */
 static _Thread_local int in_bridge;
 
 void jv_instrument_capabilities(jvmtiCapabilities *caps)
@@ -117,23 +121,30 @@ static int32_t method_int(void *context, const cf_method_info *method)
     return slot_of(n, 1) ? (int32_t)n : CF_SKIP_METHOD;
 }
 
+/* The MethodID behind a method int once its first call recorded it; 0 before. */
+static inline MethodID recorded_id(jint n)
+{
+    uint32_t u = (uint32_t)n;
+    if (u >= (uint32_t)CHUNKS * CHUNK_SIZE)
+        return 0;
+    _Atomic MethodID *chunk = atomic_load_explicit(&chunks[u >> CHUNK_BITS], memory_order_acquire);
+    return chunk ? atomic_load_explicit(&chunk[u & (CHUNK_SIZE - 1)], memory_order_relaxed) : 0;
+}
+
 /*
- * The MethodID behind a method int; the first call reads it off the stack (frame 1: the
- * method) and records the int with the method, for EnableMethodCallEvents to raise its flag.
+ * The first call of a method int reads its MethodID off the stack (frame 1: the method)
+ * and records the int with the method, for EnableMethodCallEvents to raise its flag.
  */
 static MethodID resolve(JNIEnv *env, jint n)
 {
     _Atomic MethodID *slot = slot_of((uint32_t)n, 0);
     if (!slot)
         return 0;
-    MethodID id = atomic_load_explicit(slot, memory_order_relaxed);
-    if (id)
-        return id;
     jvmtiFrameInfo frame;
     jint got = 0;
     if ((*jv_jvmti)->GetStackTrace(jv_jvmti, NULL, 1, 1, &frame, &got) != JVMTI_ERROR_NONE || got != 1)
         return 0;
-    id = jv_method_id(env, frame.method);
+    MethodID id = jv_method_id(env, frame.method);
     jv_method *m = jv_method_entry(id);
     if (m)
         atomic_store(&m->bridge_int, (uint32_t)n + 1);
@@ -164,16 +175,41 @@ static int delivered(JNIEnv *env, jint n, MethodID id, int *partial)
 typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
 
 /*
- * What the three natives share.  unwind is the injected handler's call, before it rethrows:
- * as on the JVMTI path, EXCEPTION_UNWIND comes before the exit; the handler is not behind
- * the flag, so a method whose calls nobody wants still reports its unwind.
+ * The common case in as few steps as possible: the MethodID recorded, the thread's shadow
+ * stack current, some monitor wanting every method (so no flag is ever cleared), and for
+ * an exit, the exiting method on top of the shadow.  0: take the general path.  The
+ * monitors' masks are read again inside the dispatch bracket, as shutdown requires.
  */
-static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
+static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
 {
-    if (in_bridge || !jv_vm_live())
-        return;
-    in_bridge = 1;
-    MethodID id = resolve(env, n);
+    jv_thread *t = jv_thread_self;
+    if (!id || !t || t->sync_epoch != jv_threads_epoch() || !(jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS))
+        return 0;
+    if (call == CALL_ENTER ? t->depth == t->capacity
+                           : call == CALL_UNWIND || !t->depth || t->frames[t->depth - 1] != id)
+        return 0;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    if (call == CALL_ENTER) {
+        t->frames[t->depth++] = id;
+        jv_deliver_method_entry(id, jv_stack_id(t->index, t->depth));
+    } else {
+        t->depth--;
+        jv_deliver_method_exit(id, t->depth ? t->frames[t->depth - 1] : 0, jv_stack_id(t->index, t->depth));
+    }
+    jv_dispatch_end(&d);
+    return 1;
+}
+
+/*
+ * Everything else.  unwind is the injected handler's call, before it rethrows: as on the
+ * JVMTI path, EXCEPTION_UNWIND comes before the exit; the handler is not behind the flag,
+ * so a method whose calls nobody wants still reports its unwind.
+ */
+static void general_call(JNIEnv *env, jint n, MethodID id, bridge_call call)
+{
+    if (!id)
+        id = resolve(env, n);
     int partial;
     if (delivered(env, n, id, &partial)) {
         if (call == CALL_ENTER) /* above the shadow: enter and the method */
@@ -182,6 +218,17 @@ static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
             jv_method_calls_exit(env, NULL, NULL, id, 1, partial, call == CALL_UNWIND, NULL);
     } else if (call == CALL_UNWIND && (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND))
         jv_method_calls_unwind(env, 1);
+}
+
+/* What the three natives share. */
+static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
+{
+    if (in_bridge || !jv_vm_live())
+        return;
+    in_bridge = 1;
+    MethodID id = recorded_id(n);
+    if (!fast_call(env, id, call))
+        general_call(env, n, id, call);
     in_bridge = 0;
 }
 
@@ -211,7 +258,7 @@ void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const 
     cf_hooks hooks = {.bridge_class = BRIDGE_CLASS,
                       .enter_name = "enter", .enter_descriptor = "(I)V",
                       .exit_name = "exit", .exit_descriptor = "(I)V",
-                      .flags_name = FLAGS_FIELD, .flags_descriptor = FLAGS_DESCRIPTOR,
+                      .flags_name = flagless ? NULL : FLAGS_FIELD, .flags_descriptor = FLAGS_DESCRIPTOR,
                       .unwind_name = "unwind", .unwind_descriptor = "(I)V",
                       .method_id = method_int};
     uint8_t *out = NULL;
@@ -282,8 +329,25 @@ static void retransform_loaded(JNIEnv *env, jclass bridge)
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)loaded);
 }
 
+/*
+ * Does some monitor want every method's calls for the whole run?  METHOD_CALLS in its mask
+ * stays there when it was granted WONT_TOGGLE_METHOD_CALL_EVENTS (SetEventMask refuses to
+ * change it), so every call goes to the bridge and a flag check would only cost time.
+ */
+static int every_call_wanted(void)
+{
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        const jv_monitor *m = jv_monitors.items[i];
+        if ((atomic_load(&m->mask) & JVM_MONITOR_METHOD_CALLS) &&
+            (m->granted_options & JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS))
+            return 1;
+    }
+    return 0;
+}
+
 int jv_instrument_start(JNIEnv *env)
 {
+    flagless = every_call_wanted();
     jclass bridge = (*env)->DefineClass(env, BRIDGE_CLASS, NULL, (const jbyte *)bridge_class_bytes,
                                         (jsize)sizeof(bridge_class_bytes));
     if (!bridge) {

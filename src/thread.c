@@ -13,7 +13,7 @@
 
 static jv_table threads;
 static plat_mutex *registering;
-static atomic_uint method_epoch = 1;
+atomic_uint jv_method_epoch = 1;
 _Thread_local jv_thread *jv_thread_self;
 
 void jv_threads_init(void)
@@ -107,12 +107,7 @@ void jv_thread_end(JNIEnv *env, jv_thread *t)
 
 void jv_threads_new_epoch(void)
 {
-    atomic_fetch_add(&method_epoch, 1);
-}
-
-unsigned jv_threads_epoch(void)
-{
-    return atomic_load_explicit(&method_epoch, memory_order_relaxed);
+    atomic_fetch_add(&jv_method_epoch, 1);
 }
 
 int jv_thread_grow(jv_thread *t)

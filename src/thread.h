@@ -49,9 +49,13 @@ ThreadID jv_thread_id(const jv_thread *t);
 /* Marks the calling thread's entry destroyed (after THREAD_DESTROY was delivered). */
 void jv_thread_end(JNIEnv *env, jv_thread *t);
 
-/* Method-call epochs: bumped whenever method-call events are switched on. */
+/* Method-call epochs: bumped whenever method-call events are switched on (read inline). */
+extern atomic_uint jv_method_epoch;
 void jv_threads_new_epoch(void);
-unsigned jv_threads_epoch(void);
+static inline unsigned jv_threads_epoch(void)
+{
+    return atomic_load_explicit(&jv_method_epoch, memory_order_relaxed);
+}
 /* Re-reads the calling thread's stack into its shadow; extra = frames the JVM shows that the shadow must not count yet. */
 int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra);
 /* Grows the shadow stack by at least one frame; 0 when out of memory. */

@@ -48,9 +48,9 @@ static LONG g_cObjects = 0;
 static LONG g_cLocks = 0;
 
 /*
- * A lock for the short critical sections of MethodEntry (one hash lookup and an
- * increment).  A spin lock, because C++11 <mutex> is missing from MinGW's win32
- * thread model and a critical section this short rarely makes anyone wait.
+ * A lock for the rare paths: a method's first call on a thread, class unloads, the final
+ * report.  A spin lock, because C++11 <mutex> is missing from MinGW's win32 thread model
+ * and these sections are short.
  */
 class CSpinLock {
 public:
@@ -76,6 +76,126 @@ private:
     CSpinLock &m_lock;
 };
 
+// What CallCount knows of one MethodID: resolved once, on its first call.  A record is
+// retired when its class unloads (the VM may then reuse the MethodID) and kept for the report.
+struct MethodRecord {
+    std::string name;
+    ClassID class_id;
+    bool retired; // under the monitor's lock
+};
+
+/*
+ * One thread's counts, written only by that thread, so counting a call takes no lock and
+ * no locked instruction: an open-addressing table from MethodID to its record and count.
+ * When classes unload, the thread moves the counts of retired records to m_expired before
+ * it counts again (CMonitor::SweepRetired), so a reused MethodID starts afresh.
+ */
+class CThreadCounts {
+public:
+    struct Slot {
+        MethodID id; // 0: empty
+        MethodRecord *record;
+        unsigned long long calls;
+    };
+
+    CThreadCounts() : unloads(0), m_slots(NULL), m_mask(0), m_used(0) {}
+    ~CThreadCounts() { delete[] m_slots; }
+    CThreadCounts(const CThreadCounts &) = delete;
+    CThreadCounts &operator=(const CThreadCounts &) = delete;
+
+    // The slot holding id, or the empty slot where it goes; NULL before the first Reserve.
+    Slot *Find(MethodID id)
+    {
+        if (!m_slots)
+            return NULL;
+        size_t i = Hash(id) & m_mask;
+        while (m_slots[i].id != id && m_slots[i].id != 0)
+            i = (i + 1) & m_mask;
+        return &m_slots[i];
+    }
+    // Room for one more MethodID; false when out of memory.
+    bool Reserve()
+    {
+        if (m_slots && (m_used + 1) * 2 <= m_mask + 1)
+            return true;
+        size_t capacity = m_slots ? (m_mask + 1) * 2 : 256;
+        Slot *old = m_slots;
+        size_t oldCapacity = m_slots ? m_mask + 1 : 0;
+        m_slots = new (std::nothrow) Slot[capacity]();
+        if (!m_slots) {
+            m_slots = old;
+            return false;
+        }
+        m_mask = capacity - 1;
+        for (size_t i = 0; i < oldCapacity; i++)
+            if (old[i].id)
+                *Find(old[i].id) = old[i];
+        delete[] old;
+        return true;
+    }
+    void Added() { m_used++; }
+    template <class F> void ForEach(F f) const
+    {
+        for (size_t i = 0; m_slots && i <= m_mask; i++)
+            if (m_slots[i].id)
+                f(m_slots[i].record, m_slots[i].calls);
+        for (size_t i = 0; i < m_expired.size(); i++)
+            f(m_expired[i].first, m_expired[i].second);
+    }
+    // Moves the counts of retired records to m_expired (under the monitor's lock).
+    void ExpireRetired()
+    {
+        Slot *old = m_slots;
+        size_t oldCapacity = m_slots ? m_mask + 1 : 0;
+        bool any = false;
+        for (size_t i = 0; i < oldCapacity && !any; i++)
+            any = old[i].id && old[i].record->retired;
+        if (!any)
+            return;
+        m_slots = new (std::nothrow) Slot[oldCapacity]();
+        if (!m_slots) { // keep counting into the old names rather than lose counts
+            m_slots = old;
+            return;
+        }
+        m_used = 0;
+        for (size_t i = 0; i < oldCapacity; i++) {
+            if (!old[i].id)
+                continue;
+            if (old[i].record->retired)
+                m_expired.push_back(std::make_pair(old[i].record, old[i].calls));
+            else {
+                *Find(old[i].id) = old[i];
+                m_used++;
+            }
+        }
+        delete[] old;
+    }
+
+    unsigned long unloads; // the monitor's unload count when this table was last swept
+
+private:
+    static size_t Hash(MethodID id)
+    {
+        unsigned long long h = (unsigned long long)id * 0x9E3779B97F4A7C15ull;
+        return (size_t)(h >> 32);
+    }
+
+    Slot *m_slots;
+    size_t m_mask;
+    size_t m_used;
+    std::vector<std::pair<MethodRecord *, unsigned long long> > m_expired;
+};
+
+// The last monitor instance this thread counted for; instances have serial numbers that
+// are never reused, so a destroyed instance's tables are never found again.
+struct ThreadLast {
+    unsigned long serial;
+    CThreadCounts *counts;
+};
+static thread_local ThreadLast t_last;
+static thread_local char t_threadToken; // its address names the thread
+static std::atomic<unsigned long> g_nextSerial(1);
+
 class CMonitor final : public IJavaEventMonitor2 {
 public:
     CMonitor();
@@ -100,15 +220,10 @@ public:
     STDMETHOD(NotifyEvent2)(JVM_EVENT_TYPE2 event2, UniqueID first_event_id, UniqueID second_event_id);
 
 private:
-    // What CallCount knows of one MethodID: resolved once, on its first call.
-    struct MethodCalls {
-        std::string name;
-        ClassID class_id;
-        unsigned long long calls;
-    };
-
     ~CMonitor();
-    void ResolveMethod(MethodID method_id, MethodCalls *pEntry);
+    CThreadCounts *CountsOfThisThread();
+    void CountFirstCall(CThreadCounts *pCounts, MethodID method_id);
+    MethodRecord *RecordOf(MethodID method_id);
     void RetireClass(ClassID class_id);
     void WriteCounts();
 
@@ -126,19 +241,27 @@ private:
     bool m_fOptionsKnown;
     DWORD m_dwFinalOptions;
 
-    CSpinLock m_lock; // guards the two maps
-    std::unordered_map<MethodID, MethodCalls> m_methods;
-    std::map<std::string, unsigned long long> m_retired; // calls of methods whose class was unloaded
+    const unsigned long m_serial;
+    std::atomic<unsigned long> m_unloads; // classes unloaded so far: tables compare it with their own
+    CSpinLock m_lock; // guards the three containers
+    std::unordered_map<MethodID, MethodRecord *> m_records; // live MethodIDs
+    std::vector<MethodRecord *> m_allRecords;               // owns every record, retired ones too
+    std::map<const void *, CThreadCounts *> m_threads;      // by thread token; owns the tables
 };
 
 CMonitor::CMonitor()
-    : m_cRef(1), m_pInfo(NULL), m_pInfo4(NULL), m_fOptionsKnown(false), m_dwFinalOptions(0)
+    : m_cRef(1), m_pInfo(NULL), m_pInfo4(NULL), m_fOptionsKnown(false), m_dwFinalOptions(0),
+      m_serial(g_nextSerial++), m_unloads(0)
 {
     InterlockedIncrement(&g_cObjects);
 }
 
 CMonitor::~CMonitor()
 {
+    for (std::map<const void *, CThreadCounts *>::iterator it = m_threads.begin(); it != m_threads.end(); ++it)
+        delete it->second;
+    for (size_t i = 0; i < m_allRecords.size(); i++)
+        delete m_allRecords[i];
     if (m_pInfo4)
         m_pInfo4->Release();
     if (m_pInfo)
@@ -205,55 +328,105 @@ void CMonitor::EnableIfCounted(ClassID class_id)
     CoTaskMemFree(pszName);
 }
 
-void CMonitor::ResolveMethod(MethodID method_id, MethodCalls *pEntry)
+// The live record of a MethodID, made on its first call; NULL when out of memory.
+MethodRecord *CMonitor::RecordOf(MethodID method_id)
 {
+    {
+        CAutoLock lock(m_lock);
+        std::unordered_map<MethodID, MethodRecord *>::iterator it = m_records.find(method_id);
+        if (it != m_records.end())
+            return it->second;
+    }
+    // Ask the VM for the name without holding the lock.
     LPSTR pszName = NULL;
     ClassID class_id = 0;
     JAVA_EXECUTION_MODEL exec;
     int cLines = 0;
     SourceLineInfo *pLines = NULL;
-
-    if (SUCCEEDED(m_pInfo->MethodInformation(method_id, &pszName, &class_id, &exec, &cLines, &pLines)) && pszName)
-        pEntry->name = pszName;
-    else
-        pEntry->name = "?";
-    pEntry->class_id = class_id;
+    MethodRecord *pRecord = new (std::nothrow) MethodRecord();
+    if (pRecord) {
+        bool named = SUCCEEDED(m_pInfo->MethodInformation(method_id, &pszName, &class_id, &exec, &cLines, &pLines));
+        pRecord->name = named && pszName ? pszName : "?";
+        pRecord->class_id = class_id;
+        pRecord->retired = false;
+    }
     CoTaskMemFree(pszName);
     CoTaskMemFree(pLines);
+    if (!pRecord)
+        return NULL;
+    CAutoLock lock(m_lock);
+    // Another thread may have made it meanwhile; the first one stays.
+    std::pair<std::unordered_map<MethodID, MethodRecord *>::iterator, bool> added =
+        m_records.emplace(method_id, pRecord);
+    if (added.second)
+        m_allRecords.push_back(pRecord);
+    else
+        delete pRecord;
+    return added.first->second;
+}
+
+// This thread's table, made on its first call.
+CThreadCounts *CMonitor::CountsOfThisThread()
+{
+    CAutoLock lock(m_lock);
+    CThreadCounts *&pCounts = m_threads[&t_threadToken];
+    if (!pCounts)
+        pCounts = new (std::nothrow) CThreadCounts();
+    t_last.serial = m_serial;
+    t_last.counts = pCounts;
+    return pCounts;
 }
 
 STDMETHODIMP CMonitor::MethodEntry(MethodID method_id, StackID stack_id)
 {
     (void)stack_id;
-    {
-        CAutoLock lock(m_lock);
-        std::unordered_map<MethodID, MethodCalls>::iterator it = m_methods.find(method_id);
-        if (it != m_methods.end()) {
-            it->second.calls++;
-            return S_OK;
-        }
-    }
-    // First call of this method: ask the VM for its name without holding the lock.
-    MethodCalls entry;
-    ResolveMethod(method_id, &entry);
-    entry.calls = 0;
-    CAutoLock lock(m_lock);
-    // Another thread may have resolved it meanwhile; emplace keeps whichever came first.
-    m_methods.emplace(method_id, std::move(entry)).first->second.calls++;
+    CThreadCounts *pCounts = t_last.serial == m_serial ? t_last.counts : CountsOfThisThread();
+    if (!pCounts)
+        return S_OK;
+    CThreadCounts::Slot *pSlot = pCounts->Find(method_id);
+    if (pSlot && pSlot->id == method_id && pCounts->unloads == m_unloads.load(std::memory_order_relaxed))
+        pSlot->calls++;
+    else
+        CountFirstCall(pCounts, method_id);
     return S_OK;
 }
 
-// MethodIDs of an unloaded class expire: their counts move to m_retired, keyed by name.
+// A MethodID's first call on this thread, or any call after classes unloaded.
+void CMonitor::CountFirstCall(CThreadCounts *pCounts, MethodID method_id)
+{
+    unsigned long unloads = m_unloads.load(std::memory_order_acquire);
+    if (pCounts->unloads != unloads) {
+        CAutoLock lock(m_lock);
+        pCounts->ExpireRetired();
+        pCounts->unloads = unloads;
+    }
+    CThreadCounts::Slot *pSlot = pCounts->Find(method_id);
+    if (pSlot && pSlot->id == method_id) {
+        pSlot->calls++;
+        return;
+    }
+    MethodRecord *pRecord = RecordOf(method_id);
+    if (!pRecord || !pCounts->Reserve())
+        return;
+    pSlot = pCounts->Find(method_id);
+    pSlot->id = method_id;
+    pSlot->record = pRecord;
+    pSlot->calls = 1;
+    pCounts->Added();
+}
+
+// MethodIDs of an unloaded class expire: their records retire, keeping their names for the report.
 void CMonitor::RetireClass(ClassID class_id)
 {
     CAutoLock lock(m_lock);
-    for (std::unordered_map<MethodID, MethodCalls>::iterator it = m_methods.begin(); it != m_methods.end();) {
-        if (it->second.class_id == class_id) {
-            m_retired[it->second.name] += it->second.calls;
-            it = m_methods.erase(it);
+    for (std::unordered_map<MethodID, MethodRecord *>::iterator it = m_records.begin(); it != m_records.end();) {
+        if (it->second->class_id == class_id) {
+            it->second->retired = true;
+            it = m_records.erase(it);
         } else
             ++it;
     }
+    m_unloads.fetch_add(1, std::memory_order_release);
 }
 
 static bool MoreCallsFirst(const std::pair<std::string, unsigned long long> &a,
@@ -264,13 +437,14 @@ static bool MoreCallsFirst(const std::pair<std::string, unsigned long long> &a,
 
 void CMonitor::WriteCounts()
 {
+    // At SHUTDOWN no call is being counted any more: every thread's table can be read.
     std::map<std::string, unsigned long long> byName;
     {
         CAutoLock lock(m_lock);
-        byName = m_retired;
-        for (std::unordered_map<MethodID, MethodCalls>::const_iterator it = m_methods.begin(); it != m_methods.end();
-             ++it)
-            byName[it->second.name] += it->second.calls; // one name may have had several MethodIDs
+        for (std::map<const void *, CThreadCounts *>::iterator it = m_threads.begin(); it != m_threads.end(); ++it)
+            it->second->ForEach([&byName](const MethodRecord *pRecord, unsigned long long calls) {
+                byName[pRecord->name] += calls; // one name may have had several MethodIDs
+            });
     }
     std::vector<std::pair<std::string, unsigned long long> > sorted(byName.begin(), byName.end());
     std::sort(sorted.begin(), sorted.end(), MoreCallsFirst);

@@ -1,0 +1,48 @@
+/*
+ * method_calls.h - handing one method entry or exit to the monitors that want it: the
+ * step both mechanisms end in (event_method.c for JVMTI events and the general case,
+ * instrument.c's fast path for the bridge's common case).  Inline, because the
+ * instrumented path runs it twice per Java call.
+ */
+#ifndef JEVMON_METHOD_CALLS_H
+#define JEVMON_METHOD_CALLS_H
+
+#include "dispatch.h"
+#include "method.h"
+
+#define JV_METHOD_CALL_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
+
+/* Does the monitor want call events for this method?  The method's entry is looked up
+ * only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */
+static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)
+{
+    DWORD mask = atomic_load_explicit(&m->mask, memory_order_relaxed);
+    if (mask & JVM_MONITOR_METHOD_CALLS)
+        return 1;
+    if (!(mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) || m->index >= 32)
+        return 0;
+    const jv_method *method = jv_method_entry(id);
+    return method && (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
+}
+
+/* MethodEntry for the method just pushed at stack. */
+static inline void jv_deliver_method_entry(MethodID id, StackID stack)
+{
+    JV_FOR_EACH_MONITOR(m, JV_METHOD_CALL_BITS)
+    if (jv_monitor_wants_calls(m, id))
+        IJavaEventMonitor_MethodEntry(m->mon, id, stack);
+}
+
+/* MethodExit2 (or MethodExit) for the method exiting back to caller, at caller_stack. */
+static inline void jv_deliver_method_exit(MethodID exiting, MethodID caller, StackID caller_stack)
+{
+    JV_FOR_EACH_MONITOR(m, JV_METHOD_CALL_BITS)
+    if (jv_monitor_wants_calls(m, exiting)) {
+        if (m->mon2)
+            IJavaEventMonitor2_MethodExit2(m->mon2, caller, caller_stack);
+        else
+            IJavaEventMonitor_MethodExit(m->mon, caller_stack);
+    }
+}
+
+#endif
