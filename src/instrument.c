@@ -183,7 +183,9 @@ typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
 static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
 {
     jv_thread *t = jv_thread_self;
-    if (!id || !t || t->sync_epoch != jv_threads_epoch() || !(jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS))
+    /* flagless: some monitor keeps METHOD_CALLS until shutdown, whose masks the delivery re-reads */
+    if (!id || !t || t->sync_epoch != jv_threads_epoch() ||
+        !(flagless || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS)))
         return 0;
     if (call == CALL_ENTER ? t->depth == t->capacity
                            : call == CALL_UNWIND || !t->depth || t->frames[t->depth - 1] != id)

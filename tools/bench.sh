@@ -2,8 +2,9 @@
 # bench.sh - `make bench`: workloads with and without the agent, side by side in one run,
 # interleaved so that machine noise hits every configuration alike; prints each
 # configuration's median wall time and its ratio to no agent.
-#   fib:   a call-heavy recursive fib (BridgeWorkload fib N), and the same fib calling two empty
-#          JNI natives per call (tools/jnifloor): the floor of the instrumented mechanism
+#   fib:   a call-heavy recursive fib (BridgeWorkload fib N, 48 million calls at the default N), and
+#          the same fib calling two empty JNI natives per call (tools/jnifloor): the floor of the
+#          instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
@@ -12,14 +13,15 @@
 #          on fib(BENCH_SAMPLING_FIB) in one thread and in BENCH_SAMPLING_THREADS threads
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
 # Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000), BENCH_FIB
-# (default 32), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
+# (default 36: enough calls that the fixed start-up cost of instrumenting the JDK's classes, about
+# 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), JAVA.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
 runs=${BENCH_RUNS:-3}
 javac_runs=${BENCH_JAVAC_RUNS:-1}
-fib=${BENCH_FIB:-32}
+fib=${BENCH_FIB:-36}
 java=${JAVA:-java}
 javac=${JAVAC:-$(dirname "$(readlink -f "$(command -v "$java")")")/javac}
 src_zip=/usr/lib/jvm/openjdk-17/lib/src.zip
@@ -42,11 +44,15 @@ register_with_options() {
 # WONT_TOGGLE_METHOD_CALL_EVENTS) the agent instruments method calls instead of using JVMTI events.
 register_with_options callcount "$build/samples/callcount.so" 0x30
 register_with_options callcount-instrumented "$build/samples/callcount.so" 0x3a
+# fx_silent (tests/fixtures) asks for METHOD_CALLS and returns from every callback at once: with
+# the same promises, it shows what the bridge costs before any monitor does anything.
+register_with_options silent-instrumented "$build/fixtures/fx_silent.so" 0x3a
 register jevprof "$build/libjevprof.so"
 register heapmon "$build/fixtures/fx_heapmon.so"
 
 # SPECIFIC_METHOD_CALLS with one class enabled: every other method stops at its flag.
 specific="instrumented, only java.lang.String's calls (CALLCOUNT_CLASS)"
+silent="instrumented method calls, a monitor doing nothing (fx_silent)"
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -93,6 +99,7 @@ table "fib($fib)" "$runs" \
   "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt" \
   "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt" \
   "$specific|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-s.txt CALLCOUNT_CLASS=java.lang.String" \
+  "$silent|silent-instrumented|" \
   "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work" \
   "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work" \
   -- "$java" -cp "$build/java" BridgeWorkload fib "$fib"
@@ -129,6 +136,7 @@ if [[ -f $src_zip ]]; then
     "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount.txt" \
     "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-i.txt" \
     "$specific|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-s.txt CALLCOUNT_CLASS=java.lang.String" \
+    "$silent|silent-instrumented|" \
     -- "$javac" --patch-module "java.base=$work/java.base" -d "$work/classes" "$work"/java.base/java/util/stream/*.java
   printf '(javac made %s calls)\n' "$(awk 'NR > 1 {s += $1} END {print s}' "$work/callcount-i.txt")"
 else

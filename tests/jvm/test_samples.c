@@ -190,14 +190,17 @@ static void check_sorted(const char *counts)
     }
 }
 
-/* Runs SampleWorkload 15 and checks callcount's file: its options line and fib's exact count;
- * mechanism: how the agent said it delivers method calls; counted_class: CALLCOUNT_CLASS (the
- * only class whose methods may be counted), or NULL. */
+/* Runs SampleWorkload 15 [threads] and checks callcount's file: its options line and fib's
+ * exact count (once on main, and once in each of threads more threads, whose counts the
+ * monitor keeps apart and adds up at SHUTDOWN); with threads, also the calls of the class
+ * copy the workload unloads.  mechanism: how the agent said it delivers method calls;
+ * counted_class: CALLCOUNT_CLASS (the only class whose methods may be counted), or NULL. */
 static void check_callcount_run(samplerun *s, const char *jdk, const char *options_line, const char *mechanism,
-                                const char *counted_class)
+                                const char *counted_class, int threads)
 {
-    const char *args[] = {"15", NULL};
-    char fib_line[128], class_env[256];
+    char threads_arg[16], fib_line[128], class_env[256];
+    snprintf(threads_arg, sizeof(threads_arg), "%d", threads);
+    const char *args[] = {"15", threads ? threads_arg : NULL, NULL};
     snprintf(class_env, sizeof(class_env), "CALLCOUNT_CLASS=%s", counted_class ? counted_class : "");
     const char *env[] = {class_env, NULL};
     samplerun_result r;
@@ -205,9 +208,12 @@ static void check_callcount_run(samplerun *s, const char *jdk, const char *optio
     check_unchanged(jdk, args, &r);
     ck_assert_msg(strstr(r.err, mechanism), "expected \"%s\" in:\n%s", mechanism, r.err);
     ck_assert_msg(strncmp(r.callcount, options_line, strlen(options_line)) == 0, "%.200s", r.callcount);
-    snprintf(fib_line, sizeof(fib_line), "\n%ld %s\n", fib_calls(15), FIB_NAME);
-    ck_assert_msg(strstr(r.callcount, fib_line), "no '%ld %s' in:\n%.2000s", fib_calls(15), FIB_NAME, r.callcount);
+    long fibs = (threads + 1) * fib_calls(15);
+    snprintf(fib_line, sizeof(fib_line), "\n%ld %s\n", fibs, FIB_NAME);
+    ck_assert_msg(strstr(r.callcount, fib_line), "no '%ld %s' in:\n%.2000s", fibs, FIB_NAME, r.callcount);
     ck_assert_int_eq(lines_with(r.callcount, " " FIB_NAME, ""), 1);
+    if (threads)
+        ck_assert_msg(strstr(r.callcount, "\n100 SampleWorkload$Unloadable.run()V\n"), "%.2000s", r.callcount);
     check_sorted(r.callcount);
     for (const char *line = strchr(r.callcount, '\n'); counted_class && line && line[1]; line = strchr(line + 1, '\n')) {
         const char *name = strchr(line + 1, ' ');
@@ -219,20 +225,36 @@ static void check_callcount_run(samplerun *s, const char *jdk, const char *optio
 
 /* check_callcount_run with callcount registered by one of the registry/ files. */
 static void check_callcount_from_reg_file(const char *jdk, const char *reg_file, const char *options_line,
-                                          const char *mechanism, const char *counted_class)
+                                          const char *mechanism, const char *counted_class, int threads)
 {
     samplerun s;
     samplerun_begin(&s);
     samplerun_register_class(&s, CALLCOUNT_CLSID, "callcount");
     samplerun_add_reg_file(&s, reg_file);
-    check_callcount_run(&s, jdk, options_line, mechanism, counted_class);
+    check_callcount_run(&s, jdk, options_line, mechanism, counted_class, threads);
     samplerun_end(&s);
 }
 
 START_TEST(callcount_counts_recursive_calls_exactly)
 {
     check_callcount_from_reg_file(jdks[_i], "registry/callcount.reg", "# GetFinalInitializationOptions 0x00000000\n",
-                                  "jevmon: method calls via JVMTI events\n", NULL);
+                                  "jevmon: method calls via JVMTI events\n", NULL, 0);
+}
+END_TEST
+
+/* Counts kept per thread add up; the calls of a class that unloads keep their name. */
+START_TEST(callcount_adds_up_threads_and_keeps_unloaded_classes)
+{
+    check_callcount_from_reg_file(jdks[_i], "registry/callcount.reg", "# GetFinalInitializationOptions 0x00000000\n",
+                                  "jevmon: method calls via JVMTI events\n", NULL, 4);
+}
+END_TEST
+
+START_TEST(callcount_fast_adds_up_threads_and_keeps_unloaded_classes)
+{
+    check_callcount_from_reg_file(jdks[_i], "registry/callcount-fast.reg",
+                                  "# GetFinalInitializationOptions 0x0000003e\n",
+                                  "jevmon: method calls via bytecode instrumentation\n", NULL, 4);
 }
 END_TEST
 
@@ -240,7 +262,7 @@ START_TEST(callcount_fast_gets_its_init_options_and_still_counts_exactly)
 {
     check_callcount_from_reg_file(jdks[_i], "registry/callcount-fast.reg",
                                   "# GetFinalInitializationOptions 0x0000003e\n",
-                                  "jevmon: method calls via bytecode instrumentation\n", NULL);
+                                  "jevmon: method calls via bytecode instrumentation\n", NULL, 0);
 }
 END_TEST
 
@@ -249,7 +271,7 @@ START_TEST(callcount_fast_counts_only_the_class_it_enables)
 {
     check_callcount_from_reg_file(jdks[_i], "registry/callcount-fast.reg",
                                   "# GetFinalInitializationOptions 0x0000003e\n",
-                                  "jevmon: method calls via bytecode instrumentation\n", "SampleWorkload");
+                                  "jevmon: method calls via bytecode instrumentation\n", "SampleWorkload", 0);
 }
 END_TEST
 
@@ -264,7 +286,7 @@ START_TEST(callcount_self_registered_counts_exactly)
                   "%s", reg);
     free(reg);
     check_callcount_run(&s, jdks[_i], "# GetFinalInitializationOptions 0x00000000\n",
-                        "jevmon: method calls via JVMTI events\n", NULL);
+                        "jevmon: method calls via JVMTI events\n", NULL, 0);
     samplerun_end(&s);
 }
 END_TEST
@@ -283,6 +305,8 @@ int main(void)
     tcase_add_loop_test(tc, callcount_fast_gets_its_init_options_and_still_counts_exactly, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_self_registered_counts_exactly, 0, jdk_count);
     tcase_add_loop_test(tc, callcount_fast_counts_only_the_class_it_enables, 0, jdk_count);
+    tcase_add_loop_test(tc, callcount_adds_up_threads_and_keeps_unloaded_classes, 0, jdk_count);
+    tcase_add_loop_test(tc, callcount_fast_adds_up_threads_and_keeps_unloaded_classes, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
