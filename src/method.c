@@ -50,10 +50,18 @@ void jv_methods_destroy(void)
     method_index = NULL;
 }
 
+/*
+ * A jmethodID points into one of HotSpot's arrays of method pointers, and a class's
+ * jmethodIDs are made together, side by side: consecutive pointers get consecutive slots,
+ * so registering a class touches a page or two of the index rather than one per method
+ * (the index is large, and untouched pages cost nothing).  The address range an index's
+ * worth of pointers spans gets a scrambled offset of its own.
+ */
 static size_t slot_of(jmethodID jmethod)
 {
-    uint64_t h = (uint64_t)(uintptr_t)jmethod * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> (64 - INDEX_BITS));
+    uint64_t pointer = (uint64_t)(uintptr_t)jmethod / sizeof(void *);
+    uint64_t range = (pointer >> INDEX_BITS) * 0x9E3779B97F4A7C15ull;
+    return (size_t)((pointer + (range >> (64 - INDEX_BITS))) & (INDEX_SIZE - 1));
 }
 
 static MethodID index_lookup(jmethodID jmethod)

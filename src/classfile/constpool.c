@@ -197,10 +197,12 @@ static uint16_t find_or_append_ref(cf_class *cls, uint8_t tag, uint16_t first, u
 
 uint16_t cf_cp_utf8(cf_class *cls, const char *text)
 {
-    for (uint32_t i = 1; i < cls->cp_count; i++)
-        if (cf_cp_utf8_is(cls, i, text))
-            return (uint16_t)i;
     size_t n = strlen(text);
+    for (uint32_t i = 1; i < cls->cp_count; i++) {
+        const cf_const *c = &cls->cp[i];
+        if (c->tag == CF_UTF8 && c->v.utf8.length == n && memcmp(c->v.utf8.bytes, text, n) == 0)
+            return (uint16_t)i;
+    }
     cf_const entry = {.tag = CF_UTF8};
     entry.v.utf8.bytes = cf_arena_copy(cls->arena, text, n);
     entry.v.utf8.length = (uint16_t)n;
