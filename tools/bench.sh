@@ -2,7 +2,7 @@
 # bench.sh - `make bench`: workloads with and without the agent, side by side in one run,
 # interleaved so that machine noise hits every configuration alike; prints each
 # configuration's median wall time and its ratio to no agent.
-#   fib:   a call-heavy recursive fib (BridgeWorkload fib N, 48 million calls at the default N), and
+#   fib:   a call-heavy recursive fib (BridgeWorkload fib N, 78 million calls at the default N), and
 #          the same fib calling two empty JNI natives per call (tools/jnifloor): the floor of the
 #          instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
@@ -13,7 +13,7 @@
 #          on fib(BENCH_SAMPLING_FIB) in one thread and in BENCH_SAMPLING_THREADS threads
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
 # Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000), BENCH_FIB
-# (default 36: enough calls that the fixed start-up cost of instrumenting the JDK's classes, about
+# (default 37: enough calls that the fixed start-up cost of instrumenting the JDK's classes, about
 # 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), JAVA.
 set -euo pipefail
@@ -21,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
 runs=${BENCH_RUNS:-3}
 javac_runs=${BENCH_JAVAC_RUNS:-1}
-fib=${BENCH_FIB:-36}
+fib=${BENCH_FIB:-37}
 java=${JAVA:-java}
 javac=${JAVAC:-$(dirname "$(readlink -f "$(command -v "$java")")")/javac}
 src_zip=/usr/lib/jvm/openjdk-17/lib/src.zip

@@ -13,6 +13,9 @@
  *   CALLCOUNT_CLASS count only the methods of the class of that name (java.lang.String):
  *                   SPECIFIC_METHOD_CALLS, with EnableMethodCallEvents when the class loads
  *
+ * Calls are counted per thread, in tables only their thread writes (CThreadCounts), and
+ * added up at SHUTDOWN, when no call is being counted any more.
+ *
  * The first line of the file, starting with '#', says which JAVA_MONITOR_INIT_OPTIONS
  * the VM granted (GetFinalInitializationOptions): register the monitor with
  * registry/callcount-fast.reg to have its InitOptions value promise what CallCount
