@@ -67,7 +67,7 @@ jv_dispatch_slot *jv_dispatch_claim_slot(void)
 void jv_dispatch_thread_end(void)
 {
     jv_dispatch_slot *slot = jv_dispatch_own_slot;
-    if (slot && slot != &jv_dispatch_overflow_slot && !jv_dispatch_depth) {
+    if (slot && slot != &jv_dispatch_overflow_slot && !jv_dispatch_depth && !jv_dispatch_in_bridge(slot)) {
         atomic_store(&slot->owned, 0);
         jv_dispatch_own_slot = NULL;
     }
@@ -79,7 +79,7 @@ static int callbacks_in_flight(void)
     unsigned made = atomic_load(&slots_made);
     for (unsigned i = 0; i < made; i++) {
         jv_dispatch_slot *s = slot_at(i, 0);
-        n += s ? atomic_load(&s->count) : 0;
+        n += s ? atomic_load(&s->count) + atomic_load(&s->bridge) : 0;
     }
     return n;
 }

@@ -27,7 +27,8 @@ typedef struct jv_dispatch {
 typedef struct jv_dispatch_slot {
     atomic_int count;
     atomic_int owned;
-    char pad[64 - 2 * sizeof(atomic_int)];
+    atomic_int bridge; /* 1 while the instrumented bridge handles a call on the owner (below) */
+    char pad[64 - 3 * sizeof(atomic_int)];
 } jv_dispatch_slot;
 
 extern _Thread_local jv_dispatch_slot *jv_dispatch_own_slot; /* NULL until the thread's first dispatch */
@@ -75,10 +76,44 @@ static inline void jv_dispatch_end(jv_dispatch *d)
         atomic_fetch_sub(&slot->count, 1);
 }
 
-/* Non-zero while the calling thread is inside a dispatch. */
+/* The calling thread's own slot, claimed on first use; NULL when it shares the overflow slot. */
+static inline jv_dispatch_slot *jv_dispatch_own(void)
+{
+    jv_dispatch_slot *slot = jv_dispatch_own_slot;
+    if (!slot)
+        slot = jv_dispatch_own_slot = jv_dispatch_claim_slot();
+    return slot == &jv_dispatch_overflow_slot ? NULL : slot;
+}
+
+/*
+ * The instrumented bridge's bracket (instrument.c), twice per Java call, in a thread's own
+ * slot.  The bridge never nests (it ignores calls made from inside it), so a flag does
+ * what the count does elsewhere, written with stores alone: a count's read-modify-write
+ * on every call chains each call to the one before.  Its ObjectIDs the bridge releases itself.
+ */
+static inline int jv_dispatch_in_bridge(const jv_dispatch_slot *slot)
+{
+    return atomic_load_explicit(&slot->bridge, memory_order_relaxed);
+}
+
+static inline void jv_dispatch_bridge_begin(jv_dispatch_slot *slot)
+{
+    if (jv_dispatch_plain_counts) {
+        atomic_store_explicit(&slot->bridge, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+    } else
+        atomic_store(&slot->bridge, 1);
+}
+
+static inline void jv_dispatch_bridge_end(jv_dispatch_slot *slot)
+{
+    atomic_store_explicit(&slot->bridge, 0, memory_order_release);
+}
+
+/* Non-zero while the calling thread is inside a dispatch, or in the bridge. */
 static inline int jv_dispatching(void)
 {
-    return jv_dispatch_depth > 0;
+    return jv_dispatch_depth > 0 || (jv_dispatch_own_slot && jv_dispatch_in_bridge(jv_dispatch_own_slot));
 }
 /* The calling thread ends: its in-flight counter may serve another thread. */
 void jv_dispatch_thread_end(void);

@@ -9,8 +9,9 @@
  * lock on the reading side.
  *
  * Reentrancy: a monitor called from enter or exit may run Java code, itself instrumented;
- * a thread-local flag makes those calls return at once, so they are neither seen nor
- * counted, like the bridge's own work.
+ * the thread's bridge flag (dispatch.h) makes those calls return at once, so they are
+ * neither seen nor counted, like the bridge's own work.  A thread that could get no
+ * dispatch slot of its own (memory exhausted) has no flag, and its calls are not delivered.
  *
  * Return values are not seen on this path: GetMethodExitReturnValue returns E_FAIL.
  */
@@ -75,7 +76,6 @@ static _Atomic(_Atomic MethodID *) chunks[CHUNKS];
 static atomic_uint next_int;
 static atomic_int active;
 static int flagless; /* every call is wanted for the whole run: the injected calls skip the flag */
-static _Thread_local int in_bridge;
 
 void jv_instrument_capabilities(jvmtiCapabilities *caps)
 {
@@ -177,10 +177,10 @@ typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
 /*
  * The common case in as few steps as possible: the MethodID recorded, the thread's shadow
  * stack current, some monitor wanting every method (so no flag is ever cleared), and for
- * an exit, the exiting method on top of the shadow.  0: take the general path.  The
- * monitors' masks are read again inside the dispatch bracket, as shutdown requires.
+ * an exit, the exiting method on top of the shadow.  0: take the general path.  Inside
+ * the bridge's bracket, so the monitors' masks are read after it, as shutdown requires.
  */
-static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
+static inline int fast_call(MethodID id, bridge_call call)
 {
     jv_thread *t = jv_thread_self;
     /* flagless: some monitor keeps METHOD_CALLS until shutdown, whose masks the delivery re-reads */
@@ -190,8 +190,6 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
     if (call == CALL_ENTER ? t->depth == t->capacity
                            : call == CALL_UNWIND || !t->depth || t->frames[t->depth - 1] != id)
         return 0;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
     if (call == CALL_ENTER) {
         t->frames[t->depth++] = id;
         jv_deliver_method_entry(id, jv_stack_id(t->index, t->depth));
@@ -199,7 +197,6 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
         t->depth--;
         jv_deliver_method_exit(id, t->depth ? t->frames[t->depth - 1] : 0, jv_stack_id(t->index, t->depth));
     }
-    jv_dispatch_end(&d);
     return 1;
 }
 
@@ -225,13 +222,17 @@ static void general_call(JNIEnv *env, jint n, MethodID id, bridge_call call)
 /* What the three natives share. */
 static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
 {
-    if (in_bridge || !jv_vm_live())
+    jv_dispatch_slot *slot = jv_dispatch_own();
+    if (!slot || jv_dispatch_in_bridge(slot) || !jv_vm_live())
         return;
-    in_bridge = 1;
+    jv_dispatch_bridge_begin(slot);
+    unsigned object_mark = jv_objects_scope();
     MethodID id = recorded_id(n);
-    if (!fast_call(env, id, call))
+    if (!fast_call(id, call))
         general_call(env, n, id, call);
-    in_bridge = 0;
+    if (jv_objects_taken > object_mark)
+        jv_objects_release_scope(env, object_mark);
+    jv_dispatch_bridge_end(slot);
 }
 
 static void JNICALL bridge_enter(JNIEnv *env, jclass bridge, jint n)

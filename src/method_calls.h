@@ -1,8 +1,8 @@
 /*
  * method_calls.h - handing one method entry or exit to the monitors that want it: the
  * step both mechanisms end in (event_method.c for JVMTI events and the general case,
- * instrument.c's fast path for the bridge's common case).  Inline, because the
- * instrumented path runs it twice per Java call.
+ * instrument.c's fast path for the bridge's common case).  Inline, over the monitor
+ * table's flat receivers, because the instrumented path runs it twice per Java call.
  */
 #ifndef JEVMON_METHOD_CALLS_H
 #define JEVMON_METHOD_CALLS_H
@@ -28,20 +28,24 @@ static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)
 /* MethodEntry for the method just pushed at stack. */
 static inline void jv_deliver_method_entry(MethodID id, StackID stack)
 {
-    JV_FOR_EACH_MONITOR(m, JV_METHOD_CALL_BITS)
-    if (jv_monitor_wants_calls(m, id))
-        IJavaEventMonitor_MethodEntry(m->mon, id, stack);
+    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
+        const jv_call_receiver *r = &jv_monitors.receivers[i];
+        if (jv_monitor_wants_calls(r->monitor, id))
+            r->vtbl->MethodEntry(r->mon, id, stack);
+    }
 }
 
 /* MethodExit2 (or MethodExit) for the method exiting back to caller, at caller_stack. */
 static inline void jv_deliver_method_exit(MethodID exiting, MethodID caller, StackID caller_stack)
 {
-    JV_FOR_EACH_MONITOR(m, JV_METHOD_CALL_BITS)
-    if (jv_monitor_wants_calls(m, exiting)) {
-        if (m->mon2)
-            IJavaEventMonitor2_MethodExit2(m->mon2, caller, caller_stack);
+    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
+        const jv_call_receiver *r = &jv_monitors.receivers[i];
+        if (!jv_monitor_wants_calls(r->monitor, exiting))
+            continue;
+        if (r->mon2)
+            r->vtbl2->MethodExit2(r->mon2, caller, caller_stack);
         else
-            IJavaEventMonitor_MethodExit(m->mon, caller_stack);
+            r->vtbl->MethodExit(r->mon, caller_stack);
     }
 }
 

@@ -118,6 +118,22 @@ static int monitor_initialize(jv_monitor *m, const char *start_class)
     return 1;
 }
 
+static void make_call_receivers(void)
+{
+    const DWORD method_bits = JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS;
+    jv_monitors.receivers = calloc(jv_monitors.count ? jv_monitors.count : 1, sizeof(*jv_monitors.receivers));
+    if (!jv_monitors.receivers) {
+        jv_log("out of memory: method calls are not delivered");
+        return;
+    }
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        jv_monitor *m = jv_monitors.items[i];
+        if (m->possible & method_bits)
+            jv_monitors.receivers[jv_monitors.receiver_count++] =
+                (jv_call_receiver){m, m->mon, m->mon->lpVtbl, m->mon2, m->mon2 ? m->mon2->lpVtbl : NULL};
+    }
+}
+
 void jv_monitors_initialize(const char *start_class)
 {
     size_t kept = 0;
@@ -132,6 +148,7 @@ void jv_monitors_initialize(const char *start_class)
     }
     jv_monitors.count = kept;
     jv_monitors.initialized_count = (unsigned)kept;
+    make_call_receivers();
     for (size_t i = 0; i < jv_monitors.count; i++) {
         jv_monitor *m = jv_monitors.items[i];
         if (m->mon2)
@@ -151,12 +168,15 @@ void jv_monitors_shutdown(void)
     }
     jv_events_update();
     jv_dispatch_quiesce(); /* callbacks still running on other threads finish first */
+    jv_monitors.receiver_count = 0;
     for (size_t i = 0; i < jv_monitors.count; i++)
         IJavaEventMonitor_NotifyEvent(jv_monitors.items[i]->mon, JVM_EVENT_TYPE_SHUTDOWN, 0);
     for (size_t i = 0; i < jv_monitors.count; i++)
         monitor_free(jv_monitors.items[i]);
     free(jv_monitors.items);
+    free(jv_monitors.receivers);
     jv_monitors.items = NULL;
+    jv_monitors.receivers = NULL;
     jv_monitors.count = 0;
 }
 

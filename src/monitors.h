@@ -38,9 +38,24 @@ typedef struct jv_monitor {
     _Atomic int phase;           /* jv_monitor_phase */
 } jv_monitor;
 
+/*
+ * What method-call delivery reads on every call, kept flat (method_calls.h): a monitor that
+ * may ask for method calls, with its interfaces' vtables read once, after Initialize (a COM
+ * object keeps its vtable), so a callback is one load away instead of four.
+ */
+typedef struct jv_call_receiver {
+    jv_monitor *monitor;
+    IJavaEventMonitor *mon;
+    const IJavaEventMonitorVtbl *vtbl;
+    IJavaEventMonitor2 *mon2; /* NULL when the monitor does not implement it */
+    const IJavaEventMonitor2Vtbl *vtbl2;
+} jv_call_receiver;
+
 typedef struct jv_monitor_table {
     jv_monitor **items;
     size_t count;
+    jv_call_receiver *receivers; /* the monitors that may ask for method calls */
+    size_t receiver_count;
     DWORD deliverable;           /* categories this bridge can deliver in this process */
     DWORD state_flags;           /* JVM_STATE_FLAGS passed to Initialize */
     unsigned initialized_count;  /* monitors attached when the VM started: MONITORS_INITIALIZED's first ID */
