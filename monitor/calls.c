@@ -28,6 +28,8 @@ int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info)
 {
     memset(calls, 0, sizeof(*calls));
     calls->serial = atomic_fetch_add(&next_serial, 1);
+    calls->started_ticks = plat_ticks();
+    calls->started_ns = plat_now_ns();
     process_barrier = plat_process_barrier_init();
     calls->info = info;
     calls->lock = plat_mutex_create();
@@ -135,7 +137,7 @@ void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
 {
     jp_thread_calls *t = begin_recording(calls);
     if (t) {
-        jp_callstack_enter(&t->cs, method, stack, plat_now_ns());
+        jp_callstack_enter(&t->cs, method, stack, plat_ticks());
         end_recording(t);
     }
 }
@@ -144,7 +146,7 @@ void jp_calls_exit(jp_calls *calls, StackID caller)
 {
     jp_thread_calls *t = begin_recording(calls);
     if (t) {
-        jp_callstack_exit(&t->cs, caller, plat_now_ns());
+        jp_callstack_exit(&t->cs, caller, plat_ticks());
         end_recording(t);
     }
 }
@@ -157,7 +159,7 @@ static void fold_thread(jp_calls *calls, jp_thread_calls *t)
         plat_process_barrier();
     while (atomic_load(&t->busy))
         plat_sleep_ms(1);
-    jp_callstack_close(&t->cs, plat_now_ns());
+    jp_callstack_close(&t->cs, plat_ticks());
     jp_tree_merge(&calls->totals, &t->cs.tree);
     jp_tree_free(&t->cs.tree);
     jp_tree_init(&t->cs.tree); /* on failure the tree stays empty and records nothing */
@@ -191,10 +193,13 @@ void jp_calls_thread_ended(jp_calls *calls, ThreadID thread)
 
 void jp_calls_stop(jp_calls *calls)
 {
-    atomic_store(&calls->stopped, 1);
+    if (atomic_exchange(&calls->stopped, 1))
+        return; /* stopped already (SHUTDOWN, then the release): the totals are in nanoseconds */
     plat_mutex_lock(calls->lock);
     for (jp_thread_calls *t = calls->threads; t; t = t->next)
         fold_thread(calls, t);
     plat_mutex_unlock(calls->lock);
+    uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
+    jp_tree_scale(&calls->totals, ticks ? (double)ns / (double)ticks : 1.0);
     jp_tree_sum_root(&calls->totals);
 }

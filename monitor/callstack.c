@@ -26,7 +26,7 @@ void jp_callstack_free(jp_callstack *cs)
     memset(cs, 0, sizeof(*cs));
 }
 
-void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now_ns)
+void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now)
 {
     if (cs->unrecorded == 0 && cs->depth == cs->capacity) {
         jp_frame *grown = realloc(cs->frames, cs->capacity * 2 * sizeof(*grown));
@@ -46,24 +46,24 @@ void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64
     jp_frame *f = &cs->frames[cs->depth++];
     f->stack = stack;
     f->node = node;
-    f->start_ns = now_ns;
-    f->child_ns = 0;
+    f->start = now;
+    f->child_time = 0;
 }
 
-static void pop_frame(jp_callstack *cs, uint64_t now_ns)
+static void pop_frame(jp_callstack *cs, uint64_t now)
 {
     jp_frame *f = &cs->frames[--cs->depth];
-    uint64_t elapsed = now_ns > f->start_ns ? now_ns - f->start_ns : 0;
+    uint64_t elapsed = now > f->start ? now - f->start : 0;
     if (f->node != JP_NO_NODE) {
         jp_node *node = &cs->tree.nodes[f->node];
         node->total += elapsed;
-        node->self += elapsed > f->child_ns ? elapsed - f->child_ns : 0;
+        node->self += elapsed > f->child_time ? elapsed - f->child_time : 0;
     }
     if (cs->depth > 0)
-        cs->frames[cs->depth - 1].child_ns += elapsed;
+        cs->frames[cs->depth - 1].child_time += elapsed;
 }
 
-void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now_ns)
+void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now)
 {
     if (cs->unrecorded > 0) {
         /* Deeper than memory allowed: a caller found on the recorded stack ends the overflow. */
@@ -87,12 +87,12 @@ void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now_ns)
             }
     }
     while (cs->depth > keep)
-        pop_frame(cs, now_ns);
+        pop_frame(cs, now);
 }
 
-void jp_callstack_close(jp_callstack *cs, uint64_t now_ns)
+void jp_callstack_close(jp_callstack *cs, uint64_t now)
 {
     cs->unrecorded = 0;
     while (cs->depth > 0)
-        pop_frame(cs, now_ns);
+        pop_frame(cs, now);
 }

@@ -3,8 +3,9 @@
  *
  * MethodEntry pushes a frame with the StackID the VM gave it; MethodExit2 names the frame being
  * returned to (spec 6.7), so an exit pops every frame above that one: this is also how frames
- * unwound by an exception leave, and how a missing exit heals.  Times are passed in, so the
- * structure is pure and a thread's steady state allocates nothing.
+ * unwound by an exception leave, and how a missing exit heals.  Times are passed in, in any one
+ * unit (calls.c passes plat_ticks), so the structure is pure and a thread's steady state
+ * allocates nothing.
  */
 #ifndef JEVPROF_CALLSTACK_H
 #define JEVPROF_CALLSTACK_H
@@ -14,8 +15,8 @@
 typedef struct jp_frame {
     StackID stack;
     uint32_t node;      /* in the tree; JP_NO_NODE when the frame is not recorded */
-    uint64_t start_ns;
-    uint64_t child_ns;  /* inclusive time of the frames it called */
+    uint64_t start;
+    uint64_t child_time; /* inclusive time of the frames it called */
 } jp_frame;
 
 typedef struct jp_callstack {
@@ -28,11 +29,11 @@ typedef struct jp_callstack {
 int jp_callstack_init(jp_callstack *cs);
 void jp_callstack_free(jp_callstack *cs);
 
-void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now_ns);
+void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now);
 /* caller: the StackID of the frame being returned to; 0 when the outermost frame returns.  A
  * caller that is not on the stack (a frame entered before recording began) pops one frame. */
-void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now_ns);
-/* Ends every open frame at now_ns (the thread ended, or the program is ending). */
-void jp_callstack_close(jp_callstack *cs, uint64_t now_ns);
+void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now);
+/* Ends every open frame at now (the thread ended, or the program is ending). */
+void jp_callstack_close(jp_callstack *cs, uint64_t now);
 
 #endif /* JEVPROF_CALLSTACK_H */

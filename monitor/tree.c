@@ -143,6 +143,14 @@ void jp_tree_sum_root(jp_tree *tree)
     }
 }
 
+void jp_tree_scale(jp_tree *tree, double factor)
+{
+    for (uint32_t i = 0; tree->nodes && i < tree->count; i++) {
+        tree->nodes[i].self = (uint64_t)((double)tree->nodes[i].self * factor);
+        tree->nodes[i].total = (uint64_t)((double)tree->nodes[i].total * factor);
+    }
+}
+
 int jp_tree_walk(const jp_tree *tree, jp_tree_visitor visit, void *context)
 {
     index_stack path = {0};

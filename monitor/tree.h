@@ -58,6 +58,9 @@ int jp_tree_merge(jp_tree *into, const jp_tree *from);
 /* The root's weights, which nothing records directly: the sums over its children. */
 void jp_tree_sum_root(jp_tree *tree);
 
+/* Multiplies every node's self and total by factor (call mode: clock ticks into nanoseconds). */
+void jp_tree_scale(jp_tree *tree, double factor);
+
 /* Depth-first walk, parents before children.  path[0..depth-1] are the node indices from the
  * root's child down to the node.  Returns the visitor's first non-zero result, or 0. */
 typedef int (*jp_tree_visitor)(const jp_tree *tree, const uint32_t *path, size_t depth, void *context);

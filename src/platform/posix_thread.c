@@ -6,6 +6,7 @@
 #include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <x86intrin.h>
 #ifdef __linux__
 #include <linux/membarrier.h>
 #endif
@@ -88,6 +89,11 @@ void plat_thread_join(plat_thread *t)
 DWORD plat_os_thread_id(void)
 {
     return (DWORD)gettid();
+}
+
+uint64_t plat_ticks(void)
+{
+    return __rdtsc();
 }
 
 uint64_t plat_now_ns(void)

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <x86intrin.h>
 
 #include "platform/platform.h"
 #include "platform/win32_internal.h"
@@ -218,6 +219,11 @@ DWORD plat_os_thread_id(void)
 }
 
 /* ---- Time -------------------------------------------------------------------------------- */
+uint64_t plat_ticks(void)
+{
+    return __rdtsc();
+}
+
 uint64_t plat_now_ns(void)
 {
     LARGE_INTEGER counter, frequency;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "../../monitor/callstack.h"
+#include "platform/platform.h"
 #include "../support/testkit.h"
 
 #define S(depth) ((StackID)(100 + (depth)))
@@ -187,6 +188,18 @@ START_TEST(clock_going_backwards_never_underflows)
 }
 END_TEST
 
+/* Call mode times with plat_ticks and converts by the ratio to the clock: the ticks must keep a
+ * plausible, steady pace against it (a time-stamp counter runs at 0.1 to 100 ticks per ns). */
+START_TEST(ticks_keep_pace_with_the_clock)
+{
+    uint64_t ticks = plat_ticks(), ns = plat_now_ns();
+    plat_sleep_ms(20);
+    uint64_t ticks_later = plat_ticks(), ns_later = plat_now_ns();
+    double per_ns = (double)(ticks_later - ticks) / (double)(ns_later - ns);
+    ck_assert_msg(ticks_later > ticks && per_ns > 0.1 && per_ns < 100, "%.3f ticks per ns", per_ns);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("jevprof_callstack");
@@ -202,6 +215,7 @@ int main(void)
     tcase_add_test(tc, close_ends_open_frames);
     tcase_add_test(tc, deep_stacks_grow_the_frame_array);
     tcase_add_test(tc, clock_going_backwards_never_underflows);
+    tcase_add_test(tc, ticks_keep_pace_with_the_clock);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -66,6 +66,25 @@ START_TEST(stacks_add_total_along_the_path_and_self_at_the_end)
 }
 END_TEST
 
+/* Call mode's ticks become nanoseconds: every weight scales, calls do not. */
+START_TEST(scaling_multiplies_every_weight_but_not_calls)
+{
+    jp_tree t;
+    const MethodID abc[] = {1, 2, 3};
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    ck_assert_int_eq(jp_tree_add_stack(&t, abc, 3, 10), 0);
+    uint32_t a = jp_tree_child(&t, JP_ROOT, 1), c = jp_tree_child(&t, jp_tree_child(&t, a, 2), 3);
+    t.nodes[c].calls = 4;
+    jp_tree_scale(&t, 0.5);
+    ck_assert_uint_eq(t.nodes[a].total, 5);
+    ck_assert_uint_eq(t.nodes[a].self, 0);
+    ck_assert_uint_eq(t.nodes[c].total, 5);
+    ck_assert_uint_eq(t.nodes[c].self, 5);
+    ck_assert_uint_eq(t.nodes[c].calls, 4);
+    jp_tree_free(&t);
+}
+END_TEST
+
 START_TEST(merge_adds_matching_paths)
 {
     jp_tree x, y;
@@ -191,6 +210,7 @@ int main(void)
     tcase_add_test(tc, child_is_found_again_and_moves_to_front);
     tcase_add_test(tc, growing_keeps_every_node);
     tcase_add_test(tc, stacks_add_total_along_the_path_and_self_at_the_end);
+    tcase_add_test(tc, scaling_multiplies_every_weight_but_not_calls);
     tcase_add_test(tc, merge_adds_matching_paths);
     tcase_add_test(tc, walk_visits_parents_before_children_with_their_path);
     tcase_add_test(tc, rollup_counts_recursive_totals_once);
