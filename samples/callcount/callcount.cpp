@@ -177,10 +177,12 @@ public:
     unsigned long unloads; // the monitor's unload count when this table was last swept
 
 private:
+    // Close MethodIDs get close slots: a class's methods get their IDs together, so the hot
+    // methods of a class share cache lines.  IDs far apart are spread by their high bits.
     static size_t Hash(MethodID id)
     {
-        unsigned long long h = (unsigned long long)id * 0x9E3779B97F4A7C15ull;
-        return (size_t)(h >> 32);
+        unsigned long long v = (unsigned long long)id;
+        return (size_t)((v >> 4) + (v >> 32) * 0x9E3779B97F4A7C15ull);
     }
 
     Slot *m_slots;
