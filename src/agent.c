@@ -49,14 +49,13 @@ static DWORD vm_state_flags(void)
     return flags;
 }
 
-#define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
 #define INSTRUMENT_OPTIONS (JVM_INIT_OPT_GC_SAFE_METHOD_CALLS | JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS)
 
 /* May some monitor ever ask for method calls? */
 static int method_calls_possible(void)
 {
     for (size_t i = 0; i < jv_monitors.count; i++)
-        if (jv_monitors.items[i]->possible & METHOD_BITS)
+        if (jv_monitors.items[i]->possible & JV_METHOD_CALL_BITS)
             return 1;
     return 0;
 }
@@ -69,7 +68,7 @@ static int instrument_method_calls(const jv_options *opts)
         return 0;
     for (size_t i = 0; i < jv_monitors.count; i++) {
         const jv_monitor *m = jv_monitors.items[i];
-        if ((m->possible & METHOD_BITS) && (m->granted_options & INSTRUMENT_OPTIONS) != INSTRUMENT_OPTIONS)
+        if ((m->possible & JV_METHOD_CALL_BITS) && (m->granted_options & INSTRUMENT_OPTIONS) != INSTRUMENT_OPTIONS)
             return 0;
     }
     return 1;
@@ -134,13 +133,13 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 
     jv_events_instrument_method_calls(instrument_method_calls(&opts));
     DWORD added = add_capabilities(deliverable);
-    if (jv_events_method_calls_instrumented() && !(added & METHOD_BITS)) {
+    if (jv_events_method_calls_instrumented() && !(added & JV_METHOD_CALL_BITS)) {
         jv_events_instrument_method_calls(0); /* the JVM cannot retransform: JVMTI events after all */
         added = add_capabilities(deliverable);
     }
     jv_monitors.deliverable &= added;
     jv_heap_load();
-    if (method_calls_possible() && (jv_monitors.deliverable & METHOD_BITS))
+    if (method_calls_possible() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_log("method calls via %s",
                jv_events_method_calls_instrumented() ? "bytecode instrumentation" : "JVMTI events");
     if (!jv_events_setup())

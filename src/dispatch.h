@@ -41,6 +41,13 @@ void jv_dispatch_init(void);
 /* The calling thread's slot, claimed on its first dispatch. */
 jv_dispatch_slot *jv_dispatch_claim_slot(void);
 
+/* The calling thread's slot, claimed on first use: its own, or the shared overflow slot. */
+static inline jv_dispatch_slot *jv_dispatch_slot_of_thread(void)
+{
+    jv_dispatch_slot *slot = jv_dispatch_own_slot;
+    return slot ? slot : (jv_dispatch_own_slot = jv_dispatch_claim_slot());
+}
+
 /*
  * Where the system has a process-wide barrier, the owner updates its slot with plain
  * stores and jv_dispatch_quiesce issues the barrier before it reads the slots: that
@@ -49,9 +56,7 @@ jv_dispatch_slot *jv_dispatch_claim_slot(void);
  */
 static inline void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env)
 {
-    jv_dispatch_slot *slot = jv_dispatch_own_slot;
-    if (!slot)
-        slot = jv_dispatch_own_slot = jv_dispatch_claim_slot();
+    jv_dispatch_slot *slot = jv_dispatch_slot_of_thread();
     if (jv_dispatch_plain_counts && slot != &jv_dispatch_overflow_slot) {
         atomic_store_explicit(&slot->count, atomic_load_explicit(&slot->count, memory_order_relaxed) + 1,
                               memory_order_relaxed);
@@ -65,8 +70,7 @@ static inline void jv_dispatch_begin(jv_dispatch *d, JNIEnv *env)
 
 static inline void jv_dispatch_end(jv_dispatch *d)
 {
-    if (jv_objects_taken > d->object_mark)
-        jv_objects_release_scope(d->env, d->object_mark);
+    jv_objects_end_scope(d->env, d->object_mark);
     jv_dispatch_depth--;
     jv_dispatch_slot *slot = jv_dispatch_own_slot;
     if (jv_dispatch_plain_counts && slot != &jv_dispatch_overflow_slot)
@@ -79,9 +83,7 @@ static inline void jv_dispatch_end(jv_dispatch *d)
 /* The calling thread's own slot, claimed on first use; NULL when it shares the overflow slot. */
 static inline jv_dispatch_slot *jv_dispatch_own(void)
 {
-    jv_dispatch_slot *slot = jv_dispatch_own_slot;
-    if (!slot)
-        slot = jv_dispatch_own_slot = jv_dispatch_claim_slot();
+    jv_dispatch_slot *slot = jv_dispatch_slot_of_thread();
     return slot == &jv_dispatch_overflow_slot ? NULL : slot;
 }
 

@@ -21,7 +21,6 @@
 #include "thread_name.h"
 #include "unload.h"
 
-#define METHOD_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
 
 /* Which JVMTI events serve which categories: the table in README.md. */
 typedef struct event_route {
@@ -34,8 +33,8 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_CLASS_LOAD, JVM_MONITOR_SAMPLING}, /* AsyncGetCallTrace walks only while ClassLoad is on */
     {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING}, /* sampling: jmethodIDs for AGCT */
     {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
-    {JVMTI_EVENT_METHOD_ENTRY, METHOD_BITS},
-    {JVMTI_EVENT_METHOD_EXIT, METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
+    {JVMTI_EVENT_METHOD_ENTRY, JV_METHOD_CALL_BITS},
+    {JVMTI_EVENT_METHOD_EXIT, JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_SINGLE_STEP, JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION},
     {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
     {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
@@ -56,9 +55,9 @@ void jv_events_instrument_method_calls(int on)
     instrumented = on;
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
         if (routes[i].event == JVMTI_EVENT_METHOD_ENTRY)
-            routes[i].categories = on ? 0 : METHOD_BITS;
+            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS;
         else if (routes[i].event == JVMTI_EVENT_METHOD_EXIT)
-            routes[i].categories = on ? 0 : METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND; /* the bridge's unwind */
+            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND; /* the bridge's unwind */
     }
 }
 
@@ -77,11 +76,11 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     caps->can_get_monitor_info = 1; /* GetMonitorUsage */
     caps->can_generate_compiled_method_load_events = 1; /* the code map */
     if (instrumented) {
-        if (categories & METHOD_BITS)
+        if (categories & JV_METHOD_CALL_BITS)
             jv_instrument_capabilities(caps);
         if (categories & JVM_MONITOR_EXCEPTION_UNWIND)
             caps->can_generate_method_exit_events = 1; /* for the unwinds alone */
-    } else if (categories & (METHOD_BITS | JVM_MONITOR_EXCEPTION_UNWIND)) {
+    } else if (categories & (JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND)) {
         caps->can_generate_method_entry_events = 1;
         caps->can_generate_method_exit_events = 1;
     }
@@ -106,7 +105,7 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
         d |= JVM_MONITOR_EXCEPTIONS | (caps->can_generate_object_free_events ? JVM_MONITOR_CLASS_LOADS : 0);
     if (instrumented ? jv_instrument_possible(caps)
                      : caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
-        d |= METHOD_BITS;
+        d |= JV_METHOD_CALL_BITS;
     if (caps->can_generate_method_exit_events && caps->can_generate_exception_events)
         d |= JVM_MONITOR_EXCEPTION_UNWIND;
     if (caps->can_generate_compiled_method_load_events)
@@ -145,7 +144,7 @@ void jv_events_update(void)
         return;
     plat_mutex_lock(update_lock);
     DWORD want = jv_monitors_mask_union();
-    if ((want & METHOD_BITS) && !(enabled_categories & METHOD_BITS))
+    if ((want & JV_METHOD_CALL_BITS) && !(enabled_categories & JV_METHOD_CALL_BITS))
         jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
         int on = (want & routes[i].categories) != 0 || wanted_by_others(routes[i].event);
@@ -317,7 +316,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         if (jv_monitors.items[i]->mon2)
             IJavaEventMonitor2_NotifyEvent2(jv_monitors.items[i]->mon2, JVM_EVENT_TYPE2_INITIALIZED, 0, 0);
     jv_dispatch_end(&d);
-    if (instrumented && (jv_monitors.deliverable & METHOD_BITS))
+    if (instrumented && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
     if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
         jv_unloads_start();

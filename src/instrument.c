@@ -187,12 +187,11 @@ static inline int fast_call(MethodID id, bridge_call call)
     if (!id || !t || t->sync_epoch != jv_threads_epoch() ||
         !(flagless || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS)))
         return 0;
-    if (call == CALL_ENTER ? t->depth == t->capacity
-                           : call == CALL_UNWIND || !t->depth || t->frames[t->depth - 1] != id)
+    if (call == CALL_UNWIND || (call == CALL_EXIT && (!t->depth || t->frames[t->depth - 1] != id)))
         return 0;
     if (call == CALL_ENTER) {
-        t->frames[t->depth++] = id;
-        jv_deliver_method_entry(id, jv_stack_id(t->index, t->depth));
+        if (jv_thread_push(t, id))
+            jv_deliver_method_entry(id, jv_stack_id(t->index, t->depth));
     } else {
         t->depth--;
         jv_deliver_method_exit(id, t->depth ? t->frames[t->depth - 1] : 0, jv_stack_id(t->index, t->depth));
@@ -230,8 +229,7 @@ static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
     MethodID id = recorded_id(n);
     if (!fast_call(id, call))
         general_call(env, n, id, call);
-    if (jv_objects_taken > object_mark)
-        jv_objects_release_scope(env, object_mark);
+    jv_objects_end_scope(env, object_mark);
     jv_dispatch_bridge_end(slot);
 }
 

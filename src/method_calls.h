@@ -10,8 +10,6 @@
 #include "dispatch.h"
 #include "method.h"
 
-#define JV_METHOD_CALL_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
-
 /* Does the monitor want call events for this method?  The method's entry is looked up
  * only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */
 static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)

@@ -120,7 +120,6 @@ static int monitor_initialize(jv_monitor *m, const char *start_class)
 
 static void make_call_receivers(void)
 {
-    const DWORD method_bits = JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS;
     jv_monitors.receivers = calloc(jv_monitors.count ? jv_monitors.count : 1, sizeof(*jv_monitors.receivers));
     if (!jv_monitors.receivers) {
         jv_log("out of memory: method calls are not delivered");
@@ -128,7 +127,7 @@ static void make_call_receivers(void)
     }
     for (size_t i = 0; i < jv_monitors.count; i++) {
         jv_monitor *m = jv_monitors.items[i];
-        if (m->possible & method_bits)
+        if (m->possible & JV_METHOD_CALL_BITS)
             jv_monitors.receivers[jv_monitors.receiver_count++] =
                 (jv_call_receiver){m, m->mon, m->mon->lpVtbl, m->mon2, m->mon2 ? m->mon2->lpVtbl : NULL};
     }
@@ -182,13 +181,12 @@ void jv_monitors_shutdown(void)
 
 HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events)
 {
-    const DWORD method_bits = JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS;
     int phase = atomic_load(&m->phase);
     if (phase == JV_PHASE_SHUT_DOWN)
         return E_FAIL;
     DWORD old = atomic_load(&m->mask);
     if (phase == JV_PHASE_RUNNING && (m->granted_options & JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS) &&
-        ((old ^ events) & method_bits))
+        ((old ^ events) & JV_METHOD_CALL_BITS))
         return E_FAIL; /* the monitor promised not to toggle method-call events */
     /* Categories outside what the monitor said it might use, or that cannot be delivered, have no effect. */
     DWORD allowed = jv_monitors.deliverable & (phase == JV_PHASE_RUNNING ? m->possible : ALL_JVM_MONITOR_EVENTS);

@@ -64,6 +64,9 @@ typedef struct jv_monitor_table {
 
 extern jv_monitor_table jv_monitors;
 
+/* The categories that ask for method calls. */
+#define JV_METHOD_CALL_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
+
 /* Creates every listed monitor through COM; failures are logged and left out. */
 void jv_monitors_create(const jv_monitor_specs *specs, DWORD deliverable, DWORD state_flags);
 /* Calls Initialize on each, then sends MONITORS_INITIALIZED to all that succeeded. */

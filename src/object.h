@@ -38,4 +38,11 @@ static inline unsigned jv_objects_scope(void)
 /* Releases the ObjectIDs this thread took since mark. */
 void jv_objects_release_scope(JNIEnv *env, unsigned mark);
 
+/* The end of a callback's scope: releases what it took, and costs one test when it took nothing. */
+static inline void jv_objects_end_scope(JNIEnv *env, unsigned mark)
+{
+    if (jv_objects_taken > mark)
+        jv_objects_release_scope(env, mark);
+}
+
 #endif
