@@ -7,7 +7,7 @@
 # Sources are found by where they live, so adding a file needs no edit here:
 #   src/platform/posix*.c, src/platform/win32*.c   the platform layer of each system
 #   src/com/*.c                                    COM helpers for every system (GUIDs, .reg files)
-#   src/sdk/*.c                                    libjevsdk: what monitors link (self-registration)
+#   src/sdk/*.c                                    libjevsdk: what monitors link (every IID, self-registration)
 #   src/cmd/*.c                                    Linux commands, one program per file
 #   src/**/*.c (the rest)                          the JVMTI agent
 #   monitor/*.c                                    jevprof, the reference monitor
@@ -130,8 +130,8 @@ link_so = $($(1)_CC) -shared $(if $(filter linux,$(1)),$(LTO),$(WIN_LDFLAGS) $(4
 define product_rules
 $(eval $(call target_rules,$(1),$(BUILD)/$(1),$(1)_PRODUCT_FLAGS))
 
-$(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevplat.a
-	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevplat.a,)
+$(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,)
 
 $(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll): $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(MONITOR_SRC)) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
 	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,$(call def_of,monitor))

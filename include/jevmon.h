@@ -9,13 +9,20 @@
  * listed in README.md:
  *   - the interface IIDs below are jevmon's own (provisional); they are assigned
  *     here and nowhere else in C, and idl/jevmon.idl repeats them (a test checks
- *     that the two agree);
+ *     that the two agree).  libjevsdk defines them, as uuid.lib does the system's;
+ *     a source that includes <initguid.h> first defines them itself, and both ways
+ *     link together;
  *   - vtable order: IUnknown, then the base interface, then each interface's own
  *     methods in alphabetical order (the order the documentation lists them);
- *   - UniqueID and every ID type are pointer-sized.
+ *   - UniqueID is ULONG_PTR: the very type of the original's DWORD (unsigned long) on
+ *     Win32, pointer-sized on 64-bit Windows and on Linux;
+ *   - JVM_ID_TYPE after JVM_ID_OBJECT continues in the order of the ID typedefs.
+ * What the original header is known to have (the opening of the SDK for Java 4.0's
+ * jevmon.idl; spec section 0.10) it has here too: the include guard __JEVMON_H__, the
+ * ID typedefs in the original's order and JVM_ID_FIRST .. JVM_ID_OBJECT.
  */
-#ifndef JEVMON_H
-#define JEVMON_H
+#ifndef __JEVMON_H__
+#define __JEVMON_H__
 
 #ifdef _WIN32
 #include <windows.h>
@@ -44,15 +51,19 @@ DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0
 extern "C" {
 #endif
 
-/* ---- Opaque IDs (RESOLUTION: pointer-sized) ---------------------------------------- */
-typedef UINT_PTR UniqueID;
-typedef UniqueID ClassID;
-typedef UniqueID MethodID;
-typedef UniqueID FieldID;
-typedef UniqueID ObjectID;
+/* ---- Opaque IDs ------------------------------------------------------------------------
+ * The original is `typedef DWORD UniqueID;` for a 32-bit VM.  ULONG_PTR is that very type
+ * on Win32 (unsigned long), so code that keeps IDs in DWORDs compiles unchanged there, and
+ * it is pointer-sized on 64-bit Windows and on Linux (RESOLUTION), where IDs carry more
+ * than 32 bits.  The ID types follow in the original's order. */
+typedef ULONG_PTR UniqueID;
 typedef UniqueID ThreadID;
 typedef UniqueID StackID;
+typedef UniqueID ObjectID;
 typedef UniqueID ObjectHandleID;
+typedef UniqueID MethodID;
+typedef UniqueID FieldID;
+typedef UniqueID ClassID;
 
 /* RESOLUTION: one byte of bytecode. */
 typedef unsigned char BYTE_CODE;
@@ -145,10 +156,19 @@ typedef enum JVM_METHOD_CALL_EVENTS_DISPOSITION {
     JVM_QUERY_DISPOSITION = 3
 } JVM_METHOD_CALL_EVENTS_DISPOSITION;
 
-/* RESOLUTION: values not documented. */
-typedef enum JVM_ID_TYPE {
-    JVM_ID_CLASS = 1,
-    JVM_ID_METHOD = 2
+/* The original's first members, without initializers: JVM_ID_FIRST 0 to JVM_ID_OBJECT 3.
+ * The rest was not readable; RESOLUTION: they continue in the order of the ID typedefs
+ * (OBJECT_HANDLE 4, METHOD 5, FIELD 6, CLASS 7).  EnableMethodCallEvents goes by the kind
+ * of the ID itself, so a monitor built with other values for these still works. */
+typedef enum jvm_id_type {
+    JVM_ID_FIRST,
+    JVM_ID_THREAD,
+    JVM_ID_STACK,
+    JVM_ID_OBJECT,
+    JVM_ID_OBJECT_HANDLE,
+    JVM_ID_METHOD,
+    JVM_ID_FIELD,
+    JVM_ID_CLASS
 } JVM_ID_TYPE;
 
 typedef enum JVM_CALLING_CONVENTION {
@@ -499,4 +519,4 @@ typedef IObjectAllocationCallback IObjectAllocationCallBack;
 
 #include "jevmon_cobj.h"
 
-#endif /* JEVMON_H */
+#endif /* __JEVMON_H__ */
