@@ -212,15 +212,26 @@ $(BUILD)/linux/java/classes.stamp: $(JAVA_SRC)
 	javac --release 17 -d $(@D) $^
 	@touch $@
 
-# The API header compiled the ways a monitor's source may use it: C89 and C++98, every target.
+# The API header compiled the ways a monitor's source may use it: C89 and C++98, every target;
+# then linked as monitors link, every symbol resolved: header_c89.c (no <initguid.h>) with
+# libjevsdk, header_cxx.cpp (<initguid.h>) alone, and both with every member of libjevsdk.
+API_HEADERS := include/jevmon.h include/jevmon_cobj.h include/jevmon_compat.h tests/api/static_checks.h
+api_link = $($(1)_CXX) -shared $(if $(filter linux,$(1)),-Wl$(comma)--no-undefined,$(WIN_LDFLAGS) -static-libstdc++) -o $(2) $(3) $($(1)_SYSLIBS)
+comma := ,
 define api_check_rules
-$(BUILD)/$(1)/api/header_c89.o: tests/api/header_c89.c include/jevmon.h include/jevmon_cobj.h include/jevmon_compat.h
+$(BUILD)/$(1)/api/header_c89.o: tests/api/header_c89.c $(API_HEADERS)
 	@mkdir -p $$(@D)
-	$$($(1)_CC) -std=c89 -pedantic $(WARN) -Iinclude $(if $(filter linux,$(1)),-Iinclude/posix) -c $$< -o $$@
-$(BUILD)/$(1)/api/header_cxx.o: tests/api/header_cxx.cpp include/jevmon.h include/jevmon_compat.h
+	$$($(1)_CC) -std=c89 -pedantic $(WARN) -Iinclude $(if $(filter linux,$(1)),-Iinclude/posix -fPIC) -c $$< -o $$@
+$(BUILD)/$(1)/api/header_cxx.o: tests/api/header_cxx.cpp $(API_HEADERS)
 	@mkdir -p $$(@D)
-	$$($(1)_CXX) -std=c++98 $(WARN) -Iinclude $(if $(filter linux,$(1)),-Iinclude/posix) -c $$< -o $$@
-$(1)_PRODUCTS += $(BUILD)/$(1)/api/header_c89.o $(BUILD)/$(1)/api/header_cxx.o
+	$$($(1)_CXX) -std=c++98 $(WARN) -Iinclude $(if $(filter linux,$(1)),-Iinclude/posix -fPIC) -c $$< -o $$@
+$(BUILD)/$(1)/api/iids_from_sdk$($(1)_SO): $(BUILD)/$(1)/api/header_c89.o $(BUILD)/$(1)/libjevsdk.a
+	$$(call api_link,$(1),$$@,$$^)
+$(BUILD)/$(1)/api/iids_from_initguid$($(1)_SO): $(BUILD)/$(1)/api/header_cxx.o
+	$$(call api_link,$(1),$$@,$$^)
+$(BUILD)/$(1)/api/iids_from_both$($(1)_SO): $(BUILD)/$(1)/api/header_c89.o $(BUILD)/$(1)/api/header_cxx.o $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+	$$(call api_link,$(1),$$@,$$(filter %.o,$$^) $$(WHOLE) $(BUILD)/$(1)/libjevsdk.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevplat.a)
+$(1)_PRODUCTS += $(foreach f,iids_from_sdk iids_from_initguid iids_from_both,$(BUILD)/$(1)/api/$(f)$($(1)_SO))
 endef
 $(foreach t,linux win64 win32,$(eval $(call api_check_rules,$(t))))
 
