@@ -26,8 +26,21 @@
 #include API_HEADER
 
 /* Also checked at build time, so that a target whose tests cannot run here (win32 without
- * a 32-bit Wine) still proves the ID types pointer-sized. */
+ * a 32-bit Wine) still proves them: the original's guard, and ID types that are ULONG_PTR,
+ * pointer-sized and on Win32 the very type of the original's DWORD. */
+#ifndef __JEVMON_H__
+#error "the original's include guard __JEVMON_H__ is not defined by " API_HEADER
+#endif
 _Static_assert(sizeof(UniqueID) == sizeof(void *), "UniqueID is not pointer-sized in " API_HEADER);
+#define IS_UNIQUE_ID(type) _Generic((type)0, UniqueID: 1, default: 0)
+_Static_assert(_Generic((UniqueID)0, ULONG_PTR: 1, default: 0), "UniqueID is not ULONG_PTR in " API_HEADER);
+_Static_assert(IS_UNIQUE_ID(ThreadID) && IS_UNIQUE_ID(StackID) && IS_UNIQUE_ID(ObjectID) &&
+                   IS_UNIQUE_ID(ObjectHandleID) && IS_UNIQUE_ID(MethodID) && IS_UNIQUE_ID(FieldID) &&
+                   IS_UNIQUE_ID(ClassID),
+               "an ID type is not UniqueID in " API_HEADER);
+#ifndef _WIN64
+_Static_assert(_Generic((UniqueID)0, DWORD: 1, default: 0), "UniqueID is not DWORD on Win32 in " API_HEADER);
+#endif
 
 #define FILL_IID(name) t->iids[API_IID_##name] = CAPTURED_IID(IID_##name);
 #define FILL_VTBL(iface) t->vtbl_sizes[API_VTBL_##iface] = sizeof(iface##Vtbl);
