@@ -233,7 +233,7 @@ _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 _check: _all $(FIXTURE_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(win64_TESTS) $(win32_TESTS)
 	@bash tools/run-tests.sh
 
-_demo: _all
+_demo: _all $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
 
 _bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/java/classes.stamp
