@@ -3,6 +3,8 @@
 #   make deps    install what the project needs (apt, Check for MinGW, a Wine prefix)
 #   make         build every target            make check   build and run every test
 #   make demo    profile a sample workload     make bench   overhead against no agent
+#   make install the Linux SDK under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
+#   make dist    build/dist/jevmon-win64.zip and jevmon-win32.zip, laid out like the old SDK
 #
 # Sources are found by where they live, so adding a file needs no edit here:
 #   src/platform/posix*.c, src/platform/win32*.c   the platform layer of each system
@@ -24,10 +26,14 @@ SHELL := /bin/bash
 BUILD := build
 DEPS_STAMP := $(BUILD)/deps/done.stamp
 
-.PHONY: all check demo bench deps clean
+.PHONY: all check demo bench install dist uninstall deps clean
 # The sub-make builds on every core; tests still run one suite at a time (tools/run-tests.sh).
-all check demo bench: $(DEPS_STAMP)
+all check demo bench install dist: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
+
+# Removes what the manifest of the last make install under $(DESTDIR)$(PREFIX) lists.
+uninstall:
+	@bash tools/install.sh uninstall
 
 deps $(DEPS_STAMP): tools/deps.sh
 	@bash tools/deps.sh
@@ -36,7 +42,7 @@ clean:
 	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
 
 # ---- Everything below runs in a sub-make, after deps are in place ------------------------
-ifneq ($(filter-out all check demo bench deps clean,$(MAKECMDGOALS)),)
+ifneq ($(filter-out all check demo bench install dist uninstall deps clean,$(MAKECMDGOALS)),)
 
 JDK_INC := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v javac)))); echo $$d/include)
 SRC_ALL := $(shell find src -name '*.c' | sort)
@@ -237,15 +243,19 @@ $(foreach t,linux win64 win32,$(eval $(call api_check_rules,$(t))))
 
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
 
-.PHONY: _all _check _demo _bench
+.PHONY: _all _check _demo _bench _install _dist
 _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 	@python3 tools/gen-cobj.py --check
 
 _check: _all $(FIXTURE_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(win64_TESTS) $(win32_TESTS)
 	@bash tools/run-tests.sh
 
-_demo: _all
+_demo: _all $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
+
+# PREFIX and DESTDIR reach tools/install.sh through the environment (make exports command-line variables).
+_install _dist: _all
+	@bash tools/install.sh $(@:_%=%)
 
 _bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/java/classes.stamp
 	@bash tools/bench.sh
