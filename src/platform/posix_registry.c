@@ -33,6 +33,7 @@
 
 #include "com/regfile.h"
 #include "platform/platform.h"
+#include "platform/posix_trust.h"
 
 #define SYSTEM_FILE_DEFAULT "/etc/jevmon/system.reg"
 #define SYSTEM_HIVES (JV_REG_HIVE_BIT(PLAT_HKLM) | JV_REG_HIVE_BIT(PLAT_HKCR))
@@ -131,24 +132,6 @@ static int same_state(const file_state *a, const file_state *b)
            a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
-/* Why a file with this status may not be trusted, or NULL when it may. */
-static const char *distrust(const struct stat *st, char *why, size_t why_len)
-{
-    if (!S_ISREG(st->st_mode))
-        return "it is not a regular file";
-    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-        snprintf(why, why_len, "other users can write it (mode %04o; chmod go-w fixes it)",
-                 (unsigned)(st->st_mode & 07777));
-        return why;
-    }
-    if (st->st_uid != 0 && st->st_uid != geteuid()) {
-        snprintf(why, why_len, "it belongs to uid %u, neither root nor this user (uid %u)", (unsigned)st->st_uid,
-                 (unsigned)geteuid());
-        return why;
-    }
-    return NULL;
-}
-
 /*
  * The contents of the file at path in *data (malloc'd, NULL when there is no file) and
  * its state.  Returns 0 (logged) when the file is refused or cannot be read.
@@ -174,7 +157,7 @@ static int read_trusted(const char *path, char **data, size_t *size, file_state 
         return 0;
     }
     state_from_stat(state, &st);
-    const char *refusal = distrust(&st, why, sizeof(why));
+    const char *refusal = posix_distrust(&st, 0, why, sizeof(why));
     if (refusal) {
         jv_log("registry file %s refused: %s", path, refusal);
         close(fd);
