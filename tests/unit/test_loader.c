@@ -306,6 +306,30 @@ START_TEST(bad_input_one_line_and_the_rest_goes_on)
 }
 END_TEST
 
+/* Names of any length: the key path was once cut at 512 bytes, and names of 476 characters and more
+ * were reported as having no CLSID.  (Windows' registry itself refuses names over 255 characters.) */
+START_TEST(long_monitors_subkey_names_load)
+{
+    static const size_t lengths[] = {475, 476, 600, 2000};
+    for (size_t i = 0; i < sizeof(lengths) / sizeof(*lengths); i++) {
+        char name[2001], key[2100];
+        memset(name, 'a' + (int)i, lengths[i]);
+        name[lengths[i]] = '\0';
+        snprintf(key, sizeof(key), "%s\\%s", MONITORS, name);
+        if (plat_reg_set_string(PLAT_HKLM, key, "CLSID", FX) != PLAT_REG_OK) {
+            ck_assert_msg(lengths[i] > 255, "a %u-character key name could not be written", (unsigned)lengths[i]);
+            line_count = 0; /* the registry's own refusal */
+            continue;
+        }
+    }
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_msg(line_count == 0, "%d lines, first: %s", line_count, line_count ? lines[0] : "");
+    int written = tk_count(log, " Initialize class=");
+    ck_assert_msg(written == 4 || written == 2, "%d monitors initialized:\n%s", written, log);
+    free(log);
+}
+END_TEST
+
 START_TEST(undeliverable_categories_are_masked_off)
 {
     register_monitor("fx", FX);
@@ -375,6 +399,7 @@ int main(void)
     tcase_add_test(tc, init_options_own_call_during_initialize);
     tcase_add_test(tc, init_options_of_the_wrong_type);
     tcase_add_loop_test(tc, bad_input_one_line_and_the_rest_goes_on, 0, (int)(sizeof(bad_inputs) / sizeof(*bad_inputs)));
+    tcase_add_test(tc, long_monitors_subkey_names_load);
     tcase_add_test(tc, undeliverable_categories_are_masked_off);
     tcase_add_loop_test(tc, enabling_rules, 0, (int)(sizeof(enable_rows) / sizeof(*enable_rows)));
     suite_add_tcase(s, tc);
