@@ -663,6 +663,10 @@ static void parse_key_line(parser *p, const char *line, size_t len)
     }
     const char *inner = line + 1;
     size_t inner_len = (size_t)(close - inner);
+    if (memchr(inner, '\0', inner_len)) { /* names are C strings: the NUL would cut the path short */
+        parse_error(p, "key path holds a NUL byte; its values are skipped");
+        return;
+    }
     int deleting = inner_len && *inner == '-';
     if (deleting)
         inner++, inner_len--;
@@ -888,6 +892,9 @@ static void parse_value_line(parser *p, const char *line, size_t len)
         buf_add(&name, "", 0);
         i = 1;
     } else if (!parse_quoted(p, line, len, &i, &name)) {
+        goto done;
+    } else if (memchr(name.data, '\0', name.len)) {
+        parse_error(p, "value name holds a NUL byte; line skipped");
         goto done;
     }
     while (i < len && is_blank(line[i]))
