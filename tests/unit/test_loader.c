@@ -367,6 +367,24 @@ static const enable_row enable_rows[] = {
     {"0", "2", -1, -1, JV_FORCE_NONE, 1, 0},    /* either switch on is enough */
     {"yes", NULL, 1, -1, JV_FORCE_NONE, 1, 1},  /* unreadable: one line, then the registry decides */
     {NULL, "zz", -1, -1, JV_FORCE_NONE, 0, 1},
+    /* Exactly the README's forms: a decimal or hexadecimal DWORD, spaces around it, nothing else. */
+    {"4294967295", NULL, -1, -1, JV_FORCE_NONE, 1, 0},
+    {" 7\t", NULL, -1, -1, JV_FORCE_NONE, 1, 0},
+    {NULL, "0X00000002", -1, -1, JV_FORCE_NONE, 1, 0},
+    {NULL, "00000000002", -1, -1, JV_FORCE_NONE, 1, 0}, /* leading zeros are no overflow */
+    {"4294967296", NULL, -1, -1, JV_FORCE_NONE, 0, 1},  /* was read as 0 ... */
+    {"4294967296", NULL, 1, -1, JV_FORCE_NONE, 1, 1},   /* ... and now counts as unset */
+    {"99999999999999999999999", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"-1", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"+1", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"1x", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"0x1", NULL, -1, -1, JV_FORCE_NONE, 0, 1},         /* not decimal */
+    {"", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {NULL, "-1", -1, -1, JV_FORCE_NONE, 0, 1},          /* was on: -1 wrapped to all bits */
+    {NULL, "100000002", -1, -1, JV_FORCE_NONE, 0, 1},   /* was on: bit 1 of an overflowing value */
+    {NULL, "fffffffffffffffffffff", -1, -1, JV_FORCE_NONE, 0, 1},
+    {NULL, "0x", -1, -1, JV_FORCE_NONE, 0, 1},
+    {NULL, "2 2", -1, -1, JV_FORCE_NONE, 0, 1},
     {"1", NULL, -1, -1, JV_FORCE_OFF, 0, 0},    /* agent options win */
     {NULL, NULL, -1, -1, JV_FORCE_ON, 1, 0},
 };
@@ -383,7 +401,12 @@ START_TEST(enabling_rules)
     if (row->flags_reg >= 0)
         plat_reg_set_dword(PLAT_HKLM, JEVMON_JAVA_VM_KEY, "DebuggingFlags", (DWORD)row->flags_reg);
     ck_assert_msg(jv_profiling_enabled(&opts, why, sizeof(why)) == row->enabled, "row %d: %s", _i, why);
-    ck_assert_int_eq(line_count, row->log_lines);
+    ck_assert_msg(line_count == row->log_lines, "row %d: %d lines, first: %s", _i, line_count,
+                  line_count ? lines[0] : "");
+    if (row->log_lines)
+        ck_assert_msg(strstr(lines[0], "; ignored") && strstr(lines[0], row->enable_env ? "not a decimal DWORD"
+                                                                                       : "not a hexadecimal DWORD"),
+                      "row %d: %s", _i, lines[0]);
 }
 END_TEST
 
