@@ -587,6 +587,7 @@ typedef struct parser {
     size_t len, pos;
     unsigned line_no;   /* of the line read last */
     unsigned errors;
+    int quiet;          /* count errors without saying them */
     jv_reg_key *key;    /* where value lines go */
     enum { NO_KEY, IN_KEY, SKIPPING_KEY } state;
 } parser;
@@ -599,7 +600,8 @@ static void parse_error(parser *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(cause, sizeof(cause), fmt, ap);
     va_end(ap);
-    jv_log("%s:%u: %s", p->file, p->line_no, cause);
+    if (!p->quiet)
+        jv_log("%s:%u: %s", p->file, p->line_no, cause);
     p->errors++;
 }
 
@@ -944,9 +946,10 @@ static int decode_file(parser *p, const unsigned char *bytes, size_t size, buffe
     return 1;
 }
 
-unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives)
+static unsigned parse_file(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives,
+                           int quiet)
 {
-    parser p = {tree, file_name, hives, 0, NULL, 0, 0, 0, 0, NULL, NO_KEY};
+    parser p = {tree, file_name, hives, 0, NULL, 0, 0, 0, 0, quiet, NULL, NO_KEY};
     buffer text = {0};
     const char *line;
     size_t len;
@@ -990,6 +993,17 @@ unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data
     }
     free(text.data);
     return p.errors;
+}
+
+unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives)
+{
+    return parse_file(tree, file_name, data, size, hives, 0);
+}
+
+unsigned jv_reg_parse_quietly(jv_reg_tree *tree, const char *file_name, const void *data, size_t size,
+                              unsigned hives)
+{
+    return parse_file(tree, file_name, data, size, hives, 1);
 }
 
 /* ---- The writer -------------------------------------------------------------------------------- */
