@@ -498,7 +498,8 @@ plat_reg_status jv_reg_subkeys(const jv_reg_tree *tree, plat_hive hive, const ch
     int ok = add_subkey_names(key, names, count);
     if (ok && machine_classes && machine_classes != key) {
         ok = add_subkey_names(machine_classes, names, count);
-        qsort(*names, *count, sizeof(char *), by_name);
+        if (ok && *count > 1) /* qsort's array may not be NULL, which it is while there is no name */
+            qsort(*names, *count, sizeof(char *), by_name);
     }
     if (!ok) {
         free_names(*names, *count);
