@@ -310,22 +310,22 @@ END_TEST
  * were reported as having no CLSID.  (Windows' registry itself refuses names over 255 characters.) */
 START_TEST(long_monitors_subkey_names_load)
 {
-    static const size_t lengths[] = {475, 476, 600, 2000};
+    static const size_t lengths[] = {255, 475, 476, 600, 2000};
+    int written = 0;
     for (size_t i = 0; i < sizeof(lengths) / sizeof(*lengths); i++) {
         char name[2001], key[2100];
         memset(name, 'a' + (int)i, lengths[i]);
         name[lengths[i]] = '\0';
         snprintf(key, sizeof(key), "%s\\%s", MONITORS, name);
-        if (plat_reg_set_string(PLAT_HKLM, key, "CLSID", FX) != PLAT_REG_OK) {
+        if (plat_reg_set_string(PLAT_HKLM, key, "CLSID", FX) == PLAT_REG_OK)
+            written++;
+        else
             ck_assert_msg(lengths[i] > 255, "a %u-character key name could not be written", (unsigned)lengths[i]);
-            line_count = 0; /* the registry's own refusal */
-            continue;
-        }
     }
+    line_count = 0; /* Windows' refusals of the longer names */
     char *log = load_and_run(ALL_BUT_STEPPING);
     ck_assert_msg(line_count == 0, "%d lines, first: %s", line_count, line_count ? lines[0] : "");
-    int written = tk_count(log, " Initialize class=");
-    ck_assert_msg(written == 4 || written == 2, "%d monitors initialized:\n%s", written, log);
+    ck_assert_msg(tk_count(log, " Initialize class=") == written, "%d monitors registered:\n%s", written, log);
     free(log);
 }
 END_TEST
