@@ -234,7 +234,7 @@ _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 _check: _all $(FIXTURE_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(win64_TESTS) $(win32_TESTS)
 	@bash tools/run-tests.sh
 
-_demo: _all
+_demo: _all $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c over the oracles of tests/posix/fuzz_oracles/,

@@ -5,18 +5,19 @@
 #   2. Check built from Debian's source package for both MinGW targets, into
 #      build/deps/check-{win64,win32}/{include,lib} (the Makefile links those)
 #   3. 32-bit Wine if the registry can serve it (else i386 is removed again)
-#   4. a headless 64-bit Wine prefix in build/wine64-prefix
+#   4. headless Wine prefixes: build/wine64-prefix, and build/wine32-prefix with 32-bit Wine
 #
 # Every step leaves a stamp or status file in build/deps/, so a second run does
 # nothing and takes about a second. Long outputs go to build/deps/*.log.
-# Files run-tests.sh reads: build/deps/wine.env (where Wine is, whether 32-bit works).
+# Files run-tests.sh reads: build/deps/wine.env (each target's Wine loader and prefix).
 # Set JEVMON_RETRY_WINE32=1 to try 32-bit Wine again after it failed once.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 DEPS=$ROOT/build/deps
-PREFIX=$ROOT/build/wine64-prefix
+PREFIX64=$ROOT/build/wine64-prefix
+PREFIX32=$ROOT/build/wine32-prefix
 mkdir -p "$DEPS"
 export DEBIAN_FRONTEND=noninteractive
 APT_UPDATED=no
@@ -56,11 +57,28 @@ need_root() {
 }
 
 # apt-get update at most once per run: it is the slow part of every apt step.
+# A mirror that serves one broken index (seen for days: bookworm-security's i386 list) must
+# not stop the set-up: the indexes that did download are used, each failed one gets a line,
+# and its suite is remembered in FAILED_SUITES (the 32-bit Wine fallback leaves them out).
+# Only an update that failed without naming a failed index is an error.
+FAILED_SUITES=""
 apt_update() {
     [[ $APT_UPDATED == yes ]] && return 0
     say "apt-get update"
-    # Explicit return: callers use 'apt_update || ...', where set -e does not apply.
-    run_logged apt-update.log apt-get update || return
+    local rc=0 failed
+    QUIET_FAIL=1 run_logged apt-update.log apt-get update || rc=$?
+    failed=$(sed -n 's/^[EW]: Failed to fetch \([^ ]*\) *\(.*\)$/\1 \2/p' "$DEPS/apt-update.log")
+    if [[ -n $failed ]]; then
+        while read -r url why; do
+            say "apt-get update: index not usable, going on without it: $url (${why:-no reason given})"
+        done <<<"$failed"
+        FAILED_SUITES=$(sed -n 's|.*/dists/\([^/]*\)/.*|\1|p' <<<"$failed" | sort -u | tr '\n' ' ')
+    elif ((rc != 0)); then
+        say "failed ($rc): apt-get update -- last lines of $DEPS/apt-update.log:" >&2
+        tail -n 30 "$DEPS/apt-update.log" | sed 's/^/  | /' >&2
+        # Explicit return: callers use 'apt_update || ...', where set -e does not apply.
+        return "$rc"
+    fi
     APT_UPDATED=yes
 }
 
@@ -209,11 +227,21 @@ build_check() {
 }
 
 # ---- 3. 32-bit Wine ------------------------------------------------------------------
-# wine32 needs the i386 architecture; if its index does not match amd64's, apt cannot
-# install it, and a leftover i386 architecture would make every later apt run fail.
+# wine32 needs the i386 architecture. When a suite's i386 index fails to download (the
+# security suite's, seen for days), the Multi-Arch: same libraries installed from that suite
+# for amd64 have no i386 twin of the same version and the plain install cannot be resolved.
+# The fallback installs from the suites whose indexes did load, with those libraries pinned
+# (both architectures) to a version both have: what apt then downgrades is listed, and
+# nothing may be removed. If even that fails, the i386 architecture is removed again: a
+# leftover i386 with no i386 package would make every later apt run fail.
 try_wine32() {
-    local status=$DEPS/wine32.status
-    if installed wine32:i386 && [[ -x /usr/lib/wine/wine ]]; then
+    local status=$DEPS/wine32.status no_i386
+    if ! no_i386=$(kernel_runs_i386); then
+        echo "unavailable: $no_i386" >"$status"
+        say "32-bit Wine: not used: $no_i386"
+        return 0
+    fi
+    if wine32_installed; then
         echo ok >"$status"
         return 0
     fi
@@ -231,9 +259,14 @@ try_wine32() {
     fi
     # Try the install even when the update failed: an index that did not load makes it
     # fail at once, and an unrelated failed index must not keep wine32 away.
-    run_logged wine32-install.log apt-get install -y --no-install-recommends wine32:i386 ||
+    if ! run_logged wine32-install.log apt-get install -y --no-install-recommends wine32:i386; then
         why="${why:+$why; }apt-get install wine32:i386 failed (build/deps/wine32-install.log)"
-    if [[ -x /usr/lib/wine/wine ]] && installed wine32:i386; then
+        if [[ -n $FAILED_SUITES ]]; then
+            say "installing wine32 from the suites whose i386 index loaded (without: ${FAILED_SUITES% })"
+            install_wine32_without_failed_suites && why=""
+        fi
+    fi
+    if wine32_installed; then
         echo ok >"$status"
         say "32-bit Wine: installed"
         return 0
@@ -251,38 +284,122 @@ try_wine32() {
     fi
 }
 
-# ---- 4. Wine prefix ------------------------------------------------------------------
-# Headless: no DISPLAY, and mscoree/mshtml disabled so wineboot never asks to install
-# Mono or Gecko. The stamp records whether 32-bit Wine was there, because a prefix made
-# without it lacks syswow64 and needs an update once wine32 arrives.
-make_prefix() {
-    local wine32=no stamp=$DEPS/wineprefix.stamp
-    [[ $(cat "$DEPS/wine32.status") == ok ]] && wine32=yes
-    if [[ -f $stamp && $(cat "$stamp") == "wine32=$wine32" && -f $PREFIX/system.reg ]]; then
-        return 0
+# kernel_runs_i386: whether this kernel executes 32-bit x86 programs, tried with a
+# five-instruction one made by binutils; if not, prints why. Some kernels run with IA-32
+# emulation off (execve of an i386 program fails with ENOEXEC), and there 32-bit Wine
+# installs but cannot start.
+kernel_runs_i386() {
+    local dir rc=0
+    dir=$(mktemp -d)
+    printf '.globl _start\n_start: movl $1, %%eax\n xorl %%ebx, %%ebx\n int $0x80\n' >"$dir/exit.s"
+    if ! as --32 -o "$dir/exit.o" "$dir/exit.s" 2>/dev/null || ! ld -m elf_i386 -o "$dir/exit" "$dir/exit.o" 2>/dev/null; then
+        echo "binutils could not make a 32-bit test program"
+        rc=1
+    elif ! "$dir/exit" 2>/dev/null; then
+        echo "this kernel runs no 32-bit x86 programs (IA-32 emulation is off; see dmesg)"
+        rc=1
     fi
-    local mode=-u
-    [[ -f $PREFIX/system.reg ]] || mode=-i
-    say "Wine prefix: wineboot $mode in build/wine64-prefix"
-    mkdir -p "$PREFIX"
-    (
-        unset DISPLAY WAYLAND_DISPLAY
-        export WINEPREFIX=$PREFIX WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-        run_logged wineboot.log /usr/lib/wine/wine64 wineboot "$mode" </dev/null
-        run_logged wineserver.log wineserver -w
-    )
-    [[ -f $PREFIX/system.reg ]] || die "wineboot made no prefix (see build/deps/wineboot.log)"
-    echo "wine32=$wine32" >"$stamp"
+    rm -rf "$dir"
+    return "$rc"
 }
 
-# What run-tests.sh needs to know about Wine, as shell assignments.
+wine32_installed() { installed wine32:i386 && [[ -x /usr/lib/wine/wine ]]; }
+
+# install_wine32_without_failed_suites: the fallback of try_wine32, in build/deps/apt-wine32/.
+install_wine32_without_failed_suites() {
+    local dir=$DEPS/apt-wine32 f
+    rm -rf "$dir"
+    mkdir -p "$dir/sources" "$dir/preferences"
+    # The machine's sources less the failed suites (deb822 and one-line formats); the index
+    # files already downloaded for the remaining ones are used as they are.
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [[ -e $f ]] || continue
+        awk -v FAILED="$FAILED_SUITES" -f - "$f" >"$dir/sources/$(basename "$f")" <<'AWK'
+BEGIN { n = split(FAILED, f, " "); for (i = 1; i <= n; i++) bad[f[i]] = 1; keep = 1 }
+function flush(   i) { if (keep && m) { for (i = 1; i <= m; i++) print buf[i]; print "" } m = 0; keep = 1 }
+/^[ \t]*$/ { flush(); next }
+tolower($0) ~ /^suites:/ {
+    line = "Suites:"; k = 0
+    for (i = 2; i <= NF; i++) if (!($i in bad)) { line = line " " $i; k++ }
+    if (!k) keep = 0
+    buf[++m] = line; next
+}
+{ buf[++m] = $0 }
+END { flush() }
+AWK
+    done
+    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+        awk -v FAILED="$FAILED_SUITES" '
+            BEGIN { n = split(FAILED, f, " "); for (i = 1; i <= n; i++) bad[f[i]] = 1 }
+            /^[ \t]*deb(-src)?[ \t]/ { l = $0; gsub(/\[[^]]*\]/, "", l); split(l, w, " "); if (!(w[3] in bad)) print }
+        ' >"$dir/sources/machine.list"
+    local view=(-o Dir::Etc::sourcelist=/dev/null -o "Dir::Etc::sourceparts=$dir/sources"
+                -o "Dir::Etc::preferencesparts=$dir/preferences")
+    # Installed amd64 Multi-Arch: same packages, and the i386 versions this view offers:
+    # where the installed version has no i386 twin, pin both to the newest one both have.
+    dpkg-query -W -f='${Package} ${Architecture} ${Version} ${Multi-Arch} ${db:Status-Abbrev}\n' |
+        awk '$2 == "amd64" && $4 == "same" && $5 ~ /^ii/ { print $1, $3 }' >"$dir/installed-same.txt"
+    apt-cache "${view[@]}" madison $(awk '{ print $1 ":i386" }' "$dir/installed-same.txt") \
+        >"$dir/i386-versions.txt" 2>/dev/null || true
+    awk -F'|' '
+        NR == FNR { split($0, a, " "); have[a[1]] = a[2]; next }
+        { p = $1; gsub(/^ +| +$/, "", p); sub(/:i386$/, "", p); v = $2; gsub(/ /, "", v)
+          if (v == have[p]) twin[p] = 1; else if (!(p in newest)) newest[p] = v }
+        END { for (p in have) if (!(p in twin) && (p in newest))
+                  printf "Package: %s:amd64 %s:i386\nPin: version %s\nPin-Priority: 1001\n\n", p, p, newest[p] }
+    ' "$dir/installed-same.txt" "$dir/i386-versions.txt" >"$dir/preferences/jevmon-wine32.pref"
+    # A dry run first: nothing of the machine may be removed for 32-bit Wine.
+    run_logged wine32-simulate.log apt-get "${view[@]}" -s install -y --no-install-recommends \
+        --allow-downgrades wine32:i386 || return 1
+    if grep -q '^Remv ' "$DEPS/wine32-simulate.log"; then
+        say "the fallback would remove packages ($(awk '/^Remv /{ printf "%s ", $2 }' "$DEPS/wine32-simulate.log")); not done"
+        return 1
+    fi
+    local down
+    down=$(awk '/^Inst / && /\[/ { print }' "$DEPS/wine32-simulate.log" |
+           sed -n 's/^Inst \([^ ]*\) \[\([^]]*\)\] (\([^ ]*\).*/\1 \2 \3/p' |
+           while read -r p from to; do dpkg --compare-versions "$to" lt "$from" && echo "$p $from -> $to"; done)
+    [[ -z $down ]] || say "downgraded to a version with an i386 twin: $(tr '\n' ';' <<<"$down" | sed 's/;$//; s/;/; /g')"
+    run_logged wine32-install.log apt-get "${view[@]}" install -y --no-install-recommends \
+        --allow-downgrades -o DPkg::Lock::Timeout=600 wine32:i386
+}
+
+# ---- 4. Wine prefixes -----------------------------------------------------------------
+# One prefix per target, each made by its own loader: build/wine64-prefix (WINEARCH=win64,
+# /usr/lib/wine/wine64) and, with 32-bit Wine, build/wine32-prefix (WINEARCH=win32,
+# /usr/lib/wine/wine). A 64-bit prefix made before wine32 arrived lacks its 32-bit half,
+# and updating it with wineboot -u does not add it; a prefix of the x86 target's own does
+# not depend on the order things were installed in. Headless: no DISPLAY, and
+# mscoree/mshtml disabled so wineboot never asks to install Mono or Gecko.
+# make_prefix DIR WINEARCH LOADER
+make_prefix() {
+    local dir=$1 arch=$2 loader=$3 stamp=$DEPS/$(basename "$1").stamp
+    [[ -f $stamp && -f $dir/system.reg ]] && return 0
+    say "Wine prefix: wineboot -i in ${dir#"$ROOT"/} ($arch)"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    (
+        unset DISPLAY WAYLAND_DISPLAY
+        export WINEPREFIX=$dir WINEARCH=$arch WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+        run_logged "wineboot-$arch.log" "$loader" wineboot -i </dev/null
+        run_logged "wineserver-$arch.log" wineserver -w
+    )
+    [[ -f $dir/system.reg ]] || die "wineboot made no prefix (see build/deps/wineboot-$arch.log)"
+    touch "$stamp"
+}
+
+# What run-tests.sh needs to know about Wine, as shell assignments: each target's loader
+# and prefix (empty for win32 without 32-bit Wine).
 write_wine_env() {
-    local w32=""
-    [[ $(cat "$DEPS/wine32.status") == ok ]] && w32=/usr/lib/wine/wine
+    local w32="" p32=""
+    if [[ $(cat "$DEPS/wine32.status") == ok ]]; then
+        w32=/usr/lib/wine/wine p32=$PREFIX32
+    fi
     cat >"$DEPS/wine.env.tmp" <<EOF
-WINEPREFIX=$PREFIX
 JEVMON_WINE64=/usr/lib/wine/wine64
+JEVMON_WINEPREFIX64=$PREFIX64
 JEVMON_WINE32=$w32
+JEVMON_WINEPREFIX32=$p32
 EOF
     mv "$DEPS/wine.env.tmp" "$DEPS/wine.env"
 }
@@ -293,7 +410,10 @@ main() {
     build_check win64 x86_64-w64-mingw32
     build_check win32 i686-w64-mingw32
     try_wine32
-    make_prefix
+    make_prefix "$PREFIX64" win64 /usr/lib/wine/wine64
+    if [[ $(cat "$DEPS/wine32.status") == ok ]]; then
+        make_prefix "$PREFIX32" win32 /usr/lib/wine/wine
+    fi
     write_wine_env
     touch "$DEPS/done.stamp"
     say "done in $((SECONDS - start)) s"

@@ -4,7 +4,8 @@
 # Runs every Check suite program, each in its own process with a time limit:
 #   build/linux/asan/tests/test_*     natively (ASan + UBSan)
 #   build/win64/tests/test_*.exe      under 64-bit Wine, prefix build/wine64-prefix
-#   build/win32/tests/test_*.exe      under 32-bit Wine, when tools/deps.sh could install it
+#   build/win32/tests/test_*.exe      under 32-bit Wine, prefix build/wine32-prefix, when
+#                                     tools/deps.sh could install 32-bit Wine
 # Each gets JEVMON_BUILD (build/<target>, absolute) and JEVMON_SRC (the repo root),
 # as Windows paths under Wine. Output of each suite: build/test-logs/<target>/<name>.log.
 # The last line is 'TOTAL: N passed, M failed' (checks over all suites); the exit
@@ -86,21 +87,25 @@ setup_wine() {
     [[ -f $BUILD/deps/wine.env ]] || { echo "error: no build/deps/wine.env: run 'make deps'" >&2; exit 1; }
     # shellcheck source=/dev/null
     source "$BUILD/deps/wine.env"
-    export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+    export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
     unset DISPLAY WAYLAND_DISPLAY
     # No 'wineserver -p'/-k here: the server outlives each suite by 3 s anyway, so the
     # next one reuses it, and another make check on the same prefix keeps its server.
 }
 
-# run_windows TARGET LOADER: every build/TARGET/tests/test_*.exe under LOADER.
+# The Windows form of an absolute path: every prefix maps Z: to /. Computed here rather
+# than with Debian's winepath wrapper, which picks its own loader whatever the prefix is.
+windows_path() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
+
+# run_windows TARGET LOADER PREFIX: every build/TARGET/tests/test_*.exe under LOADER,
+# called directly (not through Debian's wine wrapper) in the target's own prefix.
 run_windows() {
-    local target=$1 loader=$2 t wbuild wsrc
+    local target=$1 loader=$2 t
     local progs=("$BUILD/$target"/tests/test_*.exe)
     [[ -f ${progs[0]} ]] || return 0
-    wbuild=$(WINELOADER=$loader winepath -w "$BUILD/$target" 2>/dev/null | tr -d '\r')
-    wsrc=$(WINELOADER=$loader winepath -w "$ROOT" 2>/dev/null | tr -d '\r')
     for t in "${progs[@]}"; do
-        JEVMON_BUILD=$wbuild JEVMON_SRC=$wsrc run_suite "$target" "$t" "$loader"
+        WINEPREFIX=$3 JEVMON_BUILD=$(windows_path "$BUILD/$target") JEVMON_SRC=$(windows_path "$ROOT") \
+            run_suite "$target" "$t" "$loader"
     done
 }
 
@@ -109,11 +114,11 @@ main() {
     mkdir -p "$LOGS"
     run_linux
     setup_wine
-    run_windows win64 "$JEVMON_WINE64"
+    run_windows win64 "$JEVMON_WINE64" "$JEVMON_WINEPREFIX64"
     if [[ -n ${JEVMON_WINE32:-} && -x ${JEVMON_WINE32:-} ]]; then
-        run_windows win32 "$JEVMON_WINE32"
+        run_windows win32 "$JEVMON_WINE32" "$JEVMON_WINEPREFIX32"
     else
-        echo "skipped: no 32-bit wine"
+        echo "skipped: no 32-bit wine: $(cat "$BUILD/deps/wine32.status" 2>/dev/null || echo "no build/deps/wine32.status")"
     fi
     echo "TOTAL: $TOTAL_PASSED passed, $TOTAL_FAILED failed"
     ((TOTAL_FAILED == 0))
