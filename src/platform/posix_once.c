@@ -76,9 +76,12 @@ static int recorded(int fd, const char *key)
 
 int posix_first_in_process(const char *key)
 {
+    static int created = -1; /* the record this copy made: made once, even where /proc cannot show it */
     char path[64];
     int fd = find_record();
-    if (fd < 0 && (fd = memfd_create(MARKER, MFD_CLOEXEC)) < 0)
+    if (fd < 0 && created < 0)
+        created = memfd_create(MARKER, MFD_CLOEXEC);
+    if (fd < 0 && (fd = created) < 0)
         return 1;
     /* An open file description of this call's own: flock excludes other holders of the same
      * file only through separate descriptions, and every copy, every thread, has the same fd. */

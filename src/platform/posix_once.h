@@ -11,6 +11,8 @@
 /*
  * 1 the first time any copy in this process asks about key (a line of text without '\n'),
  * 0 afterwards.  Also 1 when the record cannot be kept: a message said twice beats one lost.
+ * The copies exclude each other; the callers within one copy must not call it at once (the
+ * registry calls it under its lock).
  */
 int posix_first_in_process(const char *key);
 
