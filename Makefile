@@ -3,6 +3,8 @@
 #   make deps    install what the project needs (apt, Check for MinGW, a Wine prefix)
 #   make         build every target            make check   build and run every test
 #   make demo    profile a sample workload     make bench   overhead against no agent
+#   make install the Linux SDK under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
+#   make dist    build/dist/jevmon-win64.zip and jevmon-win32.zip, laid out like the old SDK
 #   make fuzz    the libFuzzer targets, FUZZ_SECONDS each (default 60)
 #
 # Sources are found by where they live, so adding a file needs no edit here:
@@ -25,10 +27,14 @@ SHELL := /bin/bash
 BUILD := build
 DEPS_STAMP := $(BUILD)/deps/done.stamp
 
-.PHONY: all check demo bench fuzz deps clean
+.PHONY: all check demo bench fuzz install dist uninstall deps clean
 # The sub-make builds on every core; tests still run one suite at a time (tools/run-tests.sh).
-all check demo bench fuzz: $(DEPS_STAMP)
+all check demo bench fuzz install dist: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
+
+# Removes what the manifest of the last make install under $(DESTDIR)$(PREFIX) lists.
+uninstall:
+	@bash tools/install.sh uninstall
 
 deps $(DEPS_STAMP): tools/deps.sh
 	@bash tools/deps.sh
@@ -37,7 +43,7 @@ clean:
 	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
 
 # ---- Everything below runs in a sub-make, after deps are in place ------------------------
-ifneq ($(filter-out all check demo bench fuzz deps clean,$(MAKECMDGOALS)),)
+ifneq ($(filter-out all check demo bench fuzz install dist uninstall deps clean,$(MAKECMDGOALS)),)
 
 JDK_INC := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v javac)))); echo $$d/include)
 SRC_ALL := $(shell find src -name '*.c' | sort)
@@ -227,7 +233,7 @@ $(foreach t,linux win64 win32,$(eval $(call api_check_rules,$(t))))
 
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
 
-.PHONY: _all _check _demo _bench _fuzz
+.PHONY: _all _check _demo _bench _fuzz _install _dist
 _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 	@python3 tools/gen-cobj.py --check
 
@@ -236,6 +242,10 @@ _check: _all $(FIXTURE_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $
 
 _demo: _all $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
+
+# PREFIX and DESTDIR reach tools/install.sh through the environment (make exports command-line variables).
+_install _dist: _all
+	@bash tools/install.sh $(@:_%=%)
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c over the oracles of tests/posix/fuzz_oracles/,
 # which test_fuzz_oracles replays in `make check`; the sources each target parses with.

@@ -15,7 +15,8 @@
 # the machine changes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/build/linux
+# An installed jevprof (make install) names its libraries, CLSID and registry directory.
+build=${JEVPROF_LIBDIR:-$root/build/linux}
 if [[ ${1:-} == --mode=* ]]; then
   export JEVPROF_MODE=${1#--mode=}
   shift
@@ -28,8 +29,8 @@ for f in "$build/libjevmon.so" "$build/libjevprof.so"; do
   [[ -f $f ]] || { echo "jevprof.sh: $f is missing: run make first" >&2; exit 2; }
 done
 
-clsid=$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/monitor/jevprof.h")
-registry=$build/jevprof-registry
+clsid=${JEVPROF_CLSID:-$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/monitor/jevprof.h")}
+registry=${JEVPROF_REGISTRY_DIR:-$build/jevprof-registry}
 mkdir -p "$registry"
 printf 'Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@="%s"\n"ThreadingModel"="Both"\n' \
   "$clsid" "$build/libjevprof.so" >"$registry/system.reg"
