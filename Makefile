@@ -5,6 +5,7 @@
 #   make demo    profile a sample workload     make bench   overhead against no agent
 #   make install the Linux SDK under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
 #   make dist    build/dist/jevmon-win64.zip and jevmon-win32.zip, laid out like the old SDK
+#   make fuzz    the libFuzzer targets, FUZZ_SECONDS each (default 60)
 #
 # Sources are found by where they live, so adding a file needs no edit here:
 #   src/platform/posix*.c, src/platform/win32*.c   the platform layer of each system
@@ -26,9 +27,9 @@ SHELL := /bin/bash
 BUILD := build
 DEPS_STAMP := $(BUILD)/deps/done.stamp
 
-.PHONY: all check demo bench install dist uninstall deps clean
+.PHONY: all check demo bench fuzz install dist uninstall deps clean
 # The sub-make builds on every core; tests still run one suite at a time (tools/run-tests.sh).
-all check demo bench install dist: $(DEPS_STAMP)
+all check demo bench fuzz install dist: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
 
 # Removes what the manifest of the last make install under $(DESTDIR)$(PREFIX) lists.
@@ -42,7 +43,7 @@ clean:
 	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
 
 # ---- Everything below runs in a sub-make, after deps are in place ------------------------
-ifneq ($(filter-out all check demo bench install dist uninstall deps clean,$(MAKECMDGOALS)),)
+ifneq ($(filter-out all check demo bench fuzz install dist uninstall deps clean,$(MAKECMDGOALS)),)
 
 JDK_INC := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v javac)))); echo $$d/include)
 SRC_ALL := $(shell find src -name '*.c' | sort)
@@ -243,7 +244,7 @@ $(foreach t,linux win64 win32,$(eval $(call api_check_rules,$(t))))
 
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
 
-.PHONY: _all _check _demo _bench _install _dist
+.PHONY: _all _check _demo _bench _fuzz _install _dist
 _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 	@python3 tools/gen-cobj.py --check
 
@@ -256,6 +257,24 @@ _demo: _all $(BUILD)/linux/java/classes.stamp
 # PREFIX and DESTDIR reach tools/install.sh through the environment (make exports command-line variables).
 _install _dist: _all
 	@bash tools/install.sh $(@:_%=%)
+
+# libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c over the oracles of tests/posix/fuzz_oracles/,
+# which test_fuzz_oracles replays in `make check`; the sources each target parses with.
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -DCOBJMACROS -D_GNU_SOURCE -Iinclude -Iinclude/posix -Isrc -Itests/posix/fuzz_oracles
+FUZZ_TARGETS := regfile classfile
+regfile_FUZZ_SRC := src/com/regfile.c src/com/guid.c src/com/log.c
+classfile_FUZZ_SRC := $(wildcard src/classfile/*.c) src/com/log.c
+define fuzz_rule
+$(BUILD)/linux/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c tests/posix/fuzz_oracles/$(1).c $($(1)_FUZZ_SRC)
+	@mkdir -p $$(@D)
+	clang $(FUZZ_CFLAGS) -o $$@ $$^
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
+
+_fuzz: $(foreach t,$(FUZZ_TARGETS),$(BUILD)/linux/fuzz/fuzz_$(t))
+	@bash tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 _bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/java/classes.stamp
 	@bash tools/bench.sh

@@ -10,6 +10,7 @@ HRESULT STDMETHODCALLTYPE idinfo_GetClassPath(IJavaEventMonitorIDInfo4 *iface, L
 {
     (void)iface;
     char *path = NULL;
+    jv_jni(); /* JVMTI refuses threads the JVM has not seen: a monitor's own thread is attached first */
     if (!jv_jvmti || !ppszClassPath ||
         (*jv_jvmti)->GetSystemProperty(jv_jvmti, "java.class.path", &path) != JVMTI_ERROR_NONE)
         return E_FAIL;

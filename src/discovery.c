@@ -46,35 +46,43 @@ static int registry_dword(const char *key, const char *source, const char *name,
     }
 }
 
+/* The key and the source are as long as the subkey's name is: no length is too long. */
 static void add_registry_monitor(jv_monitor_specs *specs, const char *name)
 {
-    char key[512], source[600], *clsid_text = NULL;
+    static const char source_prefix[] = "registry key HKLM\\";
+    size_t source_len = sizeof(source_prefix) + strlen(JEVMON_MONITORS_KEY) + 1 + strlen(name);
+    char *source = malloc(source_len), *key, *clsid_text = NULL;
     CLSID clsid;
     jv_monitor_spec registered = {0};
 
-    snprintf(key, sizeof(key), "%s\\%s", JEVMON_MONITORS_KEY, name);
-    snprintf(source, sizeof(source), "registry key HKLM\\%s", key);
+    if (!source) {
+        jv_log("out of memory while listing monitors; Monitors subkey %.40s... left out", name);
+        return;
+    }
+    snprintf(source, source_len, "%s%s\\%s", source_prefix, JEVMON_MONITORS_KEY, name);
+    key = source + sizeof(source_prefix) - 1;
     switch (plat_reg_get_string(PLAT_HKLM, key, "CLSID", &clsid_text)) {
     case PLAT_REG_OK:
         break;
     case PLAT_REG_WRONG_TYPE:
         jv_log("%s: the CLSID value is not a string; monitor not loaded", source);
-        return;
+        goto done;
     default:
         jv_log("%s: has no CLSID value; monitor not loaded", source);
-        return;
+        goto done;
     }
     if (!jv_guid_parse(clsid_text, &clsid)) {
         jv_log("%s: CLSID \"%s\" is not a braced CLSID {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}; monitor not loaded",
                source, clsid_text);
-        free(clsid_text);
-        return;
+        goto done;
     }
-    free(clsid_text);
     registered.has_init_options = registry_dword(key, source, "InitOptions", &registered.init_options);
     registered.has_sampling_interval =
         registry_dword(key, source, "AllocationSamplingInterval", &registered.sampling_interval);
     add_spec(specs, source, &clsid, &registered);
+done:
+    free(clsid_text);
+    free(source);
 }
 
 static void add_registry_monitors(jv_monitor_specs *specs)

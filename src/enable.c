@@ -10,27 +10,16 @@
 typedef enum setting_state { SETTING_ABSENT, SETTING_OFF, SETTING_ON } setting_state;
 
 /* Reads an environment number; SETTING_ABSENT when unset or unreadable. */
-static setting_state env_setting(const char *name, int base, DWORD on_bits, char *why, size_t why_len)
+static setting_state env_setting(const char *name, int hex, DWORD on_bits, char *why, size_t why_len)
 {
-    char *text = plat_getenv(name), *end;
-    setting_state state = SETTING_ABSENT;
-    if (!text)
+    unsigned long long value;
+    if (jv_env_number(name, hex, 0xFFFFFFFFu,
+                      hex ? "a hexadecimal DWORD (1 to 8 significant digits, 0x optional, no sign)"
+                          : "a decimal DWORD (0 to 4294967295, no sign)",
+                      &value) != 1)
         return SETTING_ABSENT;
-    const char *p = text;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    unsigned long value = strtoul(p, &end, base);
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (end == p || *end)
-        jv_log("environment variable %s=\"%s\" is not a %s number; ignored", name, text,
-               base == 16 ? "hexadecimal" : "decimal");
-    else {
-        state = (value & on_bits) ? SETTING_ON : SETTING_OFF;
-        snprintf(why, why_len, "%s=%s", name, text);
-    }
-    free(text);
-    return state;
+    snprintf(why, why_len, hex ? "%s=0x%llx" : "%s=%llu", name, value);
+    return ((DWORD)value & on_bits) ? SETTING_ON : SETTING_OFF;
 }
 
 static setting_state registry_setting(plat_hive hive, const char *hive_name, const char *value_name,
@@ -50,10 +39,10 @@ static setting_state registry_setting(plat_hive hive, const char *hive_name, con
 }
 
 /* One switch: the environment variable if set, else the registry value. */
-static setting_state switch_state(const char *env_name, int base, plat_hive hive, const char *hive_name,
+static setting_state switch_state(const char *env_name, int hex, plat_hive hive, const char *hive_name,
                                   const char *value_name, DWORD on_bits, char *why, size_t why_len)
 {
-    setting_state state = env_setting(env_name, base, on_bits, why, why_len);
+    setting_state state = env_setting(env_name, hex, on_bits, why, why_len);
     if (state == SETTING_ABSENT)
         state = registry_setting(hive, hive_name, value_name, on_bits, why, why_len);
     return state;
@@ -66,9 +55,9 @@ int jv_profiling_enabled(const jv_options *opts, char *why, size_t why_len)
         snprintf(why, why_len, "agent option %s", opts->profiling == JV_FORCE_ON ? "enable" : "disable");
         return opts->profiling == JV_FORCE_ON;
     }
-    setting_state by_enable = switch_state("MSJAVA_ENABLE_MONITORS", 10, PLAT_HKCU, "HKCU", "EnableEventMonitors",
+    setting_state by_enable = switch_state("MSJAVA_ENABLE_MONITORS", 0, PLAT_HKCU, "HKCU", "EnableEventMonitors",
                                            ~(DWORD)0, enable_why, sizeof(enable_why));
-    setting_state by_flags = switch_state("MSJAVA_DEBUGGING_FLAGS", 16, PLAT_HKLM, "HKLM", "DebuggingFlags",
+    setting_state by_flags = switch_state("MSJAVA_DEBUGGING_FLAGS", 1, PLAT_HKLM, "HKLM", "DebuggingFlags",
                                           MSJDBG_FL_ENABLE_PROFILING, flags_why, sizeof(flags_why));
     if (by_enable == SETTING_ON) {
         snprintf(why, why_len, "%s", enable_why);

@@ -138,21 +138,40 @@ static int wanted_by_others(jvmtiEvent event)
     }
 }
 
+/*
+ * A route the JVM refused to switch keeps its old state, so the next update tries again;
+ * the refusal is said once per event.  A monitor's own thread may never have been seen by
+ * the JVM (SetEventMask from a timer thread): JVMTI refuses unattached threads, so the
+ * thread is attached first, as a daemon, as every IDInfo method does (vm.h).
+ */
 void jv_events_update(void)
 {
+    static unsigned char refusal_said[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
     if (!jv_jvmti || !jv_vm_live() || !update_lock)
         return;
+    jv_jni();
     plat_mutex_lock(update_lock);
-    DWORD want = jv_monitors_mask_union();
+    DWORD want = jv_monitors_mask_union(), refused = 0;
     if ((want & JV_METHOD_CALL_BITS) && !(enabled_categories & JV_METHOD_CALL_BITS))
         jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
         int on = (want & routes[i].categories) != 0 || wanted_by_others(routes[i].event);
-        if (on != route_on[i])
-            (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, routes[i].event, NULL);
-        route_on[i] = (unsigned char)on;
+        if (on == route_on[i])
+            continue;
+        jvmtiError error = (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
+                                                                 routes[i].event, NULL);
+        if (error == JVMTI_ERROR_NONE) {
+            route_on[i] = (unsigned char)on;
+            continue;
+        }
+        refused |= routes[i].categories;
+        if (!refusal_said[i]) {
+            refusal_said[i] = 1;
+            jv_log("the JVM refused to turn JVMTI event %d %s (error %d); tried again at the next event mask change",
+                   (int)routes[i].event, on ? "on" : "off", (int)error);
+        }
     }
-    enabled_categories = want;
+    enabled_categories = want & ~refused;
     plat_mutex_unlock(update_lock);
 }
 

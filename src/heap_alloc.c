@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "heap.h"
 #include "object.h"
+#include "options.h"
 #include "platform/platform.h"
 
 #define INTERVAL_VARIABLE "JEVMON_ALLOCATION_SAMPLING_INTERVAL"
@@ -33,15 +34,10 @@ jint jv_heap_sampling_interval(void)
         if (mine >= 0 && (chosen < 0 || mine < chosen))
             chosen = mine;
     }
-    char *text = plat_getenv(INTERVAL_VARIABLE), *end = NULL;
-    if (text) {
-        long long value = strtoll(text, &end, 10);
-        if (end != text && !*end && value >= 0 && value <= 0x7fffffff)
-            chosen = value;
-        else
-            jv_log("%s=\"%s\" is not a number of bytes from 0 to 2147483647; ignored", INTERVAL_VARIABLE, text);
-        free(text);
-    }
+    unsigned long long value;
+    if (jv_env_number(INTERVAL_VARIABLE, 0, 0x7fffffff, "a number of bytes from 0 to 2147483647 (decimal, no sign)",
+                      &value) == 1)
+        chosen = (long long)value;
     interval = chosen < 0 ? 0 : chosen > 0x7fffffff ? 0x7fffffff : chosen;
     return (jint)interval;
 }

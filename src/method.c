@@ -195,6 +195,7 @@ HRESULT STDMETHODCALLTYPE idinfo_MethodInformation(IJavaEventMonitorIDInfo4 *ifa
     jv_method *m = jv_method_get(method_id);
     if (!m || !jv_jvmti)
         return E_FAIL;
+    jv_jni(); /* JVMTI refuses threads the JVM has not seen: a monitor's own thread is attached first */
     if (ppmethod_name && !(*ppmethod_name = method_full_name(m)))
         return E_FAIL;
     if (pclass_id)
@@ -214,6 +215,7 @@ HRESULT STDMETHODCALLTYPE idinfo_InterpretedMethodInformation(IJavaEventMonitorI
     jv_method *m = jv_method_get(method_id);
     jint length = 0;
     unsigned char *codes = NULL;
+    jv_jni(); /* attached first, as above */
     if (!m || !pbyte_code_length || !ppbyte_codes ||
         (*jv_jvmti)->GetBytecodes(jv_jvmti, m->jmethod, &length, &codes) != JVMTI_ERROR_NONE)
         return E_FAIL;

@@ -7,6 +7,9 @@
  *   methods=jvmti     deliver method-call events through JVMTI MethodEntry/MethodExit
  *   methods=auto      let the bridge choose the cheapest mechanism the monitors allow (default)
  * Unknown words get one "jevmon:" line and are ignored.
+ *
+ * Also the one reader of the numbers the agent takes from environment variables
+ * (jv_env_number), so that every such variable accepts the same forms.
  */
 #ifndef JEVMON_OPTIONS_H
 #define JEVMON_OPTIONS_H
@@ -21,5 +24,14 @@ typedef struct jv_options {
 
 /* Parses text (NULL or "" for no options) into opts; never fails. */
 void jv_options_parse(const char *text, jv_options *opts);
+
+/*
+ * The environment variable name as a number from 0 to max, written in decimal, or in
+ * hexadecimal when hex is non-zero (1 to 16 digits after an optional 0x or 0X), with only
+ * spaces and tabs around it: no sign, no other text.  Returns 1 with *value; 0 when the
+ * variable is unset; -1 when it is set to anything else, after one "jevmon:" line naming
+ * the variable, its text, what it should be (described by form) and that it is ignored.
+ */
+int jv_env_number(const char *name, int hex, unsigned long long max, const char *form, unsigned long long *value);
 
 #endif

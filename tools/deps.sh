@@ -23,8 +23,9 @@ export DEBIAN_FRONTEND=noninteractive
 APT_UPDATED=no
 
 # openjdk-17-source: the java.util.stream sources javac compiles in `make bench`.
+# clang: libFuzzer for `make fuzz` (its runtime comes with clang's libclang-common-*-dev).
 PACKAGES=(mingw-w64 mingw-w64-tools libwine-dev wine wine64 check pkg-config cmake python3 dpkg-dev
-          make gcc libc6-dev xz-utils unzip zip openjdk-17-source)
+          make gcc libc6-dev xz-utils unzip zip openjdk-17-source clang)
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { say "error: $*" >&2; exit 1; }

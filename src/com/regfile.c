@@ -498,7 +498,8 @@ plat_reg_status jv_reg_subkeys(const jv_reg_tree *tree, plat_hive hive, const ch
     int ok = add_subkey_names(key, names, count);
     if (ok && machine_classes && machine_classes != key) {
         ok = add_subkey_names(machine_classes, names, count);
-        qsort(*names, *count, sizeof(char *), by_name);
+        if (ok && *count > 1) /* qsort's array may not be NULL, which it is while there is no name */
+            qsort(*names, *count, sizeof(char *), by_name);
     }
     if (!ok) {
         free_names(*names, *count);
@@ -587,6 +588,7 @@ typedef struct parser {
     size_t len, pos;
     unsigned line_no;   /* of the line read last */
     unsigned errors;
+    int quiet;          /* count errors without saying them */
     jv_reg_key *key;    /* where value lines go */
     enum { NO_KEY, IN_KEY, SKIPPING_KEY } state;
 } parser;
@@ -599,7 +601,8 @@ static void parse_error(parser *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(cause, sizeof(cause), fmt, ap);
     va_end(ap);
-    jv_log("%s:%u: %s", p->file, p->line_no, cause);
+    if (!p->quiet)
+        jv_log("%s:%u: %s", p->file, p->line_no, cause);
     p->errors++;
 }
 
@@ -663,6 +666,10 @@ static void parse_key_line(parser *p, const char *line, size_t len)
     }
     const char *inner = line + 1;
     size_t inner_len = (size_t)(close - inner);
+    if (memchr(inner, '\0', inner_len)) { /* names are C strings: the NUL would cut the path short */
+        parse_error(p, "key path holds a NUL byte; its values are skipped");
+        return;
+    }
     int deleting = inner_len && *inner == '-';
     if (deleting)
         inner++, inner_len--;
@@ -889,6 +896,9 @@ static void parse_value_line(parser *p, const char *line, size_t len)
         i = 1;
     } else if (!parse_quoted(p, line, len, &i, &name)) {
         goto done;
+    } else if (memchr(name.data, '\0', name.len)) {
+        parse_error(p, "value name holds a NUL byte; line skipped");
+        goto done;
     }
     while (i < len && is_blank(line[i]))
         i++;
@@ -937,9 +947,10 @@ static int decode_file(parser *p, const unsigned char *bytes, size_t size, buffe
     return 1;
 }
 
-unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives)
+static unsigned parse_file(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives,
+                           int quiet)
 {
-    parser p = {tree, file_name, hives, 0, NULL, 0, 0, 0, 0, NULL, NO_KEY};
+    parser p = {tree, file_name, hives, 0, NULL, 0, 0, 0, 0, quiet, NULL, NO_KEY};
     buffer text = {0};
     const char *line;
     size_t len;
@@ -983,6 +994,17 @@ unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data
     }
     free(text.data);
     return p.errors;
+}
+
+unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives)
+{
+    return parse_file(tree, file_name, data, size, hives, 0);
+}
+
+unsigned jv_reg_parse_quietly(jv_reg_tree *tree, const char *file_name, const void *data, size_t size,
+                              unsigned hives)
+{
+    return parse_file(tree, file_name, data, size, hives, 1);
 }
 
 /* ---- The writer -------------------------------------------------------------------------------- */

@@ -77,6 +77,9 @@ void jv_reg_tree_free(jv_reg_tree *tree);
  * refused whole.  Returns the number of errors.
  */
 unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives);
+/* As jv_reg_parse, saying nothing: for a file whose errors were reported already. */
+unsigned jv_reg_parse_quietly(jv_reg_tree *tree, const char *file_name, const void *data, size_t size,
+                              unsigned hives);
 
 /*
  * hive (PLAT_HKLM or PLAT_HKCU) as a "Windows Registry Editor Version 5.00" file in

@@ -3,6 +3,7 @@
  * in-process server, with a shared library for the DLL.
  *
  *   HKCR\CLSID\{clsid}\InprocServer32, default value: the library's absolute path
+ *   refused unless it is a regular file that only root or this user could have written (check_trusted)
  *   dlopen(RTLD_NOW | RTLD_LOCAL), dlsym("DllGetClassObject")
  *   DllGetClassObject(clsid, IID_IClassFactory) -> CreateInstance(NULL, iid) -> Release the factory
  *
@@ -19,6 +20,7 @@
 
 #include "com/guid.h"
 #include "platform/platform.h"
+#include "platform/posix_trust.h"
 
 /* Writes "CLSID {..}: <cause>" into why and returns hr. */
 static HRESULT fail(HRESULT hr, char *why, size_t why_len, const char *clsid_text, const char *fmt, ...)
@@ -65,16 +67,47 @@ static HRESULT find_server(const char *clsid_text, char **path, char *why, size_
     }
 }
 
+/*
+ * Refuses, before dlopen, a library that is not a regular file (dlopen of a FIFO blocks
+ * forever) or that someone other than root or this user could have replaced: it, or the
+ * directory holding it, is writable by others, or belongs to another user (posix_trust.h).
+ */
+static HRESULT check_trusted(const char *clsid_text, const char *path, const struct stat *st, char *why,
+                             size_t why_len)
+{
+    char reason[160], *dir;
+    struct stat dir_st;
+    const char *refusal = posix_distrust(st, 0, reason, sizeof(reason));
+    if (refusal)
+        return fail(E_ACCESSDENIED, why, why_len, clsid_text, "InprocServer32 %s refused: %s", path, refusal);
+    if (!(dir = strdup(path)))
+        return fail(E_OUTOFMEMORY, why, why_len, clsid_text, "InprocServer32 %s: out of memory", path);
+    char *slash = strrchr(dir, '/');
+    slash[slash == dir] = '\0'; /* "/lib.so" lives in "/" */
+    HRESULT hr = S_OK;
+    if (stat(dir, &dir_st) != 0)
+        hr = fail(E_ACCESSDENIED, why, why_len, clsid_text, "InprocServer32 %s refused: its directory %s: %s", path,
+                  dir, strerror(errno));
+    else if ((refusal = posix_distrust(&dir_st, 1, reason, sizeof(reason))))
+        hr = fail(E_ACCESSDENIED, why, why_len, clsid_text, "InprocServer32 %s refused: its directory %s: %s", path,
+                  dir, refusal);
+    free(dir);
+    return hr;
+}
+
 /* The library at path, loaded and holding DllGetClassObject; a failure HRESULT (why written) otherwise. */
 static HRESULT load_server(const char *clsid_text, const char *path, LPFNGETCLASSOBJECT *get_class_object,
                            char *why, size_t why_len)
 {
     struct stat st;
+    HRESULT hr;
     if (path[0] != '/')
         return fail(CO_E_DLLNOTFOUND, why, why_len, clsid_text,
                     "InprocServer32 is a relative path: %s (it must be absolute)", path);
     if (stat(path, &st) != 0)
         return fail(CO_E_DLLNOTFOUND, why, why_len, clsid_text, "InprocServer32 %s: %s", path, strerror(errno));
+    if (FAILED(hr = check_trusted(clsid_text, path, &st, why, why_len)))
+        return hr;
     void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!library)
         return fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s cannot be loaded: %s", path,

@@ -15,7 +15,8 @@
  * PLAT_REG_ERROR rather than answer from part of the registry.
  *
  * Reading merges every file into one tree, kept until one of the files changes (their
- * stat identity is the cache key), so a bad file is reported once, not at every read.
+ * stat identity is the cache key).  A bad file is reported once per process, not at every
+ * read, nor again by a monitor's own copy of this layer (first_reading).
  * Writing reads the hive's own file afresh, changes it and replaces it atomically
  * (temporary file, then rename), mode 0644.  A file with malformed lines is not
  * rewritten: the rewrite would drop them.  Writers in several processes at once are not
@@ -33,6 +34,8 @@
 
 #include "com/regfile.h"
 #include "platform/platform.h"
+#include "platform/posix_once.h"
+#include "platform/posix_trust.h"
 
 #define SYSTEM_FILE_DEFAULT "/etc/jevmon/system.reg"
 #define SYSTEM_HIVES (JV_REG_HIVE_BIT(PLAT_HKLM) | JV_REG_HIVE_BIT(PLAT_HKCR))
@@ -131,40 +134,49 @@ static int same_state(const file_state *a, const file_state *b)
            a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
-/* Why a file with this status may not be trusted, or NULL when it may. */
-static const char *distrust(const struct stat *st, char *why, size_t why_len)
+/*
+ * Whether what is wrong with the file at path in this state, if anything, is still to be
+ * said in this process.  The agent and each monitor linked with this layer read the same
+ * files with caches of their own, so without a process-wide record (posix_once.h) every bad
+ * file would be reported by each of them.  A file that changes is a new file.
+ */
+static int first_reading(const char *path, const file_state *state)
 {
-    if (!S_ISREG(st->st_mode))
-        return "it is not a regular file";
-    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-        snprintf(why, why_len, "other users can write it (mode %04o; chmod go-w fixes it)",
-                 (unsigned)(st->st_mode & 07777));
-        return why;
-    }
-    if (st->st_uid != 0 && st->st_uid != geteuid()) {
-        snprintf(why, why_len, "it belongs to uid %u, neither root nor this user (uid %u)", (unsigned)st->st_uid,
-                 (unsigned)geteuid());
-        return why;
-    }
-    return NULL;
+    size_t len = strlen(path) + 200;
+    char *key = malloc(len);
+    if (!key)
+        return 1;
+    snprintf(key, len, "registry file %s %d %llu %llu %lld %lld.%09ld %lld.%09ld %o %u", path, state->exists,
+             (unsigned long long)state->dev, (unsigned long long)state->ino, (long long)state->size,
+             (long long)state->mtime.tv_sec, state->mtime.tv_nsec, (long long)state->ctime.tv_sec,
+             state->ctime.tv_nsec, (unsigned)state->mode, (unsigned)state->uid);
+    for (char *nl = strchr(key, '\n'); nl; nl = strchr(nl, '\n'))
+        *nl = '?'; /* the record's keys are lines */
+    int first = posix_first_in_process(key);
+    free(key);
+    return first;
 }
 
 /*
- * The contents of the file at path in *data (malloc'd, NULL when there is no file) and
- * its state.  Returns 0 (logged) when the file is refused or cannot be read.
+ * The contents of the file at path in *data (malloc'd, NULL when there is no file), its
+ * state, and in *say whether its problems are to be said (first_reading).  Returns 0
+ * (logged, if *say) when the file is refused or cannot be read.
  */
-static int read_trusted(const char *path, char **data, size_t *size, file_state *state)
+static int read_trusted(const char *path, char **data, size_t *size, file_state *state, int *say)
 {
     char why[160];
     struct stat st;
     *data = NULL;
     *size = 0;
+    *say = 1;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK); /* O_NONBLOCK: a FIFO must not hang us */
     if (fd < 0) {
+        int error = errno;
         state_of_path(path, state);
-        if (errno == ENOENT || errno == ENOTDIR)
+        if (error == ENOENT || error == ENOTDIR)
             return 1;
-        jv_log("registry file %s cannot be read: %s; ignored", path, strerror(errno));
+        if ((*say = first_reading(path, state)))
+            jv_log("registry file %s cannot be read: %s; ignored", path, strerror(error));
         return 0;
     }
     if (fstat(fd, &st) != 0) {
@@ -174,9 +186,11 @@ static int read_trusted(const char *path, char **data, size_t *size, file_state 
         return 0;
     }
     state_from_stat(state, &st);
-    const char *refusal = distrust(&st, why, sizeof(why));
+    *say = first_reading(path, state);
+    const char *refusal = posix_distrust(&st, 0, why, sizeof(why));
     if (refusal) {
-        jv_log("registry file %s refused: %s", path, refusal);
+        if (*say)
+            jv_log("registry file %s refused: %s", path, refusal);
         close(fd);
         return 0;
     }
@@ -219,11 +233,12 @@ static int load_file(jv_reg_tree *tree, const char *path, unsigned hives, file_s
 {
     char *data;
     size_t size;
+    int say;
     *errors = 0;
-    if (!read_trusted(path, &data, &size, state))
+    if (!read_trusted(path, &data, &size, state, &say))
         return 0;
     if (data)
-        *errors = jv_reg_parse(tree, path, data, size, hives);
+        *errors = (say ? jv_reg_parse : jv_reg_parse_quietly)(tree, path, data, size, hives);
     free(data);
     return 1;
 }

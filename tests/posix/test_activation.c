@@ -220,9 +220,84 @@ START_TEST(server_not_loadable)
     FILE *f = fopen(text_file, "w");
     fputs("this is a text file, not a shared library\n", f);
     fclose(f);
+    chmod(text_file, 0644); /* whatever the umask: a group-writable file is refused before dlopen */
     register_server(FX_SERVER_TEXT, text_file);
     assert_fails(FX_SERVER_TEXT, &IID_IUnknown, CO_E_ERRORINDLL, "cannot be loaded");
     assert_fails(FX_SERVER_TEXT, &IID_IUnknown, CO_E_ERRORINDLL, "not-a-library.so"); /* dlerror's text */
+}
+END_TEST
+
+/* A copy of the fixture server in the test's directory, with the given mode; its path in copy. */
+static void copy_server(char *copy, size_t size, mode_t mode)
+{
+    snprintf(copy, size, "%s/copied-server.so", dir);
+    char *bytes = tk_read_file(server_path);
+    FILE *f = fopen(copy, "wb");
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_ptr_nonnull(f);
+    struct stat st;
+    ck_assert_int_eq(stat(server_path, &st), 0);
+    ck_assert_uint_eq(fwrite(bytes, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+    fclose(f);
+    free(bytes);
+    ck_assert_int_eq(chmod(copy, mode), 0);
+    register_server(FX_SERVER_TEXT, copy);
+}
+
+START_TEST(server_is_a_fifo)
+{
+    char fifo[400];
+    snprintf(fifo, sizeof(fifo), "%s/fifo.so", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    register_server(FX_SERVER_TEXT, fifo); /* dlopen would block in open() for ever */
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "fifo.so refused: it is not a regular file");
+}
+END_TEST
+
+START_TEST(server_is_a_directory)
+{
+    register_server(FX_SERVER_TEXT, dir);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "refused: it is not a regular file");
+}
+END_TEST
+
+START_TEST(server_writable_by_others)
+{
+    char copy[400];
+    copy_server(copy, sizeof(copy), 0757);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "copied-server.so refused: other users can write it (mode 0757");
+    ck_assert_int_eq(chmod(copy, 0775), 0);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "other users can write it (mode 0775");
+    ck_assert_int_eq(chmod(copy, 0755), 0); /* the same file, once only its owner can write it, loads */
+    IUnknown *object = NULL;
+    ck_assert_int_eq(plat_create_instance(&CLSID_FxServer, &IID_IUnknown, (void **)&object, NULL, 0), S_OK);
+    IUnknown_Release(object);
+}
+END_TEST
+
+START_TEST(server_in_a_directory_writable_by_others)
+{
+    char copy[400];
+    copy_server(copy, sizeof(copy), 0755);
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "refused: its directory");
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "other users can write it (mode 0777");
+    ck_assert_int_eq(chmod(dir, 01777), 0); /* sticky, as /tmp: only the file's owner can replace it */
+    IUnknown *object = NULL;
+    ck_assert_int_eq(plat_create_instance(&CLSID_FxServer, &IID_IUnknown, (void **)&object, NULL, 0), S_OK);
+    IUnknown_Release(object);
+    ck_assert_int_eq(chmod(dir, 0700), 0);
+}
+END_TEST
+
+START_TEST(server_owned_by_another_user)
+{
+    char copy[400];
+    if (geteuid() != 0)
+        return; /* only root can give a file away */
+    copy_server(copy, sizeof(copy), 0755);
+    ck_assert_int_eq(chown(copy, 65534, 65534), 0);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "refused: it belongs to uid 65534, neither root nor this user");
 }
 END_TEST
 
@@ -373,6 +448,11 @@ static Suite *activation_suite(void)
     tcase_add_test(fails, relative_server_path);
     tcase_add_test(fails, server_file_missing);
     tcase_add_test(fails, server_not_loadable);
+    tcase_add_test(fails, server_is_a_fifo);
+    tcase_add_test(fails, server_is_a_directory);
+    tcase_add_test(fails, server_writable_by_others);
+    tcase_add_test(fails, server_in_a_directory_writable_by_others);
+    tcase_add_test(fails, server_owned_by_another_user);
     tcase_add_test(fails, server_without_dllgetclassobject);
     tcase_add_test(fails, class_factory_refused);
     tcase_add_test(fails, class_factory_missing_despite_success);

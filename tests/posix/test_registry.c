@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -545,6 +546,81 @@ START_TEST(user_file_defaults_to_home_config)
 }
 END_TEST
 
+/* ---- Once per process ------------------------------------------------------------------------ */
+
+/* The test's stderr goes to a file while fn runs; the text written there, malloc'd. */
+static char *stderr_of(void (*fn)(void))
+{
+    char path[400];
+    in_dir(path, sizeof(path), "stderr.txt");
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    dup2(fd, 2);
+    close(fd);
+    fn();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    return read_file(path);
+}
+
+typedef int (*get_dword_fn)(const char *key, const char *name, DWORD *value);
+static get_dword_fn other_copy;
+
+static void read_through_both_copies(void)
+{
+    DWORD value = 0;
+    ck_assert_int_eq(plat_reg_get_dword(PLAT_HKLM, "K", "v", &value), PLAT_REG_OK);
+    ck_assert_int_eq(other_copy("K", "v", &value), PLAT_REG_OK);
+    ck_assert_uint_eq(value, 7);
+    ck_assert_int_eq(plat_reg_get_dword(PLAT_HKLM, "K", "v", &value), PLAT_REG_OK);
+}
+
+/* The agent and a monitor linked with libjevplat each hold a copy of the registry layer; a bad
+ * file was reported by each (an empty file: 2 lines; 250 bad lines: 500).  Once per process now,
+ * and again only when the file changes. */
+START_TEST(a_bad_file_is_reported_once_per_process_by_every_copy)
+{
+    char fixture[1024], empty[300], bad[300], files[700];
+    char *self = plat_module_path((const void *)stderr_of);
+    ck_assert_ptr_nonnull(self);
+    snprintf(fixture, sizeof(fixture), "%s", self); /* <build>/asan/tests/test_registry */
+    free(self);
+    for (int i = 0; i < 3; i++)
+        *strrchr(fixture, '/') = '\0';
+    strcat(fixture, "/fixtures/fx_regreader.so");
+    void *library = dlopen(fixture, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(library != NULL, "%s", dlerror());
+    void *symbol = dlsym(library, "FxRegReaderGetDword");
+    ck_assert_ptr_nonnull(symbol);
+    memcpy(&other_copy, &symbol, sizeof(symbol));
+
+    write_file(system_path, V5 "[HKLM\\K]\n\"v\"=dword:00000007\n", 0644);
+    in_dir(empty, sizeof(empty), "empty.reg");
+    in_dir(bad, sizeof(bad), "bad.reg");
+    write_file(empty, "", 0644);
+    write_file(bad, V5 "[HKLM\\B]\n\"a\"=x\n\"b\"=y\n\"c\"=z\n", 0644);
+    snprintf(files, sizeof(files), "%s:%s", empty, bad);
+    setenv("JEVMON_REGISTRY_FILES", files, 1);
+    jv_log_set_sink(NULL, NULL); /* both copies write to stderr */
+
+    char *text = stderr_of(read_through_both_copies);
+    ck_assert_msg(tk_count(text, "jevmon: ") == 4, "%s", text);
+    ck_assert_int_eq(tk_count(text, "empty.reg:1: not a registry file"), 1);
+    ck_assert_int_eq(tk_count(text, "bad.reg:4: unknown value type"), 1);
+    ck_assert_int_eq(tk_count(text, "bad.reg:6: unknown value type"), 1);
+    free(text);
+
+    /* Changed, it is a new file: reported again, once. */
+    write_file(bad, V5 "[HKLM\\B]\n\"a\"=x\n", 0644);
+    text = stderr_of(read_through_both_copies);
+    ck_assert_msg(tk_count(text, "jevmon: ") == 1 && tk_count(text, "bad.reg:4: unknown value type") == 1, "%s",
+                  text);
+    free(text); /* the library stays: its copy's registry cache is reachable only from it */
+}
+END_TEST
+
 static Suite *registry_suite(void)
 {
     Suite *s = suite_create("registry");
@@ -559,6 +635,7 @@ static Suite *registry_suite(void)
     tcase_add_test(files, malformed_paths_are_refused);
     tcase_add_test(files, malformed_lines_are_reported_once_and_block_rewrites);
     tcase_add_test(files, changed_file_is_read_again);
+    tcase_add_test(files, a_bad_file_is_reported_once_per_process_by_every_copy);
     tcase_add_test(files, user_file_defaults_to_xdg_config_home);
     tcase_add_test(files, user_file_defaults_to_home_config);
     suite_add_tcase(s, files);

@@ -306,6 +306,30 @@ START_TEST(bad_input_one_line_and_the_rest_goes_on)
 }
 END_TEST
 
+/* Names of any length: the key path was once cut at 512 bytes, and names of 476 characters and more
+ * were reported as having no CLSID.  (Windows' registry itself refuses names over 255 characters.) */
+START_TEST(long_monitors_subkey_names_load)
+{
+    static const size_t lengths[] = {255, 475, 476, 600, 2000};
+    int written = 0;
+    for (size_t i = 0; i < sizeof(lengths) / sizeof(*lengths); i++) {
+        char name[2001], key[2100];
+        memset(name, 'a' + (int)i, lengths[i]);
+        name[lengths[i]] = '\0';
+        snprintf(key, sizeof(key), "%s\\%s", MONITORS, name);
+        if (plat_reg_set_string(PLAT_HKLM, key, "CLSID", FX) == PLAT_REG_OK)
+            written++;
+        else
+            ck_assert_msg(lengths[i] > 255, "a %u-character key name could not be written", (unsigned)lengths[i]);
+    }
+    line_count = 0; /* Windows' refusals of the longer names */
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_msg(line_count == 0, "%d lines, first: %s", line_count, line_count ? lines[0] : "");
+    ck_assert_msg(tk_count(log, " Initialize class=") == written, "%d monitors registered:\n%s", written, log);
+    free(log);
+}
+END_TEST
+
 START_TEST(undeliverable_categories_are_masked_off)
 {
     register_monitor("fx", FX);
@@ -343,6 +367,24 @@ static const enable_row enable_rows[] = {
     {"0", "2", -1, -1, JV_FORCE_NONE, 1, 0},    /* either switch on is enough */
     {"yes", NULL, 1, -1, JV_FORCE_NONE, 1, 1},  /* unreadable: one line, then the registry decides */
     {NULL, "zz", -1, -1, JV_FORCE_NONE, 0, 1},
+    /* Exactly the README's forms: a decimal or hexadecimal DWORD, spaces around it, nothing else. */
+    {"4294967295", NULL, -1, -1, JV_FORCE_NONE, 1, 0},
+    {" 7\t", NULL, -1, -1, JV_FORCE_NONE, 1, 0},
+    {NULL, "0X00000002", -1, -1, JV_FORCE_NONE, 1, 0},
+    {NULL, "00000000002", -1, -1, JV_FORCE_NONE, 1, 0}, /* leading zeros are no overflow */
+    {"4294967296", NULL, -1, -1, JV_FORCE_NONE, 0, 1},  /* was read as 0 ... */
+    {"4294967296", NULL, 1, -1, JV_FORCE_NONE, 1, 1},   /* ... and now counts as unset */
+    {"99999999999999999999999", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"-1", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"+1", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"1x", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {"0x1", NULL, -1, -1, JV_FORCE_NONE, 0, 1},         /* not decimal */
+    {"", NULL, -1, -1, JV_FORCE_NONE, 0, 1},
+    {NULL, "-1", -1, -1, JV_FORCE_NONE, 0, 1},          /* was on: -1 wrapped to all bits */
+    {NULL, "100000002", -1, -1, JV_FORCE_NONE, 0, 1},   /* was on: bit 1 of an overflowing value */
+    {NULL, "fffffffffffffffffffff", -1, -1, JV_FORCE_NONE, 0, 1},
+    {NULL, "0x", -1, -1, JV_FORCE_NONE, 0, 1},
+    {NULL, "2 2", -1, -1, JV_FORCE_NONE, 0, 1},
     {"1", NULL, -1, -1, JV_FORCE_OFF, 0, 0},    /* agent options win */
     {NULL, NULL, -1, -1, JV_FORCE_ON, 1, 0},
 };
@@ -359,7 +401,12 @@ START_TEST(enabling_rules)
     if (row->flags_reg >= 0)
         plat_reg_set_dword(PLAT_HKLM, JEVMON_JAVA_VM_KEY, "DebuggingFlags", (DWORD)row->flags_reg);
     ck_assert_msg(jv_profiling_enabled(&opts, why, sizeof(why)) == row->enabled, "row %d: %s", _i, why);
-    ck_assert_int_eq(line_count, row->log_lines);
+    ck_assert_msg(line_count == row->log_lines, "row %d: %d lines, first: %s", _i, line_count,
+                  line_count ? lines[0] : "");
+    if (row->log_lines)
+        ck_assert_msg(strstr(lines[0], "; ignored") && strstr(lines[0], row->enable_env ? "not a decimal DWORD"
+                                                                                       : "not a hexadecimal DWORD"),
+                      "row %d: %s", _i, lines[0]);
 }
 END_TEST
 
@@ -375,6 +422,7 @@ int main(void)
     tcase_add_test(tc, init_options_own_call_during_initialize);
     tcase_add_test(tc, init_options_of_the_wrong_type);
     tcase_add_loop_test(tc, bad_input_one_line_and_the_rest_goes_on, 0, (int)(sizeof(bad_inputs) / sizeof(*bad_inputs)));
+    tcase_add_test(tc, long_monitors_subkey_names_load);
     tcase_add_test(tc, undeliverable_categories_are_masked_off);
     tcase_add_loop_test(tc, enabling_rules, 0, (int)(sizeof(enable_rows) / sizeof(*enable_rows)));
     suite_add_tcase(s, tc);

@@ -741,6 +741,41 @@ START_TEST(not_a_registry_file)
 }
 END_TEST
 
+/* Names are C strings: "[HKLM\A<NUL>B]" once parsed as key A, "v<NUL>w" as value v, silently.
+ * In UTF-8 and in UTF-16LE (a U+0000 unit) alike. */
+START_TEST(nul_bytes_in_names_are_malformed)
+{
+    static const char text[] = V5 "[HKLM\\A\0B]\n\"under\"=\"x\"\n[HKLM\\K]\n\"v\0w\"=\"x\"\n\"ok\"=\"1\"\n";
+    ck_assert_uint_eq(jv_reg_parse(tree, FILE_NAME, text, sizeof(text) - 1, JV_REG_ALL_HIVES), 2);
+    ck_assert_int_eq(line_count, 2);
+    ck_assert_msg(logged("test.reg:3: key path holds a NUL byte"), "%s", lines[0]);
+    ck_assert_msg(logged("test.reg:6: value name holds a NUL byte"), "%s", lines[1]);
+    ck_assert_ptr_null(jv_reg_find_key(tree, PLAT_HKLM, "A"));
+    ck_assert_ptr_null(value_of(PLAT_HKLM, "K", "v"));
+    ck_assert_str_eq(string_of(PLAT_HKLM, "K", "ok"), "1");
+
+    /* The same file in UTF-16LE: "@" stands for each NUL while it is converted. */
+    char with_markers[sizeof(text)];
+    memcpy(with_markers, text, sizeof(text));
+    for (size_t i = 0; i < sizeof(text) - 1; i++)
+        if (!with_markers[i])
+            with_markers[i] = '@';
+    size_t size;
+    unsigned char *wide = utf16le_file(with_markers, &size);
+    for (size_t i = 2; i + 1 < size; i += 2)
+        if (wide[i] == '@' && wide[i + 1] == 0)
+            wide[i] = 0;
+    jv_reg_tree *second = jv_reg_tree_create();
+    line_count = 0;
+    ck_assert_uint_eq(jv_reg_parse(second, FILE_NAME, wide, size, JV_REG_ALL_HIVES), 2);
+    ck_assert(logged("test.reg:3: key path holds a NUL byte"));
+    ck_assert(logged("test.reg:6: value name holds a NUL byte"));
+    ck_assert_ptr_null(jv_reg_find_key(second, PLAT_HKLM, "A"));
+    jv_reg_tree_free(second);
+    free(wide);
+}
+END_TEST
+
 START_TEST(every_error_is_reported)
 {
     ck_assert_uint_eq(parse(V5 "[HKLM\\T]\n\"a\"=dword:1\n\"b\"=\"ok\"\n\"c\"=hex:1\n[HKEY_USERS\\x]\n"
@@ -793,6 +828,7 @@ static Suite *regfile_suite(void)
     tcase_add_test(errors, error_in_a_continued_line_names_that_line);
     tcase_add_test(errors, regedit4_string_data_that_is_not_utf8);
     tcase_add_test(errors, not_a_registry_file);
+    tcase_add_test(errors, nul_bytes_in_names_are_malformed);
     tcase_add_test(errors, every_error_is_reported);
     suite_add_tcase(s, errors);
     return s;

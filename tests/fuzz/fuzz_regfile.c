@@ -1,0 +1,16 @@
+/* fuzz_regfile.c - libFuzzer target over the registry parser (`make fuzz`; oracle in tests/posix/fuzz_oracles). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../posix/fuzz_oracles/oracles.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *failure = fuzz_regfile_check(data, size);
+    if (failure) {
+        fprintf(stderr, "fuzz_regfile: %s\n", failure);
+        abort();
+    }
+    return 0;
+}
