@@ -94,6 +94,8 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
         caps->can_generate_garbage_collection_events = 1;
     if (categories & JVM_MONITOR_THREADS)
         jv_thread_names_capabilities(caps);
+    if (categories)
+        jv_vthread_capabilities(caps); /* a virtual thread is a Java thread to every category */
 }
 
 DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
@@ -298,6 +300,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     jclass *loaded = NULL;
     jv_vm_set_live(1);
     jv_heap_start();
+    jv_vthread_events_start(jvmti, env);
     jv_thread_current(env, thread);
     if ((*jvmti)->GetLoadedClasses(jvmti, &count, &loaded) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < count; i++) {
@@ -364,7 +367,15 @@ int jv_events_setup(void)
     cb.ThreadStart = on_thread_start;
     cb.ThreadEnd = on_thread_end;
     update_lock = plat_mutex_create();
-    if ((*jv_jvmti)->SetEventCallbacks(jv_jvmti, &cb, (jint)sizeof(cb)) != JVMTI_ERROR_NONE)
+    struct {
+        jvmtiEventCallbacks table;
+        void *beyond_jdk17[2]; /* VirtualThreadStart/End: JDK 21's table is longer (event_vthread.c) */
+    } all;
+    memset(&all, 0, sizeof(all));
+    all.table = cb;
+    jint size = (jint)sizeof(cb);
+    jv_vthread_callbacks(&all.table, &size);
+    if ((*jv_jvmti)->SetEventCallbacks(jv_jvmti, &all.table, size) != JVMTI_ERROR_NONE)
         return 0;
     (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
     (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
