@@ -111,27 +111,15 @@ static _Atomic MethodID *slot_of(uint32_t n, int create)
     return chunk ? &chunk[n & (CHUNK_SIZE - 1)] : NULL;
 }
 
-/*
- * Code that runs while a virtual thread mounts or unmounts, which JVMTI posts no method
- * events for either: Continuation.run enters a virtual thread's frames on its carrier, yield
- * leaves them from the virtual thread and returns on another carrier, and the continuation's
- * wrapper (VThreadContinuation's) runs before the virtual thread starts.  Their calls would
- * land on one thread's shadow stack and return on another's.
- */
-static int mount_transition(const char *class_name)
-{
-    return !strcmp(class_name, "jdk/internal/vm/Continuation") ||
-           !strncmp(class_name, "java/lang/VirtualThread$VThreadContinuation",
-                    strlen("java/lang/VirtualThread$VThreadContinuation"));
-}
-
 static int32_t method_int(void *context, const cf_method_info *method)
 {
     (void)context;
     /* The rewriter cannot handle it (the VM treats it specially) and would say so for every run. */
     if (!strcmp(method->class_name, "java/lang/Object") && !strcmp(method->name, "<init>"))
         return CF_SKIP_METHOD;
-    if (mount_transition(method->class_name))
+    /* Their calls would land on one thread's shadow stack and return on another's; JVMTI posts no
+     * method events for them either (thread.h). */
+    if (jv_thread_mount_transition_class(method->class_name))
         return CF_SKIP_METHOD;
     uint32_t n = atomic_fetch_add(&next_int, 1);
     return slot_of(n, 1) ? (int32_t)n : CF_SKIP_METHOD;

@@ -9,6 +9,9 @@
  * walked there, which names the method even inside inlined code and between safepoints.
  * When neither names a method, JVMTI's frame is used: it is taken at the thread's next
  * safepoint, so it is right about the method but biased toward where safepoints are.
+ *
+ * A virtual thread is sampled on its carrier while mounted; unmounted, it is BLOCKING (parked)
+ * or waiting for a carrier, and JVMTI's frame is all there is.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -139,13 +142,13 @@ static JVM_METHOD_SAMPLE_LOCATION location_of_stub(const char *name)
 }
 
 /* Interrupts the thread; returns 0 when it could not be (then nothing in f is set). */
-static int interrupt(const jv_thread *t, found *f)
+static int interrupt(DWORD os_tid, found *f)
 {
     walk w;
     plat_registers regs;
     memset(&w.trace, 0, sizeof(w.trace));
     w.walked = w.dispatching = 0;
-    if (!can_interrupt || !plat_sample_thread(t->os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, &w, &regs))
+    if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, &w, &regs))
         return 0;
     f->ip = regs.ip;
     f->sp = regs.sp;
@@ -203,7 +206,7 @@ static void confirm_with_jvmti(jthread thread, found *f)
         *f = jvmti;
 }
 
-static void locate(const jv_thread *t, jthread thread, jint state, found *f)
+static void locate(DWORD os_tid, jthread thread, jint state, found *f)
 {
     if (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) {
         f->location = JVM_LOCATION_BLOCKING; /* not interrupted: it stays where it is */
@@ -211,8 +214,8 @@ static void locate(const jv_thread *t, jthread thread, jint state, found *f)
         return;
     }
     /* The calling thread is the profiler itself, and cannot wait for its own answer everywhere. */
-    int self = t->os_tid == plat_os_thread_id();
-    if (self || !interrupt(t, f)) {
+    int self = os_tid && os_tid == plat_os_thread_id();
+    if (self || !os_tid || !interrupt(os_tid, f)) {
         f->location = self ? JVM_LOCATION_PROFILER
                       : (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_LOCATION_NATIVE
                                                                : JVM_LOCATION_UNKNOWN;
@@ -228,6 +231,35 @@ static void locate(const jv_thread *t, jthread thread, jint state, found *f)
         else if (f->method && f->location != JVM_LOCATION_JIT && is_loader_native(f->method))
             f->location = JVM_LOCATION_LOADER;
     }
+}
+
+/* The OS thread running the thread now: a virtual thread's carrier while it is mounted; 0 when none. */
+static DWORD os_thread_of(JNIEnv *env, const jv_thread *t, jthread thread)
+{
+    if (!t->is_virtual)
+        return t->os_tid;
+    jthread carrier = jv_thread_carrier(env, thread);
+    jv_thread *c = carrier ? jv_thread_of(env, carrier) : NULL;
+    if (carrier)
+        (*env)->DeleteLocalRef(env, carrier);
+    return c ? c->os_tid : 0;
+}
+
+/*
+ * A virtual thread's depth counts its own frames (thread.h).  A walk on its carrier counts the
+ * carrier's too, so the depth is JVMTI's, and kept only when JVMTI's innermost frame is the
+ * sampled method (a thread that moved on has no StackID in its sample).
+ */
+static void virtual_thread_depth(JNIEnv *env, jthread thread, const jv_thread *t, found *f)
+{
+    jmethodID top = NULL;
+    jlocation location = 0;
+    jint count = 0;
+    f->depth = 0;
+    if (f->method && (*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, 0, &top, &location) == JVMTI_ERROR_NONE &&
+        top == f->method && (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) == JVMTI_ERROR_NONE &&
+        (count -= jv_thread_base_frames(env, thread, t)) > 0)
+        f->depth = (uint32_t)count;
 }
 
 static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
@@ -248,7 +280,9 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         (*env)->DeleteLocalRef(env, thread);
         return E_FAIL;
     }
-    locate(t, thread, state, &f);
+    locate(os_thread_of(env, t, thread), thread, state, &f);
+    if (t->is_virtual)
+        virtual_thread_depth(env, thread, t, &f);
     (*env)->DeleteLocalRef(env, thread);
 
     psample->accuracy = (JVM_METHOD_SAMPLE_ACCURACY)f.accuracy;

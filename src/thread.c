@@ -166,6 +166,49 @@ void jv_threads_start(JNIEnv *env)
     (*env)->DeleteLocalRef(env, virtual_class);
 }
 
+int jv_thread_mount_transition_class(const char *internal_name)
+{
+    static const char wrapper[] = "java/lang/VirtualThread$VThreadContinuation";
+    return !strcmp(internal_name, "jdk/internal/vm/Continuation") || !strncmp(internal_name, wrapper, strlen(wrapper));
+}
+
+static int in_mount_transition_class(JNIEnv *env, jmethodID method)
+{
+    jclass declaring = NULL;
+    char *signature = NULL;
+    int transition = 0;
+    if ((*jv_jvmti)->GetMethodDeclaringClass(jv_jvmti, method, &declaring) != JVMTI_ERROR_NONE)
+        return 0;
+    if ((*jv_jvmti)->GetClassSignature(jv_jvmti, declaring, &signature, NULL) == JVMTI_ERROR_NONE && signature) {
+        size_t length = strlen(signature);
+        if (length > 2 && signature[0] == 'L' && signature[length - 1] == ';') {
+            signature[length - 1] = '\0';
+            transition = jv_thread_mount_transition_class(signature + 1);
+        }
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)signature);
+    }
+    (*env)->DeleteLocalRef(env, declaring);
+    return transition;
+}
+
+#define MAX_BASE_FRAMES 8
+
+jint jv_thread_base_frames(JNIEnv *env, jthread thread, const jv_thread *t)
+{
+    jvmtiFrameInfo outermost[MAX_BASE_FRAMES];
+    jint count = 0, got = 0, base = 0;
+    /* Counted from the top: HotSpot 25 crashes walking an unmounted virtual thread from the bottom
+     * (a negative start depth). */
+    if (!t || !t->is_virtual || (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) != JVMTI_ERROR_NONE ||
+        (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, count > MAX_BASE_FRAMES ? count - MAX_BASE_FRAMES : 0,
+                                   MAX_BASE_FRAMES, outermost, &got) != JVMTI_ERROR_NONE)
+        return 0;
+    /* Innermost first: the outermost frame is the last. */
+    while (base < got && in_mount_transition_class(env, outermost[got - 1 - base].method))
+        base++;
+    return base;
+}
+
 int jv_thread_is_virtual(JNIEnv *env, jthread thread)
 {
     return is_virtual_thread && thread && is_virtual_thread(env, thread);
@@ -247,6 +290,9 @@ int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra)
     t->sync_epoch = jv_threads_epoch();
     if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) != JVMTI_ERROR_NONE || count <= extra)
         return count >= 0;
+    count -= jv_thread_base_frames(env, thread, t); /* a virtual thread's depths count from above its continuation's */
+    if (count <= extra)
+        return 1;
     jvmtiFrameInfo *frames = malloc((size_t)count * sizeof(*frames));
     jint got = 0;
     if (!frames || (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, extra, count - extra, frames, &got) != JVMTI_ERROR_NONE) {

@@ -71,6 +71,16 @@ jv_thread *jv_thread_mount(JNIEnv *env, jthread vthread);
 void jv_thread_unmount(void);
 /* The mounted virtual thread ended (after THREAD_DESTROY): unmounts it and releases its entry. */
 void jv_thread_release(JNIEnv *env, jv_thread *t, jthread vthread);
+/*
+ * A virtual thread's own frames start above its continuation's: Continuation.enter, enter0 and
+ * the wrapper that starts the thread, code the JVM runs while it mounts and unmounts the thread,
+ * which Thread.getStackTrace does not show either.  The virtual thread's depth 1 is the frame
+ * above them (VirtualThread.run).
+ */
+/* Is the class (internal name) one whose code runs in the JVM's mount and unmount transitions? */
+int jv_thread_mount_transition_class(const char *internal_name);
+/* How many of the thread's outermost frames are its continuation's (0 for a platform thread). */
+jint jv_thread_base_frames(JNIEnv *env, jthread thread, const jv_thread *t);
 /* The carrier a virtual thread is mounted on now, as a local reference; NULL when unmounted. */
 jthread jv_thread_carrier(JNIEnv *env, jthread vthread);
 

@@ -156,22 +156,17 @@ public class VThreadWorkload {
         traces(factory);
     }
 
-    /* Frames outermost first, from the method named from on (or all), as "Class.method|...". */
-    static String frames(StackTraceElement[] trace, String from) {
+    /* Frames outermost first, up to the method named last (or all), as "Class.method|...". */
+    static String frames(StackTraceElement[] trace, String last) {
         StringBuilder b = new StringBuilder();
-        boolean on = from == null;
         for (int i = trace.length - 1; i >= 0; i--) {
-            String name = trace[i].getClassName() + "." + trace[i].getMethodName();
             if (b.length() > 0)
                 b.append('|');
-            b.append(name);
+            b.append(trace[i].getClassName()).append('.').append(trace[i].getMethodName());
+            if (trace[i].getMethodName().equals(last))
+                break;
         }
-        String all = b.toString();
-        if (!on) {
-            int at = all.indexOf(from);
-            all = at < 0 ? all : all.substring(0, all.indexOf('|', at) < 0 ? all.length() : all.indexOf('|', at));
-        }
-        return all;
+        return b.toString();
     }
 
     static void traceSelf() {
