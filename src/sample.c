@@ -10,8 +10,9 @@
  * When neither names a method, JVMTI's frame is used: it is taken at the thread's next
  * safepoint, so it is right about the method but biased toward where safepoints are.
  *
- * A virtual thread is sampled on its carrier while mounted; unmounted, it is BLOCKING (parked)
- * or waiting for a carrier, and JVMTI's frame is all there is.
+ * A virtual thread is sampled on its carrier while mounted.  Unmounted, it runs nowhere (parked,
+ * or ready and waiting for a carrier): BLOCKING, at JVMTI's frame.  A carrier running a virtual
+ * thread is BLOCKING too: its own frames wait, its time is the virtual thread's.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -206,9 +207,9 @@ static void confirm_with_jvmti(jthread thread, found *f)
         *f = jvmti;
 }
 
-static void locate(DWORD os_tid, jthread thread, jint state, found *f)
+static void locate(DWORD os_tid, int standing, jthread thread, jint state, found *f)
 {
-    if (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) {
+    if (standing || (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING))) {
         f->location = JVM_LOCATION_BLOCKING; /* not interrupted: it stays where it is */
         frame_from_jvmti(thread, JVM_SAMPLE_EXACT, f);
         return;
@@ -234,15 +235,12 @@ static void locate(DWORD os_tid, jthread thread, jint state, found *f)
 }
 
 /* The OS thread running the thread now: a virtual thread's carrier while it is mounted; 0 when none. */
-static DWORD os_thread_of(JNIEnv *env, const jv_thread *t, jthread thread)
+static DWORD os_thread_of(const jv_thread *t)
 {
     if (!t->is_virtual)
         return t->os_tid;
-    jthread carrier = jv_thread_carrier(env, thread);
-    jv_thread *c = carrier ? jv_thread_of(env, carrier) : NULL;
-    if (carrier)
-        (*env)->DeleteLocalRef(env, carrier);
-    return c ? c->os_tid : 0;
+    const jv_thread *carrier = atomic_load(&t->mounted_with);
+    return carrier && atomic_load(&carrier->mounted_with) == t ? carrier->os_tid : 0;
 }
 
 /*
@@ -276,12 +274,17 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         return E_FAIL;
     jint state = 0;
     found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0};
-    if ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) != JVMTI_ERROR_NONE || !(state & JVMTI_THREAD_STATE_ALIVE)) {
+    DWORD os_tid = os_thread_of(t);
+    /* Unmounted, a virtual thread runs nowhere; a carrier's own frames wait while it runs one.
+     * Its state is not asked then: each JVMTI call about a virtual thread holds off its mounting. */
+    int standing = t->is_virtual ? !os_tid : atomic_load(&t->mounted_with) != NULL;
+    if (!(t->is_virtual && standing) &&
+        ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) != JVMTI_ERROR_NONE || !(state & JVMTI_THREAD_STATE_ALIVE))) {
         (*env)->DeleteLocalRef(env, thread);
         return E_FAIL;
     }
-    locate(os_thread_of(env, t, thread), thread, state, &f);
-    if (t->is_virtual)
+    locate(os_tid, standing, thread, state, &f);
+    if (t->is_virtual && (wanted & JVM_SAMPLE_STACK_ID))
         virtual_thread_depth(env, thread, t, &f);
     (*env)->DeleteLocalRef(env, thread);
 

@@ -214,7 +214,8 @@ int jv_thread_is_virtual(JNIEnv *env, jthread thread)
     return is_virtual_thread && thread && is_virtual_thread(env, thread);
 }
 
-jthread jv_thread_carrier(JNIEnv *env, jthread vthread)
+/* The carrier a virtual thread is mounted on, as a local reference; NULL when unmounted. */
+static jthread carrier_of(JNIEnv *env, jthread vthread)
 {
     return carrier_field ? (*env)->GetObjectField(env, vthread, carrier_field) : NULL;
 }
@@ -225,7 +226,7 @@ jv_thread *jv_thread_mount(JNIEnv *env, jthread vthread)
         /* The carrier's first callback: its own entry, for the unmount, its shadow read now.  Read
          * later, on its first call after an unmount, it would be read inside the JVM's unmount
          * transition, where the JVM still shows the virtual thread's frames as the current thread's. */
-        jthread carrier = jv_thread_carrier(env, vthread);
+        jthread carrier = carrier_of(env, vthread);
         jv_thread *own = carrier ? jv_thread_of(env, carrier) : NULL;
         if (own && !own->os_tid)
             own->os_tid = plat_os_thread_id();
@@ -235,11 +236,19 @@ jv_thread *jv_thread_mount(JNIEnv *env, jthread vthread)
         if (carrier)
             (*env)->DeleteLocalRef(env, carrier);
     }
-    return jv_thread_self = jv_thread_of(env, vthread);
+    jv_thread *t = jv_thread_of(env, vthread);
+    if (t && platform_self) {
+        atomic_store(&t->mounted_with, platform_self);
+        atomic_store(&platform_self->mounted_with, t);
+    }
+    return jv_thread_self = t;
 }
 
 void jv_thread_unmount(void)
 {
+    jv_thread *mounted = platform_self ? atomic_exchange(&platform_self->mounted_with, NULL) : NULL;
+    if (mounted)
+        atomic_store(&mounted->mounted_with, NULL);
     jv_thread_self = platform_self;
 }
 

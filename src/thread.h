@@ -36,6 +36,8 @@ typedef struct jv_thread {
     unsigned sync_epoch;   /* the method-event epoch the shadow stack is valid for */
     char *last_name;       /* the name last seen (thread_name.c) */
     uint8_t is_virtual;    /* a virtual thread: no OS thread of its own */
+    /* While a virtual thread is mounted: on its entry, the carrier's; on the carrier's, its own. */
+    struct jv_thread *_Atomic mounted_with;
     uint32_t next_free;    /* released virtual threads' entries, oldest first (thread.c) */
 } jv_thread;
 
@@ -81,8 +83,6 @@ void jv_thread_release(JNIEnv *env, jv_thread *t, jthread vthread);
 int jv_thread_mount_transition_class(const char *internal_name);
 /* How many of the thread's outermost frames are its continuation's (0 for a platform thread). */
 jint jv_thread_base_frames(JNIEnv *env, jthread thread, const jv_thread *t);
-/* The carrier a virtual thread is mounted on now, as a local reference; NULL when unmounted. */
-jthread jv_thread_carrier(JNIEnv *env, jthread vthread);
 
 /* Method-call epochs: bumped whenever method-call events are switched on (read inline). */
 extern atomic_uint jv_method_epoch;

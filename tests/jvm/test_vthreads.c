@@ -12,6 +12,10 @@
  *     GetCurrentThread in a callback names the virtual thread, THREAD_SET_NAME for each rename;
  *     GetStackTrace of a virtual thread tracing itself, parked, and spinning mounted agrees
  *     frame by frame with Thread.getStackTrace (less the frames Java hides: see README).
+ *   - VThreadWorkload busy: 100 virtual threads on 2 carriers, each 9 ms computing in busy() for
+ *     every 1 ms asleep, sampled at 100 Hz by fx_sampler (SampleThreadLocation on every ThreadID
+ *     from THREAD_CREATE): at least 85% of the samples that are not BLOCKING (nor the sampler's
+ *     own) are in busy(); unmounted threads and carriers running one are BLOCKING.
  *   - VThreadWorkload many: 10^6 short virtual threads, 10^4 alive at most, under a THREADS
  *     monitor: the agent's memory stays within the bound the README states per live thread.
  */
@@ -179,6 +183,46 @@ START_TEST(calls_pair_per_virtual_thread_as_they_move_between_carriers)
 }
 END_TEST
 
+#define FX_SAMPLER "{821E1225-5E6E-41E1-87BE-6280CCB05DAD}"
+
+START_TEST(sampling_finds_busy_virtual_threads_in_their_method)
+{
+    if (jdk_release(jdks[_i]) < 21) {
+        printf("%s: no virtual threads before JDK 21\n", jdks[_i]);
+        return;
+    }
+    const char *args[] = {"busy", "100", "4000", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX_SAMPLER, "FXSAMPLE_HZ=100", CARRIERS, NULL};
+    jvmrun_result r;
+    jvmrun_main(jdks[_i], "VThreadWorkload", "", env, args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    unsigned long long busy = 0, running = 0, blocking = 0;
+    for (const char *p = r.log; p && *p;) {
+        const char *end = strchr(p, '\n');
+        char method[1024];
+        unsigned long thread;
+        int location, accuracy, has_ip;
+        unsigned long long n;
+        if (sscanf(p, "sample %lx %1023s loc=%d acc=%d ip=%d n=%llu", &thread, method, &location, &accuracy, &has_ip,
+                   &n) == 6) {
+            if (location == 9) /* BLOCKING */
+                blocking += n;
+            else if (location != 8 && strcmp(method, "-")) { /* PROFILER: the sampler itself */
+                running += n;
+                busy += strstr(method, "VThreadWorkload.busy(") ? n : 0;
+            }
+        }
+        p = end ? end + 1 : NULL;
+    }
+    printf("%s: %llu of %llu running samples in busy() (%.1f%%), %llu BLOCKING\n", jdks[_i], busy, running,
+           running ? 100.0 * (double)busy / (double)running : 0.0, blocking);
+    ck_assert_uint_gt(running, 100);
+    ck_assert_uint_ge(100 * busy, 85 * running);
+    ck_assert_uint_gt(blocking, 10 * running); /* 98 of 100 virtual threads wait at any time */
+    jvmrun_free(&r);
+}
+END_TEST
+
 /*
  * The README's bound: about 1 KiB per live virtual thread, released when it ends.  10^6 threads,
  * 10^4 alive at most, grow nothing between the 10^5th and the last: RSS may move by the heap's
@@ -226,6 +270,7 @@ int main(void)
     TCase *tc = tcase_create("vthreads");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, calls_pair_per_virtual_thread_as_they_move_between_carriers, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, sampling_finds_busy_virtual_threads_in_their_method, 0, jdk_count);
     tcase_add_loop_test(tc, million_short_virtual_threads_release_their_entries, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);

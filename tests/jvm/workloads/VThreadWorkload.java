@@ -23,6 +23,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *               renames itself.  Entries: vtask N, level 4N, leaf 7N, block N.  Then three
  *               stack traces (the monitor's "trace" lines, this program's "java-trace" lines):
  *               a virtual thread tracing itself, one parked, one spinning while mounted.
+ *   busy N MS   N virtual threads for MS milliseconds, each spending about 90% of its time in
+ *               busy() (about 9 ms of arithmetic) and 10% asleep (1 ms).
  *   many N      N short virtual threads, a few hundred calls each, 10000 alive at most;
  *               prints "rss-kb <VmRSS>" at the end.
  * Prints "done" at the end.
@@ -227,6 +229,36 @@ public class VThreadWorkload {
         spinner.join();
     }
 
+    static long busy() {
+        long x = 0, end = System.nanoTime() + 9_000_000;
+        while (System.nanoTime() < end)
+            for (int k = 0; k < 1000; k++)
+                x += k * 31 ^ x;
+        return x;
+    }
+
+    static void busyLoop(long until) {
+        try {
+            while (System.currentTimeMillis() < until) {
+                sink.addAndGet(busy());
+                Thread.sleep(1);
+            }
+        } catch (InterruptedException e) {
+        }
+    }
+
+    static void busyThreads(int n, long ms) throws Exception {
+        ThreadFactory factory = virtualThreads("busy-");
+        long until = System.currentTimeMillis() + ms;
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Thread t = factory.newThread(() -> busyLoop(until));
+            threads.add(t);
+            t.start();
+        }
+        join(threads);
+    }
+
     static int shortTask(int i) {
         int x = 0;
         for (int k = 0; k < 100; k++)
@@ -267,9 +299,11 @@ public class VThreadWorkload {
 
     public static void main(String[] args) throws Exception {
         int n = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        onlyWay = args.length > 2 ? Integer.parseInt(args[2]) : -1;
+        onlyWay = args.length > 2 && args[0].equals("calls") ? Integer.parseInt(args[2]) : -1;
         if (args[0].equals("calls"))
             calls(n);
+        else if (args[0].equals("busy"))
+            busyThreads(n, Long.parseLong(args[2]));
         else if (args[0].equals("many"))
             many(n);
         System.out.println("done");
