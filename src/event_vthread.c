@@ -13,11 +13,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "dispatch.h"
 #include "events.h"
 #include "platform/platform.h"
 #include "thread.h"
-#include "thread_name.h"
 
 #define VIRTUAL_THREAD_START ((jvmtiEvent)(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC + 1))
 #define VIRTUAL_THREAD_END ((jvmtiEvent)(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC + 2))
@@ -57,28 +55,13 @@ void jv_vthread_capabilities(jvmtiCapabilities *caps)
 static void JNICALL on_virtual_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
 {
     (void)jvmti;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_thread *t = jv_thread_mount(env, vthread);
-    if (t) {
-        jv_thread_name_record(env, vthread, t);
-        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
-    }
-    jv_dispatch_end(&d);
+    jv_events_thread_started(env, vthread, 1);
 }
 
 static void JNICALL on_virtual_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread vthread)
 {
     (void)jvmti;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_thread *t = jv_thread_of(env, vthread);
-    if (t) {
-        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
-        jv_thread_release(env, t, vthread);
-    } else
-        jv_thread_unmount();
-    jv_dispatch_end(&d);
+    jv_events_thread_ended(env, vthread, 1);
 }
 
 /* Extension events are variadic in jvmti.h; these two pass (jvmtiEnv *, JNIEnv *, jthread). */

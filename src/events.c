@@ -265,12 +265,11 @@ static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
     jv_sample_gc(0);
 }
 
-static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
 {
-    (void)jvmti;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
-    jv_thread *t = jv_thread_current(env, thread);
+    jv_thread *t = is_virtual ? jv_thread_mount(env, thread) : jv_thread_current(env, thread);
     if (t) {
         jv_thread_name_record(env, thread, t);
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
@@ -278,18 +277,34 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     jv_dispatch_end(&d);
 }
 
+void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
+{
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = is_virtual ? jv_thread_of(env, thread) : jv_thread_current(env, thread);
+    if (t)
+        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
+    if (is_virtual && t)
+        jv_thread_release(env, t, thread);
+    else if (is_virtual)
+        jv_thread_unmount();
+    else if (t)
+        jv_thread_end(env, t);
+    jv_dispatch_end(&d);
+    if (!is_virtual)
+        jv_dispatch_thread_end(); /* the OS thread ends: its dispatch slot may serve another */
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    (void)jvmti;
+    jv_events_thread_started(env, thread, 0);
+}
+
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     (void)jvmti;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_thread *t = jv_thread_current(env, thread);
-    if (t) {
-        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
-        jv_thread_end(env, t);
-    }
-    jv_dispatch_end(&d);
-    jv_dispatch_thread_end();
+    jv_events_thread_ended(env, thread, 0);
 }
 
 /* ---- Life cycle -------------------------------------------------------------------------- */

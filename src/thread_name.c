@@ -1,4 +1,5 @@
-/* thread_name.c - THREAD_SET_NAME from returns of Thread.setName (see thread_name.h), for virtual threads that rename themselves too. */
+/* thread_name.c - THREAD_SET_NAME from returns of Thread.setName (see thread_name.h), virtual threads
+ * that rename themselves included. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -14,8 +14,10 @@
  *     frame by frame with Thread.getStackTrace (less the frames Java hides: see README).
  *   - VThreadWorkload busy: 100 virtual threads on 2 carriers, each 9 ms computing in busy() for
  *     every 1 ms asleep, sampled at 100 Hz by fx_sampler (SampleThreadLocation on every ThreadID
- *     from THREAD_CREATE): at least 85% of the samples that are not BLOCKING (nor the sampler's
- *     own) are in busy(); unmounted threads and carriers running one are BLOCKING.
+ *     from THREAD_CREATE): of the samples of those threads that are not BLOCKING, at least 85% are
+ *     in busy() (94-95% measured; of all threads' running samples, start-up and the scheduler's
+ *     included, 87-94%);
+ *     unmounted threads and carriers running one are BLOCKING.
  *   - VThreadWorkload many: 10^6 short virtual threads, 10^4 alive at most, under a THREADS
  *     monitor: the agent's memory stays within the bound the README states per live thread.
  */
@@ -196,26 +198,40 @@ START_TEST(sampling_finds_busy_virtual_threads_in_their_method)
     jvmrun_result r;
     jvmrun_main(jdks[_i], "VThreadWorkload", "", env, args, &r);
     ck_assert_int_eq(r.exit_code, 0);
-    unsigned long long busy = 0, running = 0, blocking = 0;
-    for (const char *p = r.log; p && *p;) {
-        const char *end = strchr(p, '\n');
-        char method[1024];
-        unsigned long thread;
-        int location, accuracy, has_ip;
-        unsigned long long n;
-        if (sscanf(p, "sample %lx %1023s loc=%d acc=%d ip=%d n=%llu", &thread, method, &location, &accuracy, &has_ip,
-                   &n) == 6) {
-            if (location == 9) /* BLOCKING */
-                blocking += n;
-            else if (location != 8 && strcmp(method, "-")) { /* PROFILER: the sampler itself */
-                running += n;
-                busy += strstr(method, "VThreadWorkload.busy(") ? n : 0;
+    /* Two passes: the busy virtual threads are the threads with samples in busy(); the main thread's
+     * start-up and the scheduler's work on the carriers are not theirs. */
+    unsigned long busy_threads[256];
+    size_t busy_thread_count = 0;
+    unsigned long long busy = 0, running = 0, all_running = 0, blocking = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *p = r.log; p && *p;) {
+            const char *end = strchr(p, '\n');
+            char method[1024];
+            unsigned long thread;
+            int location, accuracy, has_ip;
+            unsigned long long n;
+            if (sscanf(p, "sample %lx %1023s loc=%d acc=%d ip=%d n=%llu", &thread, method, &location, &accuracy,
+                       &has_ip, &n) == 6) {
+                int in_busy = strstr(method, "VThreadWorkload.busy(") != NULL, known = 0;
+                for (size_t i = 0; i < busy_thread_count; i++)
+                    known |= busy_threads[i] == thread;
+                if (pass == 0 && in_busy && !known && busy_thread_count < 256)
+                    busy_threads[busy_thread_count++] = thread;
+                if (pass == 1 && location == 9) /* BLOCKING */
+                    blocking += n;
+                else if (pass == 1 && location != 8 && strcmp(method, "-")) { /* 8: PROFILER, the sampler */
+                    all_running += n;
+                    running += known ? n : 0;
+                    busy += in_busy ? n : 0;
+                }
             }
+            p = end ? end + 1 : NULL;
         }
-        p = end ? end + 1 : NULL;
-    }
-    printf("%s: %llu of %llu running samples in busy() (%.1f%%), %llu BLOCKING\n", jdks[_i], busy, running,
-           running ? 100.0 * (double)busy / (double)running : 0.0, blocking);
+    printf("%s: %zu virtual threads ran busy(): %llu of their %llu running samples there (%.1f%%; %.1f%% of all "
+           "%llu running samples); %llu BLOCKING\n",
+           jdks[_i], busy_thread_count, busy, running, running ? 100.0 * (double)busy / (double)running : 0.0,
+           all_running ? 100.0 * (double)busy / (double)all_running : 0.0, all_running, blocking);
+    ck_assert_uint_ge(busy_thread_count, 50);
     ck_assert_uint_gt(running, 100);
     ck_assert_uint_ge(100 * busy, 85 * running);
     ck_assert_uint_gt(blocking, 10 * running); /* 98 of 100 virtual threads wait at any time */
