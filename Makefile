@@ -236,7 +236,7 @@ _check: _all $(FIXTURE_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $
 _demo: _all
 	@bash tools/demo.sh
 
-_bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/java/classes.stamp
+_bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/fixtures/fx_vthreads.so $(BUILD)/linux/java/classes.stamp
 	@bash tools/bench.sh
 
 endif
