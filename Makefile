@@ -276,7 +276,7 @@ $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
 _fuzz: $(foreach t,$(FUZZ_TARGETS),$(BUILD)/linux/fuzz/fuzz_$(t))
 	@bash tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-_bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/java/classes.stamp
+_bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/fixtures/fx_vthreads.so $(BUILD)/linux/java/classes.stamp
 	@bash tools/bench.sh
 
 endif

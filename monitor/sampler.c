@@ -56,6 +56,17 @@ void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread)
     plat_mutex_unlock(s->lock);
 }
 
+/* Is the sampled method gone from the stack taken after it?  Then the thread moved on between the
+ * two looks (a virtual thread sampled running that parked before its stack was taken, above all),
+ * and the stack is not where it was running. */
+static int moved_on(const jp_stack_trace *stack, MethodID sampled)
+{
+    for (size_t i = 0; i < stack->count; i++)
+        if (stack->frames[i] == sampled)
+            return 0;
+    return !stack->truncated;
+}
+
 /* Samples one live thread; called with the lock held. */
 static void sample_thread(jp_sampler *s, ThreadID thread)
 {
@@ -82,6 +93,10 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
             s->counts.idle++;
         else
             s->counts.failed++;
+        return;
+    }
+    if (have_stack && have_method && moved_on(&s->stack, where.method_id)) {
+        s->counts.idle++;
         return;
     }
     const MethodID method_only[] = {JP_UNKNOWN_CALLERS, where.method_id};

@@ -109,7 +109,8 @@ void jv_method_calls_unwind(JNIEnv *env, int below)
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, NULL);
     jint count = 0;
-    if (t && (*jv_jvmti)->GetFrameCount(jv_jvmti, NULL, &count) == JVMTI_ERROR_NONE && count > below)
+    if (t && (*jv_jvmti)->GetFrameCount(jv_jvmti, NULL, &count) == JVMTI_ERROR_NONE &&
+        (count -= jv_thread_base_frames(env, NULL, t)) > below)
         jv_exception_unwind(env, jv_stack_id(t->index, (uint32_t)(count - below)));
     jv_dispatch_end(&d);
 }

@@ -94,6 +94,8 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
         caps->can_generate_garbage_collection_events = 1;
     if (categories & JVM_MONITOR_THREADS)
         jv_thread_names_capabilities(caps);
+    if (categories)
+        jv_vthread_capabilities(caps); /* a virtual thread is a Java thread to every category */
 }
 
 DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
@@ -282,12 +284,11 @@ static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
     jv_sample_gc(0);
 }
 
-static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
 {
-    (void)jvmti;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
-    jv_thread *t = jv_thread_current(env, thread);
+    jv_thread *t = is_virtual ? jv_thread_mount(env, thread) : jv_thread_current(env, thread);
     if (t) {
         jv_thread_name_record(env, thread, t);
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
@@ -295,18 +296,34 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     jv_dispatch_end(&d);
 }
 
+void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
+{
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = is_virtual ? jv_thread_of(env, thread) : jv_thread_current(env, thread);
+    if (t)
+        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
+    if (is_virtual && t)
+        jv_thread_release(env, t, thread);
+    else if (is_virtual)
+        jv_thread_unmount();
+    else if (t)
+        jv_thread_end(env, t);
+    jv_dispatch_end(&d);
+    if (!is_virtual)
+        jv_dispatch_thread_end(); /* the OS thread ends: its dispatch slot may serve another */
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    (void)jvmti;
+    jv_events_thread_started(env, thread, 0);
+}
+
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     (void)jvmti;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_thread *t = jv_thread_current(env, thread);
-    if (t) {
-        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
-        jv_thread_end(env, t);
-    }
-    jv_dispatch_end(&d);
-    jv_dispatch_thread_end();
+    jv_events_thread_ended(env, thread, 0);
 }
 
 /* ---- Life cycle -------------------------------------------------------------------------- */
@@ -317,6 +334,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     jclass *loaded = NULL;
     jv_vm_set_live(1);
     jv_heap_start();
+    jv_vthread_events_start(jvmti, env);
     jv_thread_current(env, thread);
     if ((*jvmti)->GetLoadedClasses(jvmti, &count, &loaded) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < count; i++) {
@@ -383,7 +401,15 @@ int jv_events_setup(void)
     cb.ThreadStart = on_thread_start;
     cb.ThreadEnd = on_thread_end;
     update_lock = plat_mutex_create();
-    if ((*jv_jvmti)->SetEventCallbacks(jv_jvmti, &cb, (jint)sizeof(cb)) != JVMTI_ERROR_NONE)
+    struct {
+        jvmtiEventCallbacks table;
+        void *beyond_jdk17[2]; /* VirtualThreadStart/End: JDK 21's table is longer (event_vthread.c) */
+    } all;
+    memset(&all, 0, sizeof(all));
+    all.table = cb;
+    jint size = (jint)sizeof(cb);
+    jv_vthread_callbacks(&all.table, &size);
+    if ((*jv_jvmti)->SetEventCallbacks(jv_jvmti, &all.table, size) != JVMTI_ERROR_NONE)
         return 0;
     (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
     (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);

@@ -26,6 +26,17 @@ int jv_events_method_calls_instrumented(void);
 /* Installs the callbacks (VMInit and VMDeath always on). */
 int jv_events_setup(void);
 
+/* Virtual threads (event_vthread.c): can_support_virtual_threads when the JVM offers it; the
+ * VirtualThreadStart/End callbacks put in the table, *size set to the table's size with them;
+ * at VMInit, their events and the mount/unmount extension events on (when the capability was granted). */
+void jv_vthread_capabilities(jvmtiCapabilities *caps);
+void jv_vthread_callbacks(jvmtiEventCallbacks *callbacks, jint *size);
+void jv_vthread_events_start(jvmtiEnv *jvmti, JNIEnv *env);
+/* THREAD_CREATE / THREAD_DESTROY for a thread starting or ending on the calling thread (events.c);
+ * a virtual thread is mounted at its start, and its entry released at its end. */
+void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual);
+void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual);
+
 /* Bytecode and source-line events (event_step.c). */
 void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location);
 

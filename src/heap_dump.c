@@ -261,9 +261,11 @@ static void report_frames(report *r, IHeapInfoCallback *cb, const root *roots, s
     jint frames = 0;
     if (!t || (*jv_jvmti)->GetFrameCount(jv_jvmti, r->objects[thread_object], &frames) != JVMTI_ERROR_NONE)
         return;
+    frames -= jv_thread_base_frames(r->env, r->objects[thread_object], t); /* a virtual thread's own frames */
     for (size_t i = 0; i < count;) {
         size_t end = run_end(roots, count, i);
-        if (roots[i].holder == thread_object && (roots[i].kind == ROOT_FRAME || roots[i].kind == ROOT_NATIVE_FRAME)) {
+        if (roots[i].holder == thread_object && (roots[i].kind == ROOT_FRAME || roots[i].kind == ROOT_NATIVE_FRAME) &&
+            (!t->is_virtual || frames > roots[i].depth)) {
             MethodID method = jv_method_id(r->env, roots[i].method);
             jv_code_range code;
             CONTAINER_TYPE type = roots[i].kind == ROOT_NATIVE_FRAME                   ? C_RT_NATIVE

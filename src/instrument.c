@@ -117,6 +117,10 @@ static int32_t method_int(void *context, const cf_method_info *method)
     /* The rewriter cannot handle it (the VM treats it specially) and would say so for every run. */
     if (!strcmp(method->class_name, "java/lang/Object") && !strcmp(method->name, "<init>"))
         return CF_SKIP_METHOD;
+    /* Their calls would land on one thread's shadow stack and return on another's; JVMTI posts no
+     * method events for them either (thread.h). */
+    if (jv_thread_mount_transition_class(method->class_name))
+        return CF_SKIP_METHOD;
     uint32_t n = atomic_fetch_add(&next_int, 1);
     return slot_of(n, 1) ? (int32_t)n : CF_SKIP_METHOD;
 }

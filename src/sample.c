@@ -9,6 +9,10 @@
  * walked there, which names the method even inside inlined code and between safepoints.
  * When neither names a method, JVMTI's frame is used: it is taken at the thread's next
  * safepoint, so it is right about the method but biased toward where safepoints are.
+ *
+ * A virtual thread is sampled on its carrier while mounted.  Unmounted, it runs nowhere (parked,
+ * or ready and waiting for a carrier): BLOCKING, at JVMTI's frame.  A carrier running a virtual
+ * thread is BLOCKING too: its own frames wait, its time is the virtual thread's.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -139,13 +143,13 @@ static JVM_METHOD_SAMPLE_LOCATION location_of_stub(const char *name)
 }
 
 /* Interrupts the thread; returns 0 when it could not be (then nothing in f is set). */
-static int interrupt(const jv_thread *t, found *f)
+static int interrupt(DWORD os_tid, found *f)
 {
     walk w;
     plat_registers regs;
     memset(&w.trace, 0, sizeof(w.trace));
     w.walked = w.dispatching = 0;
-    if (!can_interrupt || !plat_sample_thread(t->os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, &w, &regs))
+    if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, &w, &regs))
         return 0;
     f->ip = regs.ip;
     f->sp = regs.sp;
@@ -203,16 +207,16 @@ static void confirm_with_jvmti(jthread thread, found *f)
         *f = jvmti;
 }
 
-static void locate(const jv_thread *t, jthread thread, jint state, found *f)
+static void locate(DWORD os_tid, int standing, jthread thread, jint state, found *f)
 {
-    if (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) {
+    if (standing || (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING))) {
         f->location = JVM_LOCATION_BLOCKING; /* not interrupted: it stays where it is */
         frame_from_jvmti(thread, JVM_SAMPLE_EXACT, f);
         return;
     }
     /* The calling thread is the profiler itself, and cannot wait for its own answer everywhere. */
-    int self = t->os_tid == plat_os_thread_id();
-    if (self || !interrupt(t, f)) {
+    int self = os_tid && os_tid == plat_os_thread_id();
+    if (self || !os_tid || !interrupt(os_tid, f)) {
         f->location = self ? JVM_LOCATION_PROFILER
                       : (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_LOCATION_NATIVE
                                                                : JVM_LOCATION_UNKNOWN;
@@ -230,6 +234,32 @@ static void locate(const jv_thread *t, jthread thread, jint state, found *f)
     }
 }
 
+/* The OS thread running the thread now: a virtual thread's carrier while it is mounted; 0 when none. */
+static DWORD os_thread_of(const jv_thread *t)
+{
+    if (!t->is_virtual)
+        return t->os_tid;
+    const jv_thread *carrier = atomic_load(&t->mounted_with);
+    return carrier && atomic_load(&carrier->mounted_with) == t ? carrier->os_tid : 0;
+}
+
+/*
+ * A virtual thread's depth counts its own frames (thread.h).  A walk on its carrier counts the
+ * carrier's too, so the depth is JVMTI's, and kept only when JVMTI's innermost frame is the
+ * sampled method (a thread that moved on has no StackID in its sample).
+ */
+static void virtual_thread_depth(JNIEnv *env, jthread thread, const jv_thread *t, found *f)
+{
+    jmethodID top = NULL;
+    jlocation location = 0;
+    jint count = 0;
+    f->depth = 0;
+    if (f->method && (*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, 0, &top, &location) == JVMTI_ERROR_NONE &&
+        top == f->method && (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) == JVMTI_ERROR_NONE &&
+        (count -= jv_thread_base_frames(env, thread, t)) > 0)
+        f->depth = (uint32_t)count;
+}
+
 static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
 {
     JNIEnv *env = jv_jni();
@@ -244,11 +274,18 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         return E_FAIL;
     jint state = 0;
     found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0};
-    if ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) != JVMTI_ERROR_NONE || !(state & JVMTI_THREAD_STATE_ALIVE)) {
+    DWORD os_tid = os_thread_of(t);
+    /* Unmounted, a virtual thread runs nowhere; a carrier's own frames wait while it runs one.
+     * Its state is not asked then: each JVMTI call about a virtual thread holds off its mounting. */
+    int standing = t->is_virtual ? !os_tid : atomic_load(&t->mounted_with) != NULL;
+    if (!(t->is_virtual && standing) &&
+        ((*jv_jvmti)->GetThreadState(jv_jvmti, thread, &state) != JVMTI_ERROR_NONE || !(state & JVMTI_THREAD_STATE_ALIVE))) {
         (*env)->DeleteLocalRef(env, thread);
         return E_FAIL;
     }
-    locate(t, thread, state, &f);
+    locate(os_tid, standing, thread, state, &f);
+    if (t->is_virtual && (wanted & JVM_SAMPLE_STACK_ID))
+        virtual_thread_depth(env, thread, t, &f);
     (*env)->DeleteLocalRef(env, thread);
 
     psample->accuracy = (JVM_METHOD_SAMPLE_ACCURACY)f.accuracy;

@@ -1,6 +1,7 @@
 /*
  * stack.c - GetStackTrace: one NotifyEvent2(STACK_TRACE, MethodID, StackID) per frame of a
- * thread, outermost frame first, on the calling thread.
+ * thread, outermost frame first, on the calling thread.  A virtual thread, mounted or not, is
+ * traced from above its continuation's frames (thread.h), as its method calls count depth.
  */
 #include <stdlib.h>
 
@@ -31,10 +32,11 @@ HRESULT STDMETHODCALLTYPE idinfo_GetStackTrace(IJavaEventMonitorIDInfo4 *iface, 
     if (frames &&
         (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 0, MAX_TRACE_FRAMES, frames, &count) == JVMTI_ERROR_NONE) {
         hr = S_OK;
-        for (jint i = count - 1; i >= 0 && hr == S_OK; i--) {
+        jint base = jv_thread_base_frames(env, thread, t); /* a virtual thread's continuation's frames */
+        for (jint i = count - 1 - base; i >= 0 && hr == S_OK; i--) {
             MethodID method = jv_method_id(env, frames[i].method);
             hr = IJavaEventMonitor2_NotifyEvent2(m->mon2, JVM_EVENT_TYPE2_STACK_TRACE, method,
-                                                 jv_stack_id(t->index, (uint32_t)(count - i)));
+                                                 jv_stack_id(t->index, (uint32_t)(count - base - i)));
         }
     }
     free(frames);

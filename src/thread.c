@@ -2,6 +2,7 @@
  * thread.c - the thread table and shadow stacks (see thread.h), and the IDInfo methods
  * about threads: GetCurrentThread, ThreadInformation.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +13,17 @@
 #include "thread.h"
 
 static jv_table threads;
-static plat_mutex *registering;
+static plat_mutex *registering; /* also guards the released entries' queue */
+static uint32_t released_first = UINT32_MAX, released_last = UINT32_MAX;
 atomic_uint jv_method_epoch = 1;
 _Thread_local jv_thread *jv_thread_self;
+/* The OS thread's own Java thread: where jv_thread_self returns when a virtual thread unmounts. */
+static _Thread_local jv_thread *platform_self;
+
+/* JNI's IsVirtualThread (JNI 21), NULL on older JVMs; VirtualThread.carrierThread. */
+typedef jboolean(JNICALL *is_virtual_function)(JNIEnv *env, jobject object);
+static is_virtual_function is_virtual_thread;
+static jfieldID carrier_field;
 
 void jv_threads_init(void)
 {
@@ -41,6 +50,44 @@ static void thread_init(void *element, void *arg)
     atomic_store(&t->alive, 1);
 }
 
+/* The oldest released entry, taken off the queue; NULL when there is none.  Under registering. */
+static jv_thread *take_released(void)
+{
+    if (released_first == UINT32_MAX)
+        return NULL;
+    jv_thread *t = jv_table_get(&threads, released_first);
+    released_first = t->next_free;
+    if (released_first == UINT32_MAX)
+        released_last = UINT32_MAX;
+    return t;
+}
+
+/* A new entry for thread, a released one when thread is virtual and one is free.  Under registering. */
+static jv_thread *add_entry(JNIEnv *env, jthread thread)
+{
+    jweak ref = (*env)->NewWeakGlobalRef(env, thread);
+    if (!ref)
+        return NULL;
+    int is_virtual = jv_thread_is_virtual(env, thread);
+    jv_thread *t = is_virtual ? take_released() : NULL;
+    if (t) {
+        t->ref = ref;
+        t->sync_epoch = 0;
+        atomic_store(&t->alive, 1);
+    } else {
+        uint32_t index = jv_table_add(&threads, thread_init, ref);
+        if (index == UINT32_MAX) {
+            (*env)->DeleteWeakGlobalRef(env, ref);
+            return NULL;
+        }
+        t = jv_table_get(&threads, index);
+        t->index = index;
+    }
+    t->is_virtual = (uint8_t)is_virtual;
+    (*jv_jvmti)->SetTag(jv_jvmti, thread, (jlong)jv_thread_id(t));
+    return t;
+}
+
 jv_thread *jv_thread_of(JNIEnv *env, jthread thread)
 {
     jlong tag = 0;
@@ -53,16 +100,8 @@ jv_thread *jv_thread_of(JNIEnv *env, jthread thread)
     jv_thread *t = NULL;
     if ((*jv_jvmti)->GetTag(jv_jvmti, thread, &tag) == JVMTI_ERROR_NONE && jv_id_index((UniqueID)tag, JV_ID_THREAD, &index))
         t = jv_table_get(&threads, index);
-    else {
-        jweak ref = (*env)->NewWeakGlobalRef(env, thread);
-        index = ref ? jv_table_add(&threads, thread_init, ref) : UINT32_MAX;
-        if (index != UINT32_MAX) {
-            t = jv_table_get(&threads, index);
-            t->index = index;
-            (*jv_jvmti)->SetTag(jv_jvmti, thread, (jlong)jv_thread_id(t));
-        } else if (ref)
-            (*env)->DeleteWeakGlobalRef(env, ref);
-    }
+    else
+        t = add_entry(env, thread);
     plat_mutex_unlock(registering);
     return t;
 }
@@ -72,11 +111,11 @@ jv_thread *jv_thread_register_current(JNIEnv *env, jthread thread)
     jthread self = thread;
     if (!self && (!jv_jvmti || (*jv_jvmti)->GetCurrentThread(jv_jvmti, &self) != JVMTI_ERROR_NONE))
         return NULL;
-    jv_thread *t = jv_thread_of(env, self);
-    if (t) {
+    jv_thread *t = jv_thread_is_virtual(env, self) ? jv_thread_mount(env, self) : jv_thread_of(env, self);
+    if (t && !t->is_virtual) {
         if (!t->os_tid)
             t->os_tid = plat_os_thread_id();
-        jv_thread_self = t;
+        jv_thread_self = platform_self = t;
     }
     if (!thread && self)
         (*env)->DeleteLocalRef(env, self);
@@ -103,6 +142,138 @@ void jv_thread_end(JNIEnv *env, jv_thread *t)
     atomic_store(&t->alive, 0);
     if (jv_thread_self == t)
         jv_thread_self = NULL;
+    if (platform_self == t)
+        platform_self = NULL;
+}
+
+void jv_threads_start(JNIEnv *env)
+{
+    if ((*env)->GetVersion(env) < 0x00150000) /* JNI_VERSION_21 */
+        return;
+    /* jevmon builds against JDK 17's jni.h, whose function table ends at GetModule; JNI 21
+     * puts IsVirtualThread right after it. */
+    void *const *functions = (void *const *)*env;
+    memcpy(&is_virtual_thread, &functions[offsetof(struct JNINativeInterface_, GetModule) / sizeof(void *) + 1],
+           sizeof(is_virtual_thread));
+    jclass virtual_class = (*env)->FindClass(env, "java/lang/VirtualThread");
+    if (virtual_class)
+        carrier_field = (*env)->GetFieldID(env, virtual_class, "carrierThread", "Ljava/lang/Thread;");
+    if (!virtual_class || !carrier_field) {
+        (*env)->ExceptionClear(env);
+        jv_log("java.lang.VirtualThread has no carrierThread field; a carrier first seen running a virtual "
+               "thread is not told apart from it");
+    }
+    (*env)->DeleteLocalRef(env, virtual_class);
+}
+
+int jv_thread_mount_transition_class(const char *internal_name)
+{
+    static const char wrapper[] = "java/lang/VirtualThread$VThreadContinuation";
+    return !strcmp(internal_name, "jdk/internal/vm/Continuation") || !strncmp(internal_name, wrapper, strlen(wrapper));
+}
+
+static int in_mount_transition_class(JNIEnv *env, jmethodID method)
+{
+    jclass declaring = NULL;
+    char *signature = NULL;
+    int transition = 0;
+    if ((*jv_jvmti)->GetMethodDeclaringClass(jv_jvmti, method, &declaring) != JVMTI_ERROR_NONE)
+        return 0;
+    if ((*jv_jvmti)->GetClassSignature(jv_jvmti, declaring, &signature, NULL) == JVMTI_ERROR_NONE && signature) {
+        size_t length = strlen(signature);
+        if (length > 2 && signature[0] == 'L' && signature[length - 1] == ';') {
+            signature[length - 1] = '\0';
+            transition = jv_thread_mount_transition_class(signature + 1);
+        }
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)signature);
+    }
+    (*env)->DeleteLocalRef(env, declaring);
+    return transition;
+}
+
+#define MAX_BASE_FRAMES 8
+
+jint jv_thread_base_frames(JNIEnv *env, jthread thread, const jv_thread *t)
+{
+    jvmtiFrameInfo outermost[MAX_BASE_FRAMES];
+    jint count = 0, got = 0, base = 0;
+    /* Counted from the top: HotSpot 25 crashes walking an unmounted virtual thread from the bottom
+     * (a negative start depth). */
+    if (!t || !t->is_virtual || (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) != JVMTI_ERROR_NONE ||
+        (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, count > MAX_BASE_FRAMES ? count - MAX_BASE_FRAMES : 0,
+                                   MAX_BASE_FRAMES, outermost, &got) != JVMTI_ERROR_NONE)
+        return 0;
+    /* Innermost first: the outermost frame is the last. */
+    while (base < got && in_mount_transition_class(env, outermost[got - 1 - base].method))
+        base++;
+    return base;
+}
+
+int jv_thread_is_virtual(JNIEnv *env, jthread thread)
+{
+    return is_virtual_thread && thread && is_virtual_thread(env, thread);
+}
+
+/* The carrier a virtual thread is mounted on, as a local reference; NULL when unmounted. */
+static jthread carrier_of(JNIEnv *env, jthread vthread)
+{
+    return carrier_field ? (*env)->GetObjectField(env, vthread, carrier_field) : NULL;
+}
+
+jv_thread *jv_thread_mount(JNIEnv *env, jthread vthread)
+{
+    if (!platform_self) {
+        /* The carrier's first callback: its own entry, for the unmount, its shadow read now.  Read
+         * later, on its first call after an unmount, it would be read inside the JVM's unmount
+         * transition, where the JVM still shows the virtual thread's frames as the current thread's. */
+        jthread carrier = carrier_of(env, vthread);
+        jv_thread *own = carrier ? jv_thread_of(env, carrier) : NULL;
+        if (own && !own->os_tid)
+            own->os_tid = plat_os_thread_id();
+        if (own && own->sync_epoch != jv_threads_epoch())
+            jv_thread_sync_stack(env, carrier, own, 0);
+        platform_self = own;
+        if (carrier)
+            (*env)->DeleteLocalRef(env, carrier);
+    }
+    jv_thread *t = jv_thread_of(env, vthread);
+    if (t && platform_self) {
+        atomic_store(&t->mounted_with, platform_self);
+        atomic_store(&platform_self->mounted_with, t);
+    }
+    return jv_thread_self = t;
+}
+
+void jv_thread_unmount(void)
+{
+    jv_thread *mounted = platform_self ? atomic_exchange(&platform_self->mounted_with, NULL) : NULL;
+    if (mounted)
+        atomic_store(&mounted->mounted_with, NULL);
+    jv_thread_self = platform_self;
+}
+
+void jv_thread_release(JNIEnv *env, jv_thread *t, jthread vthread)
+{
+    atomic_store(&t->alive, 0);
+    jv_thread_unmount();
+    if (!t->is_virtual)
+        return;
+    (*jv_jvmti)->SetTag(jv_jvmti, vthread, 0);
+    plat_mutex_lock(registering);
+    free(t->frames);
+    t->frames = NULL;
+    t->depth = t->capacity = 0;
+    free(t->last_name);
+    t->last_name = NULL;
+    (*env)->DeleteWeakGlobalRef(env, t->ref);
+    t->ref = NULL;
+    t->next_free = UINT32_MAX;
+    if (released_last == UINT32_MAX)
+        released_first = t->index;
+    else
+        ((jv_thread *)jv_table_get(&threads, released_last))->next_free = t->index;
+    released_last = t->index;
+    plat_mutex_unlock(registering);
 }
 
 void jv_threads_new_epoch(void)
@@ -128,6 +299,9 @@ int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra)
     t->sync_epoch = jv_threads_epoch();
     if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) != JVMTI_ERROR_NONE || count <= extra)
         return count >= 0;
+    count -= jv_thread_base_frames(env, thread, t); /* a virtual thread's depths count from above its continuation's */
+    if (count <= extra)
+        return 1;
     jvmtiFrameInfo *frames = malloc((size_t)count * sizeof(*frames));
     jint got = 0;
     if (!frames || (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, extra, count - extra, frames, &got) != JVMTI_ERROR_NONE) {
@@ -157,6 +331,8 @@ HRESULT STDMETHODCALLTYPE idinfo_ThreadInformation(IJavaEventMonitorIDInfo4 *ifa
 {
     (void)iface;
     jv_thread *t = jv_thread_get(thread_id);
+    if (t && pwin32_thread_id && t->is_virtual)
+        *pwin32_thread_id = 0; /* a virtual thread has no OS thread of its own */
     if (!t || !pwin32_thread_id || !t->os_tid)
         return E_FAIL;
     *pwin32_thread_id = t->os_tid;

@@ -6,6 +6,15 @@
  * takes no lock.  Other threads' entries are found by the tag on the Thread object: its ThreadID.
  * The shadow stack (MethodIDs by depth) is touched only by its own thread; it is
  * re-read from the JVM whenever method-call events were off in between (sync_epoch).
+ *
+ * Virtual threads (JDK 21+) are Java threads with entries of their own.  The thread-local
+ * pointer names the Java thread mounted on the OS thread: the virtual thread while one is
+ * mounted, the OS thread's own (platform) entry otherwise; jv_thread_mount/unmount switch
+ * it when the JVM mounts and unmounts one (event_vthread.c), so the method-call path stays
+ * as it was and a virtual thread's shadow stack moves with it from carrier to carrier.
+ * An ended virtual thread's entry is released (its frames and name freed) and its index
+ * reused, oldest first, by a later virtual thread: the table holds at most the virtual
+ * threads alive at once, plus the platform threads seen.
  */
 #ifndef JEVMON_THREAD_H
 #define JEVMON_THREAD_H
@@ -26,6 +35,10 @@ typedef struct jv_thread {
     uint32_t depth, capacity;
     unsigned sync_epoch;   /* the method-event epoch the shadow stack is valid for */
     char *last_name;       /* the name last seen (thread_name.c) */
+    uint8_t is_virtual;    /* a virtual thread: no OS thread of its own */
+    /* While a virtual thread is mounted: on its entry, the carrier's; on the carrier's, its own. */
+    struct jv_thread *_Atomic mounted_with;
+    uint32_t next_free;    /* released virtual threads' entries, oldest first (thread.c) */
 } jv_thread;
 
 void jv_threads_init(void);
@@ -48,6 +61,28 @@ jv_thread *jv_thread_get(ThreadID id);
 ThreadID jv_thread_id(const jv_thread *t);
 /* Marks the calling thread's entry destroyed (after THREAD_DESTROY was delivered). */
 void jv_thread_end(JNIEnv *env, jv_thread *t);
+
+/* Virtual threads.  At VMInit: finds out whether the JVM has them (JDK 21+). */
+void jv_threads_start(JNIEnv *env);
+/* Non-zero when thread is a virtual thread (always 0 before JDK 21). */
+int jv_thread_is_virtual(JNIEnv *env, jthread thread);
+/* The virtual thread starts or continues on the calling (carrier) OS thread: its entry,
+ * registered when new, becomes the calling thread's; returns it (NULL when it cannot be had). */
+jv_thread *jv_thread_mount(JNIEnv *env, jthread vthread);
+/* The mounted virtual thread leaves: the carrier's own entry is the calling thread's again. */
+void jv_thread_unmount(void);
+/* The mounted virtual thread ended (after THREAD_DESTROY): unmounts it and releases its entry. */
+void jv_thread_release(JNIEnv *env, jv_thread *t, jthread vthread);
+/*
+ * A virtual thread's own frames start above its continuation's: Continuation.enter, enter0 and
+ * the wrapper that starts the thread, code the JVM runs while it mounts and unmounts the thread,
+ * which Thread.getStackTrace does not show either.  The virtual thread's depth 1 is the frame
+ * above them (VirtualThread.run).
+ */
+/* Is the class (internal name) one whose code runs in the JVM's mount and unmount transitions? */
+int jv_thread_mount_transition_class(const char *internal_name);
+/* How many of the thread's outermost frames are its continuation's (0 for a platform thread). */
+jint jv_thread_base_frames(JNIEnv *env, jthread thread, const jv_thread *t);
 
 /* Method-call epochs: bumped whenever method-call events are switched on (read inline). */
 extern atomic_uint jv_method_epoch;

@@ -1,4 +1,5 @@
-/* thread_name.c - THREAD_SET_NAME from returns of Thread.setName (see thread_name.h). */
+/* thread_name.c - THREAD_SET_NAME from returns of Thread.setName (see thread_name.h), virtual threads
+ * that rename themselves included. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,10 +84,16 @@ void JNICALL jv_on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmet
         (*jvmti)->NotifyFramePop(jvmti, thread, 0);
 }
 
+static void notify_if_renamed(JNIEnv *env, jthread thread)
+{
+    jv_thread *t = jv_thread_of(env, thread);
+    if (t && store_name(t, name_of(thread)))
+        jv_notify2(JVM_MONITOR_THREADS, JVM_EVENT_TYPE2_THREAD_SET_NAME, jv_thread_id(t), 0);
+}
+
 void JNICALL jv_on_frame_pop(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                              jboolean was_popped_by_exception)
 {
-    (void)thread;
     jint count = 0;
     jthread *threads = NULL;
     if (method != set_name || was_popped_by_exception ||
@@ -95,11 +102,12 @@ void JNICALL jv_on_frame_pop(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmeth
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     for (jint i = 0; i < count; i++) {
-        jv_thread *t = jv_thread_of(env, threads[i]);
-        if (t && store_name(t, name_of(threads[i])))
-            jv_notify2(JVM_MONITOR_THREADS, JVM_EVENT_TYPE2_THREAD_SET_NAME, jv_thread_id(t), 0);
+        notify_if_renamed(env, threads[i]);
         (*env)->DeleteLocalRef(env, threads[i]);
     }
+    /* GetAllThreads lists no virtual threads: one that renamed itself is the one setName returned on. */
+    if (jv_thread_is_virtual(env, thread))
+        notify_if_renamed(env, thread);
     jv_dispatch_end(&d);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
 }

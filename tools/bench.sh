@@ -8,6 +8,7 @@
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
+#   vthreads: 10^6 short virtual threads (JDK 21+) under a THREADS monitor and callcount on both mechanisms
 #   sampling: SampleThreadLocation on every thread at 100 Hz and 1 kHz (the fx_sampler test monitor,
 #          register sampling + AsyncGetCallTrace), beside JFR's execution sampler at the same rates,
 #          on fib(BENCH_SAMPLING_FIB) in one thread and in BENCH_SAMPLING_THREADS threads
@@ -15,7 +16,8 @@
 # Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000), BENCH_FIB
 # (default 37: enough calls that the fixed start-up cost of instrumenting the JDK's classes, about
 # 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
-# (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), JAVA.
+# (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), BENCH_VTHREADS (default
+# 1000000), BENCH_VTHREAD_JAVA (default: the first JDK 21+ under /usr/lib/jvm), JAVA.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
@@ -141,6 +143,30 @@ if [[ -f $src_zip ]]; then
   printf '(javac made %s calls)\n' "$(awk 'NR > 1 {s += $1} END {print s}' "$work/callcount-i.txt")"
 else
   echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"
+fi
+
+# Virtual threads (JDK 21+, the first JDK under /usr/lib/jvm that has them, or BENCH_VTHREAD_JAVA):
+# BENCH_VTHREADS (default 1000000) short virtual threads of about 100 calls each, 10^4 alive at
+# most, on 2 carriers (VThreadWorkload many).  The THREADS row is the fx_vthreads test monitor
+# counting THREAD_CREATE/DESTROY; the callcount rows count every call, virtual threads' included.
+vthread_java=${BENCH_VTHREAD_JAVA:-}
+for release in /usr/lib/jvm/*/release; do
+  [[ -z $vthread_java ]] || break
+  major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release")
+  [[ ${major:-0} -ge 21 && -x ${release%/release}/bin/java ]] && vthread_java=${release%/release}/bin/java
+done
+if [[ -n $vthread_java ]]; then
+  vthreads_clsid="{3C1E7A52-96B4-4D0F-A17E-5B22C9804F61}"
+  printf 'Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@="%s"\n"ThreadingModel"="Both"\n' \
+    "$vthreads_clsid" "$build/fixtures/fx_vthreads.so" >"$work/vthreads.reg"
+  table "virtual threads: ${BENCH_VTHREADS:-1000000} short ones, $("$vthread_java" -version 2>&1 | head -n 1)" "$runs" \
+    "no agent|-|" \
+    "THREADS monitor (fx_vthreads)|vthreads|MSJAVA_EVENT_MONITORS=$vthreads_clsid FXVT_REQUEST=100 FXMON_LOG=$work/vthreads.log" \
+    "JVMTI method calls, callcount sample|callcount|CALLCOUNT_FILE=$work/callcount-v.txt" \
+    "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/callcount-vi.txt" \
+    -- "$vthread_java" -Djdk.virtualThreadScheduler.parallelism=2 -cp "$build/java" VThreadWorkload many "${BENCH_VTHREADS:-1000000}"
+else
+  echo "virtual threads: skipped, no JDK 21 or later under /usr/lib/jvm"
 fi
 
 # Sampling: the fx_sampler test monitor, registered by hand (fixtures have no DllRegisterServer).

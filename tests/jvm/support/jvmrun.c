@@ -16,7 +16,8 @@
 #define FX_CLASSES {"{63DAD816-1308-449B-AC11-1E702EB2D15F}", "fx_monitor"}, \
     {"{8A05A603-576C-454C-A8A9-8A406868B147}", "fx_monitor"}, {"{E846DFC8-41E2-4840-921D-4768E1719E7F}", "fx_idinfo"}, \
     {"{5B0C3E51-7D1A-4E8F-9C2B-614AD03F8712}", "fx_heapmon"}, \
-    {"{821E1225-5E6E-41E1-87BE-6280CCB05DAD}", "fx_sampler"}, {"{2F7C95E4-0B1D-4C6A-9E38-5A7D13C4B8F1}", "fx_original"}
+    {"{821E1225-5E6E-41E1-87BE-6280CCB05DAD}", "fx_sampler"}, {"{2F7C95E4-0B1D-4C6A-9E38-5A7D13C4B8F1}", "fx_original"}, \
+    {"{3C1E7A52-96B4-4D0F-A17E-5B22C9804F61}", "fx_vthreads"}
 
 int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512])
 {
