@@ -168,7 +168,18 @@ static void start_recording_allocations(jp_monitor *m)
                "recording is off");
         return;
     }
-    if (jp_allocations_init(&m->allocations, m->info2, &m->names)) {
+    /* How the VM samples allocations, when it says (jevmon's extension on its heap monitor). */
+    IJavaHeapMonitor *heap = NULL;
+    IJevmonAllocationSampling *sampling = NULL;
+    if (SUCCEEDED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaHeapMonitor, (void **)&heap)) && heap) {
+        if (FAILED(IJavaHeapMonitor_QueryInterface(heap, &IID_IJevmonAllocationSampling, (void **)&sampling)))
+            sampling = NULL;
+        IJavaHeapMonitor_Release(heap);
+    }
+    int failed = jp_allocations_init(&m->allocations, m->info2, &m->names, sampling);
+    if (sampling)
+        IJevmonAllocationSampling_Release(sampling);
+    if (failed) {
         jv_log("jevprof: out of memory; allocation recording is off");
         return;
     }
@@ -285,6 +296,8 @@ static void finish(jp_monitor *m)
         .allocations = m->recording_allocations ? &m->allocations.sites : NULL,
         .allocated_bytes = &m->allocations.bytes,
         .allocation_counts = &m->allocations.counts,
+        .allocations_weighted = m->recording_allocations && m->allocations.sampling,
+        .allocation_interval = m->allocations.interval,
         .summary = &m->summary,
         .name = method_name,
         .name_context = m,

@@ -36,10 +36,10 @@ static int write_report(FILE *out, const jp_report *r, const jp_tree *tree)
     return jp_report_write(out, r);
 }
 
-/* Samples are counted as they are; call time is written in microseconds. */
+/* Samples are counted as they are; call time is written in microseconds, allocations in whole ones. */
 static uint64_t divisor_for(const jp_report *r, const jp_tree *tree)
 {
-    return tree == r->calls ? NS_PER_US : 1;
+    return tree == r->calls ? NS_PER_US : tree == r->allocations ? JP_ALLOCATION_COUNT_SCALE : 1;
 }
 
 static int write_collapsed(FILE *out, const jp_report *r, const jp_tree *tree)
@@ -49,14 +49,18 @@ static int write_collapsed(FILE *out, const jp_report *r, const jp_tree *tree)
 
 static int write_flame(FILE *out, const jp_report *r, const jp_tree *tree)
 {
-    char title[512];
-    const char *what = "samples", *unit = "samples";
+    char title[512], what[160];
+    const char *unit = "samples";
+    int estimates = r->allocations_weighted && r->allocation_interval > 0;
+    snprintf(what, sizeof(what), "samples");
     if (tree == r->calls)
-        what = "time in calls (microseconds)", unit = "us";
-    else if (tree == r->allocations)
-        what = "allocations by site and class", unit = "allocations";
-    else if (tree == r->allocated_bytes)
-        what = "allocated bytes by site and class", unit = "bytes";
+        snprintf(what, sizeof(what), "time in calls (microseconds)"), unit = "us";
+    else if (tree == r->allocations || tree == r->allocated_bytes)
+        snprintf(what, sizeof(what), "%s by site and class%s", tree == r->allocations ? "allocations" : "allocated bytes",
+                 estimates ? ", estimated from samples" : ""),
+        unit = tree == r->allocations ? "allocations" : "bytes";
+    if (estimates && (tree == r->allocations || tree == r->allocated_bytes))
+        snprintf(what + strlen(what), sizeof(what) - strlen(what), " (one per %lu bytes)", r->allocation_interval);
     snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program", what);
     return jp_flame_write(out, tree, title, unit, divisor_for(r, tree), r->name, r->name_context);
 }

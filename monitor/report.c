@@ -12,15 +12,17 @@
 typedef struct profile_view {
     const jp_tree *tree;
     int is_time;
-    const char *by; /* "samples" or "time" */
+    const char *by;   /* "samples" or "time" */
+    uint64_t divisor; /* counts: the tree's weights per unit (0 is 1) */
 } profile_view;
 
 static void format_weight(char *out, size_t size, const profile_view *v, uint64_t weight)
 {
+    uint64_t divisor = v->divisor ? v->divisor : 1;
     if (v->is_time)
         snprintf(out, size, "%.3f ms", (double)weight / 1e6);
     else
-        snprintf(out, size, "%" PRIu64, weight);
+        snprintf(out, size, "%" PRIu64, (weight + divisor / 2) / divisor);
 }
 
 static double share(uint64_t part, uint64_t whole)
@@ -133,7 +135,7 @@ static void write_sampling(FILE *out, const jp_report *r)
                      "running ones there\n", c->location_failures);
     if (c->truncated)
         fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
-    profile_view v = {r->samples, 0, "samples"};
+    profile_view v = {r->samples, 0, "samples", 1};
     write_profile(out, r, &v);
 }
 
@@ -144,15 +146,16 @@ static void write_calls(FILE *out, const jp_report *r)
             (double)r->calls->nodes[JP_ROOT].total / 1e6, r->calls->nodes[JP_ROOT].calls);
     if (r->lost_threads)
         fprintf(out, "Threads not recorded (out of memory): %" PRIu64 "\n", r->lost_threads);
-    profile_view v = {r->calls, 1, "time"};
+    profile_view v = {r->calls, 1, "time", 1};
     write_profile(out, r, &v);
 }
 
 /* How the report shows one of the allocation trees. */
 typedef struct site_view {
     const jp_tree *tree;
-    const char *what; /* the tables' title: "Top N <what> by ..." */
-    const char *unit; /* the weight column */
+    const char *what;  /* the tables' title: "Top N <what> by ..." */
+    const char *unit;  /* the weight column */
+    uint64_t divisor;  /* the tree's weights per unit */
 } site_view;
 
 /* One table of allocation sites: rows, a rollup of v's tree whose self weights say how much. */
@@ -163,21 +166,46 @@ static void write_site_table(FILE *out, const jp_report *r, const site_view *v, 
     fprintf(out, "\nTop %u %s by %s\n", r->config->top, v->what, by);
     fprintf(out, "%14s %7s  %s\n", v->unit, "share", by);
     for (size_t i = 0; i < rows->count && i < r->config->top && rows->methods[i].self; i++)
-        fprintf(out, "%14" PRIu64 " %6.2f%%  %s\n", rows->methods[i].self, share(rows->methods[i].self, whole),
-                name_of(r, rows->methods[i].method));
+        fprintf(out, "%14" PRIu64 " %6.2f%%  %s\n", (rows->methods[i].self + v->divisor / 2) / v->divisor,
+                share(rows->methods[i].self, whole), name_of(r, rows->methods[i].method));
+}
+
+/* What the allocation totals are: the VM's own counts, or estimates from weighted samples. */
+static void write_allocation_basis(FILE *out, const jp_report *r)
+{
+    uint64_t reported = r->allocation_counts->recorded;
+    if (!r->allocations_weighted)
+        fprintf(out, "Allocations recorded: %" PRIu64 ", each counted once (the VM does not say how it samples "
+                     "them: with sampling, the counts and bytes below are of the samples, not of the program)\n",
+                reported);
+    else if (r->allocation_interval == 0)
+        fprintf(out, "Allocations recorded: %" PRIu64 ": every allocation (sampling interval 0)\n", reported);
+    else
+        fprintf(out, "Allocations sampled: %" PRIu64 ", about one per %lu bytes each thread allocates; the totals, "
+                     "tables and paths below are ESTIMATES: each sample of size s stands for 1/(1-exp(-s/%lu)) "
+                     "allocations and as many times s bytes\n", reported, r->allocation_interval,
+                r->allocation_interval);
+}
+
+/* "estimated " when the allocation totals are estimates, else "". */
+static const char *estimated(const jp_report *r)
+{
+    return r->allocations_weighted && r->allocation_interval ? "estimated " : "";
 }
 
 static void write_allocations(FILE *out, const jp_report *r)
 {
     const jp_allocation_counts *c = r->allocation_counts;
     jp_rollup by_class, by_method;
+    char sites_what[64], bytes_what[64];
     fprintf(out, "\nAllocations\n-----------\n");
-    fprintf(out, "Allocations recorded: %" PRIu64 " (all the VM reported: every allocation at a sampling interval "
-                 "of 0, else about one per interval's bytes)\n", c->recorded);
+    write_allocation_basis(out, r);
     if (c->no_stack)
         fprintf(out, "Of those without a stack, under (callers unknown): %" PRIu64 "\n", c->no_stack);
     if (c->truncated)
         fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
+    if (c->unweighted)
+        fprintf(out, "Of those the VM could not weigh, counted once: %" PRIu64 "\n", c->unweighted);
     if (c->unsized)
         fprintf(out, "Of those without a size (GetObjectSize failed), left out of the bytes: %" PRIu64 "\n",
                 c->unsized);
@@ -185,9 +213,14 @@ static void write_allocations(FILE *out, const jp_report *r)
         fprintf(out, "Allocations the VM made for jevprof's own calls, not recorded: %" PRIu64 "\n", c->nested);
     if (c->failed)
         fprintf(out, "Allocations not recorded (out of memory): %" PRIu64 "\n", c->failed);
-    fprintf(out, "Bytes allocated by them: %" PRIu64 "\n", r->allocated_bytes->nodes[JP_ROOT].total);
-    const site_view views[] = {{r->allocations, "allocation sites", "allocations"},
-                               {r->allocated_bytes, "allocated bytes", "bytes"}};
+    fprintf(out, "Allocations in all (%s): %" PRIu64 "\n", *estimated(r) ? "estimated" : "counted",
+            (r->allocations->nodes[JP_ROOT].total + JP_ALLOCATION_COUNT_SCALE / 2) / JP_ALLOCATION_COUNT_SCALE);
+    fprintf(out, "Bytes allocated in all (%s): %" PRIu64 "\n", *estimated(r) ? "estimated" : "counted",
+            r->allocated_bytes->nodes[JP_ROOT].total);
+    snprintf(sites_what, sizeof(sites_what), "%sallocation sites", estimated(r));
+    snprintf(bytes_what, sizeof(bytes_what), "%sallocated bytes", estimated(r));
+    const site_view views[] = {{r->allocations, sites_what, "allocations", JP_ALLOCATION_COUNT_SCALE},
+                               {r->allocated_bytes, bytes_what, "bytes", 1}};
     for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
         if (jp_rollup_build(&by_class, views[i].tree)) {
             fprintf(out, "\n(out of memory: no allocation sites)\n");
@@ -200,7 +233,8 @@ static void write_allocations(FILE *out, const jp_report *r)
             jp_rollup_free(&by_method);
         }
     }
-    profile_view v = {r->allocations, 0, "allocations"};
+    profile_view v = {r->allocations, 0, *estimated(r) ? "estimated allocations" : "allocations",
+                      JP_ALLOCATION_COUNT_SCALE};
     write_hot_paths(out, r, &v);
 }
 

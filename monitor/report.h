@@ -24,9 +24,12 @@ typedef struct jp_report {
     double sampling_seconds;
     const jp_tree *calls;                  /* NULL when not recording calls; weights in ns */
     uint64_t lost_threads;                 /* threads whose calls could not be recorded */
-    const jp_tree *allocations;            /* NULL when not recording allocations; weights: allocations */
+    const jp_tree *allocations;            /* NULL when not recording allocations; weights: allocations
+                                              in JP_ALLOCATION_COUNT_SCALE units */
     const jp_tree *allocated_bytes;        /* with allocations: the same paths, weights: bytes */
     const jp_allocation_counts *allocation_counts;
+    int allocations_weighted;              /* the VM weighs each allocation (IJevmonAllocationSampling) */
+    unsigned long allocation_interval;     /* then its sampling interval in bytes (0: every allocation) */
     const jp_summary *summary;
     jp_method_namer name;
     void *name_context;
