@@ -3,19 +3,24 @@
  * (HKLM\Software\Microsoft\Java VM\Monitors\jevprof), then environment variables.
  *
  *   what              registry value        environment            default
- *   output directory  OutputDir (REG_SZ)    JEVPROF_OUTPUT_DIR     "."
+ *   output directory  OutputDir (REG_SZ)    JEVPROF_OUTPUT_DIR     "."        (created when missing)
+ *   file names        FilePrefix (REG_SZ)   JEVPROF_FILE_PREFIX    "jevprof"  (jevprof-report.txt, ...)
  *   mode              Mode (REG_SZ)         JEVPROF_MODE           "sample"   (a list: see jp_mode)
  *   sample interval   IntervalMs (DWORD)    JEVPROF_INTERVAL_MS    10         (whole ms, 1..60000)
  *   report length     TopN (DWORD)          JEVPROF_TOP            20         (1..1000)
  *
  * The interval is whole milliseconds because the portable timer sleeps in milliseconds; 1 ms
  * (1 kHz) is the finest.  A bad value gets one "jevmon: jevprof: ..." line naming its source
- * and the reason, and the setting falls back to its default.
+ * and the reason, and the setting falls back to its default; the same lines head the report.
+ *
+ * The output directory and the file prefix may hold async-profiler's patterns: %p the process
+ * id, %t the time recording started (YYYYMMDD-hhmmss, local time), %% a percent sign.
  */
 #ifndef JEVPROF_CONFIG_H
 #define JEVPROF_CONFIG_H
 
 #include <stddef.h>
+#include <time.h>
 
 #define JP_MONITOR_KEY_NAME "jevprof"
 #define JP_CONFIG_KEY "Software\\Microsoft\\Java VM\\Monitors\\jevprof"
@@ -31,6 +36,7 @@ typedef enum jp_mode {
 } jp_mode;
 
 #define JP_DEFAULT_OUTPUT_DIR "."
+#define JP_DEFAULT_FILE_PREFIX "jevprof"
 #define JP_DEFAULT_MODE JP_MODE_SAMPLE
 #define JP_DEFAULT_INTERVAL_MS 10u
 #define JP_DEFAULT_TOP 20u
@@ -40,15 +46,21 @@ typedef enum jp_mode {
 
 typedef struct jp_config {
     char output_dir[1024];
+    char file_prefix[128];
     jp_mode mode;
     unsigned interval_ms;
     unsigned top;
+    char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
 } jp_config;
 
 void jp_config_defaults(jp_config *config);
 
-/* Defaults, then the registry, then the environment. */
+/* Defaults, then the registry, then the environment; the patterns are left as they are. */
 void jp_config_load(jp_config *config);
+
+/* Replaces the patterns of the output directory and the file prefix (%p pid, %t started, %%).
+ * A result that does not fit is a bad setting: logged, and the default is used. */
+void jp_config_expand(jp_config *config, unsigned long pid, time_t started);
 
 /* The mode as the setting spells it: "sample", "calls", "both", "alloc", "sample,alloc", ... */
 const char *jp_mode_name(jp_mode mode);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "allocations.h"
 #include "calls.h"
@@ -234,6 +235,8 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
     m->program = strdup(pclass_file_name ? pclass_file_name : "");
     m->started_ns = plat_now_ns();
     jp_config_load(&m->config);
+    jp_config_expand(&m->config, plat_process_id(), time(NULL));
+    jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */
     set_init_options(m);
     start_recording(m);
     *prequested_events = m->categories;

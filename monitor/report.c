@@ -257,6 +257,8 @@ static void write_summary(FILE *out, const jp_report *r)
 int jp_report_write(FILE *out, const jp_report *r)
 {
     fprintf(out, "jevprof report\n==============\n");
+    if (r->config->problems[0])
+        fprintf(out, "BAD SETTINGS (each replaced by its default):\n%s\n", r->config->problems);
     fprintf(out, "Program: %s\n", r->program && *r->program ? r->program : "(unknown)");
     fprintf(out, "Mode: %s", jp_mode_name(r->config->mode));
     if (r->config->mode & JP_MODE_SAMPLE)

@@ -78,6 +78,13 @@ char *plat_module_path(const void *addr);
 /* The address of the symbol a module exports, for the module containing addr; NULL when none. */
 void *plat_module_symbol(const void *addr, const char *name);
 
+/* ---- Processes and directories ------------------------------------------------------- */
+/* The operating system's id of this process (getpid / GetCurrentProcessId). */
+DWORD plat_process_id(void);
+/* Creates directory path and its missing parents ('/' separates them; '\\' too on Windows).
+ * 0 when it is a directory afterwards; else -1, with the reason in why. */
+int plat_make_directories(const char *path, char *why, size_t why_len);
+
 /* ---- Threads, time, locks ------------------------------------------------------------- */
 typedef struct plat_mutex plat_mutex;
 plat_mutex *plat_mutex_create(void);

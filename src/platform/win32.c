@@ -239,6 +239,37 @@ void plat_sleep_ms(unsigned ms)
     Sleep(ms);
 }
 
+DWORD plat_process_id(void)
+{
+    return GetCurrentProcessId();
+}
+
+int plat_make_directories(const char *path, char *why, size_t why_len)
+{
+    char *copy = _strdup(path), text[256];
+    DWORD error = copy ? 0 : ERROR_OUTOFMEMORY;
+    /* Each parent, then the directory; the first refusal other than "exists" is the reason (a
+     * drive's root answers "access denied"). */
+    for (char *p = copy && *copy ? copy + 1 : NULL; p; p = *p ? p + 1 : NULL) {
+        if (*p && *p != '/' && *p != '\\')
+            continue;
+        char kept = *p;
+        *p = '\0';
+        DWORD refused = CreateDirectoryA(copy, NULL) ? 0 : GetLastError();
+        if (refused && refused != ERROR_ALREADY_EXISTS && refused != ERROR_ACCESS_DENIED && !error)
+            error = refused;
+        *p = kept;
+    }
+    free(copy);
+    DWORD attributes = GetFileAttributesA(path);
+    if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY))
+        return 0;
+    snprintf(why, why_len, "%s", error                                    ? win32_error_text(error, text, sizeof(text))
+                                 : attributes == INVALID_FILE_ATTRIBUTES ? "it cannot be created"
+                                                                         : "it is not a directory");
+    return -1;
+}
+
 int plat_process_barrier_init(void)
 {
     return 1;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "support/jvmrun.h"
 #include "../support/testkit.h"
@@ -384,6 +385,140 @@ START_TEST(allocation_estimates_match_the_truth)
 }
 END_TEST
 
+/* Runs command (a shell command line) with stdout and stderr into dir's out.txt and err.txt;
+ * its exit status. */
+static int run_shell(const char *dir, const char *command, char **out, char **err)
+{
+    char line[8192];
+    snprintf(line, sizeof(line), "cd '%s' && %s >out.txt 2>err.txt", dir, command);
+    int status = system(line);
+    *out = read_text(dir, "out.txt");
+    *err = read_text(dir, "err.txt");
+    ck_assert_ptr_nonnull(*out);
+    ck_assert_ptr_nonnull(*err);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const char *source_root(void)
+{
+    const char *src = getenv("JEVMON_SRC");
+    return src ? src : jvmrun_build_path("../..");
+}
+
+/*
+ * tools/jevprof.sh as a user runs it: --help; "--mode calls" with a space; an output directory
+ * that does not exist, with %p in it, and a file prefix with %t, both expanded; javac, a JDK
+ * launcher other than java (the agent as -J-agentpath); stderr names every file written.
+ */
+START_TEST(the_script_runs_any_launcher_into_a_new_directory)
+{
+    char dir[1200], command[4096], expected[1400];
+    char *out, *err;
+    prepare(dir, sizeof(dir));
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --help", source_root());
+    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+    expect(out, "usage: tools/jevprof.sh [options] COMMAND");
+    expect(out, "--mode LIST");
+    free(out), free(err);
+
+    snprintf(command, sizeof(command),
+             "'%s/tools/jevprof.sh' --mode calls --out '%s/new/pid-%%p' --prefix 'run-%%t' java -cp '%s' Workload 200",
+             source_root(), dir, jvmrun_build_path("java"));
+    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+    ck_assert_str_eq(out, "threads 8, rounds 200\nchecksum fb623432da6bd5f1\nexceptions caught 16\n");
+    snprintf(expected, sizeof(expected), "jevmon: jevprof: wrote %s/new/pid-", dir);
+    expect(err, expected); /* the directory, made at start-up */
+    const char *wrote = strstr(err, expected);
+    int pid = atoi(wrote + strlen(expected));
+    ck_assert_int_gt(pid, 0);
+    char sub[1300], stamp[32];
+    snprintf(sub, sizeof(sub), "%s/new/pid-%d", dir, pid);
+    const char *run = strstr(wrote, "/run-");
+    ck_assert_ptr_nonnull(run);
+    snprintf(stamp, sizeof(stamp), "%.15s", run + 5); /* YYYYMMDD-hhmmss */
+    ck_assert_msg(strlen(stamp) == 15 && stamp[8] == '-', "%s", err);
+    static const char *const suffixes[] = {"-report.txt", ".collapsed", "-flame.html"};
+    for (size_t i = 0; i < 3; i++) {
+        char name[64], listed[1500];
+        snprintf(name, sizeof(name), "run-%s%s", stamp, suffixes[i]);
+        snprintf(listed, sizeof(listed), "%s/%s", sub, name);
+        expect(err, listed); /* every file is named on stderr */
+        char *text = read_text(sub, name);
+        ck_assert_msg(text != NULL, "no %s", listed);
+        free(text);
+    }
+    free(out), free(err);
+
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --mode=sample --out javac-out javac -d classes '%s/samples/java/Workload.java'",
+             source_root(), source_root());
+    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+    ck_assert_msg(!strstr(err, "invalid flag"), "%s", err);
+    expect(err, "jevmon: jevprof: wrote ");
+    char javac_out[1300];
+    snprintf(javac_out, sizeof(javac_out), "%s/javac-out", dir);
+    char *report = read_text(javac_out, "jevprof-report.txt");
+    expect(report, "com.sun.tools.javac.Main\n"); /* "Program: jdk.compiler/..." since JDK 9 */
+    char classes[1300];
+    snprintf(classes, sizeof(classes), "%s/classes", dir);
+    char *compiled = read_text(classes, "Workload.class");
+    ck_assert_ptr_nonnull(compiled);
+    free(out), free(err), free(report), free(compiled);
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+END_TEST
+
+/*
+ * Two runs into one directory: a sample,alloc run, then a sample run with a bad interval.  The
+ * second leaves no alloc file of the first beside its own, and its report starts with the bad
+ * setting.  Then an output directory that cannot be made is said at start-up, before the program
+ * runs, not at the end.
+ */
+START_TEST(runs_never_mix_and_problems_are_said_early)
+{
+    char dir[1200], blocked[1300];
+    jvmrun_result r;
+    prepare(dir, sizeof(dir));
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample,alloc", "200", NULL, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    char *alloc = read_text(dir, "jevprof-alloc.collapsed");
+    ck_assert_ptr_nonnull(alloc);
+    free(alloc);
+    jvmrun_free(&r);
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "200", "JEVPROF_INTERVAL_MS=0.5", &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    static const char *const stale[] = {"jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
+                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html"};
+    for (size_t i = 0; i < 4; i++) {
+        char *text = read_text(dir, stale[i]);
+        ck_assert_msg(text == NULL, "%s of the earlier run is still there", stale[i]);
+        char removed[1500];
+        snprintf(removed, sizeof(removed), "jevmon: jevprof: removed %s/%s, an earlier run's", dir, stale[i]);
+        expect(r.err, removed);
+    }
+    char *report = read_text(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_msg(strncmp(report, "jevprof report\n==============\nBAD SETTINGS (each replaced by its default):\n"
+                                  "JEVPROF_INTERVAL_MS \"0.5\" is not a whole number", 120) == 0, "%s", report);
+    free(report);
+    jvmrun_free(&r);
+
+    /* A directory below a file cannot be made: said before the program's first line. */
+    char dir_env[1400];
+    snprintf(blocked, sizeof(blocked), "%s/jevprof.reg/out", dir);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", blocked);
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "200", dir_env, &r); /* the later setting wins */
+    ck_assert_int_eq(r.exit_code, 0);
+    char said[1500];
+    snprintf(said, sizeof(said), "jevmon: jevprof: cannot create the output directory %s: Not a directory", blocked);
+    expect(r.err, said);
+    const char *first = strstr(r.err, "jevmon: jevprof:");
+    ck_assert_msg(first == strstr(r.err, said), "said late:\n%s", r.err);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
 int main(void)
 {
     jdk_count = jvmrun_find_jdks(jdks);
@@ -395,6 +530,8 @@ int main(void)
     tcase_add_loop_test(tc, allocation_sites_are_exact, 0, jdk_count);
     tcase_add_loop_test(tc, a_refused_allocation_callback_costs_one_line, 0, jdk_count);
     tcase_add_loop_test(tc, allocation_estimates_match_the_truth, 0, jdk_count);
+    tcase_add_loop_test(tc, runs_never_mix_and_problems_are_said_early, 0, jdk_count);
+    tcase_add_test(tc, the_script_runs_any_launcher_into_a_new_directory);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -312,14 +312,14 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     jp_config config;
     jp_summary summary;
     jp_sampler_counts counts = {0};
-    jp_allocation_counts allocation_counts = {10, 0, 0, 1, 4, 0};
+    jp_allocation_counts allocation_counts = {10, 0, 0, 1, 0, 4, 0};
     jp_tree sites, bytes;
     const MethodID points[] = {MAIN, WORK, POINT_CLASS}, ints[] = {MAIN, WORK, INT_ARRAY_CLASS};
     const MethodID own[] = {MAIN, POINT_CLASS};
     ck_assert_int_eq(jp_tree_init(&sites), 0);
-    jp_tree_add_stack(&sites, points, 3, 5);
-    jp_tree_add_stack(&sites, ints, 3, 2);
-    jp_tree_add_stack(&sites, own, 2, 3);
+    jp_tree_add_stack(&sites, points, 3, 5 * JP_ALLOCATION_COUNT_SCALE);
+    jp_tree_add_stack(&sites, ints, 3, 2 * JP_ALLOCATION_COUNT_SCALE);
+    jp_tree_add_stack(&sites, own, 2, 3 * JP_ALLOCATION_COUNT_SCALE);
     jp_tree_sum_root(&sites);
     ck_assert_int_eq(jp_tree_init(&bytes), 0);
     jp_tree_add_stack(&bytes, points, 3, 5 * 16);
@@ -335,12 +335,13 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     r.allocation_counts = &allocation_counts;
     char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Mode: alloc\n"));
-    ck_assert_ptr_nonnull(strstr(text, "Allocations recorded: 10 "));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations recorded: 10, each counted once (the VM does not say how"));
     ck_assert_ptr_nonnull(strstr(text, "jevprof's own calls, not recorded: 4\n"));
     for (size_t i = 0; i < sizeof(allocation_tables) / sizeof(*allocation_tables); i++)
         ck_assert_msg(strstr(text, allocation_tables[i]), "missing:\n%s\nin:\n%s", allocation_tables[i], text);
     ck_assert_ptr_nonnull(strstr(text, "without a size (GetObjectSize failed), left out of the bytes: 1\n"));
-    ck_assert_ptr_nonnull(strstr(text, "Bytes allocated by them: 152\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations in all (counted): 10\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Bytes allocated in all (counted): 152\n"));
     ck_assert_ptr_nonnull(strstr(text, "demo.Main.main > demo.Main.work > demo.Point\n"));
     ck_assert_ptr_null(strstr(text, "\nSamples\n"));
     free(text);
@@ -348,6 +349,17 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     ck_assert_str_eq(line_sink_text, " 80.00% self  demo.Point\n");
     free(line_sink_text);
     line_sink_text = NULL;
+    /* Weighted samples (a VM with IJevmonAllocationSampling, at 512 KiB): the same trees read as estimates. */
+    r.allocations_weighted = 1;
+    r.allocation_interval = 524288;
+    text = report_text(&r);
+    ck_assert_ptr_nonnull(strstr(text, "Allocations sampled: 10, about one per 524288 bytes each thread allocates; "
+                                       "the totals, tables and paths below are ESTIMATES"));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations in all (estimated): 10\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 estimated allocation sites by allocated class\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 estimated allocated bytes by allocating method\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Hottest call paths by self estimated allocations"));
+    free(text);
     jp_tree_free(&sites);
     jp_tree_free(&bytes);
 }
