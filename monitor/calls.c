@@ -9,6 +9,9 @@ struct jp_thread_calls {
     atomic_int folding; /* another thread is folding this state: record nothing meanwhile */
     ThreadID thread;
     DWORD os_thread;
+    uint64_t last_ticks;       /* processor time: the thread's previous event */
+    uint64_t checkpoint_ticks; /* when its CPU clock was last read */
+    uint64_t checkpoint_cpu;   /* what it said (ns; UINT64_MAX: unknown) */
     jp_callstack cs;
     jp_thread_calls *next;
 };
@@ -24,12 +27,24 @@ static _Thread_local cache_slot cache[CACHE_SLOTS];
 static atomic_uint next_serial = 1;
 static int process_barrier; /* plat_process_barrier can be used (begin_recording) */
 
-int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info)
+#define CALIBRATION_NS 2000000u
+
+int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info, int cpu_time)
 {
     memset(calls, 0, sizeof(*calls));
     calls->serial = atomic_fetch_add(&next_serial, 1);
     calls->started_ticks = plat_ticks();
     calls->started_ns = plat_now_ns();
+    calls->cpu_time = cpu_time;
+    if (cpu_time) { /* the tick rate, roughly, to find gaps as they happen (the end measures it exactly) */
+        uint64_t ns;
+        while ((ns = plat_now_ns() - calls->started_ns) < CALIBRATION_NS)
+            ;
+        uint64_t ticks = plat_ticks() - calls->started_ticks;
+        calls->ns_per_tick = ticks ? (double)ns / (double)ticks : 1.0;
+        calls->gap_ticks = (uint64_t)(JP_BLOCKED_GAP_MS * 1e6 / calls->ns_per_tick);
+        calls->refresh_ticks = (uint64_t)(JP_CPU_REFRESH_MS * 1e6 / calls->ns_per_tick);
+    }
     process_barrier = plat_process_barrier_init();
     calls->info = info;
     calls->lock = plat_mutex_create();
@@ -89,10 +104,13 @@ static jp_thread_calls *attach_thread(jp_calls *calls)
             t = NULL;
         }
     }
-    if (t)
+    if (t) {
         t->thread = thread;
-    else
+        t->last_ticks = t->checkpoint_ticks = plat_ticks();
+        t->checkpoint_cpu = calls->cpu_time ? plat_thread_cpu_ns(os_thread) : UINT64_MAX;
+    } else {
         calls->lost_threads++;
+    }
     plat_mutex_unlock(calls->lock);
     if (t)
         remember_in_cache(calls->serial, t);
@@ -133,11 +151,40 @@ static inline void end_recording(jp_thread_calls *t)
     atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
+/* Reads the thread's CPU clock (see calls.h): the time since the last reading that it was off
+ * the processor, up to the gap since its previous event, is blocked time of the frame it was in. */
+static void read_cpu_clock(jp_calls *calls, jp_thread_calls *t, uint64_t now)
+{
+    uint64_t cpu = plat_thread_cpu_ns(t->os_thread), gap = now - t->last_ticks;
+    if (cpu != UINT64_MAX && t->checkpoint_cpu != UINT64_MAX && cpu >= t->checkpoint_cpu &&
+        gap >= calls->gap_ticks) {
+        double wall = (double)(now - t->checkpoint_ticks) * calls->ns_per_tick;
+        double off = wall - (double)(cpu - t->checkpoint_cpu), gap_ns = (double)gap * calls->ns_per_tick;
+        if (off > gap_ns)
+            off = gap_ns;
+        if (off > 0)
+            jp_callstack_blocked(&t->cs, (uint64_t)(off / calls->ns_per_tick));
+    }
+    t->checkpoint_ticks = now;
+    t->checkpoint_cpu = cpu;
+}
+
+/* Before each event in processor-time mode: the CPU clock, when a gap or the refresh says so. */
+static inline void note_event(jp_calls *calls, jp_thread_calls *t, uint64_t now)
+{
+    if (now - t->last_ticks >= calls->gap_ticks || now - t->checkpoint_ticks >= calls->refresh_ticks)
+        read_cpu_clock(calls, t, now);
+    t->last_ticks = now;
+}
+
 void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
 {
     jp_thread_calls *t = begin_recording(calls);
     if (t) {
-        jp_callstack_enter(&t->cs, method, stack, plat_ticks());
+        uint64_t now = plat_ticks();
+        if (calls->cpu_time)
+            note_event(calls, t, now);
+        jp_callstack_enter(&t->cs, method, stack, now);
         end_recording(t);
     }
 }
@@ -146,7 +193,10 @@ void jp_calls_exit(jp_calls *calls, StackID caller)
 {
     jp_thread_calls *t = begin_recording(calls);
     if (t) {
-        jp_callstack_exit(&t->cs, caller, plat_ticks());
+        uint64_t now = plat_ticks();
+        if (calls->cpu_time)
+            note_event(calls, t, now);
+        jp_callstack_exit(&t->cs, caller, now);
         end_recording(t);
     }
 }
@@ -159,7 +209,10 @@ static void fold_thread(jp_calls *calls, jp_thread_calls *t)
         plat_process_barrier();
     while (atomic_load(&t->busy))
         plat_sleep_ms(1);
-    jp_callstack_close(&t->cs, plat_ticks());
+    uint64_t now = plat_ticks();
+    if (calls->cpu_time) /* its last wait, up to now */
+        note_event(calls, t, now);
+    jp_callstack_close(&t->cs, now);
     jp_tree_merge(&calls->totals, &t->cs.tree);
     jp_tree_free(&t->cs.tree);
     jp_tree_init(&t->cs.tree); /* on failure the tree stays empty and records nothing */

@@ -17,6 +17,7 @@ void jp_config_defaults(jp_config *config)
     config->problems[0] = '\0';
     config->interval_ms = JP_DEFAULT_INTERVAL_MS;
     config->top = JP_DEFAULT_TOP;
+    config->min_share = JP_DEFAULT_MIN_SHARE;
 }
 
 const char *jp_mode_name(jp_mode mode)
@@ -145,6 +146,29 @@ static void set_top(jp_config *config, const char *text, const char *source)
     set_count(config, &config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
 }
 
+static void set_time(jp_config *config, const char *text, const char *source)
+{
+    if (strcmp(text, "cpu") == 0 || strcmp(text, "wall") == 0) {
+        config->wall_time = strcmp(text, "wall") == 0;
+        return;
+    }
+    bad_setting(config, "%s \"%s\" is not cpu or wall; using the default, cpu", source, text);
+    config->wall_time = 0;
+}
+
+static void set_min_share(jp_config *config, const char *text, const char *source)
+{
+    char *end = NULL;
+    double value = isdigit((unsigned char)*text) || *text == '.' ? strtod(text, &end) : -1;
+    if (value < 0 || value > 100 || !end || *end) {
+        bad_setting(config, "%s \"%s\" is not a percent from 0 to 100 (such as 0.01); using the default, %g", source,
+                    text, JP_DEFAULT_MIN_SHARE);
+        config->min_share = JP_DEFAULT_MIN_SHARE;
+        return;
+    }
+    config->min_share = value;
+}
+
 typedef void (*text_setter)(jp_config *config, const char *text, const char *source);
 
 /* One registry value of the key: a REG_SZ, or a DWORD given to the setter as decimal text. */
@@ -188,6 +212,8 @@ void jp_config_load(jp_config *config)
         {"Mode", 0, "JEVPROF_MODE", set_mode},
         {"IntervalMs", 1, "JEVPROF_INTERVAL_MS", set_interval_ms},
         {"TopN", 1, "JEVPROF_TOP", set_top},
+        {"MinShare", 0, "JEVPROF_MIN_SHARE", set_min_share},
+        {"Time", 0, "JEVPROF_TIME", set_time},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {

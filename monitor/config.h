@@ -8,6 +8,8 @@
  *   mode              Mode (REG_SZ)         JEVPROF_MODE           "sample"   (a list: see jp_mode)
  *   sample interval   IntervalMs (DWORD)    JEVPROF_INTERVAL_MS    10         (whole ms, 1..60000)
  *   report length     TopN (DWORD)          JEVPROF_TOP            20         (1..1000)
+ *   calls' time       Time (REG_SZ)         JEVPROF_TIME           "cpu"      ("cpu" or "wall")
+ *   smallest path     MinShare (REG_SZ)     JEVPROF_MIN_SHARE      JP_DEFAULT_MIN_SHARE (a percent, 0..100)
  *
  * The interval is whole milliseconds because the portable timer sleeps in milliseconds; 1 ms
  * (1 kHz) is the finest.  A bad value gets one "jevmon: jevprof: ..." line naming its source
@@ -40,6 +42,10 @@ typedef enum jp_mode {
 #define JP_DEFAULT_MODE JP_MODE_SAMPLE
 #define JP_DEFAULT_INTERVAL_MS 10u
 #define JP_DEFAULT_TOP 20u
+/* Paths under this share of their profile (percent) are folded into their callers in the
+ * collapsed files and flame graphs (output.c), which keeps them small whatever the program: see
+ * monitor/README.md for what it gives on javac. */
+#define JP_DEFAULT_MIN_SHARE 0.01
 #define JP_MIN_INTERVAL_MS 1u
 #define JP_MAX_INTERVAL_MS 60000u
 #define JP_MAX_TOP 1000u
@@ -50,6 +56,8 @@ typedef struct jp_config {
     jp_mode mode;
     unsigned interval_ms;
     unsigned top;
+    double min_share; /* percent */
+    int wall_time;    /* calls mode records wall time, not processor time */
     char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
 } jp_config;
 

@@ -17,6 +17,12 @@
  * collapsed-stacks line (';', newlines, other control characters) become '_'. */
 void jp_display_name(const char *vm_name, char *out, size_t out_size);
 
+/* Writes the Java form of vm_name with its parameter types: "java.lang.String.indexOf(int, int)",
+ * "demo.Main.main(java.lang.String[])" (the return type left out), for names that would
+ * otherwise be ambiguous (overloads).  A name without a signature is written as jp_display_name
+ * writes it. */
+void jp_signature_name(const char *vm_name, char *out, size_t out_size);
+
 /* Writes the display form of a class name as ClassInformation gives it ("java.lang.String",
  * "[I", "[Ljava.lang.String;"): arrays keep their descriptor, less the ';' that closes an
  * object array's element class ("[Ljava.lang.String"), and the characters that would break a

@@ -200,7 +200,7 @@ static void start_recording(jp_monitor *m)
         jv_log("jevprof: out of memory; sampling is off");
     else if (m->config.mode & JP_MODE_SAMPLE)
         m->sampling = 1;
-    if ((m->config.mode & JP_MODE_CALLS) && jp_calls_init(&m->calls, m->info2))
+    if ((m->config.mode & JP_MODE_CALLS) && jp_calls_init(&m->calls, m->info2, !m->config.wall_time))
         jv_log("jevprof: out of memory; call recording is off");
     else if (m->config.mode & JP_MODE_CALLS)
         m->recording_calls = 1;
@@ -260,9 +260,9 @@ static HRESULT STDMETHODCALLTYPE monitor_MethodExit(IJavaEventMonitor2 *iface, S
     return S_OK;
 }
 
-static const char *method_name(void *context, MethodID method)
+/* A frame that stands for no method (an allocated class, an unknown), or NULL. */
+static const char *frame_name(jp_monitor *m, MethodID method)
 {
-    jp_monitor *m = context;
     const char *class_name = m->recording_allocations ? jp_allocations_class_name(&m->allocations, method) : NULL;
     if (class_name)
         return class_name;
@@ -270,7 +270,32 @@ static const char *method_name(void *context, MethodID method)
         return "(callers unknown)";
     if (method == JP_UNKNOWN_METHOD)
         return "(unknown method)";
-    return jp_names_method(&m->names, m->info, method);
+    return NULL;
+}
+
+/* The collapsed files and flame graphs: the brief name, with the signature where it is ambiguous. */
+static const char *method_name(void *context, MethodID method)
+{
+    jp_monitor *m = context;
+    const char *name = frame_name(m, method);
+    return name ? name : jp_names_method(&m->names, m->info, method);
+}
+
+/* The report's tables: always the signature. */
+static const char *method_signature_name(void *context, MethodID method)
+{
+    jp_monitor *m = context;
+    const char *name = frame_name(m, method);
+    return name ? name : jp_names_method_signature(&m->names, m->info, method);
+}
+
+/* Names every method of tree now, so that overloads are known before anything is written. */
+static void name_methods(jp_monitor *m, const jp_tree *tree)
+{
+    MethodID last = 0;
+    for (uint32_t i = 1; tree && i < tree->count; i++)
+        if (tree->nodes[i].method != last && !frame_name(m, last = tree->nodes[i].method))
+            jp_names_method(&m->names, m->info, last);
 }
 
 /* SHUTDOWN: stop recording, then write everything (once). */
@@ -287,6 +312,10 @@ static void finish(jp_monitor *m)
         jp_allocations_stop(&m->allocations);
     }
     jp_summary_sort_exceptions(&m->summary);
+    name_methods(m, m->sampling ? &m->sampler.profile : NULL);
+    name_methods(m, m->recording_calls ? &m->calls.totals : NULL);
+    name_methods(m, m->recording_allocations ? &m->allocations.sites : NULL);
+    jp_names_find_overloads(&m->names);
     jp_report report = {
         .program = m->program,
         .config = &m->config,
@@ -303,6 +332,7 @@ static void finish(jp_monitor *m)
         .allocation_interval = m->allocations.interval,
         .summary = &m->summary,
         .name = method_name,
+        .signature_name = method_signature_name,
         .name_context = m,
     };
     jp_output_write_all(&report);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "calls.h"
 #include "rollup.h"
 
 #define PATH_SHOWN_FRAMES 12 /* deeper paths show their outermost frame, "...", and the innermost */
@@ -32,7 +33,7 @@ static double share(uint64_t part, uint64_t whole)
 
 static const char *name_of(const jp_report *r, MethodID method)
 {
-    return r->name(r->name_context, method);
+    return (r->signature_name ? r->signature_name : r->name)(r->name_context, method);
 }
 
 static void write_top_methods(FILE *out, const jp_report *r, const profile_view *v, jp_rollup *rollup, int by_self)
@@ -81,26 +82,36 @@ typedef struct weighted_node {
     uint32_t node;
 } weighted_node;
 
-static int hottest_first(const void *a, const void *b)
+/* The top nodes by self weight, heaviest first, without sorting the whole tree (millions of
+ * nodes in calls mode): an insertion into a short sorted list only for a node that beats its
+ * last.  count of them in hottest[0..top-1]. */
+static size_t hottest_nodes(const jp_tree *tree, weighted_node *hottest, size_t top)
 {
-    const weighted_node *x = a, *y = b;
-    return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
+    size_t count = 0;
+    for (uint32_t i = 1; i < tree->count; i++) {
+        uint64_t self = tree->nodes[i].self;
+        if (!self || (count == top && self <= hottest[count - 1].self))
+            continue;
+        size_t at = count < top ? count++ : top - 1;
+        while (at > 0 && hottest[at - 1].self < self) {
+            hottest[at] = hottest[at - 1];
+            at--;
+        }
+        hottest[at] = (weighted_node){self, i};
+    }
+    return count;
 }
 
 static void write_hot_paths(FILE *out, const jp_report *r, const profile_view *v)
 {
     const jp_tree *tree = v->tree;
-    weighted_node *nodes = malloc(tree->count * sizeof(*nodes));
-    size_t count = 0;
+    weighted_node *nodes = malloc(r->config->top * sizeof(*nodes));
     char weight[32];
     if (!nodes)
         return;
-    for (uint32_t i = 1; i < tree->count; i++)
-        if (tree->nodes[i].self)
-            nodes[count++] = (weighted_node){tree->nodes[i].self, i};
-    qsort(nodes, count, sizeof(*nodes), hottest_first);
+    size_t count = hottest_nodes(tree, nodes, r->config->top);
     fprintf(out, "\nHottest call paths by self %s (outermost frame first)\n", v->by);
-    for (size_t i = 0; i < count && i < r->config->top; i++) {
+    for (size_t i = 0; i < count; i++) {
         format_weight(weight, sizeof(weight), v, nodes[i].self);
         fprintf(out, "%14s %6.2f%%  ", weight, share(nodes[i].self, tree->nodes[JP_ROOT].total));
         write_path(out, r, tree, nodes[i].node);
@@ -142,8 +153,14 @@ static void write_sampling(FILE *out, const jp_report *r)
 static void write_calls(FILE *out, const jp_report *r)
 {
     fprintf(out, "\nCalls\n-----\n");
-    fprintf(out, "Time in recorded calls: %.3f ms, summed over every thread's %" PRIu64 " outermost frames\n",
-            (double)r->calls->nodes[JP_ROOT].total / 1e6, r->calls->nodes[JP_ROOT].calls);
+    fprintf(out, "%s in recorded calls: %.3f ms, summed over every thread's %" PRIu64 " outermost frames\n",
+            r->config->wall_time ? "Wall time" : "Processor time", (double)r->calls->nodes[JP_ROOT].total / 1e6,
+            r->calls->nodes[JP_ROOT].calls);
+    if (r->config->wall_time)
+        fprintf(out, "Times are wall time: a thread waiting, sleeping or blocked counts (JEVPROF_TIME=wall)\n");
+    else
+        fprintf(out, "Times are processor time: waits of %u ms or more (blocked, sleeping, waiting, in I/O) are left "
+                     "out, measured by the thread's CPU clock (JEVPROF_TIME=wall for wall time)\n", JP_BLOCKED_GAP_MS);
     if (r->lost_threads)
         fprintf(out, "Threads not recorded (out of memory): %" PRIu64 "\n", r->lost_threads);
     profile_view v = {r->calls, 1, "time", 1};
@@ -264,6 +281,8 @@ int jp_report_write(FILE *out, const jp_report *r)
     if (r->config->mode & JP_MODE_SAMPLE)
         fprintf(out, ", a sample every %u ms", r->config->interval_ms);
     fprintf(out, "\nProfiled for: %.3f s\n", r->seconds);
+    fprintf(out, "Collapsed stacks and flame graphs: paths under %g%% of their profile folded into their callers "
+                 "(JEVPROF_MIN_SHARE)\n", r->config->min_share);
     if (r->samples)
         write_sampling(out, r);
     if (r->calls)

@@ -31,7 +31,8 @@ typedef struct jp_report {
     int allocations_weighted;              /* the VM weighs each allocation (IJevmonAllocationSampling) */
     unsigned long allocation_interval;     /* then its sampling interval in bytes (0: every allocation) */
     const jp_summary *summary;
-    jp_method_namer name;
+    jp_method_namer name;           /* brief names, the signature where ambiguous (the files) */
+    jp_method_namer signature_name; /* always the signature (the report's tables) */
     void *name_context;
 } jp_report;
 

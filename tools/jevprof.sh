@@ -23,7 +23,12 @@ options (each also as --option=VALUE; the environment variable in brackets is wh
   --out DIR          output directory, created when missing (default ./jevprof-out)  [JEVPROF_OUTPUT_DIR]
   --prefix NAME      start of every output file's name (default jevprof); %p is the process id,
                      %t the start time (YYYYMMDD-hhmmss), in DIR too  [JEVPROF_FILE_PREFIX]
+  --time cpu|wall    calls mode: time on the processor (default: blocked time left out) or wall
+                     time  [JEVPROF_TIME]
   --top N            lines per table of the report (default 20)  [JEVPROF_TOP]
+  --min-share PERCENT
+                     in the collapsed files and flame graphs, fold the call paths under this share
+                     of the profile into their callers (default 0.01; 0 keeps every path)  [JEVPROF_MIN_SHARE]
   --alloc-interval BYTES
                      alloc mode: about one allocation reported per BYTES each thread allocates
                      (default 524288; 0 is every allocation, many times slower); the report and
@@ -43,6 +48,8 @@ option() {
     out) export JEVPROF_OUTPUT_DIR=$2 ;;
     prefix) export JEVPROF_FILE_PREFIX=$2 ;;
     top) export JEVPROF_TOP=$2 ;;
+    time) export JEVPROF_TIME=$2 ;;
+    min-share) export JEVPROF_MIN_SHARE=$2 ;;
     alloc-interval) export JEVMON_ALLOCATION_SAMPLING_INTERVAL=$2 ;;
     *) echo "jevprof.sh: unknown option --$1 (see --help)" >&2; exit 2 ;;
   esac

@@ -218,6 +218,21 @@ DWORD plat_os_thread_id(void)
     return GetCurrentThreadId();
 }
 
+uint64_t plat_thread_cpu_ns(DWORD os_thread)
+{
+    FILETIME created, exited, kernel, user;
+    HANDLE thread = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, os_thread);
+    if (!thread)
+        return UINT64_MAX;
+    BOOL ok = GetThreadTimes(thread, &created, &exited, &kernel, &user);
+    CloseHandle(thread);
+    if (!ok)
+        return UINT64_MAX;
+    uint64_t hundreds = ((uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime) +
+                        ((uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime);
+    return hundreds * 100;
+}
+
 /* ---- Time -------------------------------------------------------------------------------- */
 uint64_t plat_ticks(void)
 {

@@ -59,10 +59,10 @@ static void prepare(char *dir, size_t size)
 /* Attaches jevprof through MSJAVA_EVENT_MONITORS (the registry file names only its COM class). */
 #define ATTACHED "MSJAVA_EVENT_MONITORS=" JEVPROF
 
-/* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra: one
- * more environment variable ("NAME=value"), or NULL. */
-static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
-                        const char *extra, jvmrun_result *r)
+/* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra, more:
+ * more environment variables ("NAME=value"), or NULL. */
+static void run_jevprof_with(const char *jdk, const char *dir, const char *monitors, const char *mode,
+                             const char *rounds, const char *extra, const char *more, jvmrun_result *r)
 {
     static char files_env[1300], dir_env[1300], mode_env[64];
     snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
@@ -75,9 +75,17 @@ static void run_jevprof(const char *jdk, const char *dir, const char *monitors, 
         env[n++] = monitors;
     if (extra)
         env[n++] = extra;
+    if (more)
+        env[n++] = more;
     env[n] = NULL;
     const char *args[] = {rounds, NULL};
     jvmrun_main(jdk, "Workload", "", env, args, r);
+}
+
+static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
+                        const char *extra, jvmrun_result *r)
+{
+    run_jevprof_with(jdk, dir, monitors, mode, rounds, extra, NULL, r);
 }
 
 /* Fails, showing the whole text on stderr, unless text contains what. */
@@ -172,7 +180,7 @@ START_TEST(sampling_finds_the_hot_method)
         expect(report, "Workload.hot with 20 samples or more, and more than twice Workload.cold's");
     }
     expect(report, "Hottest call paths by self samples (outermost frame first)\n");
-    expect(report, " > Workload$Worker.run > Workload.round > Workload.hot\n");
+    expect(report, " > Workload$Worker.run() > Workload.round(int, long, int[]) > Workload.hot(long)\n");
     expect(report, "          2400  java.lang.IllegalStateException\n");
     ck_assert_ptr_nonnull(strstr(flame, "\"Workload.hot\""));
     ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
@@ -198,11 +206,11 @@ START_TEST(call_counts_are_exact)
     ck_assert_ptr_nonnull(report);
     ck_assert_ptr_nonnull(collapsed);
     /* 8 threads x 2000 rounds; fib(15) makes 1973 calls, 20 times a thread; 3 throwers per exception */
-    expect(report, "        16000  Workload.hot\n");
-    expect(report, "        16000  Workload.cold\n");
-    expect(report, "       315680  Workload.fib\n");
-    expect(report, "          480  Workload.thrower\n");
-    expect(report, "            8  Workload$Worker.run\n");
+    expect(report, "        16000  Workload.hot(long)\n"); /* the report gives every signature */
+    expect(report, "        16000  Workload.cold(long)\n");
+    expect(report, "       315680  Workload.fib(int)\n");
+    expect(report, "          480  Workload.thrower(int, long)\n");
+    expect(report, "            8  Workload$Worker.run()\n");
     expect(collapsed, "Workload$Worker.run;Workload.round;Workload.hot ");
     expect(collapsed, "Workload.round;Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException.<init>");
     ck_assert_uint_gt(self_count(collapsed, "Workload.hot"), self_count(collapsed, "Workload.cold"));
@@ -231,7 +239,9 @@ START_TEST(allocation_sites_are_exact)
     char dir[1200];
     jvmrun_result r;
     prepare(dir, sizeof(dir));
-    run_jevprof(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
+    /* every path, however small, in the collapsed files (JEVPROF_MIN_SHARE=0) */
+    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread",
+                     "JEVPROF_MIN_SHARE=0", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
@@ -254,7 +264,7 @@ START_TEST(allocation_sites_are_exact)
     ck_assert_uint_eq(self_count(collapsed, "Workload$Allocated"), 5001);
     ck_assert_uint_eq(table_count(report, BY_CLASS, "Workload$Allocated"), 5001);
     ck_assert_uint_eq(table_count(report, BY_CLASS, "[LWorkload$Allocated"), 2);
-    unsigned long long by_allocate = table_count(report, BY_METHOD, "Workload.allocate");
+    unsigned long long by_allocate = table_count(report, BY_METHOD, "Workload.allocate()");
     ck_assert_msg(by_allocate == 5001, "Workload.allocate allocated %llu", by_allocate);
     /* 160 exceptions, each made in the innermost thrower */
     ck_assert_uint_eq(table_count(report, BY_CLASS, "java.lang.IllegalStateException"), 160);
@@ -379,6 +389,79 @@ START_TEST(allocation_estimates_match_the_truth)
         ck_assert_msg(fabs(whole_bytes - all_bytes) <= 0.25 * all_bytes, "%s: total bytes off\n%s",
                       programs[p].program, report);
         free(report), free(flame);
+        jvmrun_free(&r);
+        remove_outputs(dir);
+    }
+}
+END_TEST
+
+/* A row of the report's table headed title that ends with "  name": its self and total times
+ * (ms) and calls; 0 when the row is missing. */
+static int time_row(const char *report, const char *title, const char *name, double *self_ms, double *total_ms,
+                    unsigned long long *calls)
+{
+    char row_end[512];
+    const char *table = report ? strstr(report, title) : NULL, *table_end = table ? strstr(table, "\n\n") : NULL;
+    snprintf(row_end, sizeof(row_end), "  %s\n", name);
+    const char *row = table ? strstr(table, row_end) : NULL;
+    if (!row || (table_end && row > table_end))
+        return 0;
+    while (row > table && row[-1] != '\n')
+        row--;
+    double self_share, total_share;
+    return sscanf(row, "%lf ms %lf%% %lf ms %lf%% %llu", self_ms, &self_share, total_ms, &total_share, calls) == 5;
+}
+
+#define TOTAL_TIME "Top 1000 methods by total time\n"
+
+/*
+ * CallsWorkload: a thread waiting 2 s in idle() beside the main thread computing in spin().
+ * Processor time (the default) ranks spin far above idle, whose waits are left out; wall time
+ * (JEVPROF_TIME=wall) gives idle its 2 s.  The overloads work(int) and work(long) keep their
+ * own rows (1000 and 2000 calls), and their own frames in the collapsed stacks, where a method
+ * that is not overloaded keeps its brief name.
+ */
+START_TEST(calls_take_processor_time_and_tell_overloads_apart)
+{
+    static const char *const times[] = {NULL, "JEVPROF_TIME=wall"};
+    for (int wall = 0; wall < 2; wall++) {
+        char dir[1200];
+        jvmrun_result r;
+        prepare(dir, sizeof(dir));
+        static char files_env[1300], dir_env[1300];
+        snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
+        snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
+        const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, "JEVPROF_MODE=calls", "JEVPROF_TOP=1000",
+                             ATTACHED, "JEVPROF_MIN_SHARE=0", times[wall], NULL}; /* every path: work's are short */
+        const char *args[] = {"7", NULL};
+        jvmrun_main(jdks[_i], "CallsWorkload", "", env, args, &r);
+        ck_assert_int_eq(r.exit_code, 0);
+        char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
+        ck_assert_ptr_nonnull(report);
+        ck_assert_ptr_nonnull(collapsed);
+        double spin_self, spin_total, idle_self, idle_total, self, total;
+        unsigned long long calls;
+        ck_assert_msg(time_row(report, TOTAL_TIME, "CallsWorkload.spin(long)", &spin_self, &spin_total, &calls) &&
+                          time_row(report, TOTAL_TIME, "CallsWorkload.idle()", &idle_self, &idle_total, &calls),
+                      "%s", report);
+        printf("JDK %d, %s time: spin %.1f ms, idle %.1f ms\n", _i, wall ? "wall" : "processor", spin_total,
+               idle_total);
+        if (wall) {
+            expect(report, "Times are wall time");
+            ck_assert_msg(idle_total >= 1800, "idle: %.1f ms of wall time\n%s", idle_total, report);
+        } else {
+            expect(report, "Times are processor time");
+            ck_assert_msg(idle_total < 200 && spin_total > 5 * idle_total, "spin %.1f ms, idle %.1f ms\n%s",
+                          spin_total, idle_total, report);
+        }
+        ck_assert_msg(time_row(report, TOTAL_TIME, "CallsWorkload.work(int)", &self, &total, &calls) && calls == 1000,
+                      "%s", report);
+        ck_assert_msg(time_row(report, TOTAL_TIME, "CallsWorkload.work(long)", &self, &total, &calls) && calls == 2000,
+                      "%s", report);
+        expect(collapsed, "CallsWorkload.main;CallsWorkload.work(int) ");
+        expect(collapsed, "CallsWorkload.main;CallsWorkload.work(long) ");
+        expect(collapsed, "CallsWorkload.main;CallsWorkload.spin ");
+        free(report), free(collapsed);
         jvmrun_free(&r);
         remove_outputs(dir);
     }
@@ -532,6 +615,7 @@ int main(void)
     tcase_add_loop_test(tc, allocation_estimates_match_the_truth, 0, jdk_count);
     tcase_add_loop_test(tc, runs_never_mix_and_problems_are_said_early, 0, jdk_count);
     tcase_add_test(tc, the_script_runs_any_launcher_into_a_new_directory);
+    tcase_add_loop_test(tc, calls_take_processor_time_and_tell_overloads_apart, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
