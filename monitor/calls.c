@@ -64,6 +64,7 @@ void jp_calls_free(jp_calls *calls)
         free(t);
     }
     jp_tree_free(&calls->totals);
+    free(calls->thread_summaries);
     if (calls->lock)
         plat_mutex_destroy(calls->lock);
     memset(calls, 0, sizeof(*calls));
@@ -201,6 +202,41 @@ void jp_calls_exit(jp_calls *calls, StackID caller)
     }
 }
 
+/* Keeps what the report's per-thread view shows of a thread's closed tree: its time and its
+ * heaviest path from the top.  Called with the lock held; a thread that cannot be kept is left out. */
+static void summarize_thread(jp_calls *calls, const jp_thread_calls *t)
+{
+    const jp_tree *tree = &t->cs.tree;
+    if (calls->thread_count == calls->thread_capacity) {
+        size_t capacity = calls->thread_capacity ? calls->thread_capacity * 2 : 16;
+        jp_thread_summary *grown = realloc(calls->thread_summaries, capacity * sizeof(*grown));
+        if (!grown)
+            return;
+        calls->thread_summaries = grown;
+        calls->thread_capacity = capacity;
+    }
+    jp_thread_summary *summary = &calls->thread_summaries[calls->thread_count];
+    memset(summary, 0, sizeof(*summary));
+    summary->thread = t->thread;
+    summary->os_thread = t->os_thread;
+    for (uint32_t c = tree->nodes ? tree->nodes[JP_ROOT].first_child : JP_NO_NODE; c != JP_NO_NODE;
+         c = tree->nodes[c].next_sibling)
+        summary->time += tree->nodes[c].total;
+    if (summary->time == 0)
+        return; /* no closed call: nothing to show */
+    for (uint32_t node = JP_ROOT; summary->depth < JP_THREAD_PATH_FRAMES;) {
+        uint32_t heaviest = JP_NO_NODE;
+        for (uint32_t c = tree->nodes[node].first_child; c != JP_NO_NODE; c = tree->nodes[c].next_sibling)
+            if (heaviest == JP_NO_NODE || tree->nodes[c].total > tree->nodes[heaviest].total)
+                heaviest = c;
+        if (heaviest == JP_NO_NODE)
+            break;
+        summary->path[summary->depth++] = tree->nodes[heaviest].method;
+        node = heaviest;
+    }
+    calls->thread_count++;
+}
+
 /* Ends the thread's open frames now and adds its tree to the totals, leaving it empty.  Called
  * with the lock held and t->folding set (or recording stopped), once t is not busy. */
 static void fold_thread(jp_calls *calls, jp_thread_calls *t)
@@ -213,6 +249,7 @@ static void fold_thread(jp_calls *calls, jp_thread_calls *t)
     if (calls->cpu_time) /* its last wait, up to now */
         note_event(calls, t, now);
     jp_callstack_close(&t->cs, now);
+    summarize_thread(calls, t);
     jp_tree_merge(&calls->totals, &t->cs.tree);
     jp_tree_free(&t->cs.tree);
     jp_tree_init(&t->cs.tree); /* on failure the tree stays empty and records nothing */
@@ -253,6 +290,9 @@ void jp_calls_stop(jp_calls *calls)
         fold_thread(calls, t);
     plat_mutex_unlock(calls->lock);
     uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
-    jp_tree_scale(&calls->totals, ticks ? (double)ns / (double)ticks : 1.0);
+    double ns_per_tick = ticks ? (double)ns / (double)ticks : 1.0;
+    jp_tree_scale(&calls->totals, ns_per_tick);
+    for (size_t i = 0; i < calls->thread_count; i++)
+        calls->thread_summaries[i].time = (uint64_t)((double)calls->thread_summaries[i].time * ns_per_tick);
     jp_tree_sum_root(&calls->totals);
 }

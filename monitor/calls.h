@@ -33,12 +33,24 @@
 
 typedef struct jp_thread_calls jp_thread_calls;
 
+/* One thread's share of the calls, for the report's per-thread view. */
+#define JP_THREAD_PATH_FRAMES 4
+typedef struct jp_thread_summary {
+    ThreadID thread;
+    DWORD os_thread;
+    uint64_t time;                          /* its outermost frames' time (ns once stopped) */
+    MethodID path[JP_THREAD_PATH_FRAMES];   /* its heaviest path from the outermost frame */
+    size_t depth;
+} jp_thread_summary;
+
 typedef struct jp_calls {
     unsigned serial; /* tells this recorder's thread-local cache entries from an earlier one's */
     IJavaEventMonitorIDInfo2 *info; /* not owned; for GetCurrentThread */
     plat_mutex *lock;
     jp_thread_calls *threads; /* every thread that recorded and has not been folded */
     jp_tree totals;           /* the trees of threads that ended */
+    jp_thread_summary *thread_summaries; /* one per thread folded, in the order they were */
+    size_t thread_count, thread_capacity;
     atomic_int stopped;
     uint64_t lost_threads;    /* threads whose state could not be allocated */
     uint64_t started_ticks, started_ns; /* plat_ticks and plat_now_ns when recording began */

@@ -289,6 +289,15 @@ static const char *method_signature_name(void *context, MethodID method)
     return name ? name : jp_names_method_signature(&m->names, m->info, method);
 }
 
+/* The flame graph's colours. */
+static jp_frame_kind method_kind(void *context, MethodID method)
+{
+    jp_monitor *m = context;
+    if (m->recording_allocations && jp_allocations_class_name(&m->allocations, method))
+        return JP_FRAME_CLASS;
+    return frame_name(m, method) ? JP_FRAME_OTHER : jp_names_method_kind(&m->names, m->info, method);
+}
+
 /* Names every method of tree now, so that overloads are known before anything is written. */
 static void name_methods(jp_monitor *m, const jp_tree *tree)
 {
@@ -315,6 +324,9 @@ static void finish(jp_monitor *m)
     name_methods(m, m->sampling ? &m->sampler.profile : NULL);
     name_methods(m, m->recording_calls ? &m->calls.totals : NULL);
     name_methods(m, m->recording_allocations ? &m->allocations.sites : NULL);
+    for (size_t i = 0; i < m->calls.thread_count; i++)
+        for (size_t f = 0; f < m->calls.thread_summaries[i].depth; f++)
+            jp_names_method(&m->names, m->info, m->calls.thread_summaries[i].path[f]);
     jp_names_find_overloads(&m->names);
     jp_report report = {
         .program = m->program,
@@ -325,6 +337,8 @@ static void finish(jp_monitor *m)
         .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
         .calls = m->recording_calls ? &m->calls.totals : NULL,
         .lost_threads = m->calls.lost_threads,
+        .threads = m->calls.thread_summaries,
+        .thread_count = m->calls.thread_count,
         .allocations = m->recording_allocations ? &m->allocations.sites : NULL,
         .allocated_bytes = &m->allocations.bytes,
         .allocation_counts = &m->allocations.counts,
@@ -333,6 +347,7 @@ static void finish(jp_monitor *m)
         .summary = &m->summary,
         .name = method_name,
         .signature_name = method_signature_name,
+        .kind = method_kind,
         .name_context = m,
     };
     jp_output_write_all(&report);

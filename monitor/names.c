@@ -11,6 +11,7 @@
 /* A cached method name: the brief and the signature form, in one allocation. */
 typedef struct jp_method_name {
     int overloaded;
+    jp_frame_kind kind;
     const char *signature;
     char brief[];
 } jp_method_name;
@@ -37,6 +38,7 @@ static jp_method_name *method_name_new(const char *brief, const char *signature)
     if (!name)
         return NULL;
     name->overloaded = 0;
+    name->kind = JP_FRAME_OTHER;
     memcpy(name->brief, brief, brief_size);
     name->signature = name->brief + brief_size;
     memcpy(name->brief + brief_size, signature, signature_size);
@@ -70,7 +72,14 @@ static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID m
     jp_display_name(vm_name, display, sizeof(display));
     jp_signature_name(vm_name, signature, sizeof(signature));
     CoTaskMemFree(vm_name);
-    return method_name_new(display, signature);
+    jp_method_name *name = method_name_new(display, signature);
+    if (name)
+        name->kind = model == JVM_EXECUTION_JIT_COMPILED                                         ? JP_FRAME_COMPILED
+                     : model == JVM_EXECUTION_NATIVE                                             ? JP_FRAME_NATIVE
+                     : model == JVM_EXECUTION_INTERPRETED || model == JVM_EXECUTION_FAST_INTERPRETED ? JP_FRAME_INTERPRETED
+                     : model == JVM_EXECUTION_COM                                                ? JP_FRAME_VM
+                                                                                                 : JP_FRAME_OTHER;
+    return name;
 }
 
 /* Caches a name under key and returns the cached one; takes ownership of name.  The first
@@ -120,6 +129,12 @@ const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *
 {
     const jp_method_name *name = method_name(names, info, method);
     return name ? name->signature : "<out of memory>";
+}
+
+jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
+{
+    const jp_method_name *name = method_name(names, info, method);
+    return name ? name->kind : JP_FRAME_OTHER;
 }
 
 static int by_brief(const void *a, const void *b)

@@ -13,6 +13,7 @@
 #define JEVPROF_NAMES_H
 
 #include "idmap.h"
+#include "javaname.h"
 #include "jevmon.h"
 #include "platform/platform.h"
 
@@ -31,6 +32,8 @@ void jp_names_free(jp_names *names);
 const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
 /* The signature name of method, always. */
 const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
+/* What the VM said the method is (MethodInformation's execution model). */
+jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
 /* Marks the methods named so far whose brief names are shared by another method's. */
 void jp_names_find_overloads(jp_names *names);
 

@@ -147,9 +147,31 @@ static int write_collapsed(FILE *out, const jp_report *r, const shown_profile *p
     return jp_collapsed_write(out, &p->folded, divisor_for(r, p->tree), r->name, r->name_context);
 }
 
+/* The flame graph's subtitle: the profile's total, what it measures, how it was sampled. */
+static void describe_profile(const jp_report *r, const shown_profile *p, char *out, size_t size)
+{
+    const jp_tree *tree = p->tree;
+    double total = (double)tree->nodes[JP_ROOT].total / (double)divisor_for(r, tree);
+    int estimates = r->allocations_weighted && r->allocation_interval > 0;
+    if (tree == r->samples)
+        snprintf(out, size, "%.0f samples in all, one every %u ms of each running thread (asked for)", total,
+                 r->config->interval_ms);
+    else if (tree == r->calls)
+        snprintf(out, size, "%.3f ms of %s time in all, every call", total / 1e3,
+                 r->config->wall_time ? "wall" : "processor");
+    else if (estimates)
+        snprintf(out, size, "%.0f %s in all, ESTIMATED from samples, about one per %lu bytes allocated", total,
+                 tree == r->allocations ? "allocations" : "bytes", r->allocation_interval);
+    else
+        snprintf(out, size, "%.0f %s in all, %s", total, tree == r->allocations ? "allocations" : "bytes",
+                 r->allocations_weighted ? "every allocation" : "as the VM reported them");
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "; paths under %.3g%% folded into their callers", p->share);
+}
+
 static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
 {
-    char title[512], what[160];
+    char title[512], what[160], subtitle[512];
     const char *unit = "samples";
     const jp_tree *tree = p->tree;
     int estimates = r->allocations_weighted && r->allocation_interval > 0;
@@ -163,7 +185,9 @@ static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
     if (estimates && (tree == r->allocations || tree == r->allocated_bytes))
         snprintf(what + strlen(what), sizeof(what) - strlen(what), " (one per %lu bytes)", r->allocation_interval);
     snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program", what);
-    return jp_flame_write(out, &p->folded, title, unit, divisor_for(r, tree), r->name, r->name_context);
+    describe_profile(r, p, subtitle, sizeof(subtitle));
+    jp_flame_labels labels = {title, subtitle, unit};
+    return jp_flame_write(out, &p->folded, &labels, divisor_for(r, tree), r->name, r->kind, r->name_context);
 }
 
 static void log_line(void *context, const char *line)
@@ -185,9 +209,10 @@ static int write_profile(const jp_report *r, written_files *w, size_t collapsed,
         return -1;
     }
     if (p.share > r->config->min_share)
-        jv_log("jevprof: paths under %.3g%% of the profile folded into their callers in %s%s and %s (the setting, "
+        jv_log("jevprof: paths under %.3g%% of the profile folded into their callers in %s%s and %s%s (the setting, "
                "%g%%, left a collapsed file over %u MB)", p.share, r->config->file_prefix, every_suffix[collapsed],
-               every_suffix[flame], r->config->min_share, (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
+               r->config->file_prefix, every_suffix[flame], r->config->min_share,
+               (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
     int failed = write_file(r, w, collapsed, write_collapsed, &p);
     failed |= write_file(r, w, flame, write_flame, &p);
     jp_tree_free(&p.folded);

@@ -150,6 +150,33 @@ static void write_sampling(FILE *out, const jp_report *r)
     write_profile(out, r, &v);
 }
 
+static int most_time_first(const void *a, const void *b)
+{
+    const jp_thread_summary *x = a, *y = b;
+    return x->time < y->time ? 1 : x->time > y->time ? -1 : 0;
+}
+
+/* The per-thread view: each thread's time and its heaviest path, most time first. */
+static void write_threads(FILE *out, const jp_report *r)
+{
+    jp_thread_summary *sorted = malloc(r->thread_count * sizeof(*sorted) + 1);
+    if (!sorted)
+        return;
+    memcpy(sorted, r->threads, r->thread_count * sizeof(*sorted));
+    qsort(sorted, r->thread_count, sizeof(*sorted), most_time_first);
+    fprintf(out, "\nTop %u threads by time (%zu threads; the heaviest path from each one's outermost frame)\n",
+            r->config->top, r->thread_count);
+    fprintf(out, "%14s %7s %10s  %s\n", "time", "share", "OS thread", "heaviest path");
+    for (size_t i = 0; i < r->thread_count && i < r->config->top; i++) {
+        fprintf(out, "%11.3f ms %6.2f%% %10lu  ", (double)sorted[i].time / 1e6,
+                share(sorted[i].time, r->calls->nodes[JP_ROOT].total), (unsigned long)sorted[i].os_thread);
+        for (size_t f = 0; f < sorted[i].depth; f++)
+            fprintf(out, "%s%s", f ? " > " : "", name_of(r, sorted[i].path[f]));
+        fprintf(out, "%s\n", sorted[i].depth == JP_THREAD_PATH_FRAMES ? " > ..." : "");
+    }
+    free(sorted);
+}
+
 static void write_calls(FILE *out, const jp_report *r)
 {
     fprintf(out, "\nCalls\n-----\n");
@@ -163,6 +190,8 @@ static void write_calls(FILE *out, const jp_report *r)
                      "out, measured by the thread's CPU clock (JEVPROF_TIME=wall for wall time)\n", JP_BLOCKED_GAP_MS);
     if (r->lost_threads)
         fprintf(out, "Threads not recorded (out of memory): %" PRIu64 "\n", r->lost_threads);
+    if (r->thread_count)
+        write_threads(out, r);
     profile_view v = {r->calls, 1, "time", 1};
     write_profile(out, r, &v);
 }

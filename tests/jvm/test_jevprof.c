@@ -461,6 +461,9 @@ START_TEST(calls_take_processor_time_and_tell_overloads_apart)
         expect(collapsed, "CallsWorkload.main;CallsWorkload.work(int) ");
         expect(collapsed, "CallsWorkload.main;CallsWorkload.work(long) ");
         expect(collapsed, "CallsWorkload.main;CallsWorkload.spin ");
+        /* the per-thread view: the main thread's heaviest path is spin's */
+        expect(report, "threads by time");
+        expect(report, "  CallsWorkload.main(java.lang.String[]) > CallsWorkload.spin(long)\n");
         free(report), free(collapsed);
         jvmrun_free(&r);
         remove_outputs(dir);

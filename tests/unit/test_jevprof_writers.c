@@ -135,12 +135,20 @@ START_TEST(collapsed_divides_and_drops_zero_lines)
 }
 END_TEST
 
+/* demo.Main.main is native, every other method compiled. */
+static jp_frame_kind test_kind(void *context, MethodID method)
+{
+    (void)context;
+    return method == MAIN ? JP_FRAME_NATIVE : JP_FRAME_COMPILED;
+}
+
 START_TEST(flame_graph_is_self_contained_and_holds_the_data)
 {
     const MethodID odd[] = {MAIN, ODD};
     jp_tree_add_stack(&tree, odd, 2, 1);
     FILE *f = tmpfile();
-    ck_assert_int_eq(jp_flame_write(f, &tree, "test <profile>", "samples", 1, test_name, NULL), 0);
+    jp_flame_labels labels = {"test <profile>", "101 samples in all", "samples"};
+    ck_assert_int_eq(jp_flame_write(f, &tree, &labels, 1, test_name, test_kind, NULL), 0);
     char *html = contents(f);
     ck_assert_ptr_nonnull(strstr(html, "<!DOCTYPE html>"));
     ck_assert_ptr_nonnull(strstr(html, "\"demo.Main.hot\""));
@@ -156,6 +164,22 @@ START_TEST(flame_graph_is_self_contained_and_holds_the_data)
     /* a name cannot end the script: <, >, & and quotes are escaped */
     ck_assert_ptr_nonnull(strstr(html, "demo.Odd.\\u003cinit\\u003e\\u0026\\u0022quoted\\u0022\\u003c/script\\u003e"));
     ck_assert_ptr_nonnull(strstr(html, "test \\u003cprofile\\u003e"));
+    ck_assert_ptr_nonnull(strstr(html, "\"subtitle\":\"101 samples in all\""));
+    ck_assert_ptr_nonnull(strstr(html, "<option value=\"reversed\">")); /* the three views */
+    ck_assert_ptr_nonnull(strstr(html, "<option value=\"flame\">"));
+    /* one kind per name, in the names' order: only demo.Main.main is native here */
+    const char *names = strstr(html, "\"names\":["), *kinds = strstr(html, "\"kinds\":[");
+    ck_assert_ptr_nonnull(names);
+    ck_assert_ptr_nonnull(kinds);
+    int commas = 0, main_at = -1;
+    for (const char *p = names + 9; *p != ']'; p++) {
+        if (strncmp(p, "\"demo.Main.main\"", 16) == 0)
+            main_at = commas;
+        commas += *p == ',';
+    }
+    ck_assert_int_ge(main_at, 0);
+    for (int i = 0; i <= commas; i++)
+        ck_assert_int_eq(kinds[9 + 2 * i], i == main_at ? '3' : '2');
     const char *script_end = strstr(html, "</script>");
     ck_assert_ptr_nonnull(script_end);
     ck_assert_ptr_null(strstr(script_end + 1, "</script>"));
@@ -180,9 +204,10 @@ START_TEST(flame_graph_of_an_empty_profile_is_valid)
     jp_tree empty;
     ck_assert_int_eq(jp_tree_init(&empty), 0);
     FILE *f = tmpfile();
-    ck_assert_int_eq(jp_flame_write(f, &empty, "nothing", "samples", 1, test_name, NULL), 0);
+    jp_flame_labels labels = {"nothing", NULL, "samples"};
+    ck_assert_int_eq(jp_flame_write(f, &empty, &labels, 1, test_name, NULL, NULL), 0);
     char *html = contents(f);
-    ck_assert_ptr_nonnull(strstr(html, "\"names\":[],\"root\":[-1,0,0,[]]}"));
+    ck_assert_ptr_nonnull(strstr(html, "\"names\":[],\"kinds\":[],\"root\":[-1,0,0,[]]}"));
     free(html);
     fclose(f);
     jp_tree_free(&empty);
