@@ -141,18 +141,25 @@ static unsigned long long self_count(const char *collapsed, const char *leaf)
     return sum;
 }
 
-/* The count on the row of a report table (the section headed title) that ends with "  name". */
-static unsigned long long table_count(const char *report, const char *title, const char *name)
+/* The row of a report table (the section headed title) that ends with "  name", or NULL. */
+static const char *table_row(const char *report, const char *title, const char *name)
 {
     char row_end[512];
     const char *table = report ? strstr(report, title) : NULL, *table_end = table ? strstr(table, "\n\n") : NULL;
     snprintf(row_end, sizeof(row_end), "  %s\n", name);
     const char *row = table ? strstr(table, row_end) : NULL;
     if (!row || (table_end && row > table_end))
-        return 0;
+        return NULL;
     while (row > table && row[-1] != '\n')
         row--;
-    return strtoull(row, NULL, 10);
+    return row;
+}
+
+/* The count that starts such a row; 0 when there is none. */
+static unsigned long long table_count(const char *report, const char *title, const char *name)
+{
+    const char *row = table_row(report, title, name);
+    return row ? strtoull(row, NULL, 10) : 0;
 }
 
 START_TEST(sampling_finds_the_hot_method)
@@ -400,16 +407,10 @@ END_TEST
 static int time_row(const char *report, const char *title, const char *name, double *self_ms, double *total_ms,
                     unsigned long long *calls)
 {
-    char row_end[512];
-    const char *table = report ? strstr(report, title) : NULL, *table_end = table ? strstr(table, "\n\n") : NULL;
-    snprintf(row_end, sizeof(row_end), "  %s\n", name);
-    const char *row = table ? strstr(table, row_end) : NULL;
-    if (!row || (table_end && row > table_end))
-        return 0;
-    while (row > table && row[-1] != '\n')
-        row--;
+    const char *row = table_row(report, title, name);
     double self_share, total_share;
-    return sscanf(row, "%lf ms %lf%% %lf ms %lf%% %llu", self_ms, &self_share, total_ms, &total_share, calls) == 5;
+    return row && sscanf(row, "%lf ms %lf%% %lf ms %lf%% %llu", self_ms, &self_share, total_ms, &total_share,
+                         calls) == 5;
 }
 
 #define TOTAL_TIME "Top 1000 methods by total time\n"
