@@ -20,10 +20,11 @@
 static _Thread_local int flushing; /* jv_heap_flush_sampler's own allocation is not reported */
 
 /* The allocation this thread is reporting to the callbacks, for GetAllocationWeight. */
-static _Thread_local struct {
+typedef struct reported_allocation {
     ObjectID object;
     jlong size;
-} reporting;
+} reported_allocation;
+static _Thread_local reported_allocation reporting;
 
 /*
  * The interval in bytes: the environment variable, else the smallest AllocationSamplingInterval
@@ -69,15 +70,15 @@ static void report(JNIEnv *env, jobject object, jclass klass, jlong size)
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     ObjectID object_id = jv_object_id(env, object);
-    reporting.object = object_id;
-    reporting.size = size;
+    reported_allocation outer = reporting; /* a callback's own allocation is reported inside it */
+    reporting = (reported_allocation){object_id, size};
     for (size_t i = 0; i < jv_monitors.count; i++) {
         IObjectAllocationCallback *callback = jv_heap_allocation_callback(jv_monitors.items[i]);
         if (callback && object_id && atomic_load_explicit(&jv_monitors.items[i]->phase, memory_order_relaxed) ==
                                           JV_PHASE_RUNNING)
             IObjectAllocationCallback_OnObjectAllocated(callback, object_id, class_id);
     }
-    reporting.object = 0;
+    reporting = outer;
     jv_dispatch_end(&d);
 }
 
