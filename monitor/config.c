@@ -18,6 +18,7 @@ void jp_config_defaults(jp_config *config)
     config->interval_ms = JP_DEFAULT_INTERVAL_MS;
     config->top = JP_DEFAULT_TOP;
     config->min_share = JP_DEFAULT_MIN_SHARE;
+    config->wall_time = 0;
 }
 
 const char *jp_mode_name(jp_mode mode)

@@ -24,7 +24,7 @@ static void capture_line(const char *line, void *context)
 }
 
 static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP",
-                                        "JEVPROF_FILE_PREFIX"};
+                                        "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE"};
 
 static void setup(void)
 {
@@ -110,6 +110,10 @@ static const struct bad_value {
     {"JEVPROF_FILE_PREFIX", "out/run", "JEVPROF_FILE_PREFIX \"out/run\" is not a file name (it has /, \\ or :); "
                                        "using the default, \"jevprof\""},
     {"JEVPROF_FILE_PREFIX", "", "JEVPROF_FILE_PREFIX \"\" is empty"},
+    {"JEVPROF_TIME", "user", "JEVPROF_TIME \"user\" is not cpu or wall; using the default, cpu"},
+    {"JEVPROF_MIN_SHARE", "1%", "JEVPROF_MIN_SHARE \"1%\" is not a percent from 0 to 100 (such as 0.01); "
+                                "using the default, 0.01"},
+    {"JEVPROF_MIN_SHARE", "101", "JEVPROF_MIN_SHARE \"101\" is not a percent"},
 };
 
 START_TEST(bad_value_is_one_line_and_the_default)
@@ -139,8 +143,31 @@ START_TEST(bad_value_is_one_line_and_the_default)
         ck_assert_uint_eq(c.top, defaults.top);
     else if (strcmp(bad->variable, "JEVPROF_FILE_PREFIX") == 0)
         ck_assert_str_eq(c.file_prefix, defaults.file_prefix);
+    else if (strcmp(bad->variable, "JEVPROF_TIME") == 0)
+        ck_assert_int_eq(c.wall_time, defaults.wall_time);
+    else if (strcmp(bad->variable, "JEVPROF_MIN_SHARE") == 0)
+        ck_assert(c.min_share == defaults.min_share);
     else
         ck_assert_str_eq(c.output_dir, defaults.output_dir);
+}
+END_TEST
+
+/* The calls' clock and the folding share, as a user writes them. */
+START_TEST(time_and_min_share_settings)
+{
+    jp_config c;
+    jp_config_load(&c);
+    ck_assert_int_eq(c.wall_time, 0); /* processor time by default */
+    ck_assert(c.min_share == 0.01);
+    plat_setenv("JEVPROF_TIME", "wall");
+    plat_setenv("JEVPROF_MIN_SHARE", "0.5");
+    jp_config_load(&c);
+    ck_assert_int_eq(c.wall_time, 1);
+    ck_assert(c.min_share == 0.5);
+    plat_setenv("JEVPROF_MIN_SHARE", "0");
+    jp_config_load(&c);
+    ck_assert(c.min_share == 0);
+    ck_assert_int_eq(line_count, 0);
 }
 END_TEST
 
@@ -224,6 +251,7 @@ int main(void)
     tcase_add_loop_test(tc, bad_value_is_one_line_and_the_default, 0, (int)(sizeof(bad_values) / sizeof(*bad_values)));
     tcase_add_test(tc, registry_values_of_the_wrong_type_or_range);
     tcase_add_test(tc, patterns_name_the_process_and_the_start);
+    tcase_add_test(tc, time_and_min_share_settings);
     tcase_add_test(tc, mode_names);
     tcase_add_loop_test(tc, mode_lists_combine, 0, (int)(sizeof(mode_lists) / sizeof(*mode_lists)));
     suite_add_tcase(s, tc);
