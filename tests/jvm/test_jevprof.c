@@ -221,6 +221,16 @@ START_TEST(call_counts_are_exact)
     expect(collapsed, "Workload$Worker.run;Workload.round;Workload.hot ");
     expect(collapsed, "Workload.round;Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException.<init>");
     ck_assert_uint_gt(self_count(collapsed, "Workload.hot"), self_count(collapsed, "Workload.cold"));
+    /* Folding the paths under 0.01% keeps their time in their callers: the lines (microseconds)
+     * add up to the whole, give or take their rounding. */
+    unsigned long long sum_us = 0, lines = 0;
+    for (const char *line = collapsed; *line; line = strchr(line, '\n') + 1, lines++)
+        sum_us += strtoull(memrchr(line, ' ', (size_t)(strchr(line, '\n') - line)) + 1, NULL, 10);
+    const char *whole = strstr(report, " in recorded calls: ");
+    ck_assert_ptr_nonnull(whole);
+    double whole_ms = strtod(whole + strlen(" in recorded calls: "), NULL);
+    ck_assert_msg(fabs((double)sum_us / 1000 - whole_ms) <= 0.001 * (double)lines + 0.01,
+                  "%llu us in %llu lines, %.3f ms in the report", sum_us, lines, whole_ms);
     free(report), free(collapsed);
     jvmrun_free(&r);
     remove_outputs(dir);
