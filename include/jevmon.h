@@ -43,6 +43,7 @@ DEFINE_GUID(IID_IJavaHeapMonitor2, 0xC3113E92, 0x4355, 0x4C25, 0x8E, 0x6C, 0x36,
 DEFINE_GUID(IID_IHeapInfoCallback, 0x61120FE3, 0x2D49, 0x4391, 0xA9, 0xA0, 0xB4, 0x93, 0x9A, 0x54, 0xAD, 0x3E);
 DEFINE_GUID(IID_IObjectAllocationCallback, 0xC26482B2, 0xDA55, 0x46BE, 0xA2, 0xF1, 0x53, 0x6F, 0x57, 0xB8, 0x63, 0x30);
 DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0xEA, 0x8B, 0x4E, 0xD1, 0xE1);
+DEFINE_GUID(IID_IJevmonAllocationSampling, 0x228C9E1D, 0xB71C, 0x4EE6, 0xA2, 0x60, 0x75, 0xEE, 0x53, 0x28, 0x05, 0xF9);
 /* Spelling variants used by the documentation. */
 #define IID_IHeapInfoCallBack IID_IHeapInfoCallback
 #define IID_IObjectAllocationCallBack IID_IObjectAllocationCallback
@@ -394,6 +395,12 @@ typedef struct JVM_METHOD_SAMPLE {
     STDMETHOD(SampleThreadLocation64)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip,        \
                                       ULONGLONG *psp) PURE;
 
+/* jevmon extension, on the heap monitor object: what each OnObjectAllocated stands for when
+ * allocations are sampled (README: the heap monitor). */
+#define IJevmonAllocationSampling_SLOTS                                                                            \
+    STDMETHOD(GetAllocationSamplingInterval)(THIS_ DWORD *pinterval_bytes) PURE;                                   \
+    STDMETHOD(GetAllocationWeight)(THIS_ ObjectID object_id, double *pobjects, ULONGLONG *pbytes) PURE;
+
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo
 JEVMON_INTERFACE(IJavaEventMonitorIDInfo, IUnknown)
@@ -509,6 +516,16 @@ JEVMON_INTERFACE(IJevmonSampling, IUnknown)
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
     IJevmonSampling_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonAllocationSampling
+JEVMON_INTERFACE(IJevmonAllocationSampling, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonAllocationSampling_SLOTS
     END_INTERFACE
 };
 #undef INTERFACE

@@ -173,5 +173,11 @@
 #define IJevmonSampling_Release(p) (p)->lpVtbl->Release(p)
 #define IJevmonSampling_SampleThreadLocation64(p, a0, a1, a2, a3) (p)->lpVtbl->SampleThreadLocation64(p, a0, a1, a2, a3)
 
+#define IJevmonAllocationSampling_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonAllocationSampling_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonAllocationSampling_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonAllocationSampling_GetAllocationSamplingInterval(p, a0) (p)->lpVtbl->GetAllocationSamplingInterval(p, a0)
+#define IJevmonAllocationSampling_GetAllocationWeight(p, a0, a1, a2) (p)->lpVtbl->GetAllocationWeight(p, a0, a1, a2)
+
 #endif
 #endif /* JEVMON_COBJ_H */

@@ -15,11 +15,16 @@
  * meanwhile is not the program's, and recording it would recurse. */
 static _Thread_local int recording;
 
-int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names)
+int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names,
+                        IJevmonAllocationSampling *sampling)
 {
     memset(a, 0, sizeof(*a));
     a->info = info;
     a->names = names;
+    if (sampling && SUCCEEDED(IJevmonAllocationSampling_GetAllocationSamplingInterval(sampling, &a->interval))) {
+        a->sampling = sampling;
+        IJevmonAllocationSampling_AddRef(sampling);
+    }
     a->lock = plat_mutex_create();
     if (!a->lock || jp_tree_init(&a->sites) || jp_tree_init(&a->bytes)) {
         jp_allocations_free(a);
@@ -41,6 +46,8 @@ void jp_allocations_free(jp_allocations *a)
     jp_idmap_free(&a->classes);
     jp_tree_free(&a->sites);
     jp_tree_free(&a->bytes);
+    if (a->sampling)
+        IJevmonAllocationSampling_Release(a->sampling);
     if (a->lock)
         plat_mutex_destroy(a->lock);
     memset(a, 0, sizeof(*a));
@@ -128,10 +135,40 @@ static MethodID add_class_frame(jp_allocations *a, ClassID klass, char *name)
     return JP_CLASS_FRAME(a->class_count++);
 }
 
-/* Records one allocation of size bytes (sized: known); called with the lock held.  0, or -1
- * when out of memory. */
-static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, MethodID class_frame, DWORD size,
-                    int sized)
+int jp_allocations_estimated(const jp_allocations *a)
+{
+    return a->sampling && a->interval > 0;
+}
+
+/* What one reported allocation stands for: objects in JP_ALLOCATION_COUNT_SCALE units, and bytes. */
+typedef struct allocation_weight {
+    uint64_t objects, bytes;
+    int sized, weighted;
+} allocation_weight;
+
+/* Asked while the ObjectID is valid (during the callback): the VM's weight where it gives one,
+ * else one object of its GetObjectSize. */
+static allocation_weight weigh(jp_allocations *a, ObjectID object)
+{
+    allocation_weight w = {JP_ALLOCATION_COUNT_SCALE, 0, 0, 0};
+    double objects = 0;
+    ULONGLONG bytes = 0;
+    if (a->sampling &&
+        SUCCEEDED(IJevmonAllocationSampling_GetAllocationWeight(a->sampling, object, &objects, &bytes))) {
+        w.objects = (uint64_t)(objects * JP_ALLOCATION_COUNT_SCALE + 0.5);
+        w.bytes = bytes;
+        w.sized = w.weighted = 1;
+        return w;
+    }
+    DWORD size = 0;
+    w.sized = SUCCEEDED(IJavaEventMonitorIDInfo2_GetObjectSize(a->info, object, &size));
+    w.bytes = size;
+    return w;
+}
+
+/* Records one allocation; called with the lock held.  0, or -1 when out of memory. */
+static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, MethodID class_frame,
+                    const allocation_weight *w)
 {
     if (!class_frame)
         return -1;
@@ -141,12 +178,13 @@ static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, Me
     }
     if (!jp_stack_trace_push(stack, class_frame))
         stack->frames[stack->count - 1] = class_frame; /* full: the innermost frame makes room */
-    if (jp_tree_add_stack(&a->sites, stack->frames, stack->count, 1))
+    if (jp_tree_add_stack(&a->sites, stack->frames, stack->count, w->objects))
         return -1;
     a->counts.recorded++;
     a->counts.no_stack += !have_stack;
     a->counts.truncated += have_stack && stack->truncated;
-    a->counts.unsized += !sized || jp_tree_add_stack(&a->bytes, stack->frames, stack->count, size);
+    a->counts.unweighted += a->sampling && !w->weighted;
+    a->counts.unsized += !w->sized || jp_tree_add_stack(&a->bytes, stack->frames, stack->count, w->bytes);
     return 0;
 }
 
@@ -162,8 +200,7 @@ void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass)
     jp_stack_trace *stack = borrow_stack(a);
     HRESULT traced = stack ? jp_stack_trace_take(stack, a->info, 0) : E_OUTOFMEMORY;
     int have_stack = SUCCEEDED(traced) && stack->count > 0;
-    DWORD size = 0;
-    int sized = SUCCEEDED(IJavaEventMonitorIDInfo2_GetObjectSize(a->info, object, &size));
+    allocation_weight weight = weigh(a, object);
     plat_mutex_lock(a->lock);
     MethodID class_frame = known_class_frame(a, klass);
     if (!class_frame && stack && !a->stopped) {
@@ -175,7 +212,7 @@ void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass)
         else
             class_frame = add_class_frame(a, klass, name);
     }
-    if (!a->stopped && (!stack || add_site(a, stack, have_stack, class_frame, size, sized)))
+    if (!a->stopped && (!stack || add_site(a, stack, have_stack, class_frame, &weight)))
         a->counts.failed++;
     if (stack)
         return_stack(a, stack);

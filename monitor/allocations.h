@@ -11,6 +11,12 @@
  * copied when the class is first met, since a ClassID expires at CLASS_UNLOAD and may then be
  * reused for another class: the recorder forgets the ClassID there and keeps the name.
  *
+ * Weights: where the VM has jevmon's IJevmonAllocationSampling (on its heap monitor), each
+ * reported allocation counts as the objects and bytes it stands for (GetAllocationWeight: at a
+ * sampling interval above 0, a sample of size s stands for about interval/s objects).  Elsewhere
+ * it counts as one allocation of its GetObjectSize.  Allocations are counted in thousandths
+ * (JP_ALLOCATION_COUNT_SCALE) so that a sample standing for 8.5 objects counts 8.5.
+ *
  * Cost on the allocating thread: the stack is taken into a buffer borrowed from a pool, with no
  * lock held; the lock covers borrowing the buffer and, later, the ClassID lookup, the tree insert
  * and returning the buffer.  A class met for the first time is named (ClassInformation) with no
@@ -29,21 +35,25 @@
 #include "stacktrace.h"
 #include "tree.h"
 
+#define JP_ALLOCATION_COUNT_SCALE 1000u /* the sites tree's weight of one allocation */
 #define JP_CLASS_FRAME(index) (JP_UNKNOWN_METHOD - 1 - (MethodID)(index))
 #define JP_MAX_CLASS_FRAMES (1u << 20) /* classes beyond this many are recorded as "(other classes)" */
 /* JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) and the one below are "(other classes)" and "(unknown class)". */
 
 typedef struct jp_allocation_counts {
-    uint64_t recorded;  /* allocations in the tree */
+    uint64_t recorded;  /* allocations the VM reported, in the tree */
     uint64_t no_stack;  /* of those, the ones whose stack could not be taken: under "(callers unknown)" */
     uint64_t truncated; /* of those, stacks cut at JP_MAX_STACK_FRAMES */
     uint64_t unsized;   /* of those, the ones GetObjectSize could not size: left out of the bytes */
+    uint64_t unweighted; /* of those, the ones GetAllocationWeight could not weigh: counted as one */
     uint64_t nested;    /* made for jevprof's own calls to the VM: not recorded */
     uint64_t failed;    /* not recorded: out of memory */
 } jp_allocation_counts;
 
 typedef struct jp_allocations {
     IJavaEventMonitorIDInfo2 *info; /* not owned */
+    IJevmonAllocationSampling *sampling; /* owned; NULL when the VM does not say how it samples */
+    DWORD interval;                 /* the VM's sampling interval in bytes (0: every allocation) */
     jp_names *names;                /* not owned: class names, cached per ClassID */
     plat_mutex *lock;               /* guards everything below */
     int stopped;
@@ -52,12 +62,16 @@ typedef struct jp_allocations {
     size_t class_count, class_capacity;
     jp_stack_trace **spare;         /* stack buffers not in use */
     size_t spare_count, spare_capacity;
-    jp_tree sites;                  /* weights: allocations */
+    jp_tree sites;                  /* weights: allocations, in JP_ALLOCATION_COUNT_SCALE units */
     jp_tree bytes;                  /* the same paths; weights: bytes */
     jp_allocation_counts counts;
 } jp_allocations;
 
-int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names);
+/* sampling: the VM's IJevmonAllocationSampling (AddRef'd here), or NULL. */
+int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names,
+                        IJevmonAllocationSampling *sampling);
+/* Are the totals estimates: allocations sampled at an interval above 0, and weighted? */
+int jp_allocations_estimated(const jp_allocations *a);
 void jp_allocations_free(jp_allocations *a);
 
 /* OnObjectAllocated, on the allocating thread. */

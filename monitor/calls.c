@@ -9,6 +9,9 @@ struct jp_thread_calls {
     atomic_int folding; /* another thread is folding this state: record nothing meanwhile */
     ThreadID thread;
     DWORD os_thread;
+    uint64_t last_ticks;       /* processor time: the thread's previous event */
+    uint64_t checkpoint_ticks; /* when its CPU clock was last read */
+    uint64_t checkpoint_cpu;   /* what it said (ns; UINT64_MAX: unknown) */
     jp_callstack cs;
     jp_thread_calls *next;
 };
@@ -24,12 +27,24 @@ static _Thread_local cache_slot cache[CACHE_SLOTS];
 static atomic_uint next_serial = 1;
 static int process_barrier; /* plat_process_barrier can be used (begin_recording) */
 
-int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info)
+#define CALIBRATION_NS 2000000u
+
+int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info, int cpu_time)
 {
     memset(calls, 0, sizeof(*calls));
     calls->serial = atomic_fetch_add(&next_serial, 1);
     calls->started_ticks = plat_ticks();
     calls->started_ns = plat_now_ns();
+    calls->cpu_time = cpu_time;
+    if (cpu_time) { /* the tick rate, roughly, to find gaps as they happen (the end measures it exactly) */
+        uint64_t ns;
+        while ((ns = plat_now_ns() - calls->started_ns) < CALIBRATION_NS)
+            ;
+        uint64_t ticks = plat_ticks() - calls->started_ticks;
+        calls->ns_per_tick = ticks ? (double)ns / (double)ticks : 1.0;
+        calls->gap_ticks = (uint64_t)(JP_BLOCKED_GAP_MS * 1e6 / calls->ns_per_tick);
+        calls->refresh_ticks = (uint64_t)(JP_CPU_REFRESH_MS * 1e6 / calls->ns_per_tick);
+    }
     process_barrier = plat_process_barrier_init();
     calls->info = info;
     calls->lock = plat_mutex_create();
@@ -49,6 +64,7 @@ void jp_calls_free(jp_calls *calls)
         free(t);
     }
     jp_tree_free(&calls->totals);
+    free(calls->thread_summaries);
     if (calls->lock)
         plat_mutex_destroy(calls->lock);
     memset(calls, 0, sizeof(*calls));
@@ -89,10 +105,13 @@ static jp_thread_calls *attach_thread(jp_calls *calls)
             t = NULL;
         }
     }
-    if (t)
+    if (t) {
         t->thread = thread;
-    else
+        t->last_ticks = t->checkpoint_ticks = plat_ticks();
+        t->checkpoint_cpu = calls->cpu_time ? plat_thread_cpu_ns(os_thread) : UINT64_MAX;
+    } else {
         calls->lost_threads++;
+    }
     plat_mutex_unlock(calls->lock);
     if (t)
         remember_in_cache(calls->serial, t);
@@ -133,11 +152,40 @@ static inline void end_recording(jp_thread_calls *t)
     atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
+/* Reads the thread's CPU clock (see calls.h): the time since the last reading that it was off
+ * the processor, up to the gap since its previous event, is blocked time of the frame it was in. */
+static void read_cpu_clock(jp_calls *calls, jp_thread_calls *t, uint64_t now)
+{
+    uint64_t cpu = plat_thread_cpu_ns(t->os_thread), gap = now - t->last_ticks;
+    if (cpu != UINT64_MAX && t->checkpoint_cpu != UINT64_MAX && cpu >= t->checkpoint_cpu &&
+        gap >= calls->gap_ticks) {
+        double wall = (double)(now - t->checkpoint_ticks) * calls->ns_per_tick;
+        double off = wall - (double)(cpu - t->checkpoint_cpu), gap_ns = (double)gap * calls->ns_per_tick;
+        if (off > gap_ns)
+            off = gap_ns;
+        if (off > 0)
+            jp_callstack_blocked(&t->cs, (uint64_t)(off / calls->ns_per_tick));
+    }
+    t->checkpoint_ticks = now;
+    t->checkpoint_cpu = cpu;
+}
+
+/* Before each event in processor-time mode: the CPU clock, when a gap or the refresh says so. */
+static inline void note_event(jp_calls *calls, jp_thread_calls *t, uint64_t now)
+{
+    if (now - t->last_ticks >= calls->gap_ticks || now - t->checkpoint_ticks >= calls->refresh_ticks)
+        read_cpu_clock(calls, t, now);
+    t->last_ticks = now;
+}
+
 void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
 {
     jp_thread_calls *t = begin_recording(calls);
     if (t) {
-        jp_callstack_enter(&t->cs, method, stack, plat_ticks());
+        uint64_t now = plat_ticks();
+        if (calls->cpu_time)
+            note_event(calls, t, now);
+        jp_callstack_enter(&t->cs, method, stack, now);
         end_recording(t);
     }
 }
@@ -146,9 +194,47 @@ void jp_calls_exit(jp_calls *calls, StackID caller)
 {
     jp_thread_calls *t = begin_recording(calls);
     if (t) {
-        jp_callstack_exit(&t->cs, caller, plat_ticks());
+        uint64_t now = plat_ticks();
+        if (calls->cpu_time)
+            note_event(calls, t, now);
+        jp_callstack_exit(&t->cs, caller, now);
         end_recording(t);
     }
+}
+
+/* Keeps what the report's per-thread view shows of a thread's closed tree: its time and its
+ * heaviest path from the top.  Called with the lock held; a thread that cannot be kept is left out. */
+static void summarize_thread(jp_calls *calls, const jp_thread_calls *t)
+{
+    const jp_tree *tree = &t->cs.tree;
+    if (calls->thread_count == calls->thread_capacity) {
+        size_t capacity = calls->thread_capacity ? calls->thread_capacity * 2 : 16;
+        jp_thread_summary *grown = realloc(calls->thread_summaries, capacity * sizeof(*grown));
+        if (!grown)
+            return;
+        calls->thread_summaries = grown;
+        calls->thread_capacity = capacity;
+    }
+    jp_thread_summary *summary = &calls->thread_summaries[calls->thread_count];
+    memset(summary, 0, sizeof(*summary));
+    summary->thread = t->thread;
+    summary->os_thread = t->os_thread;
+    for (uint32_t c = tree->nodes ? tree->nodes[JP_ROOT].first_child : JP_NO_NODE; c != JP_NO_NODE;
+         c = tree->nodes[c].next_sibling)
+        summary->time += tree->nodes[c].total;
+    if (summary->time == 0)
+        return; /* no closed call: nothing to show */
+    for (uint32_t node = JP_ROOT; summary->depth < JP_THREAD_PATH_FRAMES;) {
+        uint32_t heaviest = JP_NO_NODE;
+        for (uint32_t c = tree->nodes[node].first_child; c != JP_NO_NODE; c = tree->nodes[c].next_sibling)
+            if (heaviest == JP_NO_NODE || tree->nodes[c].total > tree->nodes[heaviest].total)
+                heaviest = c;
+        if (heaviest == JP_NO_NODE)
+            break;
+        summary->path[summary->depth++] = tree->nodes[heaviest].method;
+        node = heaviest;
+    }
+    calls->thread_count++;
 }
 
 /* Ends the thread's open frames now and adds its tree to the totals, leaving it empty.  Called
@@ -159,7 +245,11 @@ static void fold_thread(jp_calls *calls, jp_thread_calls *t)
         plat_process_barrier();
     while (atomic_load(&t->busy))
         plat_sleep_ms(1);
-    jp_callstack_close(&t->cs, plat_ticks());
+    uint64_t now = plat_ticks();
+    if (calls->cpu_time) /* its last wait, up to now */
+        note_event(calls, t, now);
+    jp_callstack_close(&t->cs, now);
+    summarize_thread(calls, t);
     jp_tree_merge(&calls->totals, &t->cs.tree);
     jp_tree_free(&t->cs.tree);
     jp_tree_init(&t->cs.tree); /* on failure the tree stays empty and records nothing */
@@ -200,6 +290,9 @@ void jp_calls_stop(jp_calls *calls)
         fold_thread(calls, t);
     plat_mutex_unlock(calls->lock);
     uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
-    jp_tree_scale(&calls->totals, ticks ? (double)ns / (double)ticks : 1.0);
+    double ns_per_tick = ticks ? (double)ns / (double)ticks : 1.0;
+    jp_tree_scale(&calls->totals, ns_per_tick);
+    for (size_t i = 0; i < calls->thread_count; i++)
+        calls->thread_summaries[i].time = (uint64_t)((double)calls->thread_summaries[i].time * ns_per_tick);
     jp_tree_sum_root(&calls->totals);
 }

@@ -9,6 +9,15 @@
  * in progress instead of making every callback lock.  Times are taken with plat_ticks (the
  * clock costs a few times more, twice per call) and turned into nanoseconds at the end, by the
  * ratio of ticks to nanoseconds over the whole recording.
+ *
+ * Processor time (the default; wall time is a setting): reading a thread's CPU clock costs a
+ * system call (microseconds on some machines), too much for every call, and a blocked thread
+ * makes no calls.  So each thread reads its CPU clock only when a gap of JP_BLOCKED_GAP_MS or
+ * more has passed since its previous event, and at least every JP_CPU_REFRESH_MS: the wall time
+ * since the previous reading that the thread did not spend on a processor is time it was blocked
+ * (waiting, sleeping, in I/O, descheduled), up to the gap's length, and it is taken off the frame
+ * the thread was in during the gap and off its callers (callstack.h).  Waits shorter than the gap
+ * count as processor time.
  */
 #ifndef JEVPROF_CALLS_H
 #define JEVPROF_CALLS_H
@@ -19,7 +28,20 @@
 #include "jevmon.h"
 #include "platform/platform.h"
 
+#define JP_BLOCKED_GAP_MS 1u
+#define JP_CPU_REFRESH_MS 10u
+
 typedef struct jp_thread_calls jp_thread_calls;
+
+/* One thread's share of the calls, for the report's per-thread view. */
+#define JP_THREAD_PATH_FRAMES 4
+typedef struct jp_thread_summary {
+    ThreadID thread;
+    DWORD os_thread;
+    uint64_t time;                          /* its outermost frames' time (ns once stopped) */
+    MethodID path[JP_THREAD_PATH_FRAMES];   /* its heaviest path from the outermost frame */
+    size_t depth;
+} jp_thread_summary;
 
 typedef struct jp_calls {
     unsigned serial; /* tells this recorder's thread-local cache entries from an earlier one's */
@@ -27,12 +49,18 @@ typedef struct jp_calls {
     plat_mutex *lock;
     jp_thread_calls *threads; /* every thread that recorded and has not been folded */
     jp_tree totals;           /* the trees of threads that ended */
+    jp_thread_summary *thread_summaries; /* one per thread folded, in the order they were */
+    size_t thread_count, thread_capacity;
     atomic_int stopped;
     uint64_t lost_threads;    /* threads whose state could not be allocated */
     uint64_t started_ticks, started_ns; /* plat_ticks and plat_now_ns when recording began */
+    int cpu_time;                       /* record processor time, not wall time */
+    double ns_per_tick;                 /* measured at the start, for the blocked time */
+    uint64_t gap_ticks, refresh_ticks;  /* JP_BLOCKED_GAP_MS and JP_CPU_REFRESH_MS in ticks */
 } jp_calls;
 
-int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info);
+/* cpu_time: record processor time (else wall time). */
+int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info, int cpu_time);
 /* Frees everything; jp_calls_stop must have run if any thread recorded. */
 void jp_calls_free(jp_calls *calls);
 

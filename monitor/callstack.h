@@ -6,6 +6,10 @@
  * unwound by an exception leave, and how a missing exit heals.  Times are passed in, in any one
  * unit (calls.c passes plat_ticks), so the structure is pure and a thread's steady state
  * allocates nothing.
+ *
+ * Time the thread spent blocked (calls.c finds it: see calls.h) is handed in as it is found and
+ * belongs to the innermost open frame; a frame's recorded time is its elapsed time less the
+ * blocked time inside it (its own and its callees'), so the tree holds time on the processor.
  */
 #ifndef JEVPROF_CALLSTACK_H
 #define JEVPROF_CALLSTACK_H
@@ -16,7 +20,8 @@ typedef struct jp_frame {
     StackID stack;
     uint32_t node;      /* in the tree; JP_NO_NODE when the frame is not recorded */
     uint64_t start;
-    uint64_t child_time; /* inclusive time of the frames it called */
+    uint64_t child_time; /* inclusive time of the frames it called, less their blocked time */
+    uint64_t blocked;    /* blocked time inside the frame so far, its callees' included */
 } jp_frame;
 
 typedef struct jp_callstack {
@@ -33,6 +38,8 @@ void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64
 /* caller: the StackID of the frame being returned to; 0 when the outermost frame returns.  A
  * caller that is not on the stack (a frame entered before recording began) pops one frame. */
 void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now);
+/* The thread was blocked for this long in its innermost open frame (nothing when none is open). */
+void jp_callstack_blocked(jp_callstack *cs, uint64_t blocked);
 /* Ends every open frame at now (the thread ended, or the program is ending). */
 void jp_callstack_close(jp_callstack *cs, uint64_t now);
 

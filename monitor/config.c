@@ -1,6 +1,7 @@
 /* config.c - reading jevprof's settings (see config.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,13 @@
 void jp_config_defaults(jp_config *config)
 {
     snprintf(config->output_dir, sizeof(config->output_dir), "%s", JP_DEFAULT_OUTPUT_DIR);
+    snprintf(config->file_prefix, sizeof(config->file_prefix), "%s", JP_DEFAULT_FILE_PREFIX);
     config->mode = JP_DEFAULT_MODE;
+    config->problems[0] = '\0';
     config->interval_ms = JP_DEFAULT_INTERVAL_MS;
     config->top = JP_DEFAULT_TOP;
+    config->min_share = JP_DEFAULT_MIN_SHARE;
+    config->wall_time = 0;
 }
 
 const char *jp_mode_name(jp_mode mode)
@@ -23,18 +28,48 @@ const char *jp_mode_name(jp_mode mode)
     return names[mode & JP_MODE_ALL];
 }
 
+/* Logs one bad setting ("jevprof: " and the text) and keeps the text for the report. */
+static void bad_setting(jp_config *config, const char *format, ...)
+{
+    char line[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof(line), format, args);
+    va_end(args);
+    jv_log("jevprof: %s", line);
+    size_t used = strlen(config->problems);
+    if (used + strlen(line) + 2 <= sizeof(config->problems))
+        snprintf(config->problems + used, sizeof(config->problems) - used, "%s\n", line);
+}
+
 /* Each setter takes one setting as text, as the environment gives it; source names where it came
  * from in the diagnostic.  A bad value is logged and the default applied. */
 static void set_output_dir(jp_config *config, const char *text, const char *source)
 {
     size_t length = strlen(text);
-    if (length == 0 || length >= sizeof(config->output_dir) - 64) { /* room for a file name */
-        jv_log("jevprof: %s is %s; using the default, \"%s\"", source,
-               length ? "too long for a directory name" : "empty", JP_DEFAULT_OUTPUT_DIR);
+    if (length == 0 || length >= sizeof(config->output_dir) - sizeof(config->file_prefix) - 32) {
+        bad_setting(config, "%s is %s; using the default, \"%s\"", source,
+                    length ? "too long for a directory name" : "empty", JP_DEFAULT_OUTPUT_DIR);
         snprintf(config->output_dir, sizeof(config->output_dir), "%s", JP_DEFAULT_OUTPUT_DIR);
         return;
     }
     memcpy(config->output_dir, text, length + 1);
+}
+
+/* The start of every output file's name: a name, not a path. */
+static void set_file_prefix(jp_config *config, const char *text, const char *source)
+{
+    size_t length = strlen(text);
+    const char *why = length == 0 ? "is empty"
+                      : length >= sizeof(config->file_prefix) / 2 ? "is too long for a file name"
+                      : strpbrk(text, "/\\:") ? "is not a file name (it has /, \\ or :)"
+                                               : NULL;
+    if (why) {
+        bad_setting(config, "%s \"%s\" %s; using the default, \"%s\"", source, text, why, JP_DEFAULT_FILE_PREFIX);
+        snprintf(config->file_prefix, sizeof(config->file_prefix), "%s", JP_DEFAULT_FILE_PREFIX);
+        return;
+    }
+    memcpy(config->file_prefix, text, length + 1);
 }
 
 /* One word of the mode list; 0 when it is none of them. */
@@ -55,8 +90,8 @@ static void set_mode(jp_config *config, const char *text, const char *source)
         size_t length = strcspn(word, ",");
         jp_mode part = mode_of_word(word, length);
         if (!part) {
-            jv_log("jevprof: %s \"%s\" is not calls, sample, both, alloc or a list of them (\"sample,alloc\"); "
-                   "using the default, %s", source, text, jp_mode_name(JP_DEFAULT_MODE));
+            bad_setting(config, "%s \"%s\" is not calls, sample, both, alloc or a list of them (\"sample,alloc\"); "
+                        "using the default, %s", source, text, jp_mode_name(JP_DEFAULT_MODE));
             config->mode = JP_DEFAULT_MODE;
             return;
         }
@@ -87,14 +122,14 @@ static long parse_count(const char *text, unsigned min, unsigned max, const char
     return -1;
 }
 
-static void set_count(unsigned *setting, const char *text, const char *source, unsigned min, unsigned max,
-                     unsigned fallback, const char *unit)
+static void set_count(jp_config *config, unsigned *setting, const char *text, const char *source, unsigned min,
+                      unsigned max, unsigned fallback, const char *unit)
 {
     const char *why = NULL;
     long value = parse_count(text, min, max, &why);
     if (value < 0) {
-        jv_log("jevprof: %s \"%s\" %s (%u to %u%s); using the default, %u", source, text, why, min, max, unit,
-               fallback);
+        bad_setting(config, "%s \"%s\" %s (%u to %u%s); using the default, %u", source, text, why, min, max, unit,
+                    fallback);
         *setting = fallback;
         return;
     }
@@ -103,13 +138,36 @@ static void set_count(unsigned *setting, const char *text, const char *source, u
 
 static void set_interval_ms(jp_config *config, const char *text, const char *source)
 {
-    set_count(&config->interval_ms, text, source, JP_MIN_INTERVAL_MS, JP_MAX_INTERVAL_MS,
-                     JP_DEFAULT_INTERVAL_MS, " milliseconds");
+    set_count(config, &config->interval_ms, text, source, JP_MIN_INTERVAL_MS, JP_MAX_INTERVAL_MS,
+              JP_DEFAULT_INTERVAL_MS, " milliseconds");
 }
 
 static void set_top(jp_config *config, const char *text, const char *source)
 {
-    set_count(&config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
+    set_count(config, &config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
+}
+
+static void set_time(jp_config *config, const char *text, const char *source)
+{
+    if (strcmp(text, "cpu") == 0 || strcmp(text, "wall") == 0) {
+        config->wall_time = strcmp(text, "wall") == 0;
+        return;
+    }
+    bad_setting(config, "%s \"%s\" is not cpu or wall; using the default, cpu", source, text);
+    config->wall_time = 0;
+}
+
+static void set_min_share(jp_config *config, const char *text, const char *source)
+{
+    char *end = NULL;
+    double value = isdigit((unsigned char)*text) || *text == '.' ? strtod(text, &end) : -1;
+    if (value < 0 || value > 100 || !end || *end) {
+        bad_setting(config, "%s \"%s\" is not a percent from 0 to 100 (such as 0.01); using the default, %g", source,
+                    text, JP_DEFAULT_MIN_SHARE);
+        config->min_share = JP_DEFAULT_MIN_SHARE;
+        return;
+    }
+    config->min_share = value;
 }
 
 typedef void (*text_setter)(jp_config *config, const char *text, const char *source);
@@ -128,7 +186,7 @@ static void load_registry_value(jp_config *config, const char *name, int is_dwor
         status = plat_reg_get_string(PLAT_HKLM, JP_CONFIG_KEY, name, &text);
     }
     if (status == PLAT_REG_WRONG_TYPE)
-        jv_log("jevprof: %s is not a %s; ignored", source, is_dword ? "DWORD" : "REG_SZ");
+        bad_setting(config, "%s is not a %s; ignored", source, is_dword ? "DWORD" : "REG_SZ");
     else if (status == PLAT_REG_OK)
         set(config, is_dword ? number : text, source);
     free(text);
@@ -151,13 +209,60 @@ void jp_config_load(jp_config *config)
         text_setter set;
     } settings[] = {
         {"OutputDir", 0, "JEVPROF_OUTPUT_DIR", set_output_dir},
+        {"FilePrefix", 0, "JEVPROF_FILE_PREFIX", set_file_prefix},
         {"Mode", 0, "JEVPROF_MODE", set_mode},
         {"IntervalMs", 1, "JEVPROF_INTERVAL_MS", set_interval_ms},
         {"TopN", 1, "JEVPROF_TOP", set_top},
+        {"MinShare", 0, "JEVPROF_MIN_SHARE", set_min_share},
+        {"Time", 0, "JEVPROF_TIME", set_time},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {
         load_registry_value(config, settings[i].registry_value, settings[i].is_dword, settings[i].set);
         load_environment_variable(config, settings[i].variable, settings[i].set);
+    }
+}
+
+/* Writes pattern with %p, %t and %% replaced into out; -1 when it does not fit. */
+static int expand(const char *pattern, unsigned long pid, const char *stamp, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = pattern; *c; c++) {
+        char piece[32] = {c[0], '\0'};
+        if (c[0] == '%' && c[1] == 'p')
+            snprintf(piece, sizeof(piece), "%lu", pid), c++;
+        else if (c[0] == '%' && c[1] == 't')
+            snprintf(piece, sizeof(piece), "%s", stamp), c++;
+        else if (c[0] == '%' && c[1] == '%')
+            c++;
+        size_t length = strlen(piece);
+        if (n + length >= size)
+            return -1;
+        memcpy(out + n, piece, length);
+        n += length;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+void jp_config_expand(jp_config *config, unsigned long pid, time_t started)
+{
+    char stamp[32] = "00000000-000000", dir[sizeof(config->output_dir)], prefix[sizeof(config->file_prefix)];
+    const struct tm *local = localtime(&started);
+    if (local)
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", local);
+    if (expand(config->output_dir, pid, stamp, dir, sizeof(dir) - sizeof(prefix) - 32) == 0) {
+        memcpy(config->output_dir, dir, strlen(dir) + 1);
+    } else {
+        bad_setting(config, "output directory \"%s\" is too long once expanded; using the default, \"%s\"",
+                    config->output_dir, JP_DEFAULT_OUTPUT_DIR);
+        snprintf(config->output_dir, sizeof(config->output_dir), "%s", JP_DEFAULT_OUTPUT_DIR);
+    }
+    if (expand(config->file_prefix, pid, stamp, prefix, sizeof(prefix)) == 0) {
+        memcpy(config->file_prefix, prefix, strlen(prefix) + 1);
+    } else {
+        bad_setting(config, "file prefix \"%s\" is too long once expanded; using the default, \"%s\"",
+                    config->file_prefix, JP_DEFAULT_FILE_PREFIX);
+        snprintf(config->file_prefix, sizeof(config->file_prefix), "%s", JP_DEFAULT_FILE_PREFIX);
     }
 }

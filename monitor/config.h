@@ -3,19 +3,26 @@
  * (HKLM\Software\Microsoft\Java VM\Monitors\jevprof), then environment variables.
  *
  *   what              registry value        environment            default
- *   output directory  OutputDir (REG_SZ)    JEVPROF_OUTPUT_DIR     "."
+ *   output directory  OutputDir (REG_SZ)    JEVPROF_OUTPUT_DIR     "."        (created when missing)
+ *   file names        FilePrefix (REG_SZ)   JEVPROF_FILE_PREFIX    "jevprof"  (jevprof-report.txt, ...)
  *   mode              Mode (REG_SZ)         JEVPROF_MODE           "sample"   (a list: see jp_mode)
  *   sample interval   IntervalMs (DWORD)    JEVPROF_INTERVAL_MS    10         (whole ms, 1..60000)
  *   report length     TopN (DWORD)          JEVPROF_TOP            20         (1..1000)
+ *   calls' time       Time (REG_SZ)         JEVPROF_TIME           "cpu"      ("cpu" or "wall")
+ *   smallest path     MinShare (REG_SZ)     JEVPROF_MIN_SHARE      JP_DEFAULT_MIN_SHARE (a percent, 0..100)
  *
  * The interval is whole milliseconds because the portable timer sleeps in milliseconds; 1 ms
  * (1 kHz) is the finest.  A bad value gets one "jevmon: jevprof: ..." line naming its source
- * and the reason, and the setting falls back to its default.
+ * and the reason, and the setting falls back to its default; the same lines head the report.
+ *
+ * The output directory and the file prefix may hold async-profiler's patterns: %p the process
+ * id, %t the time recording started (YYYYMMDD-hhmmss, local time), %% a percent sign.
  */
 #ifndef JEVPROF_CONFIG_H
 #define JEVPROF_CONFIG_H
 
 #include <stddef.h>
+#include <time.h>
 
 #define JP_MONITOR_KEY_NAME "jevprof"
 #define JP_CONFIG_KEY "Software\\Microsoft\\Java VM\\Monitors\\jevprof"
@@ -31,24 +38,37 @@ typedef enum jp_mode {
 } jp_mode;
 
 #define JP_DEFAULT_OUTPUT_DIR "."
+#define JP_DEFAULT_FILE_PREFIX "jevprof"
 #define JP_DEFAULT_MODE JP_MODE_SAMPLE
 #define JP_DEFAULT_INTERVAL_MS 10u
 #define JP_DEFAULT_TOP 20u
+/* Paths under this share of their profile (percent) are folded into their callers in the
+ * collapsed files and flame graphs (output.c), which keeps them small whatever the program: see
+ * monitor/README.md for what it gives on javac. */
+#define JP_DEFAULT_MIN_SHARE 0.01
 #define JP_MIN_INTERVAL_MS 1u
 #define JP_MAX_INTERVAL_MS 60000u
 #define JP_MAX_TOP 1000u
 
 typedef struct jp_config {
     char output_dir[1024];
+    char file_prefix[128];
     jp_mode mode;
     unsigned interval_ms;
     unsigned top;
+    double min_share; /* percent */
+    int wall_time;    /* calls mode records wall time, not processor time */
+    char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
 } jp_config;
 
 void jp_config_defaults(jp_config *config);
 
-/* Defaults, then the registry, then the environment. */
+/* Defaults, then the registry, then the environment; the patterns are left as they are. */
 void jp_config_load(jp_config *config);
+
+/* Replaces the patterns of the output directory and the file prefix (%p pid, %t started, %%).
+ * A result that does not fit is a bad setting: logged, and the default is used. */
+void jp_config_expand(jp_config *config, unsigned long pid, time_t started);
 
 /* The mode as the setting spells it: "sample", "calls", "both", "alloc", "sample,alloc", ... */
 const char *jp_mode_name(jp_mode mode);

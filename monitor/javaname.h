@@ -17,6 +17,12 @@
  * collapsed-stacks line (';', newlines, other control characters) become '_'. */
 void jp_display_name(const char *vm_name, char *out, size_t out_size);
 
+/* Writes the Java form of vm_name with its parameter types: "java.lang.String.indexOf(int, int)",
+ * "demo.Main.main(java.lang.String[])" (the return type left out), for names that would
+ * otherwise be ambiguous (overloads).  A name without a signature is written as jp_display_name
+ * writes it. */
+void jp_signature_name(const char *vm_name, char *out, size_t out_size);
+
 /* Writes the display form of a class name as ClassInformation gives it ("java.lang.String",
  * "[I", "[Ljava.lang.String;"): arrays keep their descriptor, less the ';' that closes an
  * object array's element class ("[Ljava.lang.String"), and the characters that would break a
@@ -25,5 +31,16 @@ void jp_class_display_name(const char *vm_name, char *out, size_t out_size);
 
 /* How the writers label a frame: the display name of a method (never NULL). */
 typedef const char *(*jp_method_namer)(void *context, MethodID method);
+
+/* What a frame is, as far as the VM says (the flame graph's colours). */
+typedef enum jp_frame_kind {
+    JP_FRAME_OTHER = 0,       /* not said, or not a method (an unknown caller) */
+    JP_FRAME_INTERPRETED = 1, /* MethodInformation: JVM_EXECUTION_INTERPRETED, FAST_INTERPRETED */
+    JP_FRAME_COMPILED = 2,    /* JVM_EXECUTION_JIT_COMPILED */
+    JP_FRAME_NATIVE = 3,      /* JVM_EXECUTION_NATIVE */
+    JP_FRAME_VM = 4,          /* JVM_EXECUTION_COM and the VM's own */
+    JP_FRAME_CLASS = 5        /* an allocated class (alloc mode) */
+} jp_frame_kind;
+typedef jp_frame_kind (*jp_method_kinder)(void *context, MethodID method);
 
 #endif /* JEVPROF_JAVANAME_H */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "allocations.h"
 #include "calls.h"
@@ -168,7 +169,18 @@ static void start_recording_allocations(jp_monitor *m)
                "recording is off");
         return;
     }
-    if (jp_allocations_init(&m->allocations, m->info2, &m->names)) {
+    /* How the VM samples allocations, when it says (jevmon's extension on its heap monitor). */
+    IJavaHeapMonitor *heap = NULL;
+    IJevmonAllocationSampling *sampling = NULL;
+    if (SUCCEEDED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaHeapMonitor, (void **)&heap)) && heap) {
+        if (FAILED(IJavaHeapMonitor_QueryInterface(heap, &IID_IJevmonAllocationSampling, (void **)&sampling)))
+            sampling = NULL;
+        IJavaHeapMonitor_Release(heap);
+    }
+    int failed = jp_allocations_init(&m->allocations, m->info2, &m->names, sampling);
+    if (sampling)
+        IJevmonAllocationSampling_Release(sampling);
+    if (failed) {
         jv_log("jevprof: out of memory; allocation recording is off");
         return;
     }
@@ -188,7 +200,7 @@ static void start_recording(jp_monitor *m)
         jv_log("jevprof: out of memory; sampling is off");
     else if (m->config.mode & JP_MODE_SAMPLE)
         m->sampling = 1;
-    if ((m->config.mode & JP_MODE_CALLS) && jp_calls_init(&m->calls, m->info2))
+    if ((m->config.mode & JP_MODE_CALLS) && jp_calls_init(&m->calls, m->info2, !m->config.wall_time))
         jv_log("jevprof: out of memory; call recording is off");
     else if (m->config.mode & JP_MODE_CALLS)
         m->recording_calls = 1;
@@ -223,6 +235,8 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
     m->program = strdup(pclass_file_name ? pclass_file_name : "");
     m->started_ns = plat_now_ns();
     jp_config_load(&m->config);
+    jp_config_expand(&m->config, plat_process_id(), time(NULL));
+    jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */
     set_init_options(m);
     start_recording(m);
     *prequested_events = m->categories;
@@ -246,9 +260,9 @@ static HRESULT STDMETHODCALLTYPE monitor_MethodExit(IJavaEventMonitor2 *iface, S
     return S_OK;
 }
 
-static const char *method_name(void *context, MethodID method)
+/* A frame that stands for no method (an allocated class, an unknown), or NULL. */
+static const char *frame_name(jp_monitor *m, MethodID method)
 {
-    jp_monitor *m = context;
     const char *class_name = m->recording_allocations ? jp_allocations_class_name(&m->allocations, method) : NULL;
     if (class_name)
         return class_name;
@@ -256,7 +270,41 @@ static const char *method_name(void *context, MethodID method)
         return "(callers unknown)";
     if (method == JP_UNKNOWN_METHOD)
         return "(unknown method)";
-    return jp_names_method(&m->names, m->info, method);
+    return NULL;
+}
+
+/* The collapsed files and flame graphs: the brief name, with the signature where it is ambiguous. */
+static const char *method_name(void *context, MethodID method)
+{
+    jp_monitor *m = context;
+    const char *name = frame_name(m, method);
+    return name ? name : jp_names_method(&m->names, m->info, method);
+}
+
+/* The report's tables: always the signature. */
+static const char *method_signature_name(void *context, MethodID method)
+{
+    jp_monitor *m = context;
+    const char *name = frame_name(m, method);
+    return name ? name : jp_names_method_signature(&m->names, m->info, method);
+}
+
+/* The flame graph's colours. */
+static jp_frame_kind method_kind(void *context, MethodID method)
+{
+    jp_monitor *m = context;
+    if (m->recording_allocations && jp_allocations_class_name(&m->allocations, method))
+        return JP_FRAME_CLASS;
+    return frame_name(m, method) ? JP_FRAME_OTHER : jp_names_method_kind(&m->names, m->info, method);
+}
+
+/* Names every method of tree now, so that overloads are known before anything is written. */
+static void name_methods(jp_monitor *m, const jp_tree *tree)
+{
+    MethodID last = 0;
+    for (uint32_t i = 1; tree && i < tree->count; i++)
+        if (tree->nodes[i].method != last && !frame_name(m, last = tree->nodes[i].method))
+            jp_names_method(&m->names, m->info, last);
 }
 
 /* SHUTDOWN: stop recording, then write everything (once). */
@@ -273,6 +321,13 @@ static void finish(jp_monitor *m)
         jp_allocations_stop(&m->allocations);
     }
     jp_summary_sort_exceptions(&m->summary);
+    name_methods(m, m->sampling ? &m->sampler.profile : NULL);
+    name_methods(m, m->recording_calls ? &m->calls.totals : NULL);
+    name_methods(m, m->recording_allocations ? &m->allocations.sites : NULL);
+    for (size_t i = 0; i < m->calls.thread_count; i++)
+        for (size_t f = 0; f < m->calls.thread_summaries[i].depth; f++)
+            jp_names_method(&m->names, m->info, m->calls.thread_summaries[i].path[f]);
+    jp_names_find_overloads(&m->names);
     jp_report report = {
         .program = m->program,
         .config = &m->config,
@@ -282,11 +337,17 @@ static void finish(jp_monitor *m)
         .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
         .calls = m->recording_calls ? &m->calls.totals : NULL,
         .lost_threads = m->calls.lost_threads,
+        .threads = m->calls.thread_summaries,
+        .thread_count = m->calls.thread_count,
         .allocations = m->recording_allocations ? &m->allocations.sites : NULL,
         .allocated_bytes = &m->allocations.bytes,
         .allocation_counts = &m->allocations.counts,
+        .allocations_weighted = m->recording_allocations && m->allocations.sampling,
+        .allocation_interval = m->allocations.interval,
         .summary = &m->summary,
         .name = method_name,
+        .signature_name = method_signature_name,
+        .kind = method_kind,
         .name_context = m,
     };
     jp_output_write_all(&report);

@@ -8,6 +8,14 @@
 
 #define NAME_MAX_BYTES 1024
 
+/* A cached method name: the brief and the signature form, in one allocation. */
+typedef struct jp_method_name {
+    int overloaded;
+    jp_frame_kind kind;
+    const char *signature;
+    char brief[];
+} jp_method_name;
+
 int jp_names_init(jp_names *names)
 {
     memset(names, 0, sizeof(*names));
@@ -23,6 +31,20 @@ static void free_values(jp_idmap *map)
     jp_idmap_free(map);
 }
 
+static jp_method_name *method_name_new(const char *brief, const char *signature)
+{
+    size_t brief_size = strlen(brief) + 1, signature_size = strlen(signature) + 1;
+    jp_method_name *name = malloc(sizeof(*name) + brief_size + signature_size);
+    if (!name)
+        return NULL;
+    name->overloaded = 0;
+    name->kind = JP_FRAME_OTHER;
+    memcpy(name->brief, brief, brief_size);
+    name->signature = name->brief + brief_size;
+    memcpy(name->brief + brief_size, signature, signature_size);
+    return name;
+}
+
 void jp_names_free(jp_names *names)
 {
     free_values(&names->methods);
@@ -32,15 +54,15 @@ void jp_names_free(jp_names *names)
     memset(names, 0, sizeof(*names));
 }
 
-/* Asks the VM; a malloc'ed display name, or NULL. */
-static char *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID method)
+/* Asks the VM; a malloc'ed name, or NULL. */
+static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID method)
 {
     LPSTR vm_name = NULL;
     ClassID klass = 0;
     JAVA_EXECUTION_MODEL model = JVM_EXECUTION_INVALID;
     int line_count = 0;
     SourceLineInfo *lines = NULL;
-    char display[NAME_MAX_BYTES];
+    char display[NAME_MAX_BYTES], signature[NAME_MAX_BYTES];
     if (!info || FAILED(IJavaEventMonitorIDInfo_MethodInformation(info, method, &vm_name, &klass, &model,
                                                                   &line_count, &lines)))
         vm_name = NULL, lines = NULL;
@@ -48,44 +70,98 @@ static char *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID method)
     if (!vm_name)
         return NULL;
     jp_display_name(vm_name, display, sizeof(display));
+    jp_signature_name(vm_name, signature, sizeof(signature));
     CoTaskMemFree(vm_name);
-    return strdup(display);
+    jp_method_name *name = method_name_new(display, signature);
+    if (name)
+        name->kind = model == JVM_EXECUTION_JIT_COMPILED                                         ? JP_FRAME_COMPILED
+                     : model == JVM_EXECUTION_NATIVE                                             ? JP_FRAME_NATIVE
+                     : model == JVM_EXECUTION_INTERPRETED || model == JVM_EXECUTION_FAST_INTERPRETED ? JP_FRAME_INTERPRETED
+                     : model == JVM_EXECUTION_COM                                                ? JP_FRAME_VM
+                                                                                                 : JP_FRAME_OTHER;
+    return name;
 }
 
 /* Caches a name under key and returns the cached one; takes ownership of name.  The first
  * name cached for a key stays (two threads may resolve the same ID at once, and the string
  * handed to one must not be freed by the other).  Called with the lock held. */
-static const char *remember(jp_idmap *map, UniqueID key, char *name)
+static void *remember(jp_idmap *map, UniqueID key, void *name)
 {
     jp_idmap_entry *e = jp_idmap_insert(map, key);
     if (!e || e->value) {
         free(name);
-        return e ? (const char *)e->value : NULL;
+        return e ? (void *)e->value : NULL;
     }
     e->value = (uintptr_t)name;
     return name;
 }
 
-const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
+/* The cached name of method, asked of the VM when missing; NULL out of memory. */
+static const jp_method_name *method_name(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
 {
     plat_mutex_lock(names->lock);
     jp_idmap_entry *e = jp_idmap_find(&names->methods, method);
-    const char *name = e ? (const char *)e->value : NULL;
+    const jp_method_name *name = e ? (const jp_method_name *)e->value : NULL;
     plat_mutex_unlock(names->lock);
     if (name)
         return name;
-    char *asked = ask_method_name(info, method);
+    jp_method_name *asked = ask_method_name(info, method);
     if (!asked) {
         char unknown[64];
         snprintf(unknown, sizeof(unknown), "<unknown method 0x%llx>", (unsigned long long)method);
-        asked = strdup(unknown);
+        asked = method_name_new(unknown, unknown);
     }
     if (!asked)
-        return "<out of memory>";
+        return NULL;
     plat_mutex_lock(names->lock);
     name = remember(&names->methods, method, asked);
     plat_mutex_unlock(names->lock);
-    return name ? name : "<out of memory>";
+    return name;
+}
+
+const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
+{
+    const jp_method_name *name = method_name(names, info, method);
+    return !name ? "<out of memory>" : name->overloaded ? name->signature : name->brief;
+}
+
+const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
+{
+    const jp_method_name *name = method_name(names, info, method);
+    return name ? name->signature : "<out of memory>";
+}
+
+jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
+{
+    const jp_method_name *name = method_name(names, info, method);
+    return name ? name->kind : JP_FRAME_OTHER;
+}
+
+static int by_brief(const void *a, const void *b)
+{
+    return strcmp((*(jp_method_name *const *)a)->brief, (*(jp_method_name *const *)b)->brief);
+}
+
+void jp_names_find_overloads(jp_names *names)
+{
+    plat_mutex_lock(names->lock);
+    jp_method_name **all = malloc((names->methods.count + 1) * sizeof(*all));
+    size_t count = 0;
+    for (size_t i = 0; all && i < names->methods.capacity; i++)
+        if (names->methods.entries[i].key)
+            all[count++] = (jp_method_name *)names->methods.entries[i].value;
+    if (all)
+        qsort(all, count, sizeof(*all), by_brief);
+    /* Each run of one brief name: overloads when its signatures differ. */
+    for (size_t start = 0, end; all && start < count; start = end) {
+        int differ = 0;
+        for (end = start + 1; end < count && strcmp(all[end]->brief, all[start]->brief) == 0; end++)
+            differ |= strcmp(all[end]->signature, all[start]->signature) != 0;
+        for (size_t i = start; differ && i < end; i++)
+            all[i]->overloaded = 1;
+    }
+    free(all);
+    plat_mutex_unlock(names->lock);
 }
 
 /* The VM's class information: its name (malloc'ed) and, when wanted, its methods (CoTaskMem). */
@@ -124,7 +200,7 @@ char *jp_names_class(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID kla
     if (!asked)
         return NULL;
     plat_mutex_lock(names->lock);
-    name = (char *)remember(&names->classes, klass, asked);
+    name = remember(&names->classes, klass, asked);
     plat_mutex_unlock(names->lock);
     return name;
 }
@@ -143,7 +219,7 @@ void jp_names_class_unloading(jp_names *names, IJavaEventMonitorIDInfo *info, Cl
     MethodID *methods = NULL;
     free(ask_class(info, klass, &count, &methods));
     for (int i = 0; i < count; i++) {
-        char *name = ask_method_name(info, methods[i]);
+        jp_method_name *name = ask_method_name(info, methods[i]);
         if (!name)
             continue;
         plat_mutex_lock(names->lock);

@@ -5,27 +5,37 @@
  * keep MethodIDs until the program ends.  So method names are resolved lazily (at the end)
  * except for an unloading class, whose methods are resolved while its IDs are still valid.
  * Class names (for exceptions and allocations by class) are cached per ClassID and forgotten at unload.
- * Thread-safe.
+ * Each method has a brief name ("pkg.Class.method") and a signature name ("pkg.Class.method(int,
+ * long)"); overloads share a brief name, so where two methods met so far do, jp_names_method
+ * gives the signature name once jp_names_find_overloads has run.  Thread-safe.
  */
 #ifndef JEVPROF_NAMES_H
 #define JEVPROF_NAMES_H
 
 #include "idmap.h"
+#include "javaname.h"
 #include "jevmon.h"
 #include "platform/platform.h"
 
 typedef struct jp_names {
     plat_mutex *lock;
-    jp_idmap methods; /* MethodID -> char * display name */
+    jp_idmap methods; /* MethodID -> jp_method_name * */
     jp_idmap classes; /* ClassID -> char * class name */
 } jp_names;
 
 int jp_names_init(jp_names *names);
 void jp_names_free(jp_names *names);
 
-/* The display name of method, from the cache or asked of the VM now.  The string lives as
- * long as names; a method the VM cannot name gets "<unknown method 0x...>". */
+/* The display name of method, from the cache or asked of the VM now: the brief name, or the
+ * signature name for an overload found by jp_names_find_overloads.  The string lives as long as
+ * names; a method the VM cannot name gets "<unknown method 0x...>". */
 const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
+/* The signature name of method, always. */
+const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
+/* What the VM said the method is (MethodInformation's execution model). */
+jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
+/* Marks the methods named so far whose brief names are shared by another method's. */
+void jp_names_find_overloads(jp_names *names);
 
 /* The name of a class as ClassInformation gives it ("java.lang.String", "[I"), or NULL when the
  * VM cannot say.  The string lives until the class unloads: copy it. */

@@ -1,5 +1,6 @@
 /* output.c - writing jevprof's files at the end (see output.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,56 +10,184 @@
 
 #define NS_PER_US 1000u
 #define STDERR_TOP_METHODS 5
+#define JP_MAX_COLLAPSED_BYTES (12u << 20) /* the folding share rises until a collapsed file fits */
 
-typedef int (*file_writer)(FILE *out, const jp_report *report, const jp_tree *tree);
+static const char *const every_suffix[] = {
+    JP_REPORT_SUFFIX,          JP_COLLAPSED_SUFFIX,       JP_FLAME_SUFFIX,
+    JP_CALLS_COLLAPSED_SUFFIX, JP_CALLS_FLAME_SUFFIX,      JP_ALLOC_COLLAPSED_SUFFIX,
+    JP_ALLOC_FLAME_SUFFIX,     JP_ALLOC_BYTES_COLLAPSED_SUFFIX, JP_ALLOC_BYTES_FLAME_SUFFIX,
+};
+#define SUFFIXES (sizeof(every_suffix) / sizeof(*every_suffix))
+#define PATH_BYTES (sizeof(((jp_config *)0)->output_dir) + sizeof(((jp_config *)0)->file_prefix) + 32)
+
+/* What the end has written so far: the paths, for the line on stderr. */
+typedef struct written_files {
+    int wrote[SUFFIXES];
+    char list[SUFFIXES * 256];
+} written_files;
+
+static void file_path(const jp_config *c, const char *suffix, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s%s", c->output_dir, c->file_prefix, suffix);
+}
+
+int jp_output_prepare(const jp_config *c)
+{
+    char why[256];
+    if (plat_make_directories(c->output_dir, why, sizeof(why)) == 0)
+        return 0;
+    jv_log("jevprof: cannot create the output directory %s: %s; nothing can be written there at the end "
+           "unless it appears meanwhile (set JEVPROF_OUTPUT_DIR)", c->output_dir, why);
+    return -1;
+}
+
+/* A profile as the collapsed file and the flame graph show it: its tree with the paths under the
+ * minimum share (share, percent: the setting, or more to keep the collapsed file within
+ * JP_MAX_COLLAPSED_BYTES) folded into their callers. */
+typedef struct shown_profile {
+    const jp_tree *tree;
+    jp_tree folded;
+    double share;
+} shown_profile;
+
+typedef int (*file_writer)(FILE *out, const jp_report *report, const shown_profile *profile);
+
+/* Samples are counted as they are; call time is written in microseconds, allocations in whole ones. */
+static uint64_t divisor_for(const jp_report *r, const jp_tree *tree)
+{
+    return tree == r->calls ? NS_PER_US : tree == r->allocations ? JP_ALLOCATION_COUNT_SCALE : 1;
+}
+
+/* About how many bytes the collapsed file of tree takes: each line is its path's names. */
+static uint64_t collapsed_bytes(const jp_report *r, const jp_tree *tree, uint64_t divisor)
+{
+    uint64_t bytes = 0;
+    uint32_t *length = malloc((size_t)tree->count * sizeof(*length)); /* of each node's path */
+    if (!length)
+        return UINT64_MAX;
+    length[JP_ROOT] = 0;
+    for (uint32_t i = 1; i < tree->count; i++) { /* parents come first */
+        length[i] = length[tree->nodes[i].parent] + (uint32_t)strlen(r->name(r->name_context, tree->nodes[i].method)) + 1;
+        if (tree->nodes[i].self >= (divisor + 1) / 2)
+            bytes += length[i] + 12;
+    }
+    free(length);
+    return bytes;
+}
+
+/* Folds p->tree at the minimum share, then at higher shares while the collapsed file would
+ * exceed JP_MAX_COLLAPSED_BYTES.  0, or -1 out of memory. */
+static int fold(const jp_report *r, shown_profile *p)
+{
+    uint64_t whole = p->tree->nodes[JP_ROOT].total, divisor = divisor_for(r, p->tree);
+    p->share = r->config->min_share;
+    for (;;) {
+        uint64_t min_total = (uint64_t)((double)whole * p->share / 100.0);
+        if (jp_tree_init(&p->folded))
+            return -1;
+        if (jp_tree_fold(&p->folded, p->tree, min_total ? min_total : 1)) {
+            jp_tree_free(&p->folded);
+            return -1;
+        }
+        uint64_t bytes = collapsed_bytes(r, &p->folded, divisor);
+        if (bytes <= JP_MAX_COLLAPSED_BYTES || p->share >= 100)
+            return 0;
+        jp_tree_free(&p->folded);
+        double factor = (double)bytes / JP_MAX_COLLAPSED_BYTES;
+        p->share = (p->share > 0 ? p->share : 1e-4) * (factor > 2 ? factor : 2);
+        if (p->share > 100)
+            p->share = 100;
+    }
+}
 
 /* Writes one file; 0, or -1 after saying why on stderr. */
-static int write_file(const jp_report *r, const char *file_name, file_writer write, const jp_tree *tree)
+static int write_file(const jp_report *r, written_files *w, size_t which, file_writer write,
+                      const shown_profile *profile)
 {
-    char path[sizeof(r->config->output_dir) + 64];
-    snprintf(path, sizeof(path), "%s/%s", r->config->output_dir, file_name);
+    char path[PATH_BYTES];
+    file_path(r->config, every_suffix[which], path, sizeof(path));
     FILE *out = fopen(path, "wb");
     if (!out) {
         jv_log("jevprof: cannot write %s: %s", path, strerror(errno));
         return -1;
     }
-    int failed = write(out, r, tree);
+    int failed = write(out, r, profile);
     if (fclose(out) || failed) {
         jv_log("jevprof: error writing %s", path);
+        remove(path); /* half a file would pass for this run's */
         return -1;
     }
+    size_t used = strlen(w->list);
+    snprintf(w->list + used, sizeof(w->list) - used, "%s%s", used ? ", " : "", path);
+    w->wrote[which] = 1;
     return 0;
 }
 
-static int write_report(FILE *out, const jp_report *r, const jp_tree *tree)
+/* Removes the files of this prefix that this run did not write: an earlier run's. */
+static void remove_stale(const jp_config *c, const written_files *w)
 {
-    (void)tree;
+    char path[PATH_BYTES];
+    for (size_t i = 0; i < SUFFIXES; i++) {
+        if (w->wrote[i])
+            continue;
+        file_path(c, every_suffix[i], path, sizeof(path));
+        if (remove(path) == 0)
+            jv_log("jevprof: removed %s, an earlier run's (this mode does not write it)", path);
+    }
+}
+
+static int write_report(FILE *out, const jp_report *r, const shown_profile *profile)
+{
+    (void)profile;
     return jp_report_write(out, r);
 }
 
-/* Samples are counted as they are; call time is written in microseconds. */
-static uint64_t divisor_for(const jp_report *r, const jp_tree *tree)
+static int write_collapsed(FILE *out, const jp_report *r, const shown_profile *p)
 {
-    return tree == r->calls ? NS_PER_US : 1;
+    return jp_collapsed_write(out, &p->folded, divisor_for(r, p->tree), r->name, r->name_context);
 }
 
-static int write_collapsed(FILE *out, const jp_report *r, const jp_tree *tree)
+/* The flame graph's subtitle: the profile's total, what it measures, how it was sampled. */
+static void describe_profile(const jp_report *r, const shown_profile *p, char *out, size_t size)
 {
-    return jp_collapsed_write(out, tree, divisor_for(r, tree), r->name, r->name_context);
+    const jp_tree *tree = p->tree;
+    double total = (double)tree->nodes[JP_ROOT].total / (double)divisor_for(r, tree);
+    int estimates = r->allocations_weighted && r->allocation_interval > 0;
+    if (tree == r->samples)
+        snprintf(out, size, "%.0f samples in all, one every %u ms of each running thread (asked for)", total,
+                 r->config->interval_ms);
+    else if (tree == r->calls)
+        snprintf(out, size, "%.3f ms of %s time in all, every call", total / 1e3,
+                 r->config->wall_time ? "wall" : "processor");
+    else if (estimates)
+        snprintf(out, size, "%.0f %s in all, ESTIMATED from samples, about one per %lu bytes allocated", total,
+                 tree == r->allocations ? "allocations" : "bytes", r->allocation_interval);
+    else
+        snprintf(out, size, "%.0f %s in all, %s", total, tree == r->allocations ? "allocations" : "bytes",
+                 r->allocations_weighted ? "every allocation" : "as the VM reported them");
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "; paths under %.3g%% folded into their callers", p->share);
 }
 
-static int write_flame(FILE *out, const jp_report *r, const jp_tree *tree)
+static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
 {
-    char title[512];
-    const char *what = "samples", *unit = "samples";
+    char title[512], what[160], subtitle[512];
+    const char *unit = "samples";
+    const jp_tree *tree = p->tree;
+    int estimates = r->allocations_weighted && r->allocation_interval > 0;
+    snprintf(what, sizeof(what), "samples");
     if (tree == r->calls)
-        what = "time in calls (microseconds)", unit = "us";
-    else if (tree == r->allocations)
-        what = "allocations by site and class", unit = "allocations";
-    else if (tree == r->allocated_bytes)
-        what = "allocated bytes by site and class", unit = "bytes";
+        snprintf(what, sizeof(what), "time in calls (microseconds)"), unit = "us";
+    else if (tree == r->allocations || tree == r->allocated_bytes)
+        snprintf(what, sizeof(what), "%s by site and class%s", tree == r->allocations ? "allocations" : "allocated bytes",
+                 estimates ? ", estimated from samples" : ""),
+        unit = tree == r->allocations ? "allocations" : "bytes";
+    if (estimates && (tree == r->allocations || tree == r->allocated_bytes))
+        snprintf(what + strlen(what), sizeof(what) - strlen(what), " (one per %lu bytes)", r->allocation_interval);
     snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program", what);
-    return jp_flame_write(out, tree, title, unit, divisor_for(r, tree), r->name, r->name_context);
+    describe_profile(r, p, subtitle, sizeof(subtitle));
+    jp_flame_labels labels = {title, subtitle, unit};
+    return jp_flame_write(out, &p->folded, &labels, divisor_for(r, tree), r->name, r->kind, r->name_context);
 }
 
 static void log_line(void *context, const char *line)
@@ -67,28 +196,52 @@ static void log_line(void *context, const char *line)
     jv_log("jevprof:   %s", line);
 }
 
+/* The suffixes' indices in every_suffix. */
+enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, ALLOC_FLAME, BYTES_COLLAPSED,
+       BYTES_FLAME };
+
+/* Writes the collapsed file and the flame graph of tree; 0, or -1 when either failed. */
+static int write_profile(const jp_report *r, written_files *w, size_t collapsed, size_t flame, const jp_tree *tree)
+{
+    shown_profile p = {tree, {0}, 0};
+    if (fold(r, &p)) {
+        jv_log("jevprof: out of memory: no collapsed file or flame graph of a profile");
+        return -1;
+    }
+    if (p.share > r->config->min_share)
+        jv_log("jevprof: paths under %.3g%% of the profile folded into their callers in %s%s and %s%s (the setting, "
+               "%g%%, left a collapsed file over %u MB)", p.share, r->config->file_prefix, every_suffix[collapsed],
+               r->config->file_prefix, every_suffix[flame], r->config->min_share,
+               (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
+    int failed = write_file(r, w, collapsed, write_collapsed, &p);
+    failed |= write_file(r, w, flame, write_flame, &p);
+    jp_tree_free(&p.folded);
+    return failed;
+}
+
 void jp_output_write_all(const jp_report *r)
 {
     const jp_tree *main_profile = r->samples ? r->samples : r->calls;
-    int failed = write_file(r, JP_REPORT_FILE, write_report, NULL);
-    if (main_profile) {
-        failed |= write_file(r, JP_COLLAPSED_FILE, write_collapsed, main_profile);
-        failed |= write_file(r, JP_FLAME_FILE, write_flame, main_profile);
-    }
-    if (r->samples && r->calls) {
-        failed |= write_file(r, JP_CALLS_COLLAPSED_FILE, write_collapsed, r->calls);
-        failed |= write_file(r, JP_CALLS_FLAME_FILE, write_flame, r->calls);
-    }
+    written_files w;
+    char why[256];
+    uint64_t started = plat_now_ns();
+    memset(&w, 0, sizeof(w));
+    if (plat_make_directories(r->config->output_dir, why, sizeof(why)))
+        jv_log("jevprof: cannot create the output directory %s: %s", r->config->output_dir, why);
+    int failed = write_file(r, &w, REPORT, write_report, NULL);
+    if (main_profile)
+        failed |= write_profile(r, &w, COLLAPSED, FLAME, main_profile);
+    if (r->samples && r->calls)
+        failed |= write_profile(r, &w, CALLS_COLLAPSED, CALLS_FLAME, r->calls);
     if (r->allocations) {
-        failed |= write_file(r, JP_ALLOC_COLLAPSED_FILE, write_collapsed, r->allocations);
-        failed |= write_file(r, JP_ALLOC_FLAME_FILE, write_flame, r->allocations);
-        failed |= write_file(r, JP_ALLOC_BYTES_COLLAPSED_FILE, write_collapsed, r->allocated_bytes);
-        failed |= write_file(r, JP_ALLOC_BYTES_FLAME_FILE, write_flame, r->allocated_bytes);
+        failed |= write_profile(r, &w, ALLOC_COLLAPSED, ALLOC_FLAME, r->allocations);
+        failed |= write_profile(r, &w, BYTES_COLLAPSED, BYTES_FLAME, r->allocated_bytes);
     }
-    jv_log("jevprof: %s %s/%s%s", failed ? "wrote what it could of" : "wrote", r->config->output_dir,
-           JP_REPORT_FILE,
-           main_profile        ? " and the flame graph next to it; hottest methods:"
-           : r->allocations    ? " and the allocation flame graph next to it; most allocated classes:"
-                               : "");
+    remove_stale(r->config, &w);
+    jv_log("jevprof: %s %s in %.3f s%s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing",
+           (double)(plat_now_ns() - started) / 1e9,
+           main_profile       ? "; hottest methods:"
+           : r->allocations   ? "; most allocated classes:"
+                              : "");
     jp_report_top_lines(r, STDERR_TOP_METHODS, log_line, NULL);
 }

@@ -1,34 +1,41 @@
 /*
- * output.h - the files jevprof leaves at the end, in the output directory:
+ * output.h - the files jevprof leaves at the end, in the output directory, each named by the
+ * file prefix (default "jevprof") and a suffix:
  *
- *   jevprof-report.txt        the text report
- *   jevprof.collapsed         collapsed stacks of the main profile (samples; in calls mode,
- *                             self time in microseconds), for FlameGraph and speedscope
- *   jevprof-flame.html        a self-contained flame graph of the same profile
- *   jevprof-calls.collapsed,  in "both" mode, the same two for the call tree
- *   jevprof-calls-flame.html
- *   jevprof-alloc.collapsed,  in alloc mode, the same two for the allocation sites (allocating
- *   jevprof-alloc-flame.html  stacks ending in the allocated class, weighted by allocations)
- *   jevprof-alloc-bytes.collapsed,  and for the same sites weighted by bytes
- *   jevprof-alloc-bytes-flame.html
+ *   <prefix>-report.txt        the text report
+ *   <prefix>.collapsed         collapsed stacks of the main profile (samples; in calls mode,
+ *                              self time in microseconds), for FlameGraph and speedscope
+ *   <prefix>-flame.html        a self-contained flame graph of the same profile
+ *   <prefix>-calls.collapsed,  in "both" mode, the same two for the call tree
+ *   <prefix>-calls-flame.html
+ *   <prefix>-alloc.collapsed,  in alloc mode, the same two for the allocation sites (allocating
+ *   <prefix>-alloc-flame.html  stacks ending in the allocated class, weighted by allocations)
+ *   <prefix>-alloc-bytes.collapsed,  and for the same sites weighted by bytes
+ *   <prefix>-alloc-bytes-flame.html
  *
- * and, on stderr (never stdout: the program's output stays as it was), one line naming the
- * report and the five hottest methods.
+ * Files of the same prefix that this run does not write (an earlier run's, in another mode) are
+ * removed, so that the directory never mixes two runs under one prefix.  On stderr (never
+ * stdout: the program's output stays as it was), one line naming every file written and the
+ * five hottest methods.
  */
 #ifndef JEVPROF_OUTPUT_H
 #define JEVPROF_OUTPUT_H
 
 #include "report.h"
 
-#define JP_REPORT_FILE "jevprof-report.txt"
-#define JP_COLLAPSED_FILE "jevprof.collapsed"
-#define JP_FLAME_FILE "jevprof-flame.html"
-#define JP_CALLS_COLLAPSED_FILE "jevprof-calls.collapsed"
-#define JP_CALLS_FLAME_FILE "jevprof-calls-flame.html"
-#define JP_ALLOC_COLLAPSED_FILE "jevprof-alloc.collapsed"
-#define JP_ALLOC_FLAME_FILE "jevprof-alloc-flame.html"
-#define JP_ALLOC_BYTES_COLLAPSED_FILE "jevprof-alloc-bytes.collapsed"
-#define JP_ALLOC_BYTES_FLAME_FILE "jevprof-alloc-bytes-flame.html"
+#define JP_REPORT_SUFFIX "-report.txt"
+#define JP_COLLAPSED_SUFFIX ".collapsed"
+#define JP_FLAME_SUFFIX "-flame.html"
+#define JP_CALLS_COLLAPSED_SUFFIX "-calls.collapsed"
+#define JP_CALLS_FLAME_SUFFIX "-calls-flame.html"
+#define JP_ALLOC_COLLAPSED_SUFFIX "-alloc.collapsed"
+#define JP_ALLOC_FLAME_SUFFIX "-alloc-flame.html"
+#define JP_ALLOC_BYTES_COLLAPSED_SUFFIX "-alloc-bytes.collapsed"
+#define JP_ALLOC_BYTES_FLAME_SUFFIX "-alloc-bytes-flame.html"
+
+/* At start-up: creates the output directory when it is missing; when it cannot, says so now
+ * (one "jevmon: jevprof:" line) rather than at the end.  0, or -1. */
+int jp_output_prepare(const jp_config *config);
 
 /* Each file that cannot be written gets one "jevmon: jevprof:" line; the others are written. */
 void jp_output_write_all(const jp_report *report);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "calls.h"
 #include "rollup.h"
 
 #define PATH_SHOWN_FRAMES 12 /* deeper paths show their outermost frame, "...", and the innermost */
@@ -12,15 +13,17 @@
 typedef struct profile_view {
     const jp_tree *tree;
     int is_time;
-    const char *by; /* "samples" or "time" */
+    const char *by;   /* "samples" or "time" */
+    uint64_t divisor; /* counts: the tree's weights per unit (0 is 1) */
 } profile_view;
 
 static void format_weight(char *out, size_t size, const profile_view *v, uint64_t weight)
 {
+    uint64_t divisor = v->divisor ? v->divisor : 1;
     if (v->is_time)
         snprintf(out, size, "%.3f ms", (double)weight / 1e6);
     else
-        snprintf(out, size, "%" PRIu64, weight);
+        snprintf(out, size, "%" PRIu64, (weight + divisor / 2) / divisor);
 }
 
 static double share(uint64_t part, uint64_t whole)
@@ -30,7 +33,7 @@ static double share(uint64_t part, uint64_t whole)
 
 static const char *name_of(const jp_report *r, MethodID method)
 {
-    return r->name(r->name_context, method);
+    return (r->signature_name ? r->signature_name : r->name)(r->name_context, method);
 }
 
 static void write_top_methods(FILE *out, const jp_report *r, const profile_view *v, jp_rollup *rollup, int by_self)
@@ -79,26 +82,36 @@ typedef struct weighted_node {
     uint32_t node;
 } weighted_node;
 
-static int hottest_first(const void *a, const void *b)
+/* The top nodes by self weight, heaviest first, without sorting the whole tree (millions of
+ * nodes in calls mode): an insertion into a short sorted list only for a node that beats its
+ * last.  count of them in hottest[0..top-1]. */
+static size_t hottest_nodes(const jp_tree *tree, weighted_node *hottest, size_t top)
 {
-    const weighted_node *x = a, *y = b;
-    return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
+    size_t count = 0;
+    for (uint32_t i = 1; i < tree->count; i++) {
+        uint64_t self = tree->nodes[i].self;
+        if (!self || (count == top && self <= hottest[count - 1].self))
+            continue;
+        size_t at = count < top ? count++ : top - 1;
+        while (at > 0 && hottest[at - 1].self < self) {
+            hottest[at] = hottest[at - 1];
+            at--;
+        }
+        hottest[at] = (weighted_node){self, i};
+    }
+    return count;
 }
 
 static void write_hot_paths(FILE *out, const jp_report *r, const profile_view *v)
 {
     const jp_tree *tree = v->tree;
-    weighted_node *nodes = malloc(tree->count * sizeof(*nodes));
-    size_t count = 0;
+    weighted_node *nodes = malloc(r->config->top * sizeof(*nodes));
     char weight[32];
     if (!nodes)
         return;
-    for (uint32_t i = 1; i < tree->count; i++)
-        if (tree->nodes[i].self)
-            nodes[count++] = (weighted_node){tree->nodes[i].self, i};
-    qsort(nodes, count, sizeof(*nodes), hottest_first);
+    size_t count = hottest_nodes(tree, nodes, r->config->top);
     fprintf(out, "\nHottest call paths by self %s (outermost frame first)\n", v->by);
-    for (size_t i = 0; i < count && i < r->config->top; i++) {
+    for (size_t i = 0; i < count; i++) {
         format_weight(weight, sizeof(weight), v, nodes[i].self);
         fprintf(out, "%14s %6.2f%%  ", weight, share(nodes[i].self, tree->nodes[JP_ROOT].total));
         write_path(out, r, tree, nodes[i].node);
@@ -133,26 +146,62 @@ static void write_sampling(FILE *out, const jp_report *r)
                      "running ones there\n", c->location_failures);
     if (c->truncated)
         fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
-    profile_view v = {r->samples, 0, "samples"};
+    profile_view v = {r->samples, 0, "samples", 1};
     write_profile(out, r, &v);
+}
+
+static int most_time_first(const void *a, const void *b)
+{
+    const jp_thread_summary *x = a, *y = b;
+    return x->time < y->time ? 1 : x->time > y->time ? -1 : 0;
+}
+
+/* The per-thread view: each thread's time and its heaviest path, most time first. */
+static void write_threads(FILE *out, const jp_report *r)
+{
+    jp_thread_summary *sorted = malloc(r->thread_count * sizeof(*sorted) + 1);
+    if (!sorted)
+        return;
+    memcpy(sorted, r->threads, r->thread_count * sizeof(*sorted));
+    qsort(sorted, r->thread_count, sizeof(*sorted), most_time_first);
+    fprintf(out, "\nTop %u threads by time (%zu threads; the heaviest path from each one's outermost frame)\n",
+            r->config->top, r->thread_count);
+    fprintf(out, "%14s %7s %10s  %s\n", "time", "share", "OS thread", "heaviest path");
+    for (size_t i = 0; i < r->thread_count && i < r->config->top; i++) {
+        fprintf(out, "%11.3f ms %6.2f%% %10lu  ", (double)sorted[i].time / 1e6,
+                share(sorted[i].time, r->calls->nodes[JP_ROOT].total), (unsigned long)sorted[i].os_thread);
+        for (size_t f = 0; f < sorted[i].depth; f++)
+            fprintf(out, "%s%s", f ? " > " : "", name_of(r, sorted[i].path[f]));
+        fprintf(out, "%s\n", sorted[i].depth == JP_THREAD_PATH_FRAMES ? " > ..." : "");
+    }
+    free(sorted);
 }
 
 static void write_calls(FILE *out, const jp_report *r)
 {
     fprintf(out, "\nCalls\n-----\n");
-    fprintf(out, "Time in recorded calls: %.3f ms, summed over every thread's %" PRIu64 " outermost frames\n",
-            (double)r->calls->nodes[JP_ROOT].total / 1e6, r->calls->nodes[JP_ROOT].calls);
+    fprintf(out, "%s in recorded calls: %.3f ms, summed over every thread's %" PRIu64 " outermost frames\n",
+            r->config->wall_time ? "Wall time" : "Processor time", (double)r->calls->nodes[JP_ROOT].total / 1e6,
+            r->calls->nodes[JP_ROOT].calls);
+    if (r->config->wall_time)
+        fprintf(out, "Times are wall time: a thread waiting, sleeping or blocked counts (JEVPROF_TIME=wall)\n");
+    else
+        fprintf(out, "Times are processor time: waits of %u ms or more (blocked, sleeping, waiting, in I/O) are left "
+                     "out, measured by the thread's CPU clock (JEVPROF_TIME=wall for wall time)\n", JP_BLOCKED_GAP_MS);
     if (r->lost_threads)
         fprintf(out, "Threads not recorded (out of memory): %" PRIu64 "\n", r->lost_threads);
-    profile_view v = {r->calls, 1, "time"};
+    if (r->thread_count)
+        write_threads(out, r);
+    profile_view v = {r->calls, 1, "time", 1};
     write_profile(out, r, &v);
 }
 
 /* How the report shows one of the allocation trees. */
 typedef struct site_view {
     const jp_tree *tree;
-    const char *what; /* the tables' title: "Top N <what> by ..." */
-    const char *unit; /* the weight column */
+    const char *what;  /* the tables' title: "Top N <what> by ..." */
+    const char *unit;  /* the weight column */
+    uint64_t divisor;  /* the tree's weights per unit */
 } site_view;
 
 /* One table of allocation sites: rows, a rollup of v's tree whose self weights say how much. */
@@ -163,21 +212,46 @@ static void write_site_table(FILE *out, const jp_report *r, const site_view *v, 
     fprintf(out, "\nTop %u %s by %s\n", r->config->top, v->what, by);
     fprintf(out, "%14s %7s  %s\n", v->unit, "share", by);
     for (size_t i = 0; i < rows->count && i < r->config->top && rows->methods[i].self; i++)
-        fprintf(out, "%14" PRIu64 " %6.2f%%  %s\n", rows->methods[i].self, share(rows->methods[i].self, whole),
-                name_of(r, rows->methods[i].method));
+        fprintf(out, "%14" PRIu64 " %6.2f%%  %s\n", (rows->methods[i].self + v->divisor / 2) / v->divisor,
+                share(rows->methods[i].self, whole), name_of(r, rows->methods[i].method));
+}
+
+/* What the allocation totals are: the VM's own counts, or estimates from weighted samples. */
+static void write_allocation_basis(FILE *out, const jp_report *r)
+{
+    uint64_t reported = r->allocation_counts->recorded;
+    if (!r->allocations_weighted)
+        fprintf(out, "Allocations recorded: %" PRIu64 ", each counted once (the VM does not say how it samples "
+                     "them: with sampling, the counts and bytes below are of the samples, not of the program)\n",
+                reported);
+    else if (r->allocation_interval == 0)
+        fprintf(out, "Allocations recorded: %" PRIu64 ": every allocation (sampling interval 0)\n", reported);
+    else
+        fprintf(out, "Allocations sampled: %" PRIu64 ", about one per %lu bytes each thread allocates; the totals, "
+                     "tables and paths below are ESTIMATES: each sample of size s stands for 1/(1-exp(-s/%lu)) "
+                     "allocations and as many times s bytes\n", reported, r->allocation_interval,
+                r->allocation_interval);
+}
+
+/* "estimated " when the allocation totals are estimates, else "". */
+static const char *estimated(const jp_report *r)
+{
+    return r->allocations_weighted && r->allocation_interval ? "estimated " : "";
 }
 
 static void write_allocations(FILE *out, const jp_report *r)
 {
     const jp_allocation_counts *c = r->allocation_counts;
     jp_rollup by_class, by_method;
+    char sites_what[64], bytes_what[64];
     fprintf(out, "\nAllocations\n-----------\n");
-    fprintf(out, "Allocations recorded: %" PRIu64 " (all the VM reported: every allocation at a sampling interval "
-                 "of 0, else about one per interval's bytes)\n", c->recorded);
+    write_allocation_basis(out, r);
     if (c->no_stack)
         fprintf(out, "Of those without a stack, under (callers unknown): %" PRIu64 "\n", c->no_stack);
     if (c->truncated)
         fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
+    if (c->unweighted)
+        fprintf(out, "Of those the VM could not weigh, counted once: %" PRIu64 "\n", c->unweighted);
     if (c->unsized)
         fprintf(out, "Of those without a size (GetObjectSize failed), left out of the bytes: %" PRIu64 "\n",
                 c->unsized);
@@ -185,9 +259,14 @@ static void write_allocations(FILE *out, const jp_report *r)
         fprintf(out, "Allocations the VM made for jevprof's own calls, not recorded: %" PRIu64 "\n", c->nested);
     if (c->failed)
         fprintf(out, "Allocations not recorded (out of memory): %" PRIu64 "\n", c->failed);
-    fprintf(out, "Bytes allocated by them: %" PRIu64 "\n", r->allocated_bytes->nodes[JP_ROOT].total);
-    const site_view views[] = {{r->allocations, "allocation sites", "allocations"},
-                               {r->allocated_bytes, "allocated bytes", "bytes"}};
+    fprintf(out, "Allocations in all (%s): %" PRIu64 "\n", *estimated(r) ? "estimated" : "counted",
+            (r->allocations->nodes[JP_ROOT].total + JP_ALLOCATION_COUNT_SCALE / 2) / JP_ALLOCATION_COUNT_SCALE);
+    fprintf(out, "Bytes allocated in all (%s): %" PRIu64 "\n", *estimated(r) ? "estimated" : "counted",
+            r->allocated_bytes->nodes[JP_ROOT].total);
+    snprintf(sites_what, sizeof(sites_what), "%sallocation sites", estimated(r));
+    snprintf(bytes_what, sizeof(bytes_what), "%sallocated bytes", estimated(r));
+    const site_view views[] = {{r->allocations, sites_what, "allocations", JP_ALLOCATION_COUNT_SCALE},
+                               {r->allocated_bytes, bytes_what, "bytes", 1}};
     for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
         if (jp_rollup_build(&by_class, views[i].tree)) {
             fprintf(out, "\n(out of memory: no allocation sites)\n");
@@ -200,7 +279,8 @@ static void write_allocations(FILE *out, const jp_report *r)
             jp_rollup_free(&by_method);
         }
     }
-    profile_view v = {r->allocations, 0, "allocations"};
+    profile_view v = {r->allocations, 0, *estimated(r) ? "estimated allocations" : "allocations",
+                      JP_ALLOCATION_COUNT_SCALE};
     write_hot_paths(out, r, &v);
 }
 
@@ -223,11 +303,15 @@ static void write_summary(FILE *out, const jp_report *r)
 int jp_report_write(FILE *out, const jp_report *r)
 {
     fprintf(out, "jevprof report\n==============\n");
+    if (r->config->problems[0])
+        fprintf(out, "BAD SETTINGS (each replaced by its default):\n%s\n", r->config->problems);
     fprintf(out, "Program: %s\n", r->program && *r->program ? r->program : "(unknown)");
     fprintf(out, "Mode: %s", jp_mode_name(r->config->mode));
     if (r->config->mode & JP_MODE_SAMPLE)
         fprintf(out, ", a sample every %u ms", r->config->interval_ms);
     fprintf(out, "\nProfiled for: %.3f s\n", r->seconds);
+    fprintf(out, "Collapsed stacks and flame graphs: paths under %g%% of their profile folded into their callers "
+                 "(JEVPROF_MIN_SHARE)\n", r->config->min_share);
     if (r->samples)
         write_sampling(out, r);
     if (r->calls)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "allocations.h"
+#include "calls.h"
 #include "config.h"
 #include "javaname.h"
 #include "sampler.h"
@@ -24,11 +25,18 @@ typedef struct jp_report {
     double sampling_seconds;
     const jp_tree *calls;                  /* NULL when not recording calls; weights in ns */
     uint64_t lost_threads;                 /* threads whose calls could not be recorded */
-    const jp_tree *allocations;            /* NULL when not recording allocations; weights: allocations */
+    const jp_thread_summary *threads;      /* calls: each thread's time and heaviest path */
+    size_t thread_count;
+    const jp_tree *allocations;            /* NULL when not recording allocations; weights: allocations
+                                              in JP_ALLOCATION_COUNT_SCALE units */
     const jp_tree *allocated_bytes;        /* with allocations: the same paths, weights: bytes */
     const jp_allocation_counts *allocation_counts;
+    int allocations_weighted;              /* the VM weighs each allocation (IJevmonAllocationSampling) */
+    unsigned long allocation_interval;     /* then its sampling interval in bytes (0: every allocation) */
     const jp_summary *summary;
-    jp_method_namer name;
+    jp_method_namer name;           /* brief names, the signature where ambiguous (the files) */
+    jp_method_namer signature_name; /* always the signature (the report's tables) */
+    jp_method_kinder kind;          /* what each method is (the flame graphs' colours) */
     void *name_context;
 } jp_report;
 

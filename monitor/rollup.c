@@ -33,10 +33,16 @@ static jp_method_stats *stats_of(builder *b, MethodID method)
     return &b->rollup->methods[e->value - 1];
 }
 
+/* A node the walk is inside, and its method's stats (by position): one lookup per node. */
+typedef struct open_node {
+    uint32_t node;
+    size_t stats;
+} open_node;
+
 int jp_rollup_build(jp_rollup *rollup, const jp_tree *tree)
 {
     builder b = {rollup, 0, {0}};
-    uint32_t *path = NULL;
+    open_node *path = NULL;
     size_t depth = 0, path_capacity = 0;
     int result = 0;
     memset(rollup, 0, sizeof(*rollup));
@@ -46,7 +52,7 @@ int jp_rollup_build(jp_rollup *rollup, const jp_tree *tree)
         jp_method_stats *s = stats_of(&b, n->method);
         if (s && depth == path_capacity) {
             size_t capacity = path_capacity * 2 + 64;
-            uint32_t *grown = realloc(path, capacity * sizeof(*grown));
+            open_node *grown = realloc(path, capacity * sizeof(*grown));
             path = grown ? grown : path;
             path_capacity = grown ? capacity : path_capacity;
         }
@@ -58,7 +64,7 @@ int jp_rollup_build(jp_rollup *rollup, const jp_tree *tree)
         s->self += n->self;
         if (s->on_path++ == 0)
             s->total += n->total;
-        path[depth++] = node;
+        path[depth++] = (open_node){node, (size_t)(s - rollup->methods)};
         if (n->first_child != JP_NO_NODE) {
             node = n->first_child;
             continue;
@@ -66,9 +72,9 @@ int jp_rollup_build(jp_rollup *rollup, const jp_tree *tree)
         /* Leave finished nodes until one has a next sibling. */
         node = JP_NO_NODE;
         while (depth > 0 && node == JP_NO_NODE) {
-            const jp_node *done = &tree->nodes[path[--depth]];
-            stats_of(&b, done->method)->on_path--;
-            node = done->next_sibling;
+            const open_node *done = &path[--depth];
+            rollup->methods[done->stats].on_path--;
+            node = tree->nodes[done->node].next_sibling;
         }
     }
     free(path);

@@ -151,6 +151,47 @@ void jp_tree_scale(jp_tree *tree, double factor)
     }
 }
 
+int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
+{
+    if (!from->nodes || !into->nodes)
+        return -1;
+    /* A node's parent always has a lower index (nodes are only appended), so one pass in index
+     * order sees every parent first.  where[i]: the node of into that node i is, or is folded into. */
+    uint32_t *where = malloc((size_t)from->count * sizeof(*where));
+    unsigned char *kept = calloc(from->count, 1);
+    int result = where && kept ? 0 : -1;
+    if (result == 0) {
+        where[JP_ROOT] = JP_ROOT;
+        kept[JP_ROOT] = 1;
+        into->nodes[JP_ROOT].calls = from->nodes[JP_ROOT].calls;
+        into->nodes[JP_ROOT].self = from->nodes[JP_ROOT].self;
+        into->nodes[JP_ROOT].total = from->nodes[JP_ROOT].total;
+    }
+    for (uint32_t i = 1; result == 0 && i < from->count; i++) {
+        const jp_node *node = &from->nodes[i];
+        uint32_t parent = where[node->parent];
+        if (kept[node->parent] && (node->total >= min_total || node->parent == JP_ROOT)) {
+            uint32_t copy = add_node(into, parent, node->method);
+            if (copy == JP_NO_NODE) {
+                result = -1;
+                break;
+            }
+            into->nodes[copy].calls = node->calls;
+            into->nodes[copy].self = node->self;
+            into->nodes[copy].total = node->total;
+            where[i] = copy;
+            kept[i] = 1;
+        } else {
+            if (kept[node->parent]) /* the outermost node of a folded path carries its whole weight */
+                into->nodes[parent].self += node->total;
+            where[i] = parent;
+        }
+    }
+    free(where);
+    free(kept);
+    return result;
+}
+
 int jp_tree_walk(const jp_tree *tree, jp_tree_visitor visit, void *context)
 {
     index_stack path = {0};

@@ -61,6 +61,12 @@ void jp_tree_sum_root(jp_tree *tree);
 /* Multiplies every node's self and total by factor (call mode: clock ticks into nanoseconds). */
 void jp_tree_scale(jp_tree *tree, double factor);
 
+/* Fills into (initialized and empty) with the paths of from whose total weight is at least
+ * min_total, and every outermost frame: a path below that is folded into its caller, whose self
+ * weight takes the path's total, so that the self weights still add up to the root's total.
+ * The root's weights and the calls of kept nodes are copied.  0, or -1 out of memory. */
+int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total);
+
 /* Depth-first walk, parents before children.  path[0..depth-1] are the node indices from the
  * root's child down to the node.  Returns the visitor's first non-zero result, or 0. */
 typedef int (*jp_tree_visitor)(const jp_tree *tree, const uint32_t *path, size_t depth, void *context);

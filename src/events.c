@@ -41,7 +41,6 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* GC location */
     {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* and heap dumps, ages */
     {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
-    {JVMTI_EVENT_VM_OBJECT_ALLOC, 0},
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING}, /* sampling: each thread's OS id */
     {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
     {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS},
@@ -133,8 +132,6 @@ static int wanted_by_others(jvmtiEvent event)
         return jv_heap_dumps_wanted() || jv_heap_ages_kept();
     case JVMTI_EVENT_SAMPLED_OBJECT_ALLOC:
         return jv_heap_allocations_tracked();
-    case JVMTI_EVENT_VM_OBJECT_ALLOC: /* at interval 0 the sampler already reports the VM's own */
-        return jv_heap_allocations_tracked() && jv_heap_sampling_interval() > 0;
     default:
         return 0;
     }
@@ -395,7 +392,6 @@ int jv_events_setup(void)
     cb.GarbageCollectionStart = on_gc_start;
     cb.GarbageCollectionFinish = on_gc_finish;
     cb.SampledObjectAlloc = jv_on_sampled_object_alloc;
-    cb.VMObjectAlloc = jv_on_vm_object_alloc;
     cb.Breakpoint = jv_on_breakpoint;
     cb.FramePop = jv_on_frame_pop;
     cb.ThreadStart = on_thread_start;

@@ -204,12 +204,9 @@ void jv_heap_load(void)
     }
     jvmtiCapabilities caps = {0};
     caps.can_generate_garbage_collection_events = 1; /* dumps after GCs, object ages */
-    if (needed) {
-        caps.can_generate_sampled_object_alloc_events = 1;
-        caps.can_generate_vm_object_alloc_events = 1;
-    }
+    caps.can_generate_sampled_object_alloc_events = needed;
     if ((*jv_jvmti)->AddCapabilities(jv_jvmti, &caps) != JVMTI_ERROR_NONE) {
-        caps.can_generate_sampled_object_alloc_events = caps.can_generate_vm_object_alloc_events = 0;
+        caps.can_generate_sampled_object_alloc_events = 0;
         if (needed)
             jv_log("the JVM cannot report allocations; NotifyOnObjectAllocations fails");
         (*jv_jvmti)->AddCapabilities(jv_jvmti, &caps);

@@ -3,7 +3,7 @@
  *
  * heap_monitor.c is the COM object a monitor gets by QueryInterface on its IDInfo; it
  * keeps each monitor's registrations here (heap.c).  heap_alloc.c turns JVMTI
- * SampledObjectAlloc and VMObjectAlloc into OnObjectAllocated; heap_dump.c walks the heap
+ * SampledObjectAlloc into OnObjectAllocated and weighs each one; heap_dump.c walks the heap
  * after garbage collections (on its own thread, never inside the GC callback) and reports
  * it as containers to IHeapInfoCallback.  Dumps and object ages use the tags of JVMTI
  * environments of their own, so they never disturb the ClassID and ThreadID tags.
@@ -46,13 +46,14 @@ HRESULT jv_heap_modify_capabilities(jv_monitor *m, DWORD capabilities, BOOL enab
 /* Releases every callback (at shutdown). */
 void jv_heap_release_callbacks(void);
 
-/* heap_alloc.c: the JVMTI callbacks. */
+/* heap_alloc.c: the JVMTI callback. */
 void JNICALL jv_on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object,
                                         jclass klass, jlong size);
-void JNICALL jv_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
-                                   jlong size);
 /* The allocation sampling interval in bytes (README: the setting and its sources). */
 jint jv_heap_sampling_interval(void);
+/* IJevmonAllocationSampling::GetAllocationWeight: the objects and bytes the allocation of object
+ * stands for, while this thread reports it to OnObjectAllocated; E_INVALIDARG otherwise. */
+HRESULT jv_heap_allocation_weight(ObjectID object, double *objects, ULONGLONG *bytes);
 /* At VMInit, once the events are on: makes the main thread's next allocation its next
  * sampling point (see heap_alloc.c). */
 void jv_heap_flush_sampler(JNIEnv *env);

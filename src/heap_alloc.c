@@ -1,10 +1,12 @@
 /*
- * heap_alloc.c - allocations reported by the JVM (JVMTI SampledObjectAlloc, and
- * VMObjectAlloc for objects the VM allocates itself) delivered to IObjectAllocationCallback
- * and counted per class for ClassInformation.  The events are on while allocations are
- * tracked (heap.h, events.c); the sampling interval is the setting below.  At interval 0 the
- * sampler reports the VM's own allocations too, so VMObjectAlloc is on only above 0.
+ * heap_alloc.c - allocations reported by the JVM (JVMTI SampledObjectAlloc) delivered to
+ * IObjectAllocationCallback and counted per class for ClassInformation, and the weight each
+ * reported allocation carries (IJevmonAllocationSampling).  The event is on while allocations
+ * are tracked (heap.h, events.c); the sampling interval is the setting below.  The sampler
+ * reports the VM's own allocations (clone, reflection, JNI) like any other, at every interval,
+ * so VMObjectAlloc is not used: above 0 it would report those every time beside their samples.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "class.h"
@@ -17,6 +19,13 @@
 #define INTERVAL_VARIABLE "JEVMON_ALLOCATION_SAMPLING_INTERVAL"
 
 static _Thread_local int flushing; /* jv_heap_flush_sampler's own allocation is not reported */
+
+/* The allocation this thread is reporting to the callbacks, for GetAllocationWeight. */
+typedef struct reported_allocation {
+    ObjectID object;
+    jlong size;
+} reported_allocation;
+static _Thread_local reported_allocation reporting;
 
 /*
  * The interval in bytes: the environment variable, else the smallest AllocationSamplingInterval
@@ -42,7 +51,7 @@ jint jv_heap_sampling_interval(void)
     return (jint)interval;
 }
 
-static void report(JNIEnv *env, jobject object, jclass klass)
+static void report(JNIEnv *env, jobject object, jclass klass, jlong size)
 {
     if (flushing)
         return;
@@ -57,27 +66,46 @@ static void report(JNIEnv *env, jobject object, jclass klass)
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     ObjectID object_id = jv_object_id(env, object);
+    reported_allocation outer = reporting; /* a callback's own allocation is reported inside it */
+    reporting = (reported_allocation){object_id, size};
     for (size_t i = 0; i < jv_monitors.count; i++) {
         IObjectAllocationCallback *callback = jv_heap_allocation_callback(jv_monitors.items[i]);
         if (callback && object_id && atomic_load_explicit(&jv_monitors.items[i]->phase, memory_order_relaxed) ==
                                           JV_PHASE_RUNNING)
             IObjectAllocationCallback_OnObjectAllocated(callback, object_id, class_id);
     }
+    reporting = outer;
     jv_dispatch_end(&d);
 }
 
 void JNICALL jv_on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object,
                                         jclass klass, jlong size)
 {
-    (void)jvmti, (void)thread, (void)size;
-    report(env, object, klass);
+    (void)jvmti, (void)thread;
+    report(env, object, klass, size);
 }
 
-void JNICALL jv_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jclass klass,
-                                   jlong size)
+/*
+ * HotSpot samples by bytes: each thread counts down an exponentially distributed number of
+ * bytes (mean: the interval) and reports the object whose allocation crosses zero.  An object
+ * of size s is therefore reported with probability p = 1 - exp(-s/interval), and stands for
+ * 1/p objects and s/p bytes in expectation (async-profiler's and JFR's weighting).  Small
+ * objects weigh about interval/s each; an object of the interval's size or more weighs a
+ * little above 1.
+ */
+HRESULT jv_heap_allocation_weight(ObjectID object, double *objects, ULONGLONG *bytes)
 {
-    (void)jvmti, (void)thread, (void)size;
-    report(env, object, klass);
+    if (!objects || !bytes)
+        return E_POINTER;
+    *objects = 0;
+    *bytes = 0;
+    if (!object || object != reporting.object || reporting.size <= 0)
+        return E_INVALIDARG; /* not the allocation this thread is reporting now */
+    jint interval = jv_heap_sampling_interval();
+    double size = (double)reporting.size, reported = interval > 0 ? -expm1(-size / (double)interval) : 1.0;
+    *objects = 1.0 / reported;
+    *bytes = (ULONGLONG)llround(size / reported);
+    return S_OK;
 }
 
 /*

@@ -1,7 +1,8 @@
 /*
  * heap_monitor.c - the IJavaHeapMonitor2 COM object a monitor gets by QueryInterface on its
  * IDInfo (IID_IJavaHeapMonitor or IID_IJavaHeapMonitor2).  It holds a reference to that
- * IDInfo, through which it knows its monitor; the registrations live in heap.c.
+ * IDInfo, through which it knows its monitor; the registrations live in heap.c.  The same
+ * object answers jevmon's IJevmonAllocationSampling (heap_alloc.c weighs the allocations).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 typedef struct jv_heap_monitor {
     IJavaHeapMonitor2 IJavaHeapMonitor2_iface;
+    IJevmonAllocationSampling IJevmonAllocationSampling_iface;
     _Atomic LONG ref;
     IJavaEventMonitorIDInfo4 *idinfo; /* AddRef'd */
 } jv_heap_monitor;
@@ -34,6 +36,11 @@ static HRESULT STDMETHODCALLTYPE heapmon_QueryInterface(IJavaHeapMonitor2 *iface
     if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IJavaHeapMonitor) ||
         IsEqualIID(riid, &IID_IJavaHeapMonitor2)) {
         *ppv = iface;
+        IJavaHeapMonitor2_AddRef(iface);
+        return S_OK;
+    }
+    if (IsEqualIID(riid, &IID_IJevmonAllocationSampling)) {
+        *ppv = &impl_from_IJavaHeapMonitor2(iface)->IJevmonAllocationSampling_iface;
         IJavaHeapMonitor2_AddRef(iface);
         return S_OK;
     }
@@ -151,6 +158,55 @@ static const IJavaHeapMonitor2Vtbl heapmon_vtbl = {
     heapmon_RequestHeapDump,
 };
 
+/* ---- IJevmonAllocationSampling: its IUnknown is the object's ---------------------------------- */
+
+static inline jv_heap_monitor *impl_from_IJevmonAllocationSampling(IJevmonAllocationSampling *iface)
+{
+    return (jv_heap_monitor *)((char *)iface - offsetof(jv_heap_monitor, IJevmonAllocationSampling_iface));
+}
+
+static HRESULT STDMETHODCALLTYPE allocsampling_QueryInterface(IJevmonAllocationSampling *iface, REFIID riid,
+                                                              void **ppv)
+{
+    return heapmon_QueryInterface(&impl_from_IJevmonAllocationSampling(iface)->IJavaHeapMonitor2_iface, riid, ppv);
+}
+
+static ULONG STDMETHODCALLTYPE allocsampling_AddRef(IJevmonAllocationSampling *iface)
+{
+    return heapmon_AddRef(&impl_from_IJevmonAllocationSampling(iface)->IJavaHeapMonitor2_iface);
+}
+
+static ULONG STDMETHODCALLTYPE allocsampling_Release(IJevmonAllocationSampling *iface)
+{
+    return heapmon_Release(&impl_from_IJevmonAllocationSampling(iface)->IJavaHeapMonitor2_iface);
+}
+
+static HRESULT STDMETHODCALLTYPE allocsampling_GetAllocationSamplingInterval(IJevmonAllocationSampling *iface,
+                                                                             DWORD *pinterval_bytes)
+{
+    (void)iface;
+    if (!pinterval_bytes)
+        return E_POINTER;
+    *pinterval_bytes = (DWORD)jv_heap_sampling_interval();
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE allocsampling_GetAllocationWeight(IJevmonAllocationSampling *iface,
+                                                                   ObjectID object_id, double *pobjects,
+                                                                   ULONGLONG *pbytes)
+{
+    (void)iface;
+    return jv_heap_allocation_weight(object_id, pobjects, pbytes);
+}
+
+static const IJevmonAllocationSamplingVtbl allocsampling_vtbl = {
+    allocsampling_QueryInterface,
+    allocsampling_AddRef,
+    allocsampling_Release,
+    allocsampling_GetAllocationSamplingInterval,
+    allocsampling_GetAllocationWeight,
+};
+
 HRESULT jv_heap_monitor_create(IJavaEventMonitorIDInfo4 *idinfo, void **ppv)
 {
     jv_heap_monitor *heapmon = calloc(1, sizeof(*heapmon));
@@ -158,6 +214,7 @@ HRESULT jv_heap_monitor_create(IJavaEventMonitorIDInfo4 *idinfo, void **ppv)
     if (!heapmon)
         return E_OUTOFMEMORY;
     heapmon->IJavaHeapMonitor2_iface.lpVtbl = &heapmon_vtbl;
+    heapmon->IJevmonAllocationSampling_iface.lpVtbl = &allocsampling_vtbl;
     heapmon->ref = 1;
     heapmon->idinfo = idinfo;
     IJavaEventMonitorIDInfo4_AddRef(idinfo);

@@ -9,11 +9,14 @@
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 #   vthreads: 10^6 short virtual threads (JDK 21+) under a THREADS monitor and callcount on both mechanisms
+#   allocation profiles: the three AllocWorkload programs under jevprof's alloc mode (512 KiB) and
+#          JFR's allocation sampling, each class's share of the bytes and the total beside the truth
 #   sampling: SampleThreadLocation on every thread at 100 Hz and 1 kHz (the fx_sampler test monitor,
 #          register sampling + AsyncGetCallTrace), beside JFR's execution sampler at the same rates,
 #          on fib(BENCH_SAMPLING_FIB) in one thread and in BENCH_SAMPLING_THREADS threads
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
-# Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000), BENCH_FIB
+# Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000),
+# BENCH_ALLOC_MIB (MiB each allocation-profile program allocates, default 512), BENCH_FIB
 # (default 37: enough calls that the fixed start-up cost of instrumenting the JDK's classes, about
 # 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), BENCH_VTHREADS (default
@@ -130,6 +133,58 @@ table "allocations ($heap)" "$runs" \
   "no callback, objects-created counts kept (interval 0)|heapmon|FXHEAP_CLASS=HeapWorkload" \
   "both DONT_NEED_ALLOCATION options (InitOptions 0x30)|heapmon|FXMON_OPTIONS=30" \
   -- "$java" -cp "$build/java" $heap
+
+# Allocation profiles against the truth: the three AllocWorkload programs (their own counts per
+# class), under jevprof's alloc mode at 512 KiB (estimates from weighted samples) and under JFR's
+# allocation sampling (jdk.ObjectAllocationSample, each sample weighted by the bytes its thread
+# allocated since the last one).  Each class has one size, which jevprof's report gives exactly
+# (estimated bytes over estimated allocations), so its true bytes are its count times that size.
+alloc_mib=${BENCH_ALLOC_MIB:-512}
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0">\n<event name="jdk.ObjectAllocationSample"><setting name="enabled">true</setting><setting name="throttle">150/s</setting><setting name="stackTrace">false</setting></event>\n</configuration>\n' \
+  >"$work/jfralloc.jfc"
+alloc_table() { # alloc_table PROGRAM CLASS...
+  local program=$1
+  shift
+  env MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg" \
+    JEVPROF_MODE=alloc JEVPROF_TOP=1000 JEVPROF_OUTPUT_DIR="$work/alloc-$program" JEVMON_ALLOCATION_SAMPLING_INTERVAL=524288 \
+    "$java" "-agentpath:$build/libjevmon.so" -cp "$build/java" AllocWorkload "$program" "$alloc_mib" \
+    >"$work/alloc-$program.out" 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+  "$java" -XX:StartFlightRecording=filename="$work/alloc-$program.jfr,settings=$work/jfralloc.jfc" \
+    -cp "$build/java" AllocWorkload "$program" "$alloc_mib" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+  "$(dirname "$javac")/jfr" print --json --events jdk.ObjectAllocationSample "$work/alloc-$program.jfr" >"$work/alloc-$program.json"
+  python3 - "$program" "$work/alloc-$program.out" "$work/alloc-$program/jevprof-report.txt" \
+    "$work/alloc-$program.json" "$@" <<'PY'
+import json, re, sys
+program, out_path, report_path, jfr_path, classes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+made = dict(re.findall(r"^count (\S+) (\d+)$", open(out_path).read(), re.M))
+report = open(report_path).read()
+def table(title):
+    section = report.split(title, 1)[1].split("\n\n", 1)[0]
+    return {m.group(2): int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+[\d.]+%\s+(\S+)$", section, re.M)}
+counts = table("estimated allocation sites by allocated class\n")
+sizes = {k: v / counts[k] for k, v in table("estimated allocated bytes by allocated class\n").items() if counts.get(k)}
+jevprof_total = int(re.search(r"Bytes allocated in all \(estimated\): (\d+)", report).group(1))
+jevprof_bytes = table("estimated allocated bytes by allocated class\n")
+jfr_bytes, jfr_total = {}, 0
+for e in json.load(open(jfr_path))["recording"]["events"]:
+    name = e["values"]["objectClass"]["name"].replace("/", ".")
+    if name.startswith("[") and name.endswith(";"):
+        name = name[:-1]
+    jfr_bytes[name] = jfr_bytes.get(name, 0) + e["values"]["weight"]
+    jfr_total += e["values"]["weight"]
+truth = {c: int(made[c]) * sizes[c] for c in classes}
+truth_total = sum(truth.values())
+print(f"allocations: AllocWorkload {program} (shares of bytes; the truth from the program's own counts)")
+print(f"{'class':<28} {'truth':>10} {'jevprof 512 KiB':>16} {'JFR':>10}")
+for c in classes:
+    print(f"{c:<28} {100 * truth[c] / truth_total:9.2f}% {100 * jevprof_bytes.get(c, 0) / jevprof_total:15.2f}% "
+          f"{100 * jfr_bytes.get(c, 0) / jfr_total:9.2f}%")
+print(f"{'bytes in all (MB)':<28} {truth_total / 1e6:10.1f} {jevprof_total / 1e6:16.1f} {jfr_total / 1e6:10.1f}\n")
+PY
+}
+alloc_table boxes 'AllocWorkload$Box' 'AllocWorkload$Pair'
+alloc_table mixed 'AllocWorkload$Box' '[B'
+alloc_table clone 'AllocWorkload$Box' '[J'
 
 if [[ -f $src_zip ]]; then
   (cd "$work" && unzip -q "$src_zip" 'java.base/java/util/stream/*')

@@ -4,6 +4,9 @@
  * works offline: it renders frames, fetches nothing, throws no script error, zooms to a frame
  * on click, highlights search matches, and Esc zooms back out; a screenshot of it (saved
  * beside the file as <file>.png) is not blank, and the frame's name is in the rendered text.
+ * The subtitle gives the totals; the flame view puts the root at the bottom; the reversed view
+ * shows the frame (which must have self weight) among the outermost; frames are coloured by
+ * kind, with a legend.
  *
  *   node tools/flamegraph-check.js <jevprof-flame.html> <a frame name in it>
  *
@@ -117,6 +120,24 @@ async function main() {
   check(await evaluate(`document.querySelectorAll('.f.match').length > 0`), 'searching highlights it');
   check(/^Matched: [0-9.]+%$/.test(await evaluate(`document.getElementById('matched').textContent`)),
         'searching shows the matched share');
+  check(/ in all/.test(await evaluate(`document.getElementById('subtitle').textContent`)),
+        'the subtitle gives the profile\'s total');
+  check(await evaluate(`document.getElementById('legend').children.length > 0 &&
+          DATA.kinds.some(k => k > 0)`), 'frames have kinds, named in a legend');
+  const setView = (view) => evaluate(`(() => { const v = document.getElementById('view'); v.value = '${view}';
+                                               v.dispatchEvent(new Event('change')); })()`);
+  await setView('flame');
+  check(await evaluate(`(() => { const f = [...document.querySelectorAll('.f')];
+          const all = f.find(e => e.title.startsWith('all  ')), lowest = Math.max(...f.map(e => parseFloat(e.style.top)));
+          return all && parseFloat(all.style.top) === lowest && lowest > 0; })()`),
+        'the flame view puts the root at the bottom');
+  await setView('reversed');
+  check(await evaluate(`[...document.querySelectorAll('.f')].some(e =>
+          e.title.startsWith(${name} + '  ') && parseFloat(e.style.top) === 18)`),
+        `the reversed view shows ${frameName} among the outermost frames`);
+  await setView('icicle');
+  check(await evaluate(`parseFloat([...document.querySelectorAll('.f')].find(e => e.title.startsWith('all  ')).style.top) === 0`),
+        'the icicle view puts the root on top again');
   const outside = requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:') && url !== 'about:blank');
   check(outside.length === 0, `nothing fetched from outside the file${outside.length ? ': ' + outside.join(' ') : ''}`);
   check(scriptErrors.length === 0, `no script errors${scriptErrors.length ? ': ' + scriptErrors.join('; ') : ''}`);

@@ -1,28 +1,75 @@
 #!/usr/bin/env bash
-# jevprof.sh - runs a Java command under the bridge with jevprof attached through
+# jevprof.sh - runs a Java program under the bridge with jevprof attached through
 # MSJAVA_EVENT_MONITORS, as a user of the Microsoft VM would have attached a profiler.
-#
-#   tools/jevprof.sh [--mode=LIST] java -cp app.jar com.example.Main args...
-#
-# jevprof's settings pass through the environment (JEVPROF_MODE, a list of sample, calls,
-# both and alloc such as sample,alloc; JEVPROF_INTERVAL_MS, JEVPROF_TOP, JEVPROF_OUTPUT_DIR,
-# default ./jevprof-out); --mode=LIST sets JEVPROF_MODE.
-# In alloc mode the JVM reports one allocation per 512 KiB allocated by each thread (JVMTI's
-# own default, a sample in proportion to the bytes each class takes) unless
-# JEVMON_ALLOCATION_SAMPLING_INTERVAL says otherwise: 0, every allocation with its stack, makes
-# an allocation-heavy program many times slower (monitor/README.md gives the numbers).
+# `tools/jevprof.sh --help` says how; the README's "jevprof" section says more.
 # Only jevprof's COM class is registered, in a registry file of the build, so nothing on
 # the machine changes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # An installed jevprof (make install) names its libraries, CLSID and registry directory.
 build=${JEVPROF_LIBDIR:-$root/build/linux}
-if [[ ${1:-} == --mode=* ]]; then
-  export JEVPROF_MODE=${1#--mode=}
-  shift
-fi
+
+usage() {
+  cat <<'EOF'
+usage: tools/jevprof.sh [options] COMMAND [arguments...]
+
+Runs COMMAND under jevprof. COMMAND is `java`, another launcher of a JDK (javac, jshell, jar,
+javadoc...: the agent goes in as -J-agentpath, for that launcher's own JVM), or any other program
+that starts JVMs (a script, a build tool: the agent goes in through JAVA_TOOL_OPTIONS, for every
+JVM it starts; give each its own files with --prefix 'jevprof-%p').
+
+options (each also as --option=VALUE; the environment variable in brackets is what it sets):
+  --mode LIST        sample (default), calls, both, alloc, or a list: sample,alloc  [JEVPROF_MODE]
+  --interval MS      sampling interval, whole milliseconds, 1 to 60000 (default 10)  [JEVPROF_INTERVAL_MS]
+  --out DIR          output directory, created when missing (default ./jevprof-out)  [JEVPROF_OUTPUT_DIR]
+  --prefix NAME      start of every output file's name (default jevprof); %p is the process id,
+                     %t the start time (YYYYMMDD-hhmmss), in DIR too  [JEVPROF_FILE_PREFIX]
+  --time cpu|wall    calls mode: time on the processor (default: blocked time left out) or wall
+                     time  [JEVPROF_TIME]
+  --top N            lines per table of the report (default 20)  [JEVPROF_TOP]
+  --min-share PERCENT
+                     in the collapsed files and flame graphs, fold the call paths under this share
+                     of the profile into their callers (default 0.01; 0 keeps every path)  [JEVPROF_MIN_SHARE]
+  --alloc-interval BYTES
+                     alloc mode: about one allocation reported per BYTES each thread allocates
+                     (default 524288; 0 is every allocation, many times slower); the report and
+                     flame graphs then give estimated totals  [JEVMON_ALLOCATION_SAMPLING_INTERVAL]
+  -h, --help         this text
+  --                 the end of the options
+
+At the end jevprof names every file it wrote on stderr (a line starting "jevmon: jevprof: wrote").
+EOF
+}
+
+# option NAME VALUE: sets what option NAME stands for.
+option() {
+  case $1 in
+    mode) export JEVPROF_MODE=$2 ;;
+    interval) export JEVPROF_INTERVAL_MS=$2 ;;
+    out) export JEVPROF_OUTPUT_DIR=$2 ;;
+    prefix) export JEVPROF_FILE_PREFIX=$2 ;;
+    top) export JEVPROF_TOP=$2 ;;
+    time) export JEVPROF_TIME=$2 ;;
+    min-share) export JEVPROF_MIN_SHARE=$2 ;;
+    alloc-interval) export JEVMON_ALLOCATION_SAMPLING_INTERVAL=$2 ;;
+    *) echo "jevprof.sh: unknown option --$1 (see --help)" >&2; exit 2 ;;
+  esac
+}
+
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -h | --help) usage; exit 0 ;;
+    --) shift; break ;;
+    --*=*) name=${1%%=*}; option "${name#--}" "${1#*=}"; shift ;;
+    --*)
+      [[ $# -ge 2 ]] || { echo "jevprof.sh: $1 needs a value (see --help)" >&2; exit 2; }
+      option "${1#--}" "$2"; shift 2 ;;
+    -*) echo "jevprof.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
 if [[ $# -lt 1 ]]; then
-  echo "usage: $0 [--mode=sample|calls|both|alloc|sample,alloc|...] java [java arguments...]" >&2
+  usage >&2
   exit 2
 fi
 for f in "$build/libjevmon.so" "$build/libjevprof.so"; do
@@ -43,8 +90,18 @@ export JEVPROF_OUTPUT_DIR=${JEVPROF_OUTPUT_DIR:-$PWD/jevprof-out}
 if [[ ,${JEVPROF_MODE:-}, == *,alloc,* ]]; then
   export JEVMON_ALLOCATION_SAMPLING_INTERVAL=${JEVMON_ALLOCATION_SAMPLING_INTERVAL:-524288}
 fi
-mkdir -p "$JEVPROF_OUTPUT_DIR"
 
-java=$1
+agent=-agentpath:$build/libjevmon.so
+command=$1
 shift
-exec "$java" "-agentpath:$build/libjevmon.so" "$@"
+launcher=$(command -v "$command" || true)
+[[ -n $launcher ]] || { echo "jevprof.sh: $command: command not found" >&2; exit 127; }
+launcher=$(readlink -f "$launcher")
+if [[ $(basename "$launcher") == java ]]; then
+  exec "$command" "$agent" "$@"
+elif [[ -x $(dirname "$launcher")/java ]]; then
+  exec "$command" "-J$agent" "$@" # a JDK launcher: -J passes an option to its JVM
+else
+  export JAVA_TOOL_OPTIONS="${JAVA_TOOL_OPTIONS:+$JAVA_TOOL_OPTIONS }$agent"
+  exec "$command" "$@"
+fi

@@ -78,6 +78,13 @@ char *plat_module_path(const void *addr);
 /* The address of the symbol a module exports, for the module containing addr; NULL when none. */
 void *plat_module_symbol(const void *addr, const char *name);
 
+/* ---- Processes and directories ------------------------------------------------------- */
+/* The operating system's id of this process (getpid / GetCurrentProcessId). */
+DWORD plat_process_id(void);
+/* Creates directory path and its missing parents ('/' separates them; '\\' too on Windows).
+ * 0 when it is a directory afterwards; else -1, with the reason in why. */
+int plat_make_directories(const char *path, char *why, size_t why_len);
+
 /* ---- Threads, time, locks ------------------------------------------------------------- */
 typedef struct plat_mutex plat_mutex;
 plat_mutex *plat_mutex_create(void);
@@ -95,6 +102,10 @@ void plat_thread_join(plat_thread *t);
 DWORD plat_os_thread_id(void);
 /* A monotonic clock in nanoseconds. */
 uint64_t plat_now_ns(void);
+/* The processor time (user and system) a thread of this process has used, in nanoseconds;
+ * UINT64_MAX when it cannot be read (the thread is gone).  A system call: microseconds on some
+ * machines, so not for every event.  Windows counts it in scheduler quanta (about 15.6 ms). */
+uint64_t plat_thread_cpu_ns(DWORD os_thread);
 /* A cheaper counter for timing many short intervals (the processor's time-stamp counter, a few
  * times cheaper than the clock): ticks of a constant rate, which the caller converts by comparing
  * plat_ticks and plat_now_ns taken together at two moments. */

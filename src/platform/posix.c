@@ -1,13 +1,18 @@
 /*
  * posix.c - the small services of platform.h on POSIX systems: environment copies,
- * string lists, per-thread COM set-up (there is none without COM) and module paths.
+ * string lists, per-thread COM set-up (there is none without COM), module paths, the process
+ * id and making directories.
  * The registry is posix_registry.c, class activation posix_activation.c, threads,
  * locks and time posix_thread.c.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "platform/platform.h"
 
@@ -56,4 +61,31 @@ void *plat_module_symbol(const void *addr, const char *name)
     void *symbol = dlsym(module, name);
     dlclose(module); /* RTLD_NOLOAD took a reference of its own; the module stays */
     return symbol;
+}
+
+DWORD plat_process_id(void)
+{
+    return (DWORD)getpid();
+}
+
+int plat_make_directories(const char *path, char *why, size_t why_len)
+{
+    char *copy = strdup(path);
+    struct stat st;
+    int error = copy ? 0 : ENOMEM;
+    /* Each parent, then the directory; the first refusal other than "exists" is the reason. */
+    for (char *p = copy && *copy ? copy + 1 : NULL; p; p = *p ? p + 1 : NULL) {
+        if (*p && *p != '/')
+            continue;
+        char kept = *p;
+        *p = '\0';
+        if (mkdir(copy, 0777) != 0 && errno != EEXIST && !error)
+            error = errno;
+        *p = kept;
+    }
+    free(copy);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(why, why_len, "%s", error ? strerror(error) : "it is not a directory");
+    return -1;
 }

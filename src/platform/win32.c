@@ -218,6 +218,21 @@ DWORD plat_os_thread_id(void)
     return GetCurrentThreadId();
 }
 
+uint64_t plat_thread_cpu_ns(DWORD os_thread)
+{
+    FILETIME created, exited, kernel, user;
+    HANDLE thread = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, os_thread);
+    if (!thread)
+        return UINT64_MAX;
+    BOOL ok = GetThreadTimes(thread, &created, &exited, &kernel, &user);
+    CloseHandle(thread);
+    if (!ok)
+        return UINT64_MAX;
+    uint64_t hundreds = ((uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime) +
+                        ((uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime);
+    return hundreds * 100;
+}
+
 /* ---- Time -------------------------------------------------------------------------------- */
 uint64_t plat_ticks(void)
 {
@@ -237,6 +252,37 @@ uint64_t plat_now_ns(void)
 void plat_sleep_ms(unsigned ms)
 {
     Sleep(ms);
+}
+
+DWORD plat_process_id(void)
+{
+    return GetCurrentProcessId();
+}
+
+int plat_make_directories(const char *path, char *why, size_t why_len)
+{
+    char *copy = _strdup(path), text[256];
+    DWORD error = copy ? 0 : ERROR_OUTOFMEMORY;
+    /* Each parent, then the directory; the first refusal other than "exists" is the reason (a
+     * drive's root answers "access denied"). */
+    for (char *p = copy && *copy ? copy + 1 : NULL; p; p = *p ? p + 1 : NULL) {
+        if (*p && *p != '/' && *p != '\\')
+            continue;
+        char kept = *p;
+        *p = '\0';
+        DWORD refused = CreateDirectoryA(copy, NULL) ? 0 : GetLastError();
+        if (refused && refused != ERROR_ALREADY_EXISTS && refused != ERROR_ACCESS_DENIED && !error)
+            error = refused;
+        *p = kept;
+    }
+    free(copy);
+    DWORD attributes = GetFileAttributesA(path);
+    if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY))
+        return 0;
+    snprintf(why, why_len, "%s", error                                    ? win32_error_text(error, text, sizeof(text))
+                                 : attributes == INVALID_FILE_ATTRIBUTES ? "it cannot be created"
+                                                                         : "it is not a directory");
+    return -1;
 }
 
 int plat_process_barrier_init(void)

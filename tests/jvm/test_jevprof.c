@@ -9,9 +9,11 @@
  * then clicks and searches the flame graph in a headless browser.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "support/jvmrun.h"
 #include "../support/testkit.h"
@@ -57,10 +59,10 @@ static void prepare(char *dir, size_t size)
 /* Attaches jevprof through MSJAVA_EVENT_MONITORS (the registry file names only its COM class). */
 #define ATTACHED "MSJAVA_EVENT_MONITORS=" JEVPROF
 
-/* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra: one
- * more environment variable ("NAME=value"), or NULL. */
-static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
-                        const char *extra, jvmrun_result *r)
+/* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra, more:
+ * more environment variables ("NAME=value"), or NULL. */
+static void run_jevprof_with(const char *jdk, const char *dir, const char *monitors, const char *mode,
+                             const char *rounds, const char *extra, const char *more, jvmrun_result *r)
 {
     static char files_env[1300], dir_env[1300], mode_env[64];
     snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
@@ -73,9 +75,17 @@ static void run_jevprof(const char *jdk, const char *dir, const char *monitors, 
         env[n++] = monitors;
     if (extra)
         env[n++] = extra;
+    if (more)
+        env[n++] = more;
     env[n] = NULL;
     const char *args[] = {rounds, NULL};
     jvmrun_main(jdk, "Workload", "", env, args, r);
+}
+
+static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
+                        const char *extra, jvmrun_result *r)
+{
+    run_jevprof_with(jdk, dir, monitors, mode, rounds, extra, NULL, r);
 }
 
 /* Fails, showing the whole text on stderr, unless text contains what. */
@@ -131,18 +141,25 @@ static unsigned long long self_count(const char *collapsed, const char *leaf)
     return sum;
 }
 
-/* The count on the row of a report table (the section headed title) that ends with "  name". */
-static unsigned long long table_count(const char *report, const char *title, const char *name)
+/* The row of a report table (the section headed title) that ends with "  name", or NULL. */
+static const char *table_row(const char *report, const char *title, const char *name)
 {
     char row_end[512];
     const char *table = report ? strstr(report, title) : NULL, *table_end = table ? strstr(table, "\n\n") : NULL;
     snprintf(row_end, sizeof(row_end), "  %s\n", name);
     const char *row = table ? strstr(table, row_end) : NULL;
     if (!row || (table_end && row > table_end))
-        return 0;
+        return NULL;
     while (row > table && row[-1] != '\n')
         row--;
-    return strtoull(row, NULL, 10);
+    return row;
+}
+
+/* The count that starts such a row; 0 when there is none. */
+static unsigned long long table_count(const char *report, const char *title, const char *name)
+{
+    const char *row = table_row(report, title, name);
+    return row ? strtoull(row, NULL, 10) : 0;
 }
 
 START_TEST(sampling_finds_the_hot_method)
@@ -170,7 +187,7 @@ START_TEST(sampling_finds_the_hot_method)
         expect(report, "Workload.hot with 20 samples or more, and more than twice Workload.cold's");
     }
     expect(report, "Hottest call paths by self samples (outermost frame first)\n");
-    expect(report, " > Workload$Worker.run > Workload.round > Workload.hot\n");
+    expect(report, " > Workload$Worker.run() > Workload.round(int, long, int[]) > Workload.hot(long)\n");
     expect(report, "          2400  java.lang.IllegalStateException\n");
     ck_assert_ptr_nonnull(strstr(flame, "\"Workload.hot\""));
     ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
@@ -196,14 +213,24 @@ START_TEST(call_counts_are_exact)
     ck_assert_ptr_nonnull(report);
     ck_assert_ptr_nonnull(collapsed);
     /* 8 threads x 2000 rounds; fib(15) makes 1973 calls, 20 times a thread; 3 throwers per exception */
-    expect(report, "        16000  Workload.hot\n");
-    expect(report, "        16000  Workload.cold\n");
-    expect(report, "       315680  Workload.fib\n");
-    expect(report, "          480  Workload.thrower\n");
-    expect(report, "            8  Workload$Worker.run\n");
+    expect(report, "        16000  Workload.hot(long)\n"); /* the report gives every signature */
+    expect(report, "        16000  Workload.cold(long)\n");
+    expect(report, "       315680  Workload.fib(int)\n");
+    expect(report, "          480  Workload.thrower(int, long)\n");
+    expect(report, "            8  Workload$Worker.run()\n");
     expect(collapsed, "Workload$Worker.run;Workload.round;Workload.hot ");
     expect(collapsed, "Workload.round;Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException.<init>");
     ck_assert_uint_gt(self_count(collapsed, "Workload.hot"), self_count(collapsed, "Workload.cold"));
+    /* Folding the paths under 0.01% keeps their time in their callers: the lines (microseconds)
+     * add up to the whole, give or take their rounding. */
+    unsigned long long sum_us = 0, lines = 0;
+    for (const char *line = collapsed; *line; line = strchr(line, '\n') + 1, lines++)
+        sum_us += strtoull(memrchr(line, ' ', (size_t)(strchr(line, '\n') - line)) + 1, NULL, 10);
+    const char *whole = strstr(report, " in recorded calls: ");
+    ck_assert_ptr_nonnull(whole);
+    double whole_ms = strtod(whole + strlen(" in recorded calls: "), NULL);
+    ck_assert_msg(fabs((double)sum_us / 1000 - whole_ms) <= 0.001 * (double)lines + 0.01,
+                  "%llu us in %llu lines, %.3f ms in the report", sum_us, lines, whole_ms);
     free(report), free(collapsed);
     jvmrun_free(&r);
     remove_outputs(dir);
@@ -229,7 +256,9 @@ START_TEST(allocation_sites_are_exact)
     char dir[1200];
     jvmrun_result r;
     prepare(dir, sizeof(dir));
-    run_jevprof(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
+    /* every path, however small, in the collapsed files (JEVPROF_MIN_SHARE=0) */
+    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread",
+                     "JEVPROF_MIN_SHARE=0", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
@@ -252,7 +281,7 @@ START_TEST(allocation_sites_are_exact)
     ck_assert_uint_eq(self_count(collapsed, "Workload$Allocated"), 5001);
     ck_assert_uint_eq(table_count(report, BY_CLASS, "Workload$Allocated"), 5001);
     ck_assert_uint_eq(table_count(report, BY_CLASS, "[LWorkload$Allocated"), 2);
-    unsigned long long by_allocate = table_count(report, BY_METHOD, "Workload.allocate");
+    unsigned long long by_allocate = table_count(report, BY_METHOD, "Workload.allocate()");
     ck_assert_msg(by_allocate == 5001, "Workload.allocate allocated %llu", by_allocate);
     /* 160 exceptions, each made in the innermost thrower */
     ck_assert_uint_eq(table_count(report, BY_CLASS, "java.lang.IllegalStateException"), 160);
@@ -300,6 +329,293 @@ START_TEST(a_refused_allocation_callback_costs_one_line)
 }
 END_TEST
 
+/* The program's own "count <class> <n>" lines (AllocWorkload): how many objects of class it made. */
+static unsigned long long made(const char *out, const char *klass)
+{
+    char line[256];
+    snprintf(line, sizeof(line), "count %s ", klass);
+    const char *at = strstr(out, line);
+    return at ? strtoull(at + strlen(line), NULL, 10) : 0;
+}
+
+/* A number on the report line that starts with label. */
+static unsigned long long report_number(const char *report, const char *label)
+{
+    const char *at = strstr(report, label);
+    return at ? strtoull(at + strlen(label), NULL, 10) : 0;
+}
+
+#define ESTIMATED_BY_CLASS "Top 1000 estimated allocation sites by allocated class\n"
+#define ESTIMATED_BYTES_BY_CLASS "Top 1000 estimated allocated bytes by allocated class\n"
+
+/*
+ * At 512 KiB, the three AllocWorkload programs (each class's truth printed by the program):
+ * shares by class, of allocations and of bytes, within 5 points of the truth, and the total
+ * bytes within 25%.  Each class has one size, so its bytes are its count times that size, which
+ * the report gives too (estimated bytes over estimated count).  Unweighted, mostly-Box shows
+ * Box at 2% of allocations, 16-byte objects beside 64 KiB arrays show the arrays at 99.97% of
+ * bytes, and clones (made by the VM, once reported in full) at 99% of bytes.
+ */
+START_TEST(allocation_estimates_match_the_truth)
+{
+    static const struct {
+        const char *program, *classes[2];
+    } programs[] = {{"boxes", {"AllocWorkload$Box", "AllocWorkload$Pair"}},
+                    {"mixed", {"AllocWorkload$Box", "[B"}},
+                    {"clone", {"AllocWorkload$Box", "[J"}}};
+    for (size_t p = 0; p < sizeof(programs) / sizeof(*programs); p++) {
+        char dir[1200], files_env[1300], dir_env[1300];
+        jvmrun_result r;
+        prepare(dir, sizeof(dir));
+        snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
+        snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
+        const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, "JEVPROF_MODE=alloc", "JEVPROF_TOP=1000",
+                             ATTACHED, "JEVMON_ALLOCATION_SAMPLING_INTERVAL=524288", NULL};
+        const char *args[] = {programs[p].program, "512", NULL};
+        jvmrun_main(jdks[_i], "AllocWorkload", "", env, args, &r);
+        ck_assert_int_eq(r.exit_code, 0);
+        char *report = read_text(dir, "jevprof-report.txt"), *flame = read_text(dir, "jevprof-alloc-bytes-flame.html");
+        ck_assert_ptr_nonnull(report);
+        ck_assert_ptr_nonnull(flame);
+        expect(report, "the totals, tables and paths below are ESTIMATES");
+        expect(flame, "allocated bytes by site and class, estimated from samples (one per 524288 bytes)");
+        double true_count[2], true_bytes[2], all_count = 0, all_bytes = 0;
+        unsigned long long est_count[2], est_bytes[2];
+        for (int c = 0; c < 2; c++) {
+            const char *klass = programs[p].classes[c];
+            est_count[c] = table_count(report, ESTIMATED_BY_CLASS, klass);
+            est_bytes[c] = table_count(report, ESTIMATED_BYTES_BY_CLASS, klass);
+            ck_assert_msg(est_count[c] > 0, "%s: no %s in\n%s", programs[p].program, klass, report);
+            true_count[c] = (double)made(r.out, klass);
+            true_bytes[c] = true_count[c] * ((double)est_bytes[c] / (double)est_count[c]);
+            all_count += true_count[c];
+            all_bytes += true_bytes[c];
+        }
+        double whole_count = (double)report_number(report, "Allocations in all (estimated): ");
+        double whole_bytes = (double)report_number(report, "Bytes allocated in all (estimated): ");
+        for (int c = 0; c < 2; c++) {
+            double count_share = 100 * est_count[c] / whole_count, bytes_share = 100 * est_bytes[c] / whole_bytes;
+            double true_count_share = 100 * true_count[c] / all_count, true_bytes_share = 100 * true_bytes[c] / all_bytes;
+            printf("JDK %d %s %s: %.2f%% of allocations (truth %.2f%%), %.2f%% of bytes (truth %.2f%%)\n", _i,
+                   programs[p].program, programs[p].classes[c], count_share, true_count_share, bytes_share,
+                   true_bytes_share);
+            ck_assert_msg(fabs(count_share - true_count_share) <= 5 && fabs(bytes_share - true_bytes_share) <= 5,
+                          "%s: %s off by more than 5 points\n%s", programs[p].program, programs[p].classes[c], report);
+        }
+        printf("JDK %d %s: %.0f bytes estimated, truth %.0f\n", _i, programs[p].program, whole_bytes, all_bytes);
+        ck_assert_msg(fabs(whole_bytes - all_bytes) <= 0.25 * all_bytes, "%s: total bytes off\n%s",
+                      programs[p].program, report);
+        free(report), free(flame);
+        jvmrun_free(&r);
+        remove_outputs(dir);
+    }
+}
+END_TEST
+
+/* A row of the report's table headed title that ends with "  name": its self and total times
+ * (ms) and calls; 0 when the row is missing. */
+static int time_row(const char *report, const char *title, const char *name, double *self_ms, double *total_ms,
+                    unsigned long long *calls)
+{
+    const char *row = table_row(report, title, name);
+    double self_share, total_share;
+    return row && sscanf(row, "%lf ms %lf%% %lf ms %lf%% %llu", self_ms, &self_share, total_ms, &total_share,
+                         calls) == 5;
+}
+
+#define TOTAL_TIME "Top 1000 methods by total time\n"
+
+/*
+ * CallsWorkload: a thread waiting 2 s in idle() beside the main thread computing in spin().
+ * Processor time (the default) ranks spin far above idle, whose waits are left out; wall time
+ * (JEVPROF_TIME=wall) gives idle its 2 s.  The overloads work(int) and work(long) keep their
+ * own rows (1000 and 2000 calls), and their own frames in the collapsed stacks, where a method
+ * that is not overloaded keeps its brief name.
+ */
+START_TEST(calls_take_processor_time_and_tell_overloads_apart)
+{
+    static const char *const times[] = {NULL, "JEVPROF_TIME=wall"};
+    for (int wall = 0; wall < 2; wall++) {
+        char dir[1200];
+        jvmrun_result r;
+        prepare(dir, sizeof(dir));
+        static char files_env[1300], dir_env[1300];
+        snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
+        snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
+        const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, "JEVPROF_MODE=calls", "JEVPROF_TOP=1000",
+                             ATTACHED, "JEVPROF_MIN_SHARE=0", times[wall], NULL}; /* every path: work's are short */
+        const char *args[] = {"7", NULL};
+        jvmrun_main(jdks[_i], "CallsWorkload", "", env, args, &r);
+        ck_assert_int_eq(r.exit_code, 0);
+        char *report = read_text(dir, "jevprof-report.txt"), *collapsed = read_text(dir, "jevprof.collapsed");
+        ck_assert_ptr_nonnull(report);
+        ck_assert_ptr_nonnull(collapsed);
+        double spin_self, spin_total, idle_self, idle_total, self, total;
+        unsigned long long calls;
+        ck_assert_msg(time_row(report, TOTAL_TIME, "CallsWorkload.spin(long)", &spin_self, &spin_total, &calls) &&
+                          time_row(report, TOTAL_TIME, "CallsWorkload.idle()", &idle_self, &idle_total, &calls),
+                      "%s", report);
+        printf("JDK %d, %s time: spin %.1f ms, idle %.1f ms\n", _i, wall ? "wall" : "processor", spin_total,
+               idle_total);
+        if (wall) {
+            expect(report, "Times are wall time");
+            ck_assert_msg(idle_total >= 1800, "idle: %.1f ms of wall time\n%s", idle_total, report);
+        } else {
+            expect(report, "Times are processor time");
+            ck_assert_msg(idle_total < 200 && spin_total > 5 * idle_total, "spin %.1f ms, idle %.1f ms\n%s",
+                          spin_total, idle_total, report);
+        }
+        ck_assert_msg(time_row(report, TOTAL_TIME, "CallsWorkload.work(int)", &self, &total, &calls) && calls == 1000,
+                      "%s", report);
+        ck_assert_msg(time_row(report, TOTAL_TIME, "CallsWorkload.work(long)", &self, &total, &calls) && calls == 2000,
+                      "%s", report);
+        expect(collapsed, "CallsWorkload.main;CallsWorkload.work(int) ");
+        expect(collapsed, "CallsWorkload.main;CallsWorkload.work(long) ");
+        expect(collapsed, "CallsWorkload.main;CallsWorkload.spin ");
+        /* the per-thread view: the main thread's heaviest path is spin's */
+        expect(report, "threads by time");
+        expect(report, "  CallsWorkload.main(java.lang.String[]) > CallsWorkload.spin(long)\n");
+        free(report), free(collapsed);
+        jvmrun_free(&r);
+        remove_outputs(dir);
+    }
+}
+END_TEST
+
+/* Runs command (a shell command line) with stdout and stderr into dir's out.txt and err.txt;
+ * its exit status. */
+static int run_shell(const char *dir, const char *command, char **out, char **err)
+{
+    char line[8192];
+    snprintf(line, sizeof(line), "cd '%s' && %s >out.txt 2>err.txt", dir, command);
+    int status = system(line);
+    *out = read_text(dir, "out.txt");
+    *err = read_text(dir, "err.txt");
+    ck_assert_ptr_nonnull(*out);
+    ck_assert_ptr_nonnull(*err);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const char *source_root(void)
+{
+    const char *src = getenv("JEVMON_SRC");
+    return src ? src : jvmrun_build_path("../..");
+}
+
+/*
+ * tools/jevprof.sh as a user runs it: --help; "--mode calls" with a space; an output directory
+ * that does not exist, with %p in it, and a file prefix with %t, both expanded; javac, a JDK
+ * launcher other than java (the agent as -J-agentpath); stderr names every file written.
+ */
+START_TEST(the_script_runs_any_launcher_into_a_new_directory)
+{
+    char dir[1200], command[4096], expected[1400];
+    char *out, *err;
+    prepare(dir, sizeof(dir));
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --help", source_root());
+    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+    expect(out, "usage: tools/jevprof.sh [options] COMMAND");
+    expect(out, "--mode LIST");
+    free(out), free(err);
+
+    snprintf(command, sizeof(command),
+             "'%s/tools/jevprof.sh' --mode calls --out '%s/new/pid-%%p' --prefix 'run-%%t' java -cp '%s' Workload 200",
+             source_root(), dir, jvmrun_build_path("java"));
+    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+    ck_assert_str_eq(out, "threads 8, rounds 200\nchecksum fb623432da6bd5f1\nexceptions caught 16\n");
+    snprintf(expected, sizeof(expected), "jevmon: jevprof: wrote %s/new/pid-", dir);
+    expect(err, expected); /* the directory, made at start-up */
+    const char *wrote = strstr(err, expected);
+    int pid = atoi(wrote + strlen(expected));
+    ck_assert_int_gt(pid, 0);
+    char sub[1300], stamp[32];
+    snprintf(sub, sizeof(sub), "%s/new/pid-%d", dir, pid);
+    const char *run = strstr(wrote, "/run-");
+    ck_assert_ptr_nonnull(run);
+    snprintf(stamp, sizeof(stamp), "%.15s", run + 5); /* YYYYMMDD-hhmmss */
+    ck_assert_msg(strlen(stamp) == 15 && stamp[8] == '-', "%s", err);
+    static const char *const suffixes[] = {"-report.txt", ".collapsed", "-flame.html"};
+    for (size_t i = 0; i < 3; i++) {
+        char name[64], listed[1500];
+        snprintf(name, sizeof(name), "run-%s%s", stamp, suffixes[i]);
+        snprintf(listed, sizeof(listed), "%s/%s", sub, name);
+        expect(err, listed); /* every file is named on stderr */
+        char *text = read_text(sub, name);
+        ck_assert_msg(text != NULL, "no %s", listed);
+        free(text);
+    }
+    free(out), free(err);
+
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --mode=sample --out javac-out javac -d classes '%s/samples/java/Workload.java'",
+             source_root(), source_root());
+    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+    ck_assert_msg(!strstr(err, "invalid flag"), "%s", err);
+    expect(err, "jevmon: jevprof: wrote ");
+    char javac_out[1300];
+    snprintf(javac_out, sizeof(javac_out), "%s/javac-out", dir);
+    char *report = read_text(javac_out, "jevprof-report.txt");
+    expect(report, "com.sun.tools.javac.Main\n"); /* "Program: jdk.compiler/..." since JDK 9 */
+    char classes[1300];
+    snprintf(classes, sizeof(classes), "%s/classes", dir);
+    char *compiled = read_text(classes, "Workload.class");
+    ck_assert_ptr_nonnull(compiled);
+    free(out), free(err), free(report), free(compiled);
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+END_TEST
+
+/*
+ * Two runs into one directory: a sample,alloc run, then a sample run with a bad interval.  The
+ * second leaves no alloc file of the first beside its own, and its report starts with the bad
+ * setting.  Then an output directory that cannot be made is said at start-up, before the program
+ * runs, not at the end.
+ */
+START_TEST(runs_never_mix_and_problems_are_said_early)
+{
+    char dir[1200], blocked[1300];
+    jvmrun_result r;
+    prepare(dir, sizeof(dir));
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample,alloc", "200", NULL, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    char *alloc = read_text(dir, "jevprof-alloc.collapsed");
+    ck_assert_ptr_nonnull(alloc);
+    free(alloc);
+    jvmrun_free(&r);
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "200", "JEVPROF_INTERVAL_MS=0.5", &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    static const char *const stale[] = {"jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
+                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html"};
+    for (size_t i = 0; i < 4; i++) {
+        char *text = read_text(dir, stale[i]);
+        ck_assert_msg(text == NULL, "%s of the earlier run is still there", stale[i]);
+        char removed[1500];
+        snprintf(removed, sizeof(removed), "jevmon: jevprof: removed %s/%s, an earlier run's", dir, stale[i]);
+        expect(r.err, removed);
+    }
+    char *report = read_text(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_msg(strncmp(report, "jevprof report\n==============\nBAD SETTINGS (each replaced by its default):\n"
+                                  "JEVPROF_INTERVAL_MS \"0.5\" is not a whole number", 120) == 0, "%s", report);
+    free(report);
+    jvmrun_free(&r);
+
+    /* A directory below a file cannot be made: said before the program's first line. */
+    char dir_env[1400];
+    snprintf(blocked, sizeof(blocked), "%s/jevprof.reg/out", dir);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", blocked);
+    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "200", dir_env, &r); /* the later setting wins */
+    ck_assert_int_eq(r.exit_code, 0);
+    char said[1500];
+    snprintf(said, sizeof(said), "jevmon: jevprof: cannot create the output directory %s: Not a directory", blocked);
+    expect(r.err, said);
+    const char *first = strstr(r.err, "jevmon: jevprof:");
+    ck_assert_msg(first == strstr(r.err, said), "said late:\n%s", r.err);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
 int main(void)
 {
     jdk_count = jvmrun_find_jdks(jdks);
@@ -310,6 +626,10 @@ int main(void)
     tcase_add_loop_test(tc, call_counts_are_exact, 0, jdk_count);
     tcase_add_loop_test(tc, allocation_sites_are_exact, 0, jdk_count);
     tcase_add_loop_test(tc, a_refused_allocation_callback_costs_one_line, 0, jdk_count);
+    tcase_add_loop_test(tc, allocation_estimates_match_the_truth, 0, jdk_count);
+    tcase_add_loop_test(tc, runs_never_mix_and_problems_are_said_early, 0, jdk_count);
+    tcase_add_test(tc, the_script_runs_any_launcher_into_a_new_directory);
+    tcase_add_loop_test(tc, calls_take_processor_time_and_tell_overloads_apart, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

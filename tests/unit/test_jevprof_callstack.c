@@ -56,6 +56,24 @@ START_TEST(inclusive_and_exclusive_time)
 }
 END_TEST
 
+/* Blocked time belongs to the innermost frame and leaves its callers' time too:
+ * a (0..120) calls b (10..100), which was blocked for 50. */
+START_TEST(blocked_time_is_taken_off_the_frame_and_its_callers)
+{
+    jp_callstack_blocked(&cs, 7); /* no frame open: nothing to take it from */
+    jp_callstack_enter(&cs, 1, S(1), 0);
+    jp_callstack_enter(&cs, 2, S(2), 10);
+    jp_callstack_blocked(&cs, 50);
+    jp_callstack_exit(&cs, S(1), 100);
+    jp_callstack_exit(&cs, 0, 120);
+    const MethodID a[] = {1}, ab[] = {1, 2};
+    ck_assert_uint_eq(node_at(ab, 2)->total, 40);
+    ck_assert_uint_eq(node_at(ab, 2)->self, 40);
+    ck_assert_uint_eq(node_at(a, 1)->total, 70);
+    ck_assert_uint_eq(node_at(a, 1)->self, 30);
+}
+END_TEST
+
 START_TEST(recursion_makes_a_node_per_level)
 {
     /* f -> f -> f, each level 10 ns of its own */
@@ -206,6 +224,7 @@ int main(void)
     TCase *tc = tcase_create("callstack");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, inclusive_and_exclusive_time);
+    tcase_add_test(tc, blocked_time_is_taken_off_the_frame_and_its_callers);
     tcase_add_test(tc, recursion_makes_a_node_per_level);
     tcase_add_test(tc, exception_unwind_in_one_exit_pops_every_frame_above_the_catcher);
     tcase_add_test(tc, exception_unwind_frame_by_frame);

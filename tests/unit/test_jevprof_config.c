@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../monitor/config.h"
 #include "platform/platform.h"
@@ -22,7 +23,8 @@ static void capture_line(const char *line, void *context)
         snprintf(lines[line_count++], sizeof(lines[0]), "%s", line);
 }
 
-static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP"};
+static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP",
+                                        "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE"};
 
 static void setup(void)
 {
@@ -105,6 +107,13 @@ static const struct bad_value {
     {"JEVPROF_TOP", "0", "JEVPROF_TOP \"0\" is out of range (1 to 1000); using the default, 20"},
     {"JEVPROF_TOP", "many", "JEVPROF_TOP \"many\" is not a whole number"},
     {"JEVPROF_OUTPUT_DIR", "", "JEVPROF_OUTPUT_DIR is empty; using the default, \".\""},
+    {"JEVPROF_FILE_PREFIX", "out/run", "JEVPROF_FILE_PREFIX \"out/run\" is not a file name (it has /, \\ or :); "
+                                       "using the default, \"jevprof\""},
+    {"JEVPROF_FILE_PREFIX", "", "JEVPROF_FILE_PREFIX \"\" is empty"},
+    {"JEVPROF_TIME", "user", "JEVPROF_TIME \"user\" is not cpu or wall; using the default, cpu"},
+    {"JEVPROF_MIN_SHARE", "1%", "JEVPROF_MIN_SHARE \"1%\" is not a percent from 0 to 100 (such as 0.01); "
+                                "using the default, 0.01"},
+    {"JEVPROF_MIN_SHARE", "101", "JEVPROF_MIN_SHARE \"101\" is not a percent"},
 };
 
 START_TEST(bad_value_is_one_line_and_the_default)
@@ -121,6 +130,9 @@ START_TEST(bad_value_is_one_line_and_the_default)
     ck_assert_int_eq(line_count, 1);
     ck_assert_msg(strncmp(lines[0], "jevmon: jevprof: ", 17) == 0, "%s", lines[0]);
     ck_assert_msg(strstr(lines[0], bad->reason) != NULL, "%s", lines[0]);
+    /* the report's copy: the same line, less "jevmon: jevprof: " */
+    ck_assert_msg(strncmp(c.problems, lines[0] + 17, strlen(lines[0] + 17)) == 0 &&
+                      strcmp(c.problems + strlen(lines[0] + 17), "\n") == 0, "%s", c.problems);
     jp_config defaults;
     jp_config_defaults(&defaults);
     if (strcmp(bad->variable, "JEVPROF_MODE") == 0)
@@ -129,8 +141,51 @@ START_TEST(bad_value_is_one_line_and_the_default)
         ck_assert_uint_eq(c.interval_ms, defaults.interval_ms);
     else if (strcmp(bad->variable, "JEVPROF_TOP") == 0)
         ck_assert_uint_eq(c.top, defaults.top);
+    else if (strcmp(bad->variable, "JEVPROF_FILE_PREFIX") == 0)
+        ck_assert_str_eq(c.file_prefix, defaults.file_prefix);
+    else if (strcmp(bad->variable, "JEVPROF_TIME") == 0)
+        ck_assert_int_eq(c.wall_time, defaults.wall_time);
+    else if (strcmp(bad->variable, "JEVPROF_MIN_SHARE") == 0)
+        ck_assert(c.min_share == defaults.min_share);
     else
         ck_assert_str_eq(c.output_dir, defaults.output_dir);
+}
+END_TEST
+
+/* The calls' clock and the folding share, as a user writes them. */
+START_TEST(time_and_min_share_settings)
+{
+    jp_config c;
+    jp_config_load(&c);
+    ck_assert_int_eq(c.wall_time, 0); /* processor time by default */
+    ck_assert(c.min_share == 0.01);
+    plat_setenv("JEVPROF_TIME", "wall");
+    plat_setenv("JEVPROF_MIN_SHARE", "0.5");
+    jp_config_load(&c);
+    ck_assert_int_eq(c.wall_time, 1);
+    ck_assert(c.min_share == 0.5);
+    plat_setenv("JEVPROF_MIN_SHARE", "0");
+    jp_config_load(&c);
+    ck_assert(c.min_share == 0);
+    ck_assert_int_eq(line_count, 0);
+}
+END_TEST
+
+/* %p and %t (async-profiler's) in the directory and the prefix; %% is a percent sign. */
+START_TEST(patterns_name_the_process_and_the_start)
+{
+    jp_config c;
+    plat_setenv("JEVPROF_OUTPUT_DIR", "profiles/%p");
+    plat_setenv("JEVPROF_FILE_PREFIX", "run-%t-%p-100%%");
+    jp_config_load(&c);
+    ck_assert_str_eq(c.output_dir, "profiles/%p"); /* kept until recording starts */
+    struct tm when = {.tm_year = 126, .tm_mon = 10, .tm_mday = 25, .tm_hour = 9, .tm_min = 8, .tm_sec = 7,
+                      .tm_isdst = -1};
+    jp_config_expand(&c, 4242, mktime(&when));
+    ck_assert_str_eq(c.output_dir, "profiles/4242");
+    ck_assert_str_eq(c.file_prefix, "run-20261125-090807-4242-100%");
+    ck_assert_int_eq(line_count, 0);
+    ck_assert_str_eq(c.problems, "");
 }
 END_TEST
 
@@ -195,6 +250,8 @@ int main(void)
     tcase_add_test(tc, registry_values_then_environment_over_them);
     tcase_add_loop_test(tc, bad_value_is_one_line_and_the_default, 0, (int)(sizeof(bad_values) / sizeof(*bad_values)));
     tcase_add_test(tc, registry_values_of_the_wrong_type_or_range);
+    tcase_add_test(tc, patterns_name_the_process_and_the_start);
+    tcase_add_test(tc, time_and_min_share_settings);
     tcase_add_test(tc, mode_names);
     tcase_add_loop_test(tc, mode_lists_combine, 0, (int)(sizeof(mode_lists) / sizeof(*mode_lists)));
     suite_add_tcase(s, tc);

@@ -107,6 +107,43 @@ START_TEST(merge_adds_matching_paths)
 }
 END_TEST
 
+/* 1 > 2 > 3 heavy, 1 > 2 > 5 and 1 > 6 light, 7 light but outermost: folding at 10 keeps the
+ * heavy path and the outermost frames; the light paths' weight goes to their callers' self. */
+START_TEST(fold_moves_small_paths_into_their_callers)
+{
+    jp_tree full, folded;
+    const MethodID heavy[] = {1, 2, 3}, light[] = {1, 2, 5, 8}, light2[] = {1, 6}, outer[] = {7};
+    ck_assert_int_eq(jp_tree_init(&full), 0);
+    ck_assert_int_eq(jp_tree_init(&folded), 0);
+    jp_tree_add_stack(&full, heavy, 3, 50);
+    jp_tree_add_stack(&full, light, 4, 4);
+    jp_tree_add_stack(&full, light2, 2, 3);
+    jp_tree_add_stack(&full, outer, 1, 2);
+    jp_tree_add_stack(&full, heavy, 2, 10); /* self in 2 */
+    jp_tree_sum_root(&full);
+    ck_assert_int_eq(jp_tree_fold(&folded, &full, 10), 0);
+    ck_assert_uint_eq(folded.count, 5); /* root, 1, 2, 3, 7 */
+    ck_assert_uint_eq(folded.nodes[JP_ROOT].total, 69);
+    uint32_t one = jp_tree_child(&folded, JP_ROOT, 1), two = jp_tree_child(&folded, one, 2);
+    ck_assert_uint_eq(folded.nodes[one].self, 3);  /* 1 > 6 */
+    ck_assert_uint_eq(folded.nodes[two].self, 14); /* its own 10, and 1 > 2 > 5 > 8 */
+    ck_assert_uint_eq(folded.nodes[two].total, 64);
+    ck_assert_uint_eq(folded.nodes[jp_tree_child(&folded, two, 3)].self, 50);
+    ck_assert_uint_eq(folded.nodes[jp_tree_child(&folded, JP_ROOT, 7)].self, 2);
+    ck_assert_uint_eq(folded.count, 5); /* the lookups above added nothing */
+    uint64_t self_sum = 0;
+    for (uint32_t i = 1; i < folded.count; i++)
+        self_sum += folded.nodes[i].self;
+    ck_assert_uint_eq(self_sum, 69);
+    jp_tree_free(&folded);
+    ck_assert_int_eq(jp_tree_init(&folded), 0);
+    ck_assert_int_eq(jp_tree_fold(&folded, &full, 1), 0); /* nothing below 1: a copy */
+    ck_assert_uint_eq(folded.count, full.count);
+    jp_tree_free(&folded);
+    jp_tree_free(&full);
+}
+END_TEST
+
 typedef struct visit_log {
     MethodID methods[16];
     size_t depths[16];
@@ -212,6 +249,7 @@ int main(void)
     tcase_add_test(tc, stacks_add_total_along_the_path_and_self_at_the_end);
     tcase_add_test(tc, scaling_multiplies_every_weight_but_not_calls);
     tcase_add_test(tc, merge_adds_matching_paths);
+    tcase_add_test(tc, fold_moves_small_paths_into_their_callers);
     tcase_add_test(tc, walk_visits_parents_before_children_with_their_path);
     tcase_add_test(tc, rollup_counts_recursive_totals_once);
     tcase_add_test(tc, idmap_inserts_finds_and_removes_across_collisions);

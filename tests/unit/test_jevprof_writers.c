@@ -135,12 +135,20 @@ START_TEST(collapsed_divides_and_drops_zero_lines)
 }
 END_TEST
 
+/* demo.Main.main is native, every other method compiled. */
+static jp_frame_kind test_kind(void *context, MethodID method)
+{
+    (void)context;
+    return method == MAIN ? JP_FRAME_NATIVE : JP_FRAME_COMPILED;
+}
+
 START_TEST(flame_graph_is_self_contained_and_holds_the_data)
 {
     const MethodID odd[] = {MAIN, ODD};
     jp_tree_add_stack(&tree, odd, 2, 1);
     FILE *f = tmpfile();
-    ck_assert_int_eq(jp_flame_write(f, &tree, "test <profile>", "samples", 1, test_name, NULL), 0);
+    jp_flame_labels labels = {"test <profile>", "101 samples in all", "samples"};
+    ck_assert_int_eq(jp_flame_write(f, &tree, &labels, 1, test_name, test_kind, NULL), 0);
     char *html = contents(f);
     ck_assert_ptr_nonnull(strstr(html, "<!DOCTYPE html>"));
     ck_assert_ptr_nonnull(strstr(html, "\"demo.Main.hot\""));
@@ -156,6 +164,22 @@ START_TEST(flame_graph_is_self_contained_and_holds_the_data)
     /* a name cannot end the script: <, >, & and quotes are escaped */
     ck_assert_ptr_nonnull(strstr(html, "demo.Odd.\\u003cinit\\u003e\\u0026\\u0022quoted\\u0022\\u003c/script\\u003e"));
     ck_assert_ptr_nonnull(strstr(html, "test \\u003cprofile\\u003e"));
+    ck_assert_ptr_nonnull(strstr(html, "\"subtitle\":\"101 samples in all\""));
+    ck_assert_ptr_nonnull(strstr(html, "<option value=\"reversed\">")); /* the three views */
+    ck_assert_ptr_nonnull(strstr(html, "<option value=\"flame\">"));
+    /* one kind per name, in the names' order: only demo.Main.main is native here */
+    const char *names = strstr(html, "\"names\":["), *kinds = strstr(html, "\"kinds\":[");
+    ck_assert_ptr_nonnull(names);
+    ck_assert_ptr_nonnull(kinds);
+    int commas = 0, main_at = -1;
+    for (const char *p = names + 9; *p != ']'; p++) {
+        if (strncmp(p, "\"demo.Main.main\"", 16) == 0)
+            main_at = commas;
+        commas += *p == ',';
+    }
+    ck_assert_int_ge(main_at, 0);
+    for (int i = 0; i <= commas; i++)
+        ck_assert_int_eq(kinds[9 + 2 * i], i == main_at ? '3' : '2');
     const char *script_end = strstr(html, "</script>");
     ck_assert_ptr_nonnull(script_end);
     ck_assert_ptr_null(strstr(script_end + 1, "</script>"));
@@ -180,9 +204,10 @@ START_TEST(flame_graph_of_an_empty_profile_is_valid)
     jp_tree empty;
     ck_assert_int_eq(jp_tree_init(&empty), 0);
     FILE *f = tmpfile();
-    ck_assert_int_eq(jp_flame_write(f, &empty, "nothing", "samples", 1, test_name, NULL), 0);
+    jp_flame_labels labels = {"nothing", NULL, "samples"};
+    ck_assert_int_eq(jp_flame_write(f, &empty, &labels, 1, test_name, NULL, NULL), 0);
     char *html = contents(f);
-    ck_assert_ptr_nonnull(strstr(html, "\"names\":[],\"root\":[-1,0,0,[]]}"));
+    ck_assert_ptr_nonnull(strstr(html, "\"names\":[],\"kinds\":[],\"root\":[-1,0,0,[]]}"));
     free(html);
     fclose(f);
     jp_tree_free(&empty);
@@ -312,14 +337,14 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     jp_config config;
     jp_summary summary;
     jp_sampler_counts counts = {0};
-    jp_allocation_counts allocation_counts = {10, 0, 0, 1, 4, 0};
+    jp_allocation_counts allocation_counts = {10, 0, 0, 1, 0, 4, 0};
     jp_tree sites, bytes;
     const MethodID points[] = {MAIN, WORK, POINT_CLASS}, ints[] = {MAIN, WORK, INT_ARRAY_CLASS};
     const MethodID own[] = {MAIN, POINT_CLASS};
     ck_assert_int_eq(jp_tree_init(&sites), 0);
-    jp_tree_add_stack(&sites, points, 3, 5);
-    jp_tree_add_stack(&sites, ints, 3, 2);
-    jp_tree_add_stack(&sites, own, 2, 3);
+    jp_tree_add_stack(&sites, points, 3, 5 * JP_ALLOCATION_COUNT_SCALE);
+    jp_tree_add_stack(&sites, ints, 3, 2 * JP_ALLOCATION_COUNT_SCALE);
+    jp_tree_add_stack(&sites, own, 2, 3 * JP_ALLOCATION_COUNT_SCALE);
     jp_tree_sum_root(&sites);
     ck_assert_int_eq(jp_tree_init(&bytes), 0);
     jp_tree_add_stack(&bytes, points, 3, 5 * 16);
@@ -335,12 +360,13 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     r.allocation_counts = &allocation_counts;
     char *text = report_text(&r);
     ck_assert_ptr_nonnull(strstr(text, "Mode: alloc\n"));
-    ck_assert_ptr_nonnull(strstr(text, "Allocations recorded: 10 "));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations recorded: 10, each counted once (the VM does not say how"));
     ck_assert_ptr_nonnull(strstr(text, "jevprof's own calls, not recorded: 4\n"));
     for (size_t i = 0; i < sizeof(allocation_tables) / sizeof(*allocation_tables); i++)
         ck_assert_msg(strstr(text, allocation_tables[i]), "missing:\n%s\nin:\n%s", allocation_tables[i], text);
     ck_assert_ptr_nonnull(strstr(text, "without a size (GetObjectSize failed), left out of the bytes: 1\n"));
-    ck_assert_ptr_nonnull(strstr(text, "Bytes allocated by them: 152\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations in all (counted): 10\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Bytes allocated in all (counted): 152\n"));
     ck_assert_ptr_nonnull(strstr(text, "demo.Main.main > demo.Main.work > demo.Point\n"));
     ck_assert_ptr_null(strstr(text, "\nSamples\n"));
     free(text);
@@ -348,6 +374,17 @@ START_TEST(report_lists_allocation_sites_by_class_and_method)
     ck_assert_str_eq(line_sink_text, " 80.00% self  demo.Point\n");
     free(line_sink_text);
     line_sink_text = NULL;
+    /* Weighted samples (a VM with IJevmonAllocationSampling, at 512 KiB): the same trees read as estimates. */
+    r.allocations_weighted = 1;
+    r.allocation_interval = 524288;
+    text = report_text(&r);
+    ck_assert_ptr_nonnull(strstr(text, "Allocations sampled: 10, about one per 524288 bytes each thread allocates; "
+                                       "the totals, tables and paths below are ESTIMATES"));
+    ck_assert_ptr_nonnull(strstr(text, "Allocations in all (estimated): 10\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 estimated allocation sites by allocated class\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Top 3 estimated allocated bytes by allocating method\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Hottest call paths by self estimated allocations"));
+    free(text);
     jp_tree_free(&sites);
     jp_tree_free(&bytes);
 }
