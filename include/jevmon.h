@@ -36,6 +36,7 @@ DEFINE_GUID(IID_IJavaHeapMonitor2, 0xC3113E92, 0x4355, 0x4C25, 0x8E, 0x6C, 0x36,
 DEFINE_GUID(IID_IHeapInfoCallback, 0x61120FE3, 0x2D49, 0x4391, 0xA9, 0xA0, 0xB4, 0x93, 0x9A, 0x54, 0xAD, 0x3E);
 DEFINE_GUID(IID_IObjectAllocationCallback, 0xC26482B2, 0xDA55, 0x46BE, 0xA2, 0xF1, 0x53, 0x6F, 0x57, 0xB8, 0x63, 0x30);
 DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0xEA, 0x8B, 0x4E, 0xD1, 0xE1);
+DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
 /* Spelling variants used by the documentation. */
 #define IID_IHeapInfoCallBack IID_IHeapInfoCallback
 #define IID_IObjectAllocationCallBack IID_IObjectAllocationCallback
@@ -374,6 +375,12 @@ typedef struct JVM_METHOD_SAMPLE {
     STDMETHOD(SampleThreadLocation64)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip,        \
                                       ULONGLONG *psp) PURE;
 
+/* jevmon extension, offered by a monitor: a command from a later load of the agent into the same JVM
+ * (its options).  S_OK: taken; S_FALSE: not this monitor's; a failure: its own command, failed.
+ * *panswer: NULL or the answer, CoTaskMemAlloc'd by the monitor, freed by the bridge. */
+#define IJevmonCommands_SLOTS                                                                                      \
+    STDMETHOD(Command)(THIS_ LPCSTR command, LPSTR *panswer) PURE;
+
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo
 JEVMON_INTERFACE(IJavaEventMonitorIDInfo, IUnknown)
@@ -489,6 +496,16 @@ JEVMON_INTERFACE(IJevmonSampling, IUnknown)
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
     IJevmonSampling_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonCommands
+JEVMON_INTERFACE(IJevmonCommands, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonCommands_SLOTS
     END_INTERFACE
 };
 #undef INTERFACE

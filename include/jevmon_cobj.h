@@ -173,5 +173,10 @@
 #define IJevmonSampling_Release(p) (p)->lpVtbl->Release(p)
 #define IJevmonSampling_SampleThreadLocation64(p, a0, a1, a2, a3) (p)->lpVtbl->SampleThreadLocation64(p, a0, a1, a2, a3)
 
+#define IJevmonCommands_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonCommands_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonCommands_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonCommands_Command(p, a0, a1) (p)->lpVtbl->Command(p, a0, a1)
+
 #endif
 #endif /* JEVMON_COBJ_H */
