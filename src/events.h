@@ -25,6 +25,9 @@ void jv_events_instrument_method_calls(int on);
 int jv_events_method_calls_instrumented(void);
 /* Installs the callbacks (VMInit and VMDeath always on). */
 int jv_events_setup(void);
+/* The VM is up: INITIALIZED, instrumentation, the code map, events on.  At VMInit, or at once
+ * when the agent is loaded into a running JVM (attached: live threads get THREAD_CREATE). */
+void jv_events_start_live(JNIEnv *env, jthread thread, int attached);
 
 /* Bytecode and source-line events (event_step.c). */
 void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location);
