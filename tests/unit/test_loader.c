@@ -370,7 +370,7 @@ static const enable_row enable_rows[] = {
 START_TEST(enabling_rules)
 {
     const enable_row *row = &enable_rows[_i];
-    jv_options opts = {row->force, JV_METHODS_AUTO};
+    jv_options opts = {row->force, JV_METHODS_AUTO, NULL, 0};
     char why[256];
     plat_setenv("MSJAVA_ENABLE_MONITORS", row->enable_env);
     plat_setenv("MSJAVA_DEBUGGING_FLAGS", row->flags_env);
