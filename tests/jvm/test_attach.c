@@ -8,8 +8,9 @@
  *     attachWork among them) and JIT_COMPILE_FINISHED for code compiled before; calls made after the attach counted exactly (instrumented);
  *     the program's own output unchanged; the capabilities a late agent lacks named one line
  *     each; a second load is a command, not a second bridge.
- *   - attached with methods=jvmti: HotSpot grants no method events to a late agent: one line
- *     each for the two capabilities, METHOD_CALLS masked off, no calls delivered.
+ *   - attached with methods=jvmti, or with a monitor that did not promise what instrumentation
+ *     needs: HotSpot grants no method events to a late agent: one line each for the two
+ *     capabilities, METHOD_CALLS masked off in one line, no calls delivered.
  *   - started with the agent (both method-call paths): loads into it are commands; counts
  *     exact; answers on stdout prefixed, the outcome in jcmd's "return code".
  */
@@ -133,19 +134,32 @@ START_TEST(attached_monitor_sees_live_threads_and_exact_calls)
 }
 END_TEST
 
+/* Attached without instrumentation: by the option, or because the monitor made no promises. */
+static const struct {
+    const char *options, *env, *masked;
+} no_instrumentation[] = {
+    {"\"enable,methods=jvmti,monitors=" FX_ATTACH "\"", NULL,
+     "requested event categories 0x2 that this bridge cannot deliver here; masked off"},
+    {"\"enable,monitors=" FX_ATTACH "\"", "FXATTACH_OPTIONS=0",
+     "event categories 0x2 cannot be delivered with the capabilities this JVM granted; masked off"},
+};
+
 START_TEST(attached_jvmti_path_has_no_method_events)
 {
+    const char *jdk = jdks[_i / 2];
+    const char *env[] = {no_instrumentation[_i % 2].env, NULL};
     jvmrun_process p;
     jvmrun_result r;
-    start_waiting(&p, jdks[_i], NULL, NULL);
-    ck_assert_int_eq(jcmd_load(jdks[_i], p.pid, "\"enable,methods=jvmti,monitors=" FX_ATTACH "\""), 0);
+    start_waiting(&p, jdk, NULL, env);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, no_instrumentation[_i % 2].options), 0);
     work(&p, "work 100", "done 100 ");
     jvmrun_send(&p, "quit");
     jvmrun_finish(&p, &r);
 
     ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
     ck_assert_msg(strstr(r.log, "attach SHUTDOWN counts entries=0 exits=0 unannounced=0"), "log:\n%s", r.log);
-    ck_assert_int_eq(tk_count(r.err, "requested event categories 0x2 that this bridge cannot deliver here; masked off"), 1);
+    ck_assert_int_eq(tk_count(r.err, no_instrumentation[_i % 2].masked), 1);
+    ck_assert_int_eq(tk_count(r.err, "masked off"), 1);
     ck_assert_int_eq(tk_count(r.err, "can_generate_method_entry_events: HotSpot grants it only"), 1);
     ck_assert_int_eq(tk_count(r.err, "can_generate_method_exit_events: HotSpot grants it only"), 1);
     ck_assert_int_eq(tk_count(r.err, "method calls via"), 0);
@@ -201,7 +215,7 @@ int main(void)
     TCase *tc = tcase_create("attach");
     tcase_set_timeout(tc, 180);
     tcase_add_loop_test(tc, attached_monitor_sees_live_threads_and_exact_calls, 0, jdk_count);
-    tcase_add_loop_test(tc, attached_jvmti_path_has_no_method_events, 0, jdk_count);
+    tcase_add_loop_test(tc, attached_jvmti_path_has_no_method_events, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, loads_into_a_bridge_started_with_the_jvm_are_commands, 0, 2 * jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
