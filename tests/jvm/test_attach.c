@@ -11,6 +11,8 @@
  *   - attached with methods=jvmti, or with a monitor that did not promise what instrumentation
  *     needs: HotSpot grants no method events to a late agent: one line each for the two
  *     capabilities, METHOD_CALLS masked off in one line, no calls delivered.
+ *   - a load that starts nothing (monitors disabled, or none to load) returns 1 or 2, and a
+ *     later load starts the bridge afresh.
  *   - started with the agent (both method-call paths): loads into it are commands; counts
  *     exact; answers on stdout prefixed, the outcome in jcmd's "return code".
  */
@@ -37,10 +39,10 @@ static int jcmd_load(const char *jdk, int pid, const char *options)
     snprintf(command, sizeof(command), "'%.*s/jcmd' %d JVMTI.agent_load '%s' '%s' 2>&1", (int)(strrchr(jdk, '/') - jdk),
              jdk, pid, jvmrun_build_path("libjevmon.so"), options);
     FILE *f = popen(command, "r");
-    int code = -1;
+    int code = -1, echoed = 0;
     while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "return code: %d", &code) != 1)
-            printf("jcmd: %s", line);
+        if (sscanf(line, "return code: %d", &code) != 1 && !(sscanf(line, "%d:", &echoed) == 1 && echoed == pid))
+            printf("jcmd: %s", line); /* anything but its echo of the pid and the code */
     if (f)
         pclose(f);
     return code;
@@ -134,6 +136,27 @@ START_TEST(attached_monitor_sees_live_threads_and_exact_calls)
 }
 END_TEST
 
+START_TEST(loads_that_start_nothing_leave_nothing_behind)
+{
+    jvmrun_process p;
+    jvmrun_result r;
+    start_waiting(&p, jdks[_i], NULL, NULL);
+    ck_assert_int_eq(jcmd_load(jdks[_i], p.pid, "disable"), 1);
+    ck_assert_int_eq(jcmd_load(jdks[_i], p.pid, "enable"), 2); /* no monitor anywhere */
+    ck_assert_int_eq(jcmd_load(jdks[_i], p.pid, "\"enable,monitors=" FX_ATTACH "\""), 0);
+    ck_assert_int_eq(jcmd_load(jdks[_i], p.pid, "counts"), 0);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    ck_assert_int_eq(tk_count(r.err, "event monitors are not enabled (agent option disable)"), 1);
+    ck_assert_int_eq(tk_count(r.err, "no monitor runs; nothing started"), 1);
+    ck_assert_int_eq(tk_count(r.log, "Initialize"), 1);
+    ck_assert_int_eq(tk_count(r.out, "jevmon: counts entries=0"), 1);
+    jvmrun_free(&r);
+}
+END_TEST
+
 /* Attached without instrumentation: by the option, or because the monitor made no promises. */
 static const struct {
     const char *options, *env, *masked;
@@ -215,6 +238,7 @@ int main(void)
     TCase *tc = tcase_create("attach");
     tcase_set_timeout(tc, 180);
     tcase_add_loop_test(tc, attached_monitor_sees_live_threads_and_exact_calls, 0, jdk_count);
+    tcase_add_loop_test(tc, loads_that_start_nothing_leave_nothing_behind, 0, jdk_count);
     tcase_add_loop_test(tc, attached_jvmti_path_has_no_method_events, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, loads_into_a_bridge_started_with_the_jvm_are_commands, 0, 2 * jdk_count);
     suite_add_tcase(s, tc);
