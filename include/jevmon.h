@@ -44,6 +44,7 @@ DEFINE_GUID(IID_IHeapInfoCallback, 0x61120FE3, 0x2D49, 0x4391, 0xA9, 0xA0, 0xB4,
 DEFINE_GUID(IID_IObjectAllocationCallback, 0xC26482B2, 0xDA55, 0x46BE, 0xA2, 0xF1, 0x53, 0x6F, 0x57, 0xB8, 0x63, 0x30);
 DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0xEA, 0x8B, 0x4E, 0xD1, 0xE1);
 DEFINE_GUID(IID_IJevmonAllocationSampling, 0x228C9E1D, 0xB71C, 0x4EE6, 0xA2, 0x60, 0x75, 0xEE, 0x53, 0x28, 0x05, 0xF9);
+DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
 /* Spelling variants used by the documentation. */
 #define IID_IHeapInfoCallBack IID_IHeapInfoCallback
 #define IID_IObjectAllocationCallBack IID_IObjectAllocationCallback
@@ -401,6 +402,12 @@ typedef struct JVM_METHOD_SAMPLE {
     STDMETHOD(GetAllocationSamplingInterval)(THIS_ DWORD *pinterval_bytes) PURE;                                   \
     STDMETHOD(GetAllocationWeight)(THIS_ ObjectID object_id, double *pobjects, ULONGLONG *pbytes) PURE;
 
+/* jevmon extension, offered by a monitor: a command from a later load of the agent into the same JVM
+ * (its options).  S_OK: taken; S_FALSE: not this monitor's; a failure: its own command, failed.
+ * *panswer: NULL or the answer, CoTaskMemAlloc'd by the monitor, freed by the bridge. */
+#define IJevmonCommands_SLOTS                                                                                      \
+    STDMETHOD(Command)(THIS_ LPCSTR command, LPSTR *panswer) PURE;
+
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo
 JEVMON_INTERFACE(IJavaEventMonitorIDInfo, IUnknown)
@@ -526,6 +533,16 @@ JEVMON_INTERFACE(IJevmonAllocationSampling, IUnknown)
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
     IJevmonAllocationSampling_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonCommands
+JEVMON_INTERFACE(IJevmonCommands, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonCommands_SLOTS
     END_INTERFACE
 };
 #undef INTERFACE

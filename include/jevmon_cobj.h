@@ -179,5 +179,10 @@
 #define IJevmonAllocationSampling_GetAllocationSamplingInterval(p, a0) (p)->lpVtbl->GetAllocationSamplingInterval(p, a0)
 #define IJevmonAllocationSampling_GetAllocationWeight(p, a0, a1, a2) (p)->lpVtbl->GetAllocationWeight(p, a0, a1, a2)
 
+#define IJevmonCommands_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonCommands_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonCommands_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonCommands_Command(p, a0, a1) (p)->lpVtbl->Command(p, a0, a1)
+
 #endif
 #endif /* JEVMON_COBJ_H */

@@ -1,18 +1,23 @@
 /*
- * agent.c - the JVMTI agent's entry points: Agent_OnLoad plays the Microsoft VM's start:
+ * agent.c - the JVMTI agent's entry points.  Agent_OnLoad plays the Microsoft VM's start:
  * decide whether profiling is enabled, find the monitors, create and initialize them,
- * then ask the JVM for the capabilities their categories need.
+ * then ask the JVM for the capabilities their categories need; the rest follows at VMInit.
+ * Agent_OnAttach does the same in a running JVM and the VMInit part at once; a later load
+ * into a JVM whose bridge runs is a command for its monitors (command.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "capabilities.h"
 #include "class.h"
 #include "codemap.h"
+#include "command.h"
 #include "discovery.h"
 #include "enable.h"
 #include "dispatch.h"
 #include "events.h"
 #include "heap.h"
+#include "instrument.h"
 #include "method.h"
 #include "monitors.h"
 #include "object.h"
@@ -74,11 +79,12 @@ static int instrument_method_calls(const jv_options *opts)
     return 1;
 }
 
-/* Adds the capabilities the monitors' possible categories need; returns what can be delivered. */
-static DWORD add_capabilities(DWORD potential_deliverable)
+/* Adds the capabilities the monitors' possible categories use that the JVM can grant; returns what can be delivered. */
+static DWORD add_capabilities(DWORD potential_deliverable, const jvmtiCapabilities *potential)
 {
-    jvmtiCapabilities wanted, potential;
+    jvmtiCapabilities wanted, granted;
     jv_events_capabilities(jv_monitors.possible_union & potential_deliverable, &wanted);
+    jv_capabilities_intersect(&wanted, potential); /* thread names do without theirs */
     if ((*jv_jvmti)->AddCapabilities(jv_jvmti, &wanted) != JVMTI_ERROR_NONE) {
         jv_log("the JVM refused the JVMTI capabilities for event categories 0x%x; trying the basic ones",
                (unsigned)jv_monitors.possible_union);
@@ -86,26 +92,46 @@ static DWORD add_capabilities(DWORD potential_deliverable)
         if ((*jv_jvmti)->AddCapabilities(jv_jvmti, &wanted) != JVMTI_ERROR_NONE)
             return 0;
     }
-    (*jv_jvmti)->GetCapabilities(jv_jvmti, &potential);
-    return jv_events_deliverable(&potential);
+    (*jv_jvmti)->GetCapabilities(jv_jvmti, &granted);
+    return jv_events_deliverable(&granted);
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+static int bridge_running; /* set once the monitors run; later loads are commands */
+
+/* After the bridge is set up in a running JVM: what VMInit does at start-up, at once. */
+static void start_live(void)
+{
+    JNIEnv *env = NULL;
+    jthread self = NULL;
+    if ((*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK ||
+        (*jv_jvmti)->GetCurrentThread(jv_jvmti, &self) != JVMTI_ERROR_NONE) {
+        jv_log("the thread loading the agent has no JNI environment; the monitors get no events");
+        return;
+    }
+    jv_events_start_live(env, self, 1);
+    (*env)->DeleteLocalRef(env, self);
+}
+
+/*
+ * The start-up both entry points share; live: the agent is loaded into a running JVM.
+ * Returns Agent_OnAttach's code (README, "Attaching to a running JVM"): JNI_OK once the
+ * bridge runs; Agent_OnLoad always returns JNI_OK, so that the JVM starts.
+ */
+static jint start_bridge(JavaVM *vm, const char *options, int live)
 {
     jv_options opts;
     char why[512];
     jvmtiCapabilities potential, all;
-    (void)reserved;
 
     jv_options_parse(options, &opts);
     if ((*vm)->GetEnv(vm, (void **)&jv_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         jv_log("this JVM offers no JVMTI 1.2 environment; no monitors loaded");
-        return JNI_OK;
+        return JV_ATTACH_NOT_STARTED;
     }
     jv_vm = vm;
     if (!jv_profiling_enabled(&opts, why, sizeof(why))) {
         jv_log("event monitors are not enabled (%s); set MSJAVA_ENABLE_MONITORS=1 or use -agentpath:...=enable", why);
-        return JNI_OK;
+        return JV_ATTACH_NOT_STARTED;
     }
     jv_classes_init();
     jv_dispatch_init();
@@ -119,32 +145,60 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     jv_events_capabilities(ALL_JVM_MONITOR_EVENTS, &all);
     (*jv_jvmti)->GetPotentialCapabilities(jv_jvmti, &potential);
     DWORD deliverable = jv_events_deliverable(&potential) & jv_events_deliverable(&all);
+    if (opts.methods != JV_METHODS_JVMTI && jv_instrument_possible(&potential))
+        deliverable |= JV_METHOD_CALL_BITS; /* by instrumentation, if the monitors allow it (below) */
 
     jv_monitor_specs specs;
-    jv_discover_monitors(&specs);
+    jv_discover_monitors(&specs, opts.monitors, opts.monitors_len);
     if (!specs.count)
-        jv_log("event monitors are enabled (%s) but none is registered or listed in MSJAVA_EVENT_MONITORS", why);
+        jv_log("event monitors are enabled (%s) but none is registered, listed in MSJAVA_EVENT_MONITORS or "
+               "named by the agent option monitors=", why);
     jv_monitors_create(&specs, deliverable, vm_state_flags());
     jv_monitor_specs_free(&specs);
 
     char *start_class = start_class_name();
     jv_monitors_initialize(start_class ? start_class : "");
     free(start_class);
+    if (live && !jv_monitors.count) {
+        jv_log("no monitor runs; nothing started, the agent may be loaded again");
+        return JV_ATTACH_NO_MONITORS; /* HotSpot unloads the library: no callback is installed yet */
+    }
 
     jv_events_instrument_method_calls(instrument_method_calls(&opts));
-    DWORD added = add_capabilities(deliverable);
+    DWORD added = add_capabilities(deliverable, &potential);
     if (jv_events_method_calls_instrumented() && !(added & JV_METHOD_CALL_BITS)) {
         jv_events_instrument_method_calls(0); /* the JVM cannot retransform: JVMTI events after all */
-        added = add_capabilities(deliverable);
+        added = add_capabilities(deliverable, &potential);
     }
-    jv_monitors.deliverable &= added;
+    jv_capabilities_announce_missing(jv_monitors.possible_union, &potential, live);
+    jv_monitors_restrict(added);
     jv_heap_load();
     if (method_calls_possible() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_log("method calls via %s",
                jv_events_method_calls_instrumented() ? "bytecode instrumentation" : "JVMTI events");
-    if (!jv_events_setup())
+    if (!jv_events_setup()) {
         jv_log("could not install the JVMTI event callbacks; monitors get no events");
+        return JNI_OK;
+    }
+    bridge_running = 1;
+    if (live)
+        start_live();
     return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    (void)reserved;
+    start_bridge(vm, options, 0);
+    return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+    (void)reserved;
+    if (bridge_running) /* HotSpot serializes loads: one thread at a time gets here */
+        return jv_command(options);
+    return start_bridge(vm, options, 1);
 }
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

@@ -96,8 +96,8 @@ static void add_registry_monitors(jv_monitor_specs *specs)
     plat_free_strings(names, count);
 }
 
-/* One entry of the variable, without the spaces around it. */
-static void add_env_entry(jv_monitor_specs *specs, const char *entry, size_t len, unsigned position)
+/* One entry of a CLSID list (list names it), without the spaces around it. */
+static void add_list_entry(jv_monitor_specs *specs, const char *list, const char *entry, size_t len, unsigned position)
 {
     char text[128], source[160];
     CLSID clsid;
@@ -108,7 +108,7 @@ static void add_env_entry(jv_monitor_specs *specs, const char *entry, size_t len
         trimmed++, trimmed_len--;
     while (trimmed_len && (trimmed[trimmed_len - 1] == ' ' || trimmed[trimmed_len - 1] == '\t'))
         trimmed_len--;
-    snprintf(source, sizeof(source), "MSJAVA_EVENT_MONITORS entry %u", position);
+    snprintf(source, sizeof(source), "%s entry %u", list, position);
     if (trimmed_len == 0) {
         jv_log("%s is empty (doubled, leading or trailing ';'); skipped", source);
         return;
@@ -129,33 +129,45 @@ static void add_env_entry(jv_monitor_specs *specs, const char *entry, size_t len
     add_spec(specs, source, &clsid, NULL);
 }
 
+/* A ';'-separated CLSID list of len bytes, named list in messages. */
+static void add_list_monitors(jv_monitor_specs *specs, const char *list, const char *text, size_t len)
+{
+    unsigned position = 1;
+    size_t blank = 0;
+    while (blank < len && (text[blank] == ' ' || text[blank] == '\t'))
+        blank++;
+    if (blank == len) {
+        jv_log("%s is set but empty; no monitors from it", list);
+        return;
+    }
+    for (;;) {
+        const char *semi = memchr(text, ';', len);
+        size_t entry_len = semi ? (size_t)(semi - text) : len;
+        add_list_entry(specs, list, text, entry_len, position++);
+        if (!semi)
+            break;
+        text = semi + 1;
+        len -= entry_len + 1;
+    }
+}
+
 static void add_env_monitors(jv_monitor_specs *specs)
 {
     char *value = plat_getenv("MSJAVA_EVENT_MONITORS");
     if (!value)
         return;
-    const char *p = value;
-    unsigned position = 1;
-    if (strspn(value, " \t") == strlen(value))
-        jv_log("MSJAVA_EVENT_MONITORS is set but empty; no monitors from it");
-    else
-        for (;;) {
-            const char *semi = strchr(p, ';');
-            size_t len = semi ? (size_t)(semi - p) : strlen(p);
-            add_env_entry(specs, p, len, position++);
-            if (!semi)
-                break;
-            p = semi + 1;
-        }
+    add_list_monitors(specs, "MSJAVA_EVENT_MONITORS", value, strlen(value));
     free(value);
 }
 
-void jv_discover_monitors(jv_monitor_specs *specs)
+void jv_discover_monitors(jv_monitor_specs *specs, const char *option_list, size_t option_len)
 {
     specs->items = NULL;
     specs->count = 0;
     add_registry_monitors(specs);
     add_env_monitors(specs);
+    if (option_list)
+        add_list_monitors(specs, "agent option monitors", option_list, option_len);
 }
 
 void jv_monitor_specs_free(jv_monitor_specs *specs)

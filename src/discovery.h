@@ -3,7 +3,7 @@
  *
  * Order: first every subkey of HKLM\Software\Microsoft\Java VM\Monitors in the order
  * the registry enumerates them, then every CLSID of MSJAVA_EVENT_MONITORS from left to
- * right.  Nothing is de-duplicated: a CLSID named twice is loaded twice.  A bad entry
+ * right, then every CLSID of the agent option monitors= from left to right.  Nothing is de-duplicated: a CLSID named twice is loaded twice.  A bad entry
  * gets one "jevmon:" line and is left out; the others are kept.
  */
 #ifndef JEVMON_DISCOVERY_H
@@ -27,7 +27,8 @@ typedef struct jv_monitor_specs {
     size_t count;
 } jv_monitor_specs;
 
-void jv_discover_monitors(jv_monitor_specs *specs);
+/* option_list: the agent option monitors=' value (option_len bytes), NULL when not given. */
+void jv_discover_monitors(jv_monitor_specs *specs, const char *option_list, size_t option_len);
 void jv_monitor_specs_free(jv_monitor_specs *specs);
 
 #endif

@@ -242,7 +242,7 @@ static void JNICALL on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name,
     jv_codemap_add_stub(name, address, (size_t)length);
 }
 
-/* From VMInit on: the code map's events, and what was generated before (GenerateEvents). */
+/* From VMInit (or the attach) on: the code map's events, and what was generated before (GenerateEvents). */
 static void start_code_map(jvmtiEnv *jvmti)
 {
     static const jvmtiEvent events[] = {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
@@ -288,7 +288,8 @@ void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
     jv_thread *t = is_virtual ? jv_thread_mount(env, thread) : jv_thread_current(env, thread);
     if (t) {
         jv_thread_name_record(env, thread, t);
-        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+        if (!atomic_exchange(&t->announced, 1)) /* an attach may have announced it already */
+            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
     }
     jv_dispatch_end(&d);
 }
@@ -325,8 +326,30 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 
 /* ---- Life cycle -------------------------------------------------------------------------- */
 
-static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+/* THREAD_CREATE for the threads that run when the agent is loaded into a running JVM. */
+static void announce_live_threads(JNIEnv *env)
 {
+    jint count = 0;
+    jthread *threads = NULL;
+    if ((*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
+        jv_log("could not list the JVM's threads; the threads running before the agent get no THREAD_CREATE");
+        return;
+    }
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    for (jint i = 0; i < count; i++) {
+        jv_thread *t = jv_thread_of(env, threads[i]);
+        if (t && !atomic_exchange(&t->announced, 1))
+            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    jv_dispatch_end(&d);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
+}
+
+void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
+{
+    jvmtiEnv *jvmti = jv_jvmti;
     jint count = 0;
     jclass *loaded = NULL;
     jv_vm_set_live(1);
@@ -350,6 +373,10 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
         if (jv_monitors.items[i]->mon2)
             IJavaEventMonitor2_NotifyEvent2(jv_monitors.items[i]->mon2, JVM_EVENT_TYPE2_INITIALIZED, 0, 0);
     jv_dispatch_end(&d);
+    if (attached) { /* ThreadStart on first, so that no thread starts unseen; before any call is delivered */
+        jv_events_update();
+        announce_live_threads(env);
+    }
     if (instrumented && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
     if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
@@ -359,6 +386,12 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     start_code_map(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();
     jv_heap_flush_sampler(env);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    (void)jvmti;
+    jv_events_start_live(env, thread, 0);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)

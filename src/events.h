@@ -25,6 +25,9 @@ void jv_events_instrument_method_calls(int on);
 int jv_events_method_calls_instrumented(void);
 /* Installs the callbacks (VMInit and VMDeath always on). */
 int jv_events_setup(void);
+/* The VM is up: INITIALIZED, instrumentation, the code map, events on.  At VMInit, or at once
+ * when the agent is loaded into a running JVM (attached: live threads get THREAD_CREATE). */
+void jv_events_start_live(JNIEnv *env, jthread thread, int attached);
 
 /* Virtual threads (event_vthread.c): can_support_virtual_threads when the JVM offers it; the
  * VirtualThreadStart/End callbacks put in the table, *size set to the table's size with them;

@@ -158,6 +158,18 @@ void jv_monitors_initialize(const char *start_class)
     jv_events_update();
 }
 
+void jv_monitors_restrict(DWORD deliverable)
+{
+    jv_monitors.deliverable &= deliverable;
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        jv_monitor *m = jv_monitors.items[i];
+        DWORD lost = atomic_fetch_and(&m->mask, jv_monitors.deliverable) & ~jv_monitors.deliverable;
+        if (lost)
+            jv_log("%s: event categories 0x%x cannot be delivered with the capabilities this JVM granted; masked off",
+                   m->source, (unsigned)lost);
+    }
+}
+
 void jv_monitors_shutdown(void)
 {
     for (size_t i = 0; i < jv_monitors.count; i++) {

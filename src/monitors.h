@@ -71,6 +71,9 @@ extern jv_monitor_table jv_monitors;
 void jv_monitors_create(const jv_monitor_specs *specs, DWORD deliverable, DWORD state_flags);
 /* Calls Initialize on each, then sends MONITORS_INITIALIZED to all that succeeded. */
 void jv_monitors_initialize(const char *start_class);
+/* Once the JVM's capabilities are added: only deliverable can be delivered; what each monitor's
+ * mask holds beyond it is masked off with one line. */
+void jv_monitors_restrict(DWORD deliverable);
 /* NotifyEvent(SHUTDOWN) to each monitor, then releases each exactly once and empties the table. */
 void jv_monitors_shutdown(void);
 

@@ -8,6 +8,7 @@
 static void apply_word(const char *word, size_t len, jv_options *opts)
 {
 #define IS(lit) (len == sizeof(lit) - 1 && memcmp(word, lit, len) == 0)
+#define MONITORS "monitors="
     if (len == 0)
         return;
     if (IS("enable"))
@@ -18,9 +19,14 @@ static void apply_word(const char *word, size_t len, jv_options *opts)
         opts->methods = JV_METHODS_JVMTI;
     else if (IS("methods=auto"))
         opts->methods = JV_METHODS_AUTO;
-    else
-        jv_log("agent option \"%.*s\" is unknown; ignored (known: enable, disable, methods=auto, methods=jvmti)",
+    else if (len >= sizeof(MONITORS) - 1 && memcmp(word, MONITORS, sizeof(MONITORS) - 1) == 0) {
+        opts->monitors = word + sizeof(MONITORS) - 1;
+        opts->monitors_len = len - (sizeof(MONITORS) - 1);
+    } else
+        jv_log("agent option \"%.*s\" is unknown; ignored (known: enable, disable, methods=auto, methods=jvmti, "
+               "monitors={clsid};...)",
                (int)len, word);
+#undef MONITORS
 #undef IS
 }
 
@@ -28,6 +34,8 @@ void jv_options_parse(const char *text, jv_options *opts)
 {
     opts->profiling = JV_FORCE_NONE;
     opts->methods = JV_METHODS_AUTO;
+    opts->monitors = NULL;
+    opts->monitors_len = 0;
     if (!text)
         return;
     while (*text) {

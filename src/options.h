@@ -6,6 +6,9 @@
  *   disable           load no monitors, whatever the settings say
  *   methods=jvmti     deliver method-call events through JVMTI MethodEntry/MethodExit
  *   methods=auto      let the bridge choose the cheapest mechanism the monitors allow (default)
+ *   monitors={clsid};{clsid}...
+ *                     load these monitors too, after the registry's and MSJAVA_EVENT_MONITORS'
+ *                     (for a JVM the agent is loaded into later, started without them)
  * Unknown words get one "jevmon:" line and are ignored.
  *
  * Also the one reader of the numbers the agent takes from environment variables
@@ -20,9 +23,11 @@ typedef enum jv_methods_choice { JV_METHODS_AUTO, JV_METHODS_JVMTI } jv_methods_
 typedef struct jv_options {
     jv_force profiling;
     jv_methods_choice methods;
+    const char *monitors;  /* the monitors= list, not NUL-terminated (monitors_len), inside the parsed text; NULL if none */
+    size_t monitors_len;
 } jv_options;
 
-/* Parses text (NULL or "" for no options) into opts; never fails. */
+/* Parses text (NULL or "" for no options) into opts, which points into text; never fails. */
 void jv_options_parse(const char *text, jv_options *opts);
 
 /*

@@ -30,6 +30,7 @@ typedef struct jv_thread {
     jweak ref;
     DWORD os_tid;          /* 0 when not known (threads started before the agent) */
     _Atomic int alive;
+    _Atomic int announced; /* THREAD_CREATE went out (ThreadStart, or the attach's list of live threads) */
     /* Shadow stack: frames[d - 1] is the MethodID at depth d (1 = outermost). */
     MethodID *frames;
     uint32_t depth, capacity;

@@ -136,18 +136,23 @@ static void teardown(void)
     plat_reg_delete_tree(PLAT_HKLM, MONITORS);
 }
 
-/* What Agent_OnLoad does, minus the JVM; returns the monitor log. */
-static char *load_and_run(DWORD deliverable)
+/* What Agent_OnLoad does, minus the JVM, with the agent option monitors= (NULL: none); returns the monitor log. */
+static char *load_listed_and_run(DWORD deliverable, const char *option_list)
 {
     jv_monitor_specs specs;
     ck_assert(SUCCEEDED(plat_com_init()));
-    jv_discover_monitors(&specs);
+    jv_discover_monitors(&specs, option_list, option_list ? strlen(option_list) : 0);
     jv_monitors_create(&specs, deliverable, JVM_STATE_INTERPRETER_ENABLED | JVM_STATE_JIT_COMPILER_ENABLED);
     jv_monitor_specs_free(&specs);
     jv_monitors_initialize("Main");
     jv_monitors_shutdown();
     plat_com_uninit();
     return tk_read_file(log_path);
+}
+
+static char *load_and_run(DWORD deliverable)
+{
+    return load_listed_and_run(deliverable, NULL);
 }
 
 START_TEST(registry_monitor_full_life_cycle)
@@ -188,6 +193,21 @@ START_TEST(registry_first_then_environment_and_duplicates_kept)
     ck_assert_int_eq(tk_count(log, "NotifyEvent2 1031 3 "), 2); /* not to the IJavaEventMonitor-only one */
     ck_assert_int_eq(tk_count(log, "NotifyEvent 13 0"), 3);
     ck_assert_int_eq(tk_count(log, "Released"), 3);
+    free(log);
+}
+END_TEST
+
+START_TEST(agent_option_monitors_come_last)
+{
+    register_monitor("fx", FX);
+    plat_setenv("MSJAVA_EVENT_MONITORS", FX);
+    plat_setenv("FXMON_POSSIBLE", "1");
+    char *log = load_listed_and_run(ALL_BUT_STEPPING, FX_V1 ";{not-a-clsid}");
+    const char *first = strstr(log, "v2#1 Initialize"), *second = strstr(log, "v2#2 Initialize"),
+               *third = strstr(log, "v1#3 Initialize");
+    ck_assert_msg(first && second && third && first < second && second < third, "order:\n%s", log);
+    ck_assert_int_eq(line_count, 1);
+    ck_assert_int_eq(lines_with("agent option monitors entry 2 \"{not-a-clsid}\" is not a braced CLSID"), 1);
     free(log);
 }
 END_TEST
@@ -392,7 +412,7 @@ static const enable_row enable_rows[] = {
 START_TEST(enabling_rules)
 {
     const enable_row *row = &enable_rows[_i];
-    jv_options opts = {row->force, JV_METHODS_AUTO};
+    jv_options opts = {row->force, JV_METHODS_AUTO, NULL, 0};
     char why[256];
     plat_setenv("MSJAVA_ENABLE_MONITORS", row->enable_env);
     plat_setenv("MSJAVA_DEBUGGING_FLAGS", row->flags_env);
@@ -418,6 +438,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, registry_monitor_full_life_cycle);
     tcase_add_test(tc, registry_first_then_environment_and_duplicates_kept);
+    tcase_add_test(tc, agent_option_monitors_come_last);
     tcase_add_test(tc, init_options_registry_value_is_a_promise);
     tcase_add_test(tc, init_options_own_call_during_initialize);
     tcase_add_test(tc, init_options_of_the_wrong_type);

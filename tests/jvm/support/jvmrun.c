@@ -17,7 +17,8 @@
     {"{8A05A603-576C-454C-A8A9-8A406868B147}", "fx_monitor"}, {"{E846DFC8-41E2-4840-921D-4768E1719E7F}", "fx_idinfo"}, \
     {"{5B0C3E51-7D1A-4E8F-9C2B-614AD03F8712}", "fx_heapmon"}, \
     {"{821E1225-5E6E-41E1-87BE-6280CCB05DAD}", "fx_sampler"}, {"{2F7C95E4-0B1D-4C6A-9E38-5A7D13C4B8F1}", "fx_original"}, \
-    {"{3C1E7A52-96B4-4D0F-A17E-5B22C9804F61}", "fx_vthreads"}
+    {"{3C1E7A52-96B4-4D0F-A17E-5B22C9804F61}", "fx_vthreads"}, \
+    {"{D90F8947-5159-428E-9FA8-E9A83B220B7C}", "fx_attach"}
 
 int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512])
 {
@@ -91,37 +92,46 @@ void jvmrun(const char *jdk, const char *agent_options, const char *const *env, 
     jvmrun_main(jdk, "BridgeWorkload", agent_options, env, args, r);
 }
 
-void jvmrun_main(const char *jdk, const char *main_class, const char *agent_options, const char *const *env,
-                 const char *const *args, jvmrun_result *r)
+/* A file of the run's directory. */
+static const char *run_file(const jvmrun_process *p, const char *name)
 {
-    char dir[PATH_MAX], out_path[PATH_MAX + 16], err_path[PATH_MAX + 16], log_path[PATH_MAX + 16],
-        reg_path[PATH_MAX + 16], agent[2 * PATH_MAX + 64], classpath[2 * PATH_MAX];
-    snprintf(dir, sizeof(dir), "%.*s", PATH_MAX - 1, jvmrun_build_path("jvmrun.XXXXXX"));
-    if (!mkdtemp(dir))
+    static char path[2][4096 + 32];
+    static int turn;
+    turn ^= 1;
+    snprintf(path[turn], sizeof(path[turn]), "%s/%s", p->dir, name);
+    return path[turn];
+}
+
+void jvmrun_start(jvmrun_process *p, const char *jdk, const char *main_class, const char *agent_options,
+                  const char *const *env, const char *const *args)
+{
+    char agent[2 * PATH_MAX + 64], classpath[2 * PATH_MAX], out_path[4200], err_path[4200];
+    int pipe_fds[2];
+    snprintf(p->dir, sizeof(p->dir), "%.*s", PATH_MAX - 1, jvmrun_build_path("jvmrun.XXXXXX"));
+    if (!mkdtemp(p->dir) || pipe(pipe_fds) != 0)
         abort();
-    snprintf(out_path, sizeof(out_path), "%s/out", dir);
-    snprintf(err_path, sizeof(err_path), "%s/err", dir);
-    snprintf(log_path, sizeof(log_path), "%s/monitor.log", dir);
-    snprintf(reg_path, sizeof(reg_path), "%s/system.reg", dir);
-    write_registry(reg_path);
+    write_registry(run_file(p, "system.reg"));
     snprintf(agent, sizeof(agent), "-agentpath:%s%s%s", jvmrun_build_path("libjevmon.so"),
              agent_options && agent_options[0] ? "=" : "", agent_options ? agent_options : "");
     snprintf(classpath, sizeof(classpath), "%s", jvmrun_build_path("java"));
+    snprintf(out_path, sizeof(out_path), "%s", run_file(p, "out"));
+    snprintf(err_path, sizeof(err_path), "%s", run_file(p, "err"));
 
     pid_t pid = fork();
     if (pid == 0) {
-        setenv("JEVMON_REGISTRY_SYSTEM", reg_path, 1);
-        char user_reg[PATH_MAX + 16];
-        snprintf(user_reg, sizeof(user_reg), "%s/user.reg", dir);
-        setenv("JEVMON_REGISTRY_USER", user_reg, 1);
-        setenv("FXMON_LOG", log_path, 1);
+        setenv("JEVMON_REGISTRY_SYSTEM", run_file(p, "system.reg"), 1);
+        setenv("JEVMON_REGISTRY_USER", run_file(p, "user.reg"), 1);
+        setenv("FXMON_LOG", run_file(p, "monitor.log"), 1);
         unsetenv("JEVMON_REGISTRY_FILES");
         for (const char *const *e = env; e && *e; e++)
             putenv((char *)*e);
         int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(pipe_fds[0], 0);
         dup2(out, 1);
         dup2(err, 2);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
         const char *argv[64];
         int argc = 0;
         argv[argc++] = jdk;
@@ -137,20 +147,55 @@ void jvmrun_main(const char *jdk, const char *main_class, const char *agent_opti
         execv(jdk, (char *const *)argv);
         _exit(127);
     }
+    close(pipe_fds[0]);
+    p->pid = (int)pid;
+    p->input = pipe_fds[1];
+}
+
+void jvmrun_send(jvmrun_process *p, const char *line)
+{
+    size_t len = strlen(line);
+    if (p->input < 0 || write(p->input, line, len) != (ssize_t)len || write(p->input, "\n", 1) != 1)
+        fprintf(stderr, "could not write \"%s\" to the program\n", line);
+}
+
+int jvmrun_wait_output(jvmrun_process *p, const char *what, int count, int timeout_ms)
+{
+    for (int waited = 0;; waited += 20) {
+        char *out = tk_read_file(run_file(p, "out"));
+        int found = out && tk_count(out, what) >= count;
+        free(out);
+        if (found)
+            return 1;
+        if (waited >= timeout_ms || waitpid(p->pid, NULL, WNOHANG) == p->pid)
+            return 0;
+        usleep(20000);
+    }
+}
+
+void jvmrun_finish(jvmrun_process *p, jvmrun_result *r)
+{
+    static const char *const files[] = {"out", "err", "monitor.log", "system.reg", "user.reg"};
+    if (p->input >= 0)
+        close(p->input);
+    p->input = -1;
     int status = 0;
-    waitpid(pid, &status, 0);
+    waitpid(p->pid, &status, 0);
     r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r->out = tk_read_file(out_path);
-    r->err = tk_read_file(err_path);
-    r->log = tk_read_file(log_path);
-    unlink(out_path);
-    unlink(err_path);
-    unlink(log_path);
-    unlink(reg_path);
-    char user_reg[PATH_MAX + 16];
-    snprintf(user_reg, sizeof(user_reg), "%s/user.reg", dir);
-    unlink(user_reg);
-    rmdir(dir);
+    r->out = tk_read_file(run_file(p, "out"));
+    r->err = tk_read_file(run_file(p, "err"));
+    r->log = tk_read_file(run_file(p, "monitor.log"));
+    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
+        unlink(run_file(p, files[i]));
+    rmdir(p->dir);
+}
+
+void jvmrun_main(const char *jdk, const char *main_class, const char *agent_options, const char *const *env,
+                 const char *const *args, jvmrun_result *r)
+{
+    jvmrun_process p;
+    jvmrun_start(&p, jdk, main_class, agent_options, env, args);
+    jvmrun_finish(&p, r);
 }
 
 void jvmrun_free(jvmrun_result *r)

@@ -35,6 +35,22 @@ void jvmrun(const char *jdk, const char *agent_options, const char *const *env, 
 void jvmrun_main(const char *jdk, const char *main_class, const char *agent_options, const char *const *env,
                  const char *const *args, jvmrun_result *r);
 void jvmrun_free(jvmrun_result *r);
+
+/* A JVM running in the background (jvmrun_start), its standard input a pipe. */
+typedef struct jvmrun_process {
+    int pid;
+    int input;     /* write end of its standard input; -1 once closed */
+    char dir[4096]; /* its files: out, err, monitor.log, the registry */
+} jvmrun_process;
+/* Starts the program as jvmrun_main runs it, without waiting for it. */
+void jvmrun_start(jvmrun_process *p, const char *jdk, const char *main_class, const char *agent_options,
+                  const char *const *env, const char *const *args);
+/* Writes a line to its standard input. */
+void jvmrun_send(jvmrun_process *p, const char *line);
+/* Waits up to timeout_ms for its standard output to hold count lines containing what; non-zero when it does. */
+int jvmrun_wait_output(jvmrun_process *p, const char *what, int count, int timeout_ms);
+/* Closes its standard input, waits for it to end and collects what it wrote into r; removes its files. */
+void jvmrun_finish(jvmrun_process *p, jvmrun_result *r);
 /* Number of lines of text containing what. */
 int jvmrun_count(const char *text, const char *what);
 

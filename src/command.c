@@ -1,0 +1,76 @@
+/* command.c - commands for the running bridge's monitors through IJevmonCommands (see command.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command.h"
+#include "dispatch.h"
+#include "monitors.h"
+#include "platform/platform.h"
+
+/* The answer to standard output, each line prefixed, in one write so that other output does not split it. */
+static void print_answer(const char *answer)
+{
+    size_t lines = 1;
+    for (const char *p = answer; *p; p++)
+        lines += *p == '\n';
+    size_t size = strlen(answer) + lines * (sizeof("jevmon: ") - 1) + 2;
+    char *text = malloc(size), *out = text;
+    if (!text) {
+        jv_log("out of memory: a monitor's answer to a command is lost");
+        return;
+    }
+    for (const char *line = answer; *line;) {
+        size_t len = strcspn(line, "\n");
+        out += sprintf(out, "jevmon: %.*s\n", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    fwrite(text, 1, (size_t)(out - text), stdout);
+    fflush(stdout);
+    free(text);
+}
+
+/* One monitor's part; counts what it made of the command. */
+static void offer(jv_monitor *m, const char *text, unsigned *takers, unsigned *taken, unsigned *failed)
+{
+    IJevmonCommands *commands = NULL;
+    if (atomic_load(&m->phase) != JV_PHASE_RUNNING ||
+        FAILED(IJavaEventMonitor_QueryInterface(m->mon, &IID_IJevmonCommands, (void **)&commands)) || !commands)
+        return;
+    (*takers)++;
+    LPSTR answer = NULL;
+    HRESULT hr = IJevmonCommands_Command(commands, text, &answer);
+    if (answer) {
+        print_answer(answer);
+        CoTaskMemFree(answer);
+    }
+    if (FAILED(hr)) {
+        (*failed)++;
+        jv_log("%s: command \"%s\" failed (hr=0x%08x)", m->source, text, (unsigned)hr);
+    } else if (hr == S_OK)
+        (*taken)++;
+    IJevmonCommands_Release(commands);
+}
+
+int jv_command(const char *text)
+{
+    if (!text || !*text) {
+        jv_log("the bridge already runs in this JVM: a later load's options are a command for its monitors, "
+               "and this load gave none");
+        return JV_COMMAND_NOT_TAKEN;
+    }
+    unsigned takers = 0, taken = 0, failed = 0;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, jv_jni()); /* shutdown waits for it, as for a callback */
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        offer(jv_monitors.items[i], text, &takers, &taken, &failed);
+    jv_dispatch_end(&d);
+    if (failed)
+        return JV_COMMAND_FAILED;
+    if (!taken) {
+        jv_log("no monitor takes the command \"%s\" (%u of %u running monitors take commands)", text, takers,
+               (unsigned)jv_monitors.count);
+        return JV_COMMAND_NOT_TAKEN;
+    }
+    return JV_ATTACH_OK;
+}
