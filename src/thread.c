@@ -23,7 +23,11 @@ static _Thread_local jv_thread *platform_self;
 /* JNI's IsVirtualThread (JNI 21), NULL on older JVMs; VirtualThread.carrierThread. */
 typedef jboolean(JNICALL *is_virtual_function)(JNIEnv *env, jobject object);
 static is_virtual_function is_virtual_thread;
-static jfieldID carrier_field;
+/* VirtualThread.carrierThread, found from the first virtual thread seen: looking the class up at
+ * VMInit would initialize it there, and with it the default scheduler and the lambdas it spins
+ * (about 180 classes on JDK 25, loaded before any monitor could see them). */
+static _Atomic(jfieldID) carrier_field;
+static atomic_int carrier_field_missing;
 
 void jv_threads_init(void)
 {
@@ -73,6 +77,7 @@ static jv_thread *add_entry(JNIEnv *env, jthread thread)
     if (t) {
         t->ref = ref;
         t->sync_epoch = 0;
+        atomic_store(&t->announced, 0); /* a new thread: its THREAD_CREATE is still to come */
         atomic_store(&t->alive, 1);
     } else {
         uint32_t index = jv_table_add(&threads, thread_init, ref);
@@ -155,15 +160,6 @@ void jv_threads_start(JNIEnv *env)
     void *const *functions = (void *const *)*env;
     memcpy(&is_virtual_thread, &functions[offsetof(struct JNINativeInterface_, GetModule) / sizeof(void *) + 1],
            sizeof(is_virtual_thread));
-    jclass virtual_class = (*env)->FindClass(env, "java/lang/VirtualThread");
-    if (virtual_class)
-        carrier_field = (*env)->GetFieldID(env, virtual_class, "carrierThread", "Ljava/lang/Thread;");
-    if (!virtual_class || !carrier_field) {
-        (*env)->ExceptionClear(env);
-        jv_log("java.lang.VirtualThread has no carrierThread field; a carrier first seen running a virtual "
-               "thread is not told apart from it");
-    }
-    (*env)->DeleteLocalRef(env, virtual_class);
 }
 
 int jv_thread_mount_transition_class(const char *internal_name)
@@ -217,7 +213,21 @@ int jv_thread_is_virtual(JNIEnv *env, jthread thread)
 /* The carrier a virtual thread is mounted on, as a local reference; NULL when unmounted. */
 static jthread carrier_of(JNIEnv *env, jthread vthread)
 {
-    return carrier_field ? (*env)->GetObjectField(env, vthread, carrier_field) : NULL;
+    jfieldID field = atomic_load(&carrier_field);
+    if (!field && !atomic_load(&carrier_field_missing)) {
+        jclass virtual_class = (*env)->GetObjectClass(env, vthread);
+        field = virtual_class ? (*env)->GetFieldID(env, virtual_class, "carrierThread", "Ljava/lang/Thread;") : NULL;
+        (*env)->DeleteLocalRef(env, virtual_class);
+        if (field) {
+            atomic_store(&carrier_field, field);
+        } else {
+            (*env)->ExceptionClear(env);
+            if (!atomic_exchange(&carrier_field_missing, 1))
+                jv_log("java.lang.VirtualThread has no carrierThread field; a carrier first seen running a virtual "
+                       "thread is not told apart from it");
+        }
+    }
+    return field ? (*env)->GetObjectField(env, vthread, field) : NULL;
 }
 
 jv_thread *jv_thread_mount(JNIEnv *env, jthread vthread)
