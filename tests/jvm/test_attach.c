@@ -15,6 +15,8 @@
  *     later load starts the bridge afresh.
  *   - started with the agent (both method-call paths): loads into it are commands; counts
  *     exact; answers on stdout prefixed, the outcome in jcmd's "return code".
+ *   - jevprof started with the program, in calls mode: status, dump twice (each report holding
+ *     every call so far, exactly), stop (the files stay as it wrote them), start refused after.
  */
 #include <check.h>
 #include <signal.h>
@@ -27,6 +29,7 @@
 #include "support/jvmrun.h"
 
 #define FX_ATTACH "{D90F8947-5159-428E-9FA8-E9A83B220B7C}"
+#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
 
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
@@ -229,6 +232,96 @@ START_TEST(loads_into_a_bridge_started_with_the_jvm_are_commands)
 }
 END_TEST
 
+static char *read_file(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = calloc(1, 1 << 22);
+    size_t n = fread(text, 1, (1 << 22) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* The calls of a method in jevprof's report (its row of the top methods by self time). */
+static unsigned long long report_calls(const char *report, const char *method)
+{
+    char row_end[256];
+    snprintf(row_end, sizeof(row_end), "  %s\n", method);
+    const char *table = strstr(report, "methods by self time\n"), *row = table ? strstr(table, row_end) : NULL;
+    ck_assert_msg(row, "no row for %s in:\n%s", method, report);
+    while (row > table && row[-1] != '\n')
+        row--;
+    unsigned long long calls = 0;
+    ck_assert_int_eq(sscanf(row, "%*s %*s %*s %*s %*s %*s %llu", &calls), 1); /* self ms self% total ms total% calls */
+    return calls;
+}
+
+START_TEST(jevprof_takes_status_dump_and_stop)
+{
+    const char *jdk = jdks[_i];
+    char dir[1200], reg[1300], files_env[1400], dir_env[1300];
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("jevprof-attach.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(reg, sizeof(reg), "%s/jevprof.reg", dir);
+    FILE *f = fopen(reg, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JEVPROF
+               "\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
+            jvmrun_build_path("libjevprof.so"));
+    fclose(f);
+    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s", reg);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env,
+                         "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
+    jvmrun_process p;
+    jvmrun_result r;
+    start_waiting(&p, jdk, "", env);
+    work(&p, "work 300", "done 300 ");
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "status"), 0);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "dump"), 0);
+    char *first = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_uint_eq(report_calls(first, "AttachWorkload.attachWork(int)"), 300);
+    work(&p, "work 700", "done 700 ");
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, " dump "), 0);
+    char *second = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(second);
+    ck_assert_uint_eq(report_calls(second, "AttachWorkload.attachWork(int)"), 1000);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "stop"), 0);
+    work(&p, "work 500", "done 500 "); /* after the stop: not recorded */
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "start"), 4); /* refused: a stop is for good */
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "status"), 0);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    char *own = own_output(r.out);
+    ck_assert_str_eq(own, "ready\ndone 300 90000\ndone 700 490000\ndone 500 250000\n");
+    free(own);
+    char wrote_report[2600];
+    snprintf(wrote_report, sizeof(wrote_report), "wrote %s/jevprof-report.txt, %s/jevprof.collapsed", dir, dir);
+    const char *answers[] = {"jevmon: jevprof: recording calls for ", "jevmon: jevprof: dumped the profile so far, recording goes on: ",
+                             wrote_report, "jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: stopped after ",
+                             "jevmon: jevprof: start: stopped for good", "jevmon: jevprof: stopped after "};
+    assert_in_order(r.out, answers, sizeof(answers) / sizeof(*answers));
+    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 3); /* two dumps and the stop: not SHUTDOWN */
+    char *last = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(last);
+    ck_assert_uint_eq(report_calls(last, "AttachWorkload.attachWork(int)"), 1000);
+    char *pprof = read_file(dir, "jevprof.pb.gz");
+    ck_assert_ptr_nonnull(pprof);
+    free(first), free(second), free(last), free(pprof);
+    jvmrun_free(&r);
+    char command[1400];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -241,6 +334,7 @@ int main(void)
     tcase_add_loop_test(tc, loads_that_start_nothing_leave_nothing_behind, 0, jdk_count);
     tcase_add_loop_test(tc, attached_jvmti_path_has_no_method_events, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, loads_into_a_bridge_started_with_the_jvm_are_commands, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, jevprof_takes_status_dump_and_stop, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
