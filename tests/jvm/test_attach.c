@@ -17,12 +17,15 @@
  *     exact; answers on stdout prefixed, the outcome in jcmd's "return code".
  *   - jevprof started with the program, in calls mode: status, dump twice (each report holding
  *     every call so far, exactly), stop (the files stay as it wrote them), start refused after.
+ *   - tools/jevprof.sh --pid: start attaches the bridge with jevprof to a JVM that has neither,
+ *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart.
  */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "../support/testkit.h"
@@ -322,6 +325,68 @@ START_TEST(jevprof_takes_status_dump_and_stop)
 }
 END_TEST
 
+/* tools/jevprof.sh with arguments; its exit status. */
+static int script(const char *arguments)
+{
+    char command[2048];
+    const char *src = getenv("JEVMON_SRC");
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' %s >&2", src ? src : jvmrun_build_path("../.."),
+             arguments);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(the_script_attaches_jevprof_and_drives_it)
+{
+    const char *jdk = jdks[_i];
+    char dir[1200], reg[1300], registry_env[1400], dir_env[1300], arguments[256];
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("jevprof-pid.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(reg, sizeof(reg), "%s/system.reg", dir); /* jevprof registered where the JVM looks */
+    FILE *f = fopen(reg, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\" JEVPROF
+               "\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
+            jvmrun_build_path("libjevprof.so"));
+    fclose(f);
+    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s", reg);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
+    const char *env[] = {registry_env, dir_env, "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
+    jvmrun_process p;
+    jvmrun_result r;
+    const char *args[] = {NULL};
+    jvmrun_start(&p, jdk, "AttachWorkload", NULL, env, args); /* no agent */
+    ck_assert_msg(jvmrun_wait_output(&p, "ready", 1, 60000), "the program did not start");
+    snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
+    ck_assert_int_eq(script(arguments), 1); /* no bridge yet: nothing to dump */
+    snprintf(arguments, sizeof(arguments), "--pid %d start", p.pid);
+    ck_assert_int_eq(script(arguments), 0);
+    work(&p, "work 400", "done 400 ");
+    snprintf(arguments, sizeof(arguments), "--pid %d --mode sample dump", p.pid);
+    ck_assert_int_eq(script(arguments), 2); /* settings cannot reach it */
+    snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
+    ck_assert_int_eq(script(arguments), 0);
+    char *report = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_uint_eq(report_calls(report, "AttachWorkload.attachWork(int)"), 400); /* exact since the attach */
+    free(report);
+    snprintf(arguments, sizeof(arguments), "--pid %d stop", p.pid);
+    ck_assert_int_eq(script(arguments), 0);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    const char *answers[] = {"jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: stopped after "};
+    assert_in_order(r.out, answers, 2);
+    char *own = own_output(r.out);
+    ck_assert_str_eq(own, "ready\ndone 400 160000\n");
+    free(own);
+    jvmrun_free(&r);
+    char command[1400];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -335,6 +400,7 @@ int main(void)
     tcase_add_loop_test(tc, attached_jvmti_path_has_no_method_events, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, loads_into_a_bridge_started_with_the_jvm_are_commands, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, jevprof_takes_status_dump_and_stop, 0, jdk_count);
+    tcase_add_loop_test(tc, the_script_attaches_jevprof_and_drives_it, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
