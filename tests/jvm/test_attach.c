@@ -263,22 +263,30 @@ static unsigned long long report_calls(const char *report, const char *method)
     return calls;
 }
 
-START_TEST(jevprof_takes_status_dump_and_stop)
+/* A fresh directory for jevprof's files, holding system.reg, a registry in which jevprof's COM
+ * class is registered (for JEVMON_REGISTRY_SYSTEM=<dir>/system.reg). */
+static void jevprof_directory(char *dir, size_t size, const char *name)
 {
-    const char *jdk = jdks[_i];
-    char dir[1200], reg[1300], files_env[1400], dir_env[1300];
-    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("jevprof-attach.XXXXXX"));
+    char reg[1300];
+    snprintf(dir, size, "%s", jvmrun_build_path(name));
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(reg, sizeof(reg), "%s/jevprof.reg", dir);
+    snprintf(reg, sizeof(reg), "%s/system.reg", dir);
     FILE *f = fopen(reg, "w");
     ck_assert_ptr_nonnull(f);
-    fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JEVPROF
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\" JEVPROF
                "\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
             jvmrun_build_path("libjevprof.so"));
     fclose(f);
-    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s", reg);
+}
+
+START_TEST(jevprof_takes_status_dump_and_stop)
+{
+    const char *jdk = jdks[_i];
+    char dir[1200], registry_env[1400], dir_env[1300];
+    jevprof_directory(dir, sizeof(dir), "jevprof-attach.XXXXXX");
+    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s/system.reg", dir);
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env,
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, registry_env, dir_env,
                          "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
     jvmrun_process p;
     jvmrun_result r;
@@ -339,17 +347,9 @@ static int script(const char *arguments)
 START_TEST(the_script_attaches_jevprof_and_drives_it)
 {
     const char *jdk = jdks[_i];
-    char dir[1200], reg[1300], registry_env[1400], dir_env[1300], arguments[256];
-    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("jevprof-pid.XXXXXX"));
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(reg, sizeof(reg), "%s/system.reg", dir); /* jevprof registered where the JVM looks */
-    FILE *f = fopen(reg, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\" JEVPROF
-               "\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
-            jvmrun_build_path("libjevprof.so"));
-    fclose(f);
-    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s", reg);
+    char dir[1200], registry_env[1400], dir_env[1300], arguments[256];
+    jevprof_directory(dir, sizeof(dir), "jevprof-pid.XXXXXX"); /* jevprof registered where the JVM looks */
+    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s/system.reg", dir);
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
     const char *env[] = {registry_env, dir_env, "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
     jvmrun_process p;
