@@ -147,6 +147,11 @@ static void set_top(jp_config *config, const char *text, const char *source)
     set_count(config, &config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
 }
 
+static void set_loop(jp_config *config, const char *text, const char *source)
+{
+    set_count(config, &config->loop_seconds, text, source, 0, JP_MAX_LOOP_SECONDS, 0, " seconds");
+}
+
 static void set_time(jp_config *config, const char *text, const char *source)
 {
     if (strcmp(text, "cpu") == 0 || strcmp(text, "wall") == 0) {
@@ -215,6 +220,7 @@ void jp_config_load(jp_config *config)
         {"TopN", 1, "JEVPROF_TOP", set_top},
         {"MinShare", 0, "JEVPROF_MIN_SHARE", set_min_share},
         {"Time", 0, "JEVPROF_TIME", set_time},
+        {"LoopSeconds", 1, "JEVPROF_LOOP", set_loop},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {

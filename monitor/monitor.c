@@ -44,6 +44,11 @@ typedef struct jp_monitor {
     LONG ref;
     plat_mutex *writing; /* one dump or stop at a time, and SHUTDOWN after them */
     double stopped_seconds; /* after a stop: how long it recorded */
+    int looping;            /* continuous mode (JEVPROF_LOOP): files are per period, time-stamped */
+    plat_thread *loop;      /* the thread that ends each period; NULL once joined */
+    atomic_int loop_stop;
+    uint64_t period_started_ns;
+    time_t period_started;  /* the period's time stamp, in its files' names */
     jp_config config;
     char *program;
     IJavaEventMonitorIDInfo *info;   /* from Initialize, AddRef'd */
@@ -95,8 +100,12 @@ static ULONG STDMETHODCALLTYPE monitor_AddRef(IJavaEventMonitor2 *iface)
     return (ULONG)InterlockedIncrement(&impl_from_IJavaEventMonitor2(iface)->ref);
 }
 
+static void start_loop(jp_monitor *m);
+static void stop_loop(jp_monitor *m);
+
 static void monitor_destroy(jp_monitor *m)
 {
+    stop_loop(m); /* released without SHUTDOWN: the thread must not outlive us */
     if (m->sampling) {
         jp_sampler_stop(&m->sampler); /* released without SHUTDOWN: the thread must not outlive us */
         jp_sampler_free(&m->sampler);
@@ -254,6 +263,8 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
     jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */
     set_init_options(m);
     start_recording(m);
+    if (m->config.loop_seconds)
+        start_loop(m);
     *prequested_events = m->categories;
     return S_OK;
 }
@@ -330,10 +341,23 @@ typedef struct jp_profiles {
     double sampling_seconds;
     const jp_thread_summary *threads; /* calls: the threads folded (at the end) */
     size_t thread_count;
+    uint64_t started_ns; /* the start of what they hold: recording's, or the period's */
+    time_t started;
 } jp_profiles;
 
+/* Continuous mode: the configuration with the period's time stamp after the file prefix. */
+static void period_config(const jp_monitor *m, jp_config *config)
+{
+    char stamp[32];
+    *config = m->config;
+    const struct tm *local = localtime(&m->period_started); /* only the loop and the end call this */
+    if (!local || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", local))
+        snprintf(stamp, sizeof(stamp), "%lld", (long long)m->period_started);
+    snprintf(config->file_prefix, sizeof(config->file_prefix), "%.100s-%.20s", m->config.file_prefix, stamp);
+}
+
 /* Names the methods of p, then writes every output; written gets the list of files. */
-static void write_outputs(jp_monitor *m, const jp_profiles *p, char *written, size_t size)
+static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profiles *p, char *written, size_t size)
 {
     jp_summary_sort_exceptions(&m->summary);
     name_methods(m, p->samples);
@@ -345,9 +369,9 @@ static void write_outputs(jp_monitor *m, const jp_profiles *p, char *written, si
     jp_names_find_overloads(&m->names);
     jp_report report = {
         .program = m->program,
-        .config = &m->config,
-        .seconds = (double)(plat_now_ns() - m->started_ns) / 1e9,
-        .started_unix_ns = m->started_unix_ns,
+        .config = config,
+        .seconds = (double)(plat_now_ns() - p->started_ns) / 1e9,
+        .started_unix_ns = (uint64_t)p->started * 1000000000u,
         .samples = p->samples,
         .sample_counts = &p->sample_counts,
         .sampling_seconds = p->sampling_seconds,
@@ -369,10 +393,80 @@ static void write_outputs(jp_monitor *m, const jp_profiles *p, char *written, si
     jp_output_write_all(&report, written, size);
 }
 
+/* Continuous mode: ends a period, writing its complete profile into files named with its time
+ * stamp, and starts the next one empty. */
+static void end_period(jp_monitor *m)
+{
+    jp_tree samples = {0}, sites = {0}, bytes = {0};
+    jp_profiles p = {0};
+    char written[JP_OUTPUT_LIST_BYTES];
+    plat_mutex_lock(m->writing);
+    if (atomic_load(&m->finished)) {
+        plat_mutex_unlock(m->writing);
+        return;
+    }
+    uint64_t now_ns = plat_now_ns();
+    int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &p.sample_counts);
+    failed |= m->recording_allocations && jp_allocations_take(&m->allocations, &sites, &bytes, &p.allocation_counts);
+    p.samples = m->sampling && samples.nodes ? &samples : NULL;
+    p.sampling_seconds = (double)(now_ns - m->period_started_ns) / 1e9;
+    p.sites = m->recording_allocations && sites.nodes ? &sites : NULL;
+    p.bytes = &bytes;
+    p.started_ns = m->period_started_ns;
+    p.started = m->period_started;
+    if (failed)
+        jv_log("jevprof: out of memory at the end of a period; its profile goes on into the next");
+    jp_config config;
+    period_config(m, &config);
+    if (p.samples || p.sites || !(m->sampling || m->recording_allocations))
+        write_outputs(m, &config, &p, written, sizeof(written));
+    m->period_started_ns = now_ns;
+    m->period_started = time(NULL);
+    plat_mutex_unlock(m->writing);
+    jp_tree_free(&samples), jp_tree_free(&sites), jp_tree_free(&bytes);
+}
+
+#define LOOP_TICK_MS 100u /* how soon the loop sees that recording stops */
+
+static void loop_thread(void *arg)
+{
+    jp_monitor *m = arg;
+    while (!atomic_load(&m->loop_stop)) {
+        uint64_t due = m->period_started_ns + (uint64_t)m->config.loop_seconds * 1000000000u;
+        while (!atomic_load(&m->loop_stop) && plat_now_ns() < due)
+            plat_sleep_ms(LOOP_TICK_MS);
+        if (!atomic_load(&m->loop_stop))
+            end_period(m);
+    }
+}
+
+static void start_loop(jp_monitor *m)
+{
+    m->period_started_ns = plat_now_ns();
+    m->period_started = time(NULL);
+    if (m->recording_calls) {
+        jv_log("jevprof: JEVPROF_LOOP: calls mode keeps one call tree for the whole run (a thread's open calls "
+               "cannot be cut into periods); no periods");
+        return;
+    }
+    if (!(m->loop = plat_thread_start(loop_thread, m)))
+        jv_log("jevprof: JEVPROF_LOOP: the loop thread cannot be started; no periods");
+    m->looping = m->loop != NULL;
+}
+
+static void stop_loop(jp_monitor *m)
+{
+    atomic_store(&m->loop_stop, 1);
+    if (m->loop)
+        plat_thread_join(m->loop);
+    m->loop = NULL;
+}
+
 /* SHUTDOWN or the stop command: stop recording, then write everything (once); 0, or -1 when
  * it had been done. */
 static int finish(jp_monitor *m, char *written, size_t size)
 {
+    stop_loop(m); /* before the lock, which the loop's periods take */
     plat_mutex_lock(m->writing);
     if (atomic_exchange(&m->finished, 1)) {
         plat_mutex_unlock(m->writing);
@@ -397,8 +491,13 @@ static int finish(jp_monitor *m, char *written, size_t size)
         .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
         .threads = m->calls.thread_summaries,
         .thread_count = m->calls.thread_count,
+        .started_ns = m->looping ? m->period_started_ns : m->started_ns,
+        .started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u),
     };
-    write_outputs(m, &p, written, size);
+    jp_config config = m->config;
+    if (m->looping)
+        period_config(m, &config); /* the last period */
+    write_outputs(m, &config, &p, written, size);
     plat_mutex_unlock(m->writing);
     return 0;
 }
@@ -427,8 +526,10 @@ static int dump(jp_monitor *m, char *written, size_t size)
         p.sites = &sites;
     }
     p.bytes = &bytes;
+    p.started_ns = m->looping ? m->period_started_ns : m->started_ns;
+    p.started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u);
     if (!failed)
-        write_outputs(m, &p, written, size);
+        write_outputs(m, &m->config, &p, written, size);
     plat_mutex_unlock(m->writing);
     jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
     return failed;

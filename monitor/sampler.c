@@ -199,3 +199,18 @@ int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_sampler_counts *coun
     jp_tree_sum_root(profile);
     return failed;
 }
+
+int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts)
+{
+    jp_tree empty;
+    if (jp_tree_init(&empty))
+        return -1;
+    plat_mutex_lock(s->lock);
+    *profile = s->profile;
+    s->profile = empty;
+    *counts = s->counts;
+    memset(&s->counts, 0, sizeof(s->counts));
+    plat_mutex_unlock(s->lock);
+    jp_tree_sum_root(profile);
+    return 0;
+}
