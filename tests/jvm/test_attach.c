@@ -17,6 +17,8 @@
  *     exact; answers on stdout prefixed, the outcome in jcmd's "return code".
  *   - jevprof started with the program, in calls mode: status, dump twice (each report holding
  *     every call so far, exactly), stop (the files stay as it wrote them), start refused after.
+ *   - JEVPROF_LOOP=1: 60 periods of one second, each its own time-stamped files, the JVM's
+ *     resident memory at the last within 10% of the tenth.
  *   - tools/jevprof.sh --pid: start attaches the bridge with jevprof to a JVM that has neither,
  *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart.
  */
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../support/testkit.h"
 #include "support/jvmrun.h"
@@ -333,6 +336,78 @@ START_TEST(jevprof_takes_status_dump_and_stop)
 }
 END_TEST
 
+/* How many files in dir end with suffix. */
+static int files_ending(const char *dir, const char *suffix)
+{
+    char command[1400], line[64];
+    snprintf(command, sizeof(command), "ls '%s' | grep -c -- '%s$'", dir, suffix);
+    FILE *f = popen(command, "r");
+    int count = f && fgets(line, sizeof(line), f) ? atoi(line) : -1;
+    if (f)
+        pclose(f);
+    return count;
+}
+
+/* The process's resident memory in KiB (VmRSS). */
+static long resident_kib(int pid)
+{
+    char path[64], line[256];
+    long kib = -1;
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+START_TEST(continuous_profiles_keep_memory_flat)
+{
+    const char *jdk = jdks[_i];
+    char dir[1200], registry_env[1400], dir_env[1300];
+    jevprof_directory(dir, sizeof(dir), "jevprof-loop.XXXXXX");
+    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s/system.reg", dir);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, registry_env, dir_env,
+                         "JEVPROF_MODE=sample,alloc", "JEVPROF_LOOP=1", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=65536",
+                         NULL};
+    jvmrun_process p;
+    jvmrun_result r;
+    start_waiting(&p, jdk, "", env);
+    long tenth = -1, last = -1;
+    int periods = 0, rounds = 0;
+    for (double deadline = now() + 150; periods < 60 && now() < deadline; rounds++) {
+        work(&p, "work 2000000", "done 2000000 ");
+        periods = files_ending(dir, "-report.txt");
+        if (periods >= 10 && tenth < 0)
+            tenth = resident_kib(p.pid);
+        last = resident_kib(p.pid);
+        struct timespec pause = {0, 50000000};
+        nanosleep(&pause, NULL);
+    }
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    ck_assert_msg(periods >= 60, "%d periods in 150 s", periods);
+    printf("%s: %d periods, resident %ld KiB at the tenth, %ld KiB at the last\n", jdk, periods, tenth, last);
+    ck_assert_msg(tenth > 0 && last <= tenth + tenth / 10, "resident %ld KiB at the tenth period, %ld at the last",
+                  tenth, last);
+    ck_assert_int_eq(files_ending(dir, "-report.txt"), files_ending(dir, "-alloc.pb.gz")); /* each complete */
+    char plain[1300];
+    snprintf(plain, sizeof(plain), "%s/jevprof-report.txt", dir);
+    ck_assert_int_ne(access(plain, F_OK), 0); /* never the plain names */
+    char *own = own_output(r.out);
+    ck_assert_int_eq(tk_count(own, "done 2000000 "), rounds);
+    free(own);
+    jvmrun_free(&r);
+    char command[1400];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+END_TEST
+
 /* tools/jevprof.sh with arguments; its exit status. */
 static int script(const char *arguments)
 {
@@ -401,6 +476,7 @@ int main(void)
     tcase_add_loop_test(tc, loads_into_a_bridge_started_with_the_jvm_are_commands, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, jevprof_takes_status_dump_and_stop, 0, jdk_count);
     tcase_add_loop_test(tc, the_script_attaches_jevprof_and_drives_it, 0, jdk_count);
+    tcase_add_loop_test(tc, continuous_profiles_keep_memory_flat, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
