@@ -19,6 +19,7 @@ void jp_config_defaults(jp_config *config)
     config->top = JP_DEFAULT_TOP;
     config->min_share = JP_DEFAULT_MIN_SHARE;
     config->wall_time = 0;
+    config->loop_seconds = 0; /* one profile, no periods */
 }
 
 const char *jp_mode_name(jp_mode mode)
@@ -160,6 +161,7 @@ static void set_time(jp_config *config, const char *text, const char *source)
     }
     bad_setting(config, "%s \"%s\" is not cpu or wall; using the default, cpu", source, text);
     config->wall_time = 0;
+    config->loop_seconds = 0; /* one profile, no periods */
 }
 
 static void set_min_share(jp_config *config, const char *text, const char *source)
