@@ -267,29 +267,42 @@ static unsigned long long report_calls(const char *report, const char *method)
 }
 
 /* A fresh directory for jevprof's files, holding system.reg, a registry in which jevprof's COM
- * class is registered (for JEVMON_REGISTRY_SYSTEM=<dir>/system.reg). */
-static void jevprof_directory(char *dir, size_t size, const char *name)
+ * class is registered, and the environment that points the JVM and jevprof there. */
+typedef struct jevprof_files {
+    char dir[1200], registry_env[1400], output_env[1300];
+} jevprof_files;
+
+static void jevprof_directory(jevprof_files *files, const char *name)
 {
     char reg[1300];
-    snprintf(dir, size, "%s", jvmrun_build_path(name));
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(reg, sizeof(reg), "%s/system.reg", dir);
+    snprintf(files->dir, sizeof(files->dir), "%s", jvmrun_build_path(name));
+    ck_assert_ptr_nonnull(mkdtemp(files->dir));
+    snprintf(reg, sizeof(reg), "%s/system.reg", files->dir);
     FILE *f = fopen(reg, "w");
     ck_assert_ptr_nonnull(f);
     fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\" JEVPROF
                "\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
             jvmrun_build_path("libjevprof.so"));
     fclose(f);
+    snprintf(files->registry_env, sizeof(files->registry_env), "JEVMON_REGISTRY_SYSTEM=%s", reg);
+    snprintf(files->output_env, sizeof(files->output_env), "JEVPROF_OUTPUT_DIR=%s", files->dir);
+}
+
+/* After a passing test: its directory goes (a failing one stays, to be looked at). */
+static void remove_directory(const char *dir)
+{
+    char command[1400];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
 }
 
 START_TEST(jevprof_takes_status_dump_and_stop)
 {
     const char *jdk = jdks[_i];
-    char dir[1200], registry_env[1400], dir_env[1300];
-    jevprof_directory(dir, sizeof(dir), "jevprof-attach.XXXXXX");
-    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s/system.reg", dir);
-    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, registry_env, dir_env,
+    jevprof_files files;
+    jevprof_directory(&files, "jevprof-attach.XXXXXX");
+    const char *dir = files.dir;
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
                          "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
     jvmrun_process p;
     jvmrun_result r;
@@ -330,9 +343,7 @@ START_TEST(jevprof_takes_status_dump_and_stop)
     ck_assert_ptr_nonnull(pprof);
     free(first), free(second), free(last), free(pprof);
     jvmrun_free(&r);
-    char command[1400];
-    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(command), 0);
+    remove_directory(dir);
 }
 END_TEST
 
@@ -366,11 +377,10 @@ static long resident_kib(int pid)
 START_TEST(continuous_profiles_keep_memory_flat)
 {
     const char *jdk = jdks[_i];
-    char dir[1200], registry_env[1400], dir_env[1300];
-    jevprof_directory(dir, sizeof(dir), "jevprof-loop.XXXXXX");
-    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s/system.reg", dir);
-    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, registry_env, dir_env,
+    jevprof_files files;
+    jevprof_directory(&files, "jevprof-loop.XXXXXX");
+    const char *dir = files.dir;
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
                          "JEVPROF_MODE=sample,alloc", "JEVPROF_LOOP=1", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=65536",
                          NULL};
     jvmrun_process p;
@@ -402,9 +412,7 @@ START_TEST(continuous_profiles_keep_memory_flat)
     ck_assert_int_eq(tk_count(own, "done 2000000 "), rounds);
     free(own);
     jvmrun_free(&r);
-    char command[1400];
-    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(command), 0);
+    remove_directory(dir);
 }
 END_TEST
 
@@ -422,11 +430,11 @@ static int script(const char *arguments)
 START_TEST(the_script_attaches_jevprof_and_drives_it)
 {
     const char *jdk = jdks[_i];
-    char dir[1200], registry_env[1400], dir_env[1300], arguments[256];
-    jevprof_directory(dir, sizeof(dir), "jevprof-pid.XXXXXX"); /* jevprof registered where the JVM looks */
-    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s/system.reg", dir);
-    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
-    const char *env[] = {registry_env, dir_env, "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
+    char arguments[256];
+    jevprof_files files;
+    jevprof_directory(&files, "jevprof-pid.XXXXXX"); /* jevprof registered where the JVM looks */
+    const char *dir = files.dir;
+    const char *env[] = {files.registry_env, files.output_env, "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
     jvmrun_process p;
     jvmrun_result r;
     const char *args[] = {NULL};
@@ -456,9 +464,7 @@ START_TEST(the_script_attaches_jevprof_and_drives_it)
     ck_assert_str_eq(own, "ready\ndone 400 160000\n");
     free(own);
     jvmrun_free(&r);
-    char command[1400];
-    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(command), 0);
+    remove_directory(dir);
 }
 END_TEST
 
