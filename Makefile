@@ -71,6 +71,9 @@ linux_CFLAGS := $(COMMON_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-e
 linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -Iinclude/posix
 linux_PLAT := $(PLAT_COMMON) $(wildcard src/platform/posix*.c)
 linux_SYSLIBS := -ldl -pthread -lm
+# jevprof gzips its pprof files with the system's zlib (src/platform/posix_gzip.c); the Windows
+# targets have none and write stored blocks (win32_gzip.c), so only Linux links it.
+linux_JEVPROF_LIBS := -lz
 linux_SO := .so
 linux_EXE :=
 linux_AGENT := libjevmon.so
@@ -141,7 +144,7 @@ $(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevsdk
 	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,)
 
 $(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll): $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(MONITOR_SRC)) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
-	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,$(call def_of,monitor))
+	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a $($(1)_JEVPROF_LIBS),$(call def_of,monitor))
 
 $(foreach s,$(SAMPLES),$(eval $(call sample_rules,$(1),$(s))))
 $(foreach f,$(FIXTURES),$(eval $(call fixture_rules,$(1),$(f))))
@@ -183,7 +186,7 @@ $(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
     $(call jevprof_lib,$(4),$(2)) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
 	@mkdir -p $$(@D)
 	$$($(1)_CC) $$($(3)) -o $$@ $$(filter %.o,$$^) $(call jevprof_lib,$(4),$(2)) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a \
-	  $$($(1)_CHECK_LIBS) $$($(1)_SYSLIBS)
+	  $$($(1)_CHECK_LIBS) $(if $(call jevprof_lib,$(4),$(2)),$$($(1)_JEVPROF_LIBS)) $$($(1)_SYSLIBS)
 endef
 define test_rules
 $(1)_TEST_SRC := $(wildcard $(addsuffix /test_*.c,$($(1)_TESTDIRS)))

@@ -246,3 +246,34 @@ const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame)
         return NULL;
     return a->class_names[JP_CLASS_FRAME(0) - frame];
 }
+
+int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts)
+{
+    plat_mutex_lock(a->lock);
+    int failed = jp_tree_merge(sites, &a->sites) || jp_tree_merge(bytes, &a->bytes);
+    *counts = a->counts;
+    plat_mutex_unlock(a->lock);
+    jp_tree_sum_root(sites);
+    jp_tree_sum_root(bytes);
+    return failed;
+}
+
+int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts)
+{
+    jp_tree empty_sites, empty_bytes;
+    if (jp_tree_init(&empty_sites))
+        return -1;
+    if (jp_tree_init(&empty_bytes)) {
+        jp_tree_free(&empty_sites);
+        return -1;
+    }
+    plat_mutex_lock(a->lock);
+    *sites = a->sites, *bytes = a->bytes;
+    a->sites = empty_sites, a->bytes = empty_bytes;
+    *counts = a->counts;
+    memset(&a->counts, 0, sizeof(a->counts));
+    plat_mutex_unlock(a->lock);
+    jp_tree_sum_root(sites);
+    jp_tree_sum_root(bytes);
+    return 0;
+}

@@ -83,6 +83,14 @@ void jp_allocations_class_unloading(jp_allocations *a, ClassID klass);
 /* The end: nothing is recorded afterwards; the roots of sites and bytes hold the sums. */
 void jp_allocations_stop(jp_allocations *a);
 
+/* Adds the sites and bytes so far to sites and bytes (initialized; roots summed) and copies the
+ * counts, while recording goes on (a dump).  0, or -1 out of memory. */
+int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts);
+
+/* Continuous mode: moves the sites, bytes and counts so far out (roots summed), and goes on into
+ * empty trees.  0, or -1 out of memory (nothing moved). */
+int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts);
+
 /* The name of a class frame of a, or NULL when frame is not one. */
 const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame);
 

@@ -296,3 +296,29 @@ void jp_calls_stop(jp_calls *calls)
         calls->thread_summaries[i].time = (uint64_t)((double)calls->thread_summaries[i].time * ns_per_tick);
     jp_tree_sum_root(&calls->totals);
 }
+
+int jp_calls_snapshot(jp_calls *calls, jp_tree *into)
+{
+    int failed = 0;
+    plat_mutex_lock(calls->lock);
+    if (atomic_load(&calls->stopped)) { /* the totals are whole, and in nanoseconds already */
+        failed = jp_tree_merge(into, &calls->totals);
+        plat_mutex_unlock(calls->lock);
+        return failed;
+    }
+    failed |= jp_tree_merge(into, &calls->totals);
+    for (jp_thread_calls *t = calls->threads; t; t = t->next) {
+        atomic_store(&t->folding, 1); /* the thread records nothing while its tree is copied */
+        if (process_barrier)
+            plat_process_barrier();
+        while (atomic_load(&t->busy))
+            plat_sleep_ms(1);
+        failed |= jp_tree_merge(into, &t->cs.tree);
+        atomic_store(&t->folding, 0);
+    }
+    uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
+    plat_mutex_unlock(calls->lock);
+    jp_tree_scale(into, ticks ? (double)ns / (double)ticks : 1.0);
+    jp_tree_sum_root(into);
+    return failed;
+}

@@ -72,4 +72,9 @@ void jp_calls_thread_ended(jp_calls *calls, ThreadID thread);
  * calls->totals holds the whole program's tree, in nanoseconds.  Later calls do nothing. */
 void jp_calls_stop(jp_calls *calls);
 
+/* Adds the calls so far to into (initialized), in nanoseconds, root summed, while recording goes
+ * on (a dump): every thread's finished calls; its open frames count once they end.  Each thread
+ * records nothing for the moment its tree is copied.  0, or -1 out of memory. */
+int jp_calls_snapshot(jp_calls *calls, jp_tree *into);
+
 #endif /* JEVPROF_CALLS_H */

@@ -19,6 +19,7 @@ void jp_config_defaults(jp_config *config)
     config->top = JP_DEFAULT_TOP;
     config->min_share = JP_DEFAULT_MIN_SHARE;
     config->wall_time = 0;
+    config->loop_seconds = 0; /* one profile, no periods */
 }
 
 const char *jp_mode_name(jp_mode mode)
@@ -147,6 +148,11 @@ static void set_top(jp_config *config, const char *text, const char *source)
     set_count(config, &config->top, text, source, 1, JP_MAX_TOP, JP_DEFAULT_TOP, "");
 }
 
+static void set_loop(jp_config *config, const char *text, const char *source)
+{
+    set_count(config, &config->loop_seconds, text, source, 0, JP_MAX_LOOP_SECONDS, 0, " seconds");
+}
+
 static void set_time(jp_config *config, const char *text, const char *source)
 {
     if (strcmp(text, "cpu") == 0 || strcmp(text, "wall") == 0) {
@@ -155,6 +161,7 @@ static void set_time(jp_config *config, const char *text, const char *source)
     }
     bad_setting(config, "%s \"%s\" is not cpu or wall; using the default, cpu", source, text);
     config->wall_time = 0;
+    config->loop_seconds = 0; /* one profile, no periods */
 }
 
 static void set_min_share(jp_config *config, const char *text, const char *source)
@@ -215,6 +222,7 @@ void jp_config_load(jp_config *config)
         {"TopN", 1, "JEVPROF_TOP", set_top},
         {"MinShare", 0, "JEVPROF_MIN_SHARE", set_min_share},
         {"Time", 0, "JEVPROF_TIME", set_time},
+        {"LoopSeconds", 1, "JEVPROF_LOOP", set_loop},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {

@@ -49,6 +49,7 @@ typedef enum jp_mode {
 #define JP_MIN_INTERVAL_MS 1u
 #define JP_MAX_INTERVAL_MS 60000u
 #define JP_MAX_TOP 1000u
+#define JP_MAX_LOOP_SECONDS 86400u
 
 typedef struct jp_config {
     char output_dir[1024];
@@ -58,6 +59,7 @@ typedef struct jp_config {
     unsigned top;
     double min_share; /* percent */
     int wall_time;    /* calls mode records wall time, not processor time */
+    unsigned loop_seconds; /* continuous mode: a complete profile every this many seconds (0: off) */
     char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
 } jp_config;
 

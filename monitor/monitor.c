@@ -4,6 +4,9 @@
  * it registers with the VM's IJavaHeapMonitor.  It reads the configuration, asks for its
  * categories in Initialize, hands each event to the part that records it (calls.c,
  * sampler.c, allocations.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
+ * Through jevmon's IJevmonCommands it takes commands while the program runs (a second load of
+ * the agent: `jcmd <pid> JVMTI.agent_load <agent> dump`): status, dump (the outputs so far,
+ * recording goes on), stop (the outputs, as at SHUTDOWN), start (answers whether it records).
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -37,13 +40,22 @@
 typedef struct jp_monitor {
     IJavaEventMonitor2 IJavaEventMonitor2_iface;
     IObjectAllocationCallback IObjectAllocationCallback_iface; /* alloc mode's callback */
+    IJevmonCommands IJevmonCommands_iface;                     /* commands while the program runs */
     LONG ref;
+    plat_mutex *writing; /* one dump or stop at a time, and SHUTDOWN after them */
+    double stopped_seconds; /* after a stop: how long it recorded */
+    int looping;            /* continuous mode (JEVPROF_LOOP): files are per period, time-stamped */
+    plat_thread *loop;      /* the thread that ends each period; NULL once joined */
+    atomic_int loop_stop;
+    uint64_t period_started_ns;
+    time_t period_started;  /* the period's time stamp, in its files' names */
     jp_config config;
     char *program;
     IJavaEventMonitorIDInfo *info;   /* from Initialize, AddRef'd */
     IJavaEventMonitorIDInfo2 *info2; /* NULL when the VM has no IDInfo2 */
     DWORD categories;
     uint64_t started_ns;
+    uint64_t started_unix_ns;
     jp_names names;
     jp_summary summary;
     jp_sampler sampler;
@@ -74,6 +86,11 @@ static HRESULT STDMETHODCALLTYPE monitor_QueryInterface(IJavaEventMonitor2 *ifac
         IJavaEventMonitor2_AddRef(iface);
         return S_OK;
     }
+    if (IsEqualIID(riid, &IID_IJevmonCommands)) {
+        *ppv = &impl_from_IJavaEventMonitor2(iface)->IJevmonCommands_iface;
+        IJavaEventMonitor2_AddRef(iface);
+        return S_OK;
+    }
     *ppv = NULL;
     return E_NOINTERFACE;
 }
@@ -83,8 +100,12 @@ static ULONG STDMETHODCALLTYPE monitor_AddRef(IJavaEventMonitor2 *iface)
     return (ULONG)InterlockedIncrement(&impl_from_IJavaEventMonitor2(iface)->ref);
 }
 
+static void start_loop(jp_monitor *m);
+static void stop_loop(jp_monitor *m);
+
 static void monitor_destroy(jp_monitor *m)
 {
+    stop_loop(m); /* released without SHUTDOWN: the thread must not outlive us */
     if (m->sampling) {
         jp_sampler_stop(&m->sampler); /* released without SHUTDOWN: the thread must not outlive us */
         jp_sampler_free(&m->sampler);
@@ -97,6 +118,8 @@ static void monitor_destroy(jp_monitor *m)
         jp_allocations_free(&m->allocations);
     jp_summary_free(&m->summary);
     jp_names_free(&m->names);
+    if (m->writing)
+        plat_mutex_destroy(m->writing);
     if (m->info2)
         IJavaEventMonitorIDInfo2_Release(m->info2);
     if (m->info)
@@ -234,11 +257,14 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
         m->info2 = NULL;
     m->program = strdup(pclass_file_name ? pclass_file_name : "");
     m->started_ns = plat_now_ns();
+    m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
     jp_config_load(&m->config);
     jp_config_expand(&m->config, plat_process_id(), time(NULL));
     jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */
     set_init_options(m);
     start_recording(m);
+    if (m->config.loop_seconds)
+        start_loop(m);
     *prequested_events = m->categories;
     return S_OK;
 }
@@ -307,11 +333,145 @@ static void name_methods(jp_monitor *m, const jp_tree *tree)
             jp_names_method(&m->names, m->info, last);
 }
 
-/* SHUTDOWN: stop recording, then write everything (once). */
-static void finish(jp_monitor *m)
+/* What the outputs are written from: the recorders' own trees at the end, copies at a dump. */
+typedef struct jp_profiles {
+    const jp_tree *samples, *calls, *sites, *bytes; /* NULL: not recorded */
+    jp_sampler_counts sample_counts;
+    jp_allocation_counts allocation_counts;
+    double sampling_seconds;
+    const jp_thread_summary *threads; /* calls: the threads folded (at the end) */
+    size_t thread_count;
+    uint64_t started_ns; /* the start of what they hold: recording's, or the period's */
+    time_t started;
+} jp_profiles;
+
+/* Continuous mode: the configuration with the period's time stamp after the file prefix. */
+static void period_config(const jp_monitor *m, jp_config *config)
 {
-    if (atomic_exchange(&m->finished, 1))
+    char stamp[32];
+    *config = m->config;
+    const struct tm *local = localtime(&m->period_started); /* only the loop and the end call this */
+    if (!local || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", local))
+        snprintf(stamp, sizeof(stamp), "%lld", (long long)m->period_started);
+    snprintf(config->file_prefix, sizeof(config->file_prefix), "%.100s-%.20s", m->config.file_prefix, stamp);
+}
+
+/* Names the methods of p, then writes every output; written gets the list of files. */
+static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profiles *p, char *written, size_t size)
+{
+    jp_summary_sort_exceptions(&m->summary);
+    name_methods(m, p->samples);
+    name_methods(m, p->calls);
+    name_methods(m, p->sites);
+    for (size_t i = 0; i < p->thread_count; i++)
+        for (size_t f = 0; f < p->threads[i].depth; f++)
+            jp_names_method(&m->names, m->info, p->threads[i].path[f]);
+    jp_names_find_overloads(&m->names);
+    jp_report report = {
+        .program = m->program,
+        .config = config,
+        .seconds = (double)(plat_now_ns() - p->started_ns) / 1e9,
+        .started_unix_ns = (uint64_t)p->started * 1000000000u,
+        .samples = p->samples,
+        .sample_counts = &p->sample_counts,
+        .sampling_seconds = p->sampling_seconds,
+        .calls = p->calls,
+        .lost_threads = m->calls.lost_threads,
+        .threads = p->threads,
+        .thread_count = p->thread_count,
+        .allocations = p->sites,
+        .allocated_bytes = p->bytes,
+        .allocation_counts = &p->allocation_counts,
+        .allocations_weighted = p->sites && m->allocations.sampling,
+        .allocation_interval = m->allocations.interval,
+        .summary = &m->summary,
+        .name = method_name,
+        .signature_name = method_signature_name,
+        .kind = method_kind,
+        .name_context = m,
+    };
+    jp_output_write_all(&report, written, size);
+}
+
+/* Continuous mode: ends a period, writing its complete profile into files named with its time
+ * stamp, and starts the next one empty. */
+static void end_period(jp_monitor *m)
+{
+    jp_tree samples = {0}, sites = {0}, bytes = {0};
+    jp_profiles p = {0};
+    char written[JP_OUTPUT_LIST_BYTES];
+    plat_mutex_lock(m->writing);
+    if (atomic_load(&m->finished)) {
+        plat_mutex_unlock(m->writing);
         return;
+    }
+    uint64_t now_ns = plat_now_ns();
+    int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &p.sample_counts);
+    failed |= m->recording_allocations && jp_allocations_take(&m->allocations, &sites, &bytes, &p.allocation_counts);
+    p.samples = m->sampling && samples.nodes ? &samples : NULL;
+    p.sampling_seconds = (double)(now_ns - m->period_started_ns) / 1e9;
+    p.sites = m->recording_allocations && sites.nodes ? &sites : NULL;
+    p.bytes = &bytes;
+    p.started_ns = m->period_started_ns;
+    p.started = m->period_started;
+    if (failed)
+        jv_log("jevprof: out of memory at the end of a period; its profile goes on into the next");
+    jp_config config;
+    period_config(m, &config);
+    if (p.samples || p.sites || !(m->sampling || m->recording_allocations))
+        write_outputs(m, &config, &p, written, sizeof(written));
+    m->period_started_ns = now_ns;
+    m->period_started = time(NULL);
+    plat_mutex_unlock(m->writing);
+    jp_tree_free(&samples), jp_tree_free(&sites), jp_tree_free(&bytes);
+}
+
+#define LOOP_TICK_MS 100u /* how soon the loop sees that recording stops */
+
+static void loop_thread(void *arg)
+{
+    jp_monitor *m = arg;
+    while (!atomic_load(&m->loop_stop)) {
+        uint64_t due = m->period_started_ns + (uint64_t)m->config.loop_seconds * 1000000000u;
+        while (!atomic_load(&m->loop_stop) && plat_now_ns() < due)
+            plat_sleep_ms(LOOP_TICK_MS);
+        if (!atomic_load(&m->loop_stop))
+            end_period(m);
+    }
+}
+
+static void start_loop(jp_monitor *m)
+{
+    m->period_started_ns = plat_now_ns();
+    m->period_started = time(NULL);
+    if (m->recording_calls) {
+        jv_log("jevprof: JEVPROF_LOOP: calls mode keeps one call tree for the whole run (a thread's open calls "
+               "cannot be cut into periods); no periods");
+        return;
+    }
+    if (!(m->loop = plat_thread_start(loop_thread, m)))
+        jv_log("jevprof: JEVPROF_LOOP: the loop thread cannot be started; no periods");
+    m->looping = m->loop != NULL;
+}
+
+static void stop_loop(jp_monitor *m)
+{
+    atomic_store(&m->loop_stop, 1);
+    if (m->loop)
+        plat_thread_join(m->loop);
+    m->loop = NULL;
+}
+
+/* SHUTDOWN or the stop command: stop recording, then write everything (once); 0, or -1 when
+ * it had been done. */
+static int finish(jp_monitor *m, char *written, size_t size)
+{
+    stop_loop(m); /* before the lock, which the loop's periods take */
+    plat_mutex_lock(m->writing);
+    if (atomic_exchange(&m->finished, 1)) {
+        plat_mutex_unlock(m->writing);
+        return -1;
+    }
     if (m->sampling)
         jp_sampler_stop(&m->sampler);
     if (m->recording_calls)
@@ -320,37 +480,59 @@ static void finish(jp_monitor *m)
         set_allocation_callback(m, NULL);
         jp_allocations_stop(&m->allocations);
     }
-    jp_summary_sort_exceptions(&m->summary);
-    name_methods(m, m->sampling ? &m->sampler.profile : NULL);
-    name_methods(m, m->recording_calls ? &m->calls.totals : NULL);
-    name_methods(m, m->recording_allocations ? &m->allocations.sites : NULL);
-    for (size_t i = 0; i < m->calls.thread_count; i++)
-        for (size_t f = 0; f < m->calls.thread_summaries[i].depth; f++)
-            jp_names_method(&m->names, m->info, m->calls.thread_summaries[i].path[f]);
-    jp_names_find_overloads(&m->names);
-    jp_report report = {
-        .program = m->program,
-        .config = &m->config,
-        .seconds = (double)(plat_now_ns() - m->started_ns) / 1e9,
+    m->stopped_seconds = (double)(plat_now_ns() - m->started_ns) / 1e9;
+    jp_profiles p = {
         .samples = m->sampling ? &m->sampler.profile : NULL,
-        .sample_counts = &m->sampler.counts,
-        .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
         .calls = m->recording_calls ? &m->calls.totals : NULL,
-        .lost_threads = m->calls.lost_threads,
+        .sites = m->recording_allocations ? &m->allocations.sites : NULL,
+        .bytes = &m->allocations.bytes,
+        .sample_counts = m->sampler.counts,
+        .allocation_counts = m->allocations.counts,
+        .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
         .threads = m->calls.thread_summaries,
         .thread_count = m->calls.thread_count,
-        .allocations = m->recording_allocations ? &m->allocations.sites : NULL,
-        .allocated_bytes = &m->allocations.bytes,
-        .allocation_counts = &m->allocations.counts,
-        .allocations_weighted = m->recording_allocations && m->allocations.sampling,
-        .allocation_interval = m->allocations.interval,
-        .summary = &m->summary,
-        .name = method_name,
-        .signature_name = method_signature_name,
-        .kind = method_kind,
-        .name_context = m,
+        .started_ns = m->looping ? m->period_started_ns : m->started_ns,
+        .started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u),
     };
-    jp_output_write_all(&report);
+    jp_config config = m->config;
+    if (m->looping)
+        period_config(m, &config); /* the last period */
+    write_outputs(m, &config, &p, written, size);
+    plat_mutex_unlock(m->writing);
+    return 0;
+}
+
+/* The dump command: the outputs of what was recorded so far, from copies of the trees, while
+ * recording goes on.  0; -1 when recording had stopped; -2 out of memory. */
+static int dump(jp_monitor *m, char *written, size_t size)
+{
+    jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0};
+    jp_profiles p = {0};
+    int failed = jp_tree_init(&samples) | jp_tree_init(&calls) | jp_tree_init(&sites) | jp_tree_init(&bytes);
+    plat_mutex_lock(m->writing);
+    if (atomic_load(&m->finished))
+        failed = -1;
+    if (!failed && m->sampling) {
+        failed = jp_sampler_snapshot(&m->sampler, &samples, &p.sample_counts) ? -2 : 0;
+        p.samples = &samples;
+        p.sampling_seconds = (double)(plat_now_ns() - m->sampler.started_ns) / 1e9;
+    }
+    if (!failed && m->recording_calls) {
+        failed = jp_calls_snapshot(&m->calls, &calls) ? -2 : 0;
+        p.calls = &calls; /* threads that have not ended are not summed up yet: no per-thread table */
+    }
+    if (!failed && m->recording_allocations) {
+        failed = jp_allocations_snapshot(&m->allocations, &sites, &bytes, &p.allocation_counts) ? -2 : 0;
+        p.sites = &sites;
+    }
+    p.bytes = &bytes;
+    p.started_ns = m->looping ? m->period_started_ns : m->started_ns;
+    p.started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u);
+    if (!failed)
+        write_outputs(m, &m->config, &p, written, size);
+    plat_mutex_unlock(m->writing);
+    jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
+    return failed;
 }
 
 static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent(IJavaEventMonitor2 *iface, JVM_EVENT_TYPE event,
@@ -387,9 +569,11 @@ static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent(IJavaEventMonitor2 *iface, 
     case JVM_EVENT_TYPE_GC_FINISHED:
         jp_summary_gc_finished(&m->summary, plat_now_ns());
         break;
-    case JVM_EVENT_TYPE_SHUTDOWN:
-        finish(m);
+    case JVM_EVENT_TYPE_SHUTDOWN: {
+        char written[JP_OUTPUT_LIST_BYTES];
+        finish(m, written, sizeof(written)); /* after a stop: nothing more */
         break;
+    }
     default:
         break;
     }
@@ -492,12 +676,114 @@ static const IObjectAllocationCallbackVtbl allocation_callback_vtbl = {
     allocation_callback_OnObjectAllocated,
 };
 
+static inline jp_monitor *impl_from_IJevmonCommands(IJevmonCommands *iface)
+{
+    return (jp_monitor *)((char *)iface - offsetof(jp_monitor, IJevmonCommands_iface));
+}
+
+static HRESULT STDMETHODCALLTYPE commands_QueryInterface(IJevmonCommands *iface, REFIID riid, void **ppv)
+{
+    return monitor_QueryInterface(&impl_from_IJevmonCommands(iface)->IJavaEventMonitor2_iface, riid, ppv);
+}
+
+static ULONG STDMETHODCALLTYPE commands_AddRef(IJevmonCommands *iface)
+{
+    return monitor_AddRef(&impl_from_IJevmonCommands(iface)->IJavaEventMonitor2_iface);
+}
+
+static ULONG STDMETHODCALLTYPE commands_Release(IJevmonCommands *iface)
+{
+    return monitor_Release(&impl_from_IJevmonCommands(iface)->IJavaEventMonitor2_iface);
+}
+
+/* The status command's answer: what is recorded, for how long, where the files go. */
+static void describe_status(jp_monitor *m, char *out, size_t size)
+{
+    char counts[160] = "";
+    const char *mode = jp_mode_name(m->config.mode);
+    if (atomic_load(&m->finished)) {
+        snprintf(out, size, "jevprof: stopped after %.3f s of %s; its files are %s/%s*", m->stopped_seconds, mode,
+                 m->config.output_dir, m->config.file_prefix);
+        return;
+    }
+    if (m->sampling) {
+        plat_mutex_lock(m->sampler.lock);
+        snprintf(counts, sizeof(counts), ", %llu thread samples", (unsigned long long)m->sampler.counts.samples);
+        plat_mutex_unlock(m->sampler.lock);
+    }
+    if (m->recording_allocations) {
+        size_t used = strlen(counts);
+        plat_mutex_lock(m->allocations.lock);
+        snprintf(counts + used, sizeof(counts) - used, ", %llu allocations reported",
+                 (unsigned long long)m->allocations.counts.recorded);
+        plat_mutex_unlock(m->allocations.lock);
+    }
+    snprintf(out, size, "jevprof: recording %s for %.3f s%s; files go to %s/%s* (dump writes them now)", mode,
+             (double)(plat_now_ns() - m->started_ns) / 1e9, counts, m->config.output_dir, m->config.file_prefix);
+}
+
+/* start, stop, dump, status (spaces around the word are ignored); anything else is not jevprof's. */
+static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR command, LPSTR *panswer)
+{
+    jp_monitor *m = impl_from_IJevmonCommands(iface);
+    char word[16] = "", answer[JP_OUTPUT_LIST_BYTES + 128], written[JP_OUTPUT_LIST_BYTES];
+    HRESULT hr = S_OK;
+    if (!command || !panswer)
+        return E_POINTER;
+    *panswer = NULL;
+    size_t start = strspn(command, " \t"), length = strcspn(command + start, " \t");
+    if (command[start + length + strspn(command + start + length, " \t")] != '\0' || length >= sizeof(word))
+        return S_FALSE; /* jevprof's commands take no arguments */
+    memcpy(word, command + start, length);
+    if (!m->info) {
+        snprintf(answer, sizeof(answer), "jevprof: %s: not initialized by the VM", word);
+        hr = E_UNEXPECTED;
+    } else if (strcmp(word, "status") == 0) {
+        describe_status(m, answer, sizeof(answer));
+    } else if (strcmp(word, "dump") == 0) {
+        int failed = dump(m, written, sizeof(written));
+        if (failed == -1)
+            snprintf(answer, sizeof(answer), "jevprof: dump: stopped already; the stop wrote the files");
+        else if (failed)
+            snprintf(answer, sizeof(answer), "jevprof: dump: out of memory; nothing written");
+        else
+            snprintf(answer, sizeof(answer), "jevprof: dumped the profile so far, recording goes on: %s", written);
+        hr = failed ? E_FAIL : S_OK;
+    } else if (strcmp(word, "stop") == 0) {
+        if (finish(m, written, sizeof(written)))
+            snprintf(answer, sizeof(answer), "jevprof: stop: stopped already");
+        else
+            snprintf(answer, sizeof(answer), "jevprof: stopped after %.3f s: %s", m->stopped_seconds, written);
+    } else if (strcmp(word, "start") == 0) {
+        /* Recording starts with the VM's Initialize (also when the agent is attached); the call
+         * trees of a stop are closed for good, so a stopped jevprof stays stopped. */
+        if (atomic_load(&m->finished)) {
+            snprintf(answer, sizeof(answer), "jevprof: start: stopped for good in this JVM (a stop closes the "
+                                             "recording); its files stay as the stop wrote them");
+            hr = E_FAIL;
+        } else
+            describe_status(m, answer, sizeof(answer));
+    } else
+        return S_FALSE;
+    size_t size = strlen(answer) + 1;
+    if ((*panswer = CoTaskMemAlloc(size)) != NULL)
+        memcpy(*panswer, answer, size);
+    return hr;
+}
+
+static const IJevmonCommandsVtbl commands_vtbl = {
+    commands_QueryInterface,
+    commands_AddRef,
+    commands_Release,
+    commands_Command,
+};
+
 HRESULT jp_monitor_create(REFIID riid, void **ppv)
 {
     jp_monitor *m = calloc(1, sizeof(*m));
     if (!m)
         return E_OUTOFMEMORY;
-    if (jp_names_init(&m->names) || jp_summary_init(&m->summary)) {
+    if (jp_names_init(&m->names) || jp_summary_init(&m->summary) || !(m->writing = plat_mutex_create())) {
         jp_names_free(&m->names);
         jp_summary_free(&m->summary);
         free(m);
@@ -505,6 +791,7 @@ HRESULT jp_monitor_create(REFIID riid, void **ppv)
     }
     m->IJavaEventMonitor2_iface.lpVtbl = &monitor_vtbl;
     m->IObjectAllocationCallback_iface.lpVtbl = &allocation_callback_vtbl;
+    m->IJevmonCommands_iface.lpVtbl = &commands_vtbl;
     m->ref = 1;
     jp_module_lock();
     HRESULT hr = monitor_QueryInterface(&m->IJavaEventMonitor2_iface, riid, ppv);

@@ -7,6 +7,7 @@
 #include "collapsed.h"
 #include "flame.h"
 #include "output.h"
+#include "pprof.h"
 
 #define NS_PER_US 1000u
 #define STDERR_TOP_METHODS 5
@@ -16,6 +17,7 @@ static const char *const every_suffix[] = {
     JP_REPORT_SUFFIX,          JP_COLLAPSED_SUFFIX,       JP_FLAME_SUFFIX,
     JP_CALLS_COLLAPSED_SUFFIX, JP_CALLS_FLAME_SUFFIX,      JP_ALLOC_COLLAPSED_SUFFIX,
     JP_ALLOC_FLAME_SUFFIX,     JP_ALLOC_BYTES_COLLAPSED_SUFFIX, JP_ALLOC_BYTES_FLAME_SUFFIX,
+    JP_PPROF_SUFFIX,           JP_CALLS_PPROF_SUFFIX,     JP_ALLOC_PPROF_SUFFIX,
 };
 #define SUFFIXES (sizeof(every_suffix) / sizeof(*every_suffix))
 #define PATH_BYTES (sizeof(((jp_config *)0)->output_dir) + sizeof(((jp_config *)0)->file_prefix) + 32)
@@ -190,6 +192,31 @@ static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
     return jp_flame_write(out, &p->folded, &labels, divisor_for(r, tree), r->name, r->kind, r->name_context);
 }
 
+/* The whole tree (not folded: pprof's readers fold as they show), gzip'd. */
+static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
+{
+    jp_pprof_profile profile = {
+        .kind = p->tree == r->samples ? JP_PPROF_SAMPLES : p->tree == r->calls ? JP_PPROF_CALLS : JP_PPROF_ALLOCATIONS,
+        .tree = p->tree,
+        .bytes = r->allocated_bytes,
+        .scale = p->tree == r->allocations ? JP_ALLOCATION_COUNT_SCALE : 1,
+        .wall_time = r->config->wall_time,
+        .period = p->tree == r->samples ? (int64_t)r->config->interval_ms * 1000000 : (int64_t)r->allocation_interval,
+        .time_nanos = (int64_t)r->started_unix_ns,
+        .duration_nanos = (int64_t)(r->seconds * 1e9),
+        .name = r->signature_name,
+        .system_name = r->name,
+        .name_context = r->name_context,
+    };
+    uint8_t *data;
+    size_t size;
+    if (jp_pprof_encode(&profile, &data, &size))
+        return -1;
+    int failed = plat_gzip_write(out, data, size);
+    free(data);
+    return failed;
+}
+
 static void log_line(void *context, const char *line)
 {
     (void)context;
@@ -198,10 +225,11 @@ static void log_line(void *context, const char *line)
 
 /* The suffixes' indices in every_suffix. */
 enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, ALLOC_FLAME, BYTES_COLLAPSED,
-       BYTES_FLAME };
+       BYTES_FLAME, PPROF, CALLS_PPROF, ALLOC_PPROF };
 
-/* Writes the collapsed file and the flame graph of tree; 0, or -1 when either failed. */
-static int write_profile(const jp_report *r, written_files *w, size_t collapsed, size_t flame, const jp_tree *tree)
+/* Writes the collapsed file, the flame graph and the pprof file of tree; 0, or -1 when any failed. */
+static int write_profile(const jp_report *r, written_files *w, size_t collapsed, size_t flame, size_t pprof,
+                         const jp_tree *tree)
 {
     shown_profile p = {tree, {0}, 0};
     if (fold(r, &p)) {
@@ -215,11 +243,13 @@ static int write_profile(const jp_report *r, written_files *w, size_t collapsed,
                (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
     int failed = write_file(r, w, collapsed, write_collapsed, &p);
     failed |= write_file(r, w, flame, write_flame, &p);
+    if (pprof < SUFFIXES)
+        failed |= write_file(r, w, pprof, write_pprof, &p);
     jp_tree_free(&p.folded);
     return failed;
 }
 
-void jp_output_write_all(const jp_report *r)
+void jp_output_write_all(const jp_report *r, char *written, size_t size)
 {
     const jp_tree *main_profile = r->samples ? r->samples : r->calls;
     written_files w;
@@ -230,15 +260,16 @@ void jp_output_write_all(const jp_report *r)
         jv_log("jevprof: cannot create the output directory %s: %s", r->config->output_dir, why);
     int failed = write_file(r, &w, REPORT, write_report, NULL);
     if (main_profile)
-        failed |= write_profile(r, &w, COLLAPSED, FLAME, main_profile);
+        failed |= write_profile(r, &w, COLLAPSED, FLAME, PPROF, main_profile);
     if (r->samples && r->calls)
-        failed |= write_profile(r, &w, CALLS_COLLAPSED, CALLS_FLAME, r->calls);
+        failed |= write_profile(r, &w, CALLS_COLLAPSED, CALLS_FLAME, CALLS_PPROF, r->calls);
     if (r->allocations) {
-        failed |= write_profile(r, &w, ALLOC_COLLAPSED, ALLOC_FLAME, r->allocations);
-        failed |= write_profile(r, &w, BYTES_COLLAPSED, BYTES_FLAME, r->allocated_bytes);
+        failed |= write_profile(r, &w, ALLOC_COLLAPSED, ALLOC_FLAME, ALLOC_PPROF, r->allocations);
+        failed |= write_profile(r, &w, BYTES_COLLAPSED, BYTES_FLAME, SUFFIXES, r->allocated_bytes);
     }
     remove_stale(r->config, &w);
-    jv_log("jevprof: %s %s in %.3f s%s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing",
+    snprintf(written, size, "%s %s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing");
+    jv_log("jevprof: %s in %.3f s%s", written,
            (double)(plat_now_ns() - started) / 1e9,
            main_profile       ? "; hottest methods:"
            : r->allocations   ? "; most allocated classes:"

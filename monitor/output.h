@@ -12,6 +12,9 @@
  *   <prefix>-alloc-flame.html  stacks ending in the allocated class, weighted by allocations)
  *   <prefix>-alloc-bytes.collapsed,  and for the same sites weighted by bytes
  *   <prefix>-alloc-bytes-flame.html
+ *   <prefix>.pb.gz             each profile in pprof's format (gzip'd profile.proto): the main
+ *   <prefix>-calls.pb.gz       one, in "both" mode the call tree, in alloc mode the allocation
+ *   <prefix>-alloc.pb.gz       sites with both allocations and bytes
  *
  * Files of the same prefix that this run does not write (an earlier run's, in another mode) are
  * removed, so that the directory never mixes two runs under one prefix.  On stderr (never
@@ -32,12 +35,18 @@
 #define JP_ALLOC_FLAME_SUFFIX "-alloc-flame.html"
 #define JP_ALLOC_BYTES_COLLAPSED_SUFFIX "-alloc-bytes.collapsed"
 #define JP_ALLOC_BYTES_FLAME_SUFFIX "-alloc-bytes-flame.html"
+#define JP_PPROF_SUFFIX ".pb.gz"
+#define JP_CALLS_PPROF_SUFFIX "-calls.pb.gz"
+#define JP_ALLOC_PPROF_SUFFIX "-alloc.pb.gz"
 
 /* At start-up: creates the output directory when it is missing; when it cannot, says so now
  * (one "jevmon: jevprof:" line) rather than at the end.  0, or -1. */
 int jp_output_prepare(const jp_config *config);
 
-/* Each file that cannot be written gets one "jevmon: jevprof:" line; the others are written. */
-void jp_output_write_all(const jp_report *report);
+/* Each file that cannot be written gets one "jevmon: jevprof:" line; the others are written.
+ * written (size bytes) gets what the line on stderr says: "wrote <path>, <path>, ..." (or
+ * "wrote only ...", "wrote nothing"). */
+#define JP_OUTPUT_LIST_BYTES 4096 /* enough for "wrote " and every path */
+void jp_output_write_all(const jp_report *report, char *written, size_t size);
 
 #endif /* JEVPROF_OUTPUT_H */

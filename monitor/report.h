@@ -20,6 +20,7 @@ typedef struct jp_report {
     const char *program;                   /* the start class */
     const jp_config *config;
     double seconds;                        /* from Initialize to the end */
+    uint64_t started_unix_ns;              /* Initialize's wall-clock time, ns since 1970 (pprof's time_nanos) */
     const jp_tree *samples;                /* NULL when not sampling */
     const jp_sampler_counts *sample_counts;
     double sampling_seconds;

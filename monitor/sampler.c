@@ -189,3 +189,28 @@ void jp_sampler_stop(jp_sampler *s)
     s->stopped_ns = plat_now_ns();
     jp_tree_sum_root(&s->profile);
 }
+
+int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts)
+{
+    plat_mutex_lock(s->lock);
+    int failed = jp_tree_merge(profile, &s->profile);
+    *counts = s->counts;
+    plat_mutex_unlock(s->lock);
+    jp_tree_sum_root(profile);
+    return failed;
+}
+
+int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts)
+{
+    jp_tree empty;
+    if (jp_tree_init(&empty))
+        return -1;
+    plat_mutex_lock(s->lock);
+    *profile = s->profile;
+    s->profile = empty;
+    *counts = s->counts;
+    memset(&s->counts, 0, sizeof(s->counts));
+    plat_mutex_unlock(s->lock);
+    jp_tree_sum_root(profile);
+    return 0;
+}

@@ -54,6 +54,14 @@ int jp_sampler_start(jp_sampler *s);
 void jp_sampler_stop(jp_sampler *s);
 void jp_sampler_free(jp_sampler *s);
 
+/* Adds the profile so far to profile (initialized; its root summed) and copies the counts, while
+ * sampling goes on (a dump).  0, or -1 out of memory. */
+int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts);
+
+/* Continuous mode: moves the profile and counts so far into profile (root summed) and counts,
+ * and goes on into an empty profile.  0, or -1 out of memory (nothing moved). */
+int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts);
+
 void jp_sampler_thread_created(jp_sampler *s, ThreadID thread);
 void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread);
 

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "jevmon.h"
 
@@ -84,6 +85,11 @@ DWORD plat_process_id(void);
 /* Creates directory path and its missing parents ('/' separates them; '\\' too on Windows).
  * 0 when it is a directory afterwards; else -1, with the reason in why. */
 int plat_make_directories(const char *path, char *why, size_t why_len);
+
+/* Writes size bytes of data to out as one gzip member (RFC 1952).  0, or -1 on a write error or
+ * out of memory.  Linux compresses with the system's zlib; the Windows targets have no zlib, so
+ * they store the data in uncompressed deflate blocks (a valid gzip file, as large as the data). */
+int plat_gzip_write(FILE *out, const void *data, size_t size);
 
 /* ---- Threads, time, locks ------------------------------------------------------------- */
 typedef struct plat_mutex plat_mutex;

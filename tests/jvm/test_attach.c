@@ -15,18 +15,27 @@
  *     later load starts the bridge afresh.
  *   - started with the agent (both method-call paths): loads into it are commands; counts
  *     exact; answers on stdout prefixed, the outcome in jcmd's "return code".
+ *   - jevprof started with the program, in calls mode: status, dump twice (each report holding
+ *     every call so far, exactly), stop (the files stay as it wrote them), start refused after.
+ *   - JEVPROF_LOOP=1: 60 periods of one second, each its own time-stamped files, the JVM's
+ *     resident memory at the last within 10% of the tenth.
+ *   - tools/jevprof.sh --pid: start attaches the bridge with jevprof to a JVM that has neither,
+ *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart.
  */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../support/testkit.h"
 #include "support/jvmrun.h"
 
 #define FX_ATTACH "{D90F8947-5159-428E-9FA8-E9A83B220B7C}"
+#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
 
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
@@ -229,6 +238,236 @@ START_TEST(loads_into_a_bridge_started_with_the_jvm_are_commands)
 }
 END_TEST
 
+static char *read_file(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = calloc(1, 1 << 22);
+    size_t n = fread(text, 1, (1 << 22) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* The calls of a method in jevprof's report (its row of the top methods by self time). */
+static unsigned long long report_calls(const char *report, const char *method)
+{
+    char row_end[256];
+    snprintf(row_end, sizeof(row_end), "  %s\n", method);
+    const char *table = strstr(report, "methods by self time\n"), *row = table ? strstr(table, row_end) : NULL;
+    ck_assert_msg(row, "no row for %s in:\n%s", method, report);
+    while (row > table && row[-1] != '\n')
+        row--;
+    unsigned long long calls = 0;
+    ck_assert_int_eq(sscanf(row, "%*s %*s %*s %*s %*s %*s %llu", &calls), 1); /* self ms self% total ms total% calls */
+    return calls;
+}
+
+/* A fresh directory for jevprof's files, holding system.reg, a registry in which jevprof's COM
+ * class is registered, and the environment that points the JVM and jevprof there. */
+typedef struct jevprof_files {
+    char dir[1200], registry_env[1400], output_env[1300];
+} jevprof_files;
+
+static void jevprof_directory(jevprof_files *files, const char *name)
+{
+    char reg[1300];
+    snprintf(files->dir, sizeof(files->dir), "%s", jvmrun_build_path(name));
+    ck_assert_ptr_nonnull(mkdtemp(files->dir));
+    snprintf(reg, sizeof(reg), "%s/system.reg", files->dir);
+    FILE *f = fopen(reg, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\" JEVPROF
+               "\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
+            jvmrun_build_path("libjevprof.so"));
+    fclose(f);
+    snprintf(files->registry_env, sizeof(files->registry_env), "JEVMON_REGISTRY_SYSTEM=%s", reg);
+    snprintf(files->output_env, sizeof(files->output_env), "JEVPROF_OUTPUT_DIR=%s", files->dir);
+}
+
+/* After a passing test: its directory goes (a failing one stays, to be looked at). */
+static void remove_directory(const char *dir)
+{
+    char command[1400];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+
+START_TEST(jevprof_takes_status_dump_and_stop)
+{
+    const char *jdk = jdks[_i];
+    jevprof_files files;
+    jevprof_directory(&files, "jevprof-attach.XXXXXX");
+    const char *dir = files.dir;
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
+                         "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
+    jvmrun_process p;
+    jvmrun_result r;
+    start_waiting(&p, jdk, "", env);
+    work(&p, "work 300", "done 300 ");
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "status"), 0);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "dump"), 0);
+    char *first = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_uint_eq(report_calls(first, "AttachWorkload.attachWork(int)"), 300);
+    work(&p, "work 700", "done 700 ");
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, " dump "), 0);
+    char *second = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(second);
+    ck_assert_uint_eq(report_calls(second, "AttachWorkload.attachWork(int)"), 1000);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "stop"), 0);
+    work(&p, "work 500", "done 500 "); /* after the stop: not recorded */
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "start"), 4); /* refused: a stop is for good */
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "status"), 0);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    char *own = own_output(r.out);
+    ck_assert_str_eq(own, "ready\ndone 300 90000\ndone 700 490000\ndone 500 250000\n");
+    free(own);
+    char wrote_report[2600];
+    snprintf(wrote_report, sizeof(wrote_report), "wrote %s/jevprof-report.txt, %s/jevprof.collapsed", dir, dir);
+    const char *answers[] = {"jevmon: jevprof: recording calls for ", "jevmon: jevprof: dumped the profile so far, recording goes on: ",
+                             wrote_report, "jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: stopped after ",
+                             "jevmon: jevprof: start: stopped for good", "jevmon: jevprof: stopped after "};
+    assert_in_order(r.out, answers, sizeof(answers) / sizeof(*answers));
+    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 3); /* two dumps and the stop: not SHUTDOWN */
+    char *last = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(last);
+    ck_assert_uint_eq(report_calls(last, "AttachWorkload.attachWork(int)"), 1000);
+    char *pprof = read_file(dir, "jevprof.pb.gz");
+    ck_assert_ptr_nonnull(pprof);
+    free(first), free(second), free(last), free(pprof);
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
+/* How many files in dir end with suffix. */
+static int files_ending(const char *dir, const char *suffix)
+{
+    char command[1400], line[64];
+    snprintf(command, sizeof(command), "ls '%s' | grep -c -- '%s$'", dir, suffix);
+    FILE *f = popen(command, "r");
+    int count = f && fgets(line, sizeof(line), f) ? atoi(line) : -1;
+    if (f)
+        pclose(f);
+    return count;
+}
+
+/* The process's resident memory in KiB (VmRSS). */
+static long resident_kib(int pid)
+{
+    char path[64], line[256];
+    long kib = -1;
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+START_TEST(continuous_profiles_keep_memory_flat)
+{
+    const char *jdk = jdks[_i];
+    jevprof_files files;
+    jevprof_directory(&files, "jevprof-loop.XXXXXX");
+    const char *dir = files.dir;
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
+                         "JEVPROF_MODE=sample,alloc", "JEVPROF_LOOP=1", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=65536",
+                         NULL};
+    jvmrun_process p;
+    jvmrun_result r;
+    start_waiting(&p, jdk, "", env);
+    long tenth = -1, last = -1;
+    int periods = 0, rounds = 0;
+    for (double deadline = now() + 150; periods < 60 && now() < deadline; rounds++) {
+        work(&p, "work 2000000", "done 2000000 ");
+        periods = files_ending(dir, "-report.txt");
+        if (periods >= 10 && tenth < 0)
+            tenth = resident_kib(p.pid);
+        last = resident_kib(p.pid);
+        struct timespec pause = {0, 50000000};
+        nanosleep(&pause, NULL);
+    }
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    ck_assert_msg(periods >= 60, "%d periods in 150 s", periods);
+    printf("%s: %d periods, resident %ld KiB at the tenth, %ld KiB at the last\n", jdk, periods, tenth, last);
+    ck_assert_msg(tenth > 0 && last <= tenth + tenth / 10, "resident %ld KiB at the tenth period, %ld at the last",
+                  tenth, last);
+    ck_assert_int_eq(files_ending(dir, "-report.txt"), files_ending(dir, "-alloc.pb.gz")); /* each complete */
+    char plain[1300];
+    snprintf(plain, sizeof(plain), "%s/jevprof-report.txt", dir);
+    ck_assert_int_ne(access(plain, F_OK), 0); /* never the plain names */
+    char *own = own_output(r.out);
+    ck_assert_int_eq(tk_count(own, "done 2000000 "), rounds);
+    free(own);
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
+/* tools/jevprof.sh with arguments; its exit status. */
+static int script(const char *arguments)
+{
+    char command[2048];
+    const char *src = getenv("JEVMON_SRC");
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' %s >&2", src ? src : jvmrun_build_path("../.."),
+             arguments);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(the_script_attaches_jevprof_and_drives_it)
+{
+    const char *jdk = jdks[_i];
+    char arguments[256];
+    jevprof_files files;
+    jevprof_directory(&files, "jevprof-pid.XXXXXX"); /* jevprof registered where the JVM looks */
+    const char *dir = files.dir;
+    const char *env[] = {files.registry_env, files.output_env, "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
+    jvmrun_process p;
+    jvmrun_result r;
+    const char *args[] = {NULL};
+    jvmrun_start(&p, jdk, "AttachWorkload", NULL, env, args); /* no agent */
+    ck_assert_msg(jvmrun_wait_output(&p, "ready", 1, 60000), "the program did not start");
+    snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
+    ck_assert_int_eq(script(arguments), 1); /* no bridge yet: nothing to dump */
+    snprintf(arguments, sizeof(arguments), "--pid %d start", p.pid);
+    ck_assert_int_eq(script(arguments), 0);
+    work(&p, "work 400", "done 400 ");
+    snprintf(arguments, sizeof(arguments), "--pid %d --mode sample dump", p.pid);
+    ck_assert_int_eq(script(arguments), 2); /* settings cannot reach it */
+    snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
+    ck_assert_int_eq(script(arguments), 0);
+    char *report = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    ck_assert_uint_eq(report_calls(report, "AttachWorkload.attachWork(int)"), 400); /* exact since the attach */
+    free(report);
+    snprintf(arguments, sizeof(arguments), "--pid %d stop", p.pid);
+    ck_assert_int_eq(script(arguments), 0);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    const char *answers[] = {"jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: stopped after "};
+    assert_in_order(r.out, answers, 2);
+    char *own = own_output(r.out);
+    ck_assert_str_eq(own, "ready\ndone 400 160000\n");
+    free(own);
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -241,6 +480,9 @@ int main(void)
     tcase_add_loop_test(tc, loads_that_start_nothing_leave_nothing_behind, 0, jdk_count);
     tcase_add_loop_test(tc, attached_jvmti_path_has_no_method_events, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, loads_into_a_bridge_started_with_the_jvm_are_commands, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, jevprof_takes_status_dump_and_stop, 0, jdk_count);
+    tcase_add_loop_test(tc, the_script_attaches_jevprof_and_drives_it, 0, jdk_count);
+    tcase_add_loop_test(tc, continuous_profiles_keep_memory_flat, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

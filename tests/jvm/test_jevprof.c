@@ -103,7 +103,8 @@ static void remove_outputs(const char *dir)
     static const char *const files[] = {"jevprof.reg",          "jevprof-report.txt",       "jevprof.collapsed",
                                         "jevprof-flame.html",   "jevprof-calls.collapsed",  "jevprof-calls-flame.html",
                                         "jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
-                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html"};
+                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html",
+                                        "jevprof.pb.gz",        "jevprof-calls.pb.gz",      "jevprof-alloc.pb.gz"};
     char path[1300];
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -162,6 +163,73 @@ static unsigned long long table_count(const char *report, const char *title, con
     return row ? strtoull(row, NULL, 10) : 0;
 }
 
+/* What `go tool pprof` (Debian's golang-go) reads in a pprof file: the sum of one sample value
+ * over every sample (-raw), and the function with the most flat weight in that value (-top, the
+ * first row), with its weight. */
+typedef struct pprof_view {
+    unsigned long long total, samples;
+    char top[512];
+    unsigned long long top_flat;
+} pprof_view;
+
+/* 0 when go is missing (a "skipped:" line says so), else 1 with v filled. */
+static int read_pprof(const char *dir, const char *file, int index, pprof_view *v)
+{
+    char command[1600], line[4096];
+    memset(v, 0, sizeof(*v));
+    if (system("command -v go >/dev/null") != 0) {
+        fprintf(stderr, "skipped: no go (golang-go): %s is not read back with go tool pprof\n", file);
+        return 0;
+    }
+    snprintf(command, sizeof(command), "go tool pprof -raw '%s/%s' 2>&1", dir, file);
+    FILE *raw = popen(command, "r");
+    ck_assert_ptr_nonnull(raw);
+    int in_samples = 0;
+    while (fgets(line, sizeof(line), raw)) {
+        if (strncmp(line, "Samples:", 8) == 0) {
+            in_samples = 1;
+            continue;
+        }
+        if (in_samples && !strchr(line, ':'))
+            in_samples = strchr(line, '/') != NULL; /* the line of sample types, then the samples end */
+        else if (in_samples) {
+            char *at = line;
+            unsigned long long value = 0;
+            for (int i = 0; i <= index; i++)
+                value = strtoull(at, &at, 10);
+            v->total += value;
+            v->samples++;
+        }
+    }
+    ck_assert_int_eq(pclose(raw), 0);
+    ck_assert_msg(v->samples > 0, "go tool pprof -raw found no samples in %s/%s", dir, file);
+    snprintf(command, sizeof(command), "go tool pprof -top -sample_index=%d -nodecount=1 '%s/%s' 2>&1", index, dir, file);
+    FILE *top = popen(command, "r");
+    ck_assert_ptr_nonnull(top);
+    int rows = 0;
+    while (fgets(line, sizeof(line), top)) {
+        if (strstr(line, "flat  flat%")) {
+            rows = 1;
+        } else if (rows == 1) {
+            int name_at = 0;
+            ck_assert_int_eq(sscanf(line, "%llu %*s %*s %*s %*s %n", &v->top_flat, &name_at), 1);
+            snprintf(v->top, sizeof(v->top), "%s", line + name_at);
+            v->top[strcspn(v->top, "\n")] = '\0';
+            rows = 2;
+        }
+    }
+    ck_assert_int_eq(pclose(top), 0);
+    ck_assert_msg(rows == 2, "go tool pprof -top showed no function of %s/%s", dir, file);
+    return 1;
+}
+
+/* The number after label in the report (0 when it is missing). */
+static unsigned long long number_after(const char *report, const char *label)
+{
+    const char *at = strstr(report, label);
+    return at ? strtoull(at + strlen(label), NULL, 10) : 0;
+}
+
 START_TEST(sampling_finds_the_hot_method)
 {
     char dir[1200];
@@ -194,6 +262,15 @@ START_TEST(sampling_finds_the_hot_method)
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc-flame.html"));
     check_flame_graph_in_browser(dir, "Workload.hot");
+    /* the pprof file holds the same samples, each 2 ms of processor time, and the same top method */
+    pprof_view counts, time;
+    unsigned long long in_profile = number_after(report, "Thread samples: ");
+    if (read_pprof(dir, "jevprof.pb.gz", 0, &counts) && read_pprof(dir, "jevprof.pb.gz", 1, &time)) {
+        ck_assert_uint_eq(counts.total, in_profile);
+        ck_assert_uint_eq(time.total, in_profile * 2000000ull);
+        ck_assert_str_eq(counts.top, "Workload.hot(long)");
+        ck_assert_uint_eq(counts.top_flat, table_count(report, "Top 1000 methods by self samples\n", counts.top));
+    }
     free(report), free(collapsed), free(flame);
     jvmrun_free(&plain);
     jvmrun_free(&r);
@@ -231,6 +308,15 @@ START_TEST(call_counts_are_exact)
     double whole_ms = strtod(whole + strlen(" in recorded calls: "), NULL);
     ck_assert_msg(fabs((double)sum_us / 1000 - whole_ms) <= 0.001 * (double)lines + 0.01,
                   "%llu us in %llu lines, %.3f ms in the report", sum_us, lines, whole_ms);
+    /* pprof: the same time in all, and the most called method with its exact count */
+    pprof_view calls, time;
+    if (read_pprof(dir, "jevprof.pb.gz", 0, &calls) && read_pprof(dir, "jevprof.pb.gz", 1, &time)) {
+        /* each path's self time and the whole were scaled from clock ticks apart: 1 ns each */
+        ck_assert_msg(fabs((double)time.total - whole_ms * 1e6) <= (double)time.samples + 500,
+                      "%llu ns in %llu samples in pprof, %.3f ms in the report", time.total, time.samples, whole_ms);
+        ck_assert_str_eq(calls.top, "Workload.fib(int)");
+        ck_assert_uint_eq(calls.top_flat, 315680);
+    }
     free(report), free(collapsed);
     jvmrun_free(&r);
     remove_outputs(dir);
@@ -292,6 +378,15 @@ START_TEST(allocation_sites_are_exact)
     unsigned long long object_size = allocated_bytes / 5001;
     ck_assert_msg(allocated_bytes % 5001 == 0 && object_size >= 12 && object_size <= 32, "%llu bytes", allocated_bytes);
     ck_assert_uint_eq(self_count(bytes, "Workload.allocate;Workload$Allocated"), 5000 * object_size);
+    /* pprof: both the allocations and the bytes, with the report's totals and its most allocated class */
+    pprof_view objects, space;
+    if (read_pprof(dir, "jevprof-alloc.pb.gz", 0, &objects) && read_pprof(dir, "jevprof-alloc.pb.gz", 1, &space)) {
+        ck_assert_uint_eq(objects.total, number_after(report, "Allocations in all (counted): "));
+        ck_assert_uint_eq(space.total, number_after(report, "Bytes allocated in all (counted): "));
+        ck_assert_uint_eq(objects.top_flat, table_count(report, BY_CLASS, objects.top));
+        const char *first_row = strstr(report, BY_CLASS);
+        ck_assert_uint_eq(objects.top_flat, strtoull(strchr(strchr(first_row, '\n') + 1, '\n') + 1, NULL, 10));
+    }
     free(report), free(collapsed), free(flame), free(samples), free(bytes);
     jvmrun_free(&r);
     remove_outputs(dir);
@@ -585,7 +680,8 @@ START_TEST(runs_never_mix_and_problems_are_said_early)
     run_jevprof(jdks[_i], dir, ATTACHED, "sample", "200", "JEVPROF_INTERVAL_MS=0.5", &r);
     ck_assert_int_eq(r.exit_code, 0);
     static const char *const stale[] = {"jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
-                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html"};
+                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html",
+                                        "jevprof.pb.gz",        "jevprof-calls.pb.gz",      "jevprof-alloc.pb.gz"};
     for (size_t i = 0; i < 4; i++) {
         char *text = read_text(dir, stale[i]);
         ck_assert_msg(text == NULL, "%s of the earlier run is still there", stale[i]);
