@@ -29,9 +29,10 @@ echo "== top of $out/jevprof-report.txt"
 head -n 40 "$out/jevprof-report.txt"
 echo
 echo "== outputs"
-for f in jevprof-report.txt jevprof.collapsed jevprof-flame.html; do
-  printf '  %s\n' "$out/$f"
+for f in "$out"/jevprof*; do
+  printf '  %s\n' "$f"
 done
-echo "  (open the flame graph in a browser; load the collapsed file into speedscope or FlameGraph)"
+echo "  (open the flame graph in a browser; load the collapsed file into speedscope or FlameGraph,"
+echo "   the .pb.gz file into go tool pprof or a continuous-profiling service)"
 echo
 echo "== your own program: tools/jevprof.sh java -cp your.jar your.Main   (outputs in ./jevprof-out)"
