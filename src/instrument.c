@@ -157,39 +157,57 @@ static MethodID resolve(JNIEnv *env, jint n)
 }
 
 /*
- * Is the method's call to be delivered?  While some monitor wants every method, yes.
- * Otherwise (SPECIFIC_METHOD_CALLS alone) only when some monitor enabled it; if none did,
- * its flag is cleared, so later calls stop in the injected code.  The second look catches
- * an EnableMethodCallEvents that raised the flag between the first look and the clearing.
- * *partial: the shadow stack misses the methods whose flags are clear, so it is re-read.
+ * SPECIFIC_METHOD_CALLS alone: regions.  Only the methods some monitor enabled need their
+ * calls delivered, but a StackID is a true depth, so the frames between two enabled ones
+ * must be counted.  A region opens on a thread when an enabled method is entered there
+ * with none of its frames below: the stack is read from the JVM once (the frames below),
+ * and from then on, until that frame exits, every method's calls reach the bridge
+ * (instrument_flags.c's all-set array), each pushed on and popped off the shadow stack as
+ * when every method is wanted, and delivered only when enabled.  Outside regions the
+ * sparse array is in the field and a method nobody wants stops at its flag, cleared the
+ * first time it is found so (the second look catches an EnableMethodCallEvents that raised
+ * it in between).  An enabled method's exit outside a region (its frame was entered before
+ * it was enabled) re-reads the stack.
  */
-static int delivered(JNIEnv *env, jint n, MethodID id, int *partial)
+static void region_begin(JNIEnv *env, jv_thread *t, MethodID id)
 {
-    *partial = !(jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS);
-    if (!id || !*partial)
-        return id != 0;
-    if (jv_method_calls_wanted(id))
-        return 1;
+    jv_instrument_flags_region_begin(env); /* before the read: every later call is counted */
+    jv_method_calls_enter(env, NULL, id, NULL, 2, 1); /* above the shadow: enter and the method */
+    t->region_base = t->depth ? t->depth : 1;
+}
+
+static void region_end_if_left(JNIEnv *env, jv_thread *t)
+{
+    if (t->region_base && t->depth < t->region_base) {
+        t->region_base = 0;
+        jv_instrument_flags_region_end(env);
+    }
+}
+
+static void not_wanted(JNIEnv *env, jint n, MethodID id)
+{
+    if (jv_instrument_flags_counting())
+        return; /* the all-set array is in the field: the sparse one is cleared when it is back */
     jv_instrument_flag_clear(env, (uint32_t)n);
     if (jv_method_calls_wanted(id))
         jv_instrument_flag_raise(env, (uint32_t)n);
-    return 0;
 }
 
 typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
 
 /*
  * The common case in as few steps as possible: the MethodID recorded, the thread's shadow
- * stack current, some monitor wanting every method (so no flag is ever cleared), and for
- * an exit, the exiting method on top of the shadow.  0: take the general path.  Inside
- * the bridge's bracket, so the monitors' masks are read after it, as shutdown requires.
+ * stack current, every call counted (some monitor wanting every method, so no flag is ever
+ * cleared, or the thread inside a region), and for an exit, the exiting method on top of the
+ * shadow; each monitor gets only the calls it wants.  0: take the general path.  Inside the
+ * bridge's bracket, so the monitors' masks are read after it, as shutdown requires.
  */
-static inline int fast_call(MethodID id, bridge_call call)
+static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
 {
     jv_thread *t = jv_thread_self;
     /* flagless: some monitor keeps METHOD_CALLS until shutdown, whose masks the delivery re-reads */
     if (!id || !t || t->sync_epoch != jv_threads_epoch() ||
-        !(flagless || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS)))
+        !(flagless || t->region_base || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS)))
         return 0;
     if (call == CALL_UNWIND || (call == CALL_EXIT && (!t->depth || t->frames[t->depth - 1] != id)))
         return 0;
@@ -199,6 +217,7 @@ static inline int fast_call(MethodID id, bridge_call call)
     } else {
         t->depth--;
         jv_deliver_method_exit(id, t->depth ? t->frames[t->depth - 1] : 0, jv_stack_id(t->index, t->depth));
+        region_end_if_left(env, t);
     }
     return 1;
 }
@@ -212,14 +231,25 @@ static void general_call(JNIEnv *env, jint n, MethodID id, bridge_call call)
 {
     if (!id)
         id = resolve(env, n);
-    int partial;
-    if (delivered(env, n, id, &partial)) {
-        if (call == CALL_ENTER) /* above the shadow: enter and the method */
-            jv_method_calls_enter(env, NULL, id, NULL, 2, partial);
+    jv_thread *t = id ? jv_thread_current(env, NULL) : NULL;
+    int every = (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS) != 0;
+    if (t && (every || t->region_base)) {
+        if (call == CALL_ENTER)
+            jv_method_calls_enter(env, NULL, id, NULL, 2, 0);
         else
-            jv_method_calls_exit(env, NULL, NULL, id, 1, partial, call == CALL_UNWIND, NULL);
-    } else if (call == CALL_UNWIND && (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND))
-        jv_method_calls_unwind(env, 1);
+            jv_method_calls_exit(env, NULL, NULL, id, 1, 0, call == CALL_UNWIND, NULL);
+        region_end_if_left(env, t);
+    } else if (t && jv_method_calls_wanted(id)) {
+        if (call == CALL_ENTER)
+            region_begin(env, t, id);
+        else
+            jv_method_calls_exit(env, NULL, NULL, id, 1, 1, call == CALL_UNWIND, NULL);
+    } else {
+        if (id)
+            not_wanted(env, n, id);
+        if (call == CALL_UNWIND && (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND))
+            jv_method_calls_unwind(env, 1);
+    }
 }
 
 /* What the three natives share. */
@@ -231,7 +261,7 @@ static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
     jv_dispatch_bridge_begin(slot);
     unsigned object_mark = jv_objects_scope();
     MethodID id = recorded_id(n);
-    if (!fast_call(id, call))
+    if (!fast_call(env, id, call))
         general_call(env, n, id, call);
     jv_objects_end_scope(env, object_mark);
     jv_dispatch_bridge_end(slot);

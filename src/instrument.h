@@ -38,6 +38,12 @@ int jv_instrument_flags_start(JNIEnv *env, jclass bridge, const char *name, cons
 int jv_instrument_flags_cover(JNIEnv *env, uint32_t count);
 void jv_instrument_flag_clear(JNIEnv *env, uint32_t n);
 void jv_instrument_flag_raise(JNIEnv *env, uint32_t n);
+/* Regions (instrument.c): while at least one has begun and not ended, every method's calls reach
+ * the bridge (an array with every byte set is in the field); then the array of the bytes clear and
+ * raise keep is back.  counting: non-zero while the all-set array is in the field. */
+void jv_instrument_flags_region_begin(JNIEnv *env);
+void jv_instrument_flags_region_end(JNIEnv *env);
+int jv_instrument_flags_counting(void);
 /* Is the handler at location of method one the instrumenter injected (it calls exit and rethrows)? */
 int jv_instrument_is_handler(jmethodID method, jlocation location);
 

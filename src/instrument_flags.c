@@ -10,9 +10,16 @@
  * When method ints outgrow the array, a bigger one, all set, replaces it: methods that were
  * cleared then ask once more, which is cheaper than copying under a lock on every growth.
  *
- * The array is replaced and written only under flags_lock, with JNI, so the injected code
+ * Counting: while some thread runs a method enabled for SPECIFIC_METHOD_CALLS, every method's
+ * calls must reach the bridge so that its shadow stack counts the frames between enabled
+ * ones (instrument.c).  A second array, every byte set, is kept beside the one above (the
+ * sparse array) and put in the field instead: switching costs one field store, whatever
+ * the number of methods, and the sparse array keeps its cleared bytes for afterwards.
+ *
+ * The arrays are replaced and written only under flags_lock, with JNI, so the injected code
  * (which reads the field afresh on every call) sees either array whole.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,16 +31,19 @@
 static plat_mutex *flags_lock;
 static jclass bridge_class; /* global ref, kept while the VM lives */
 static jfieldID flags_field;
-static jbyteArray flags;    /* global ref to the array in the field */
+static jbyteArray flags;    /* global ref to the sparse array */
+static jbyteArray all_set;  /* global ref to the array with every byte set */
+static int counting;        /* all_set is the one in the field */
+static atomic_int counting_now; /* the same, for reading without the lock */
 static uint32_t capacity;
 
-/* Puts a fresh all-set array of size entries into the field; under flags_lock. */
-static int install(JNIEnv *env, uint32_t size)
+/* A fresh array of size entries, every byte set, as a global ref; NULL when out of memory. */
+static jbyteArray new_all_set(JNIEnv *env, uint32_t size)
 {
     jbyteArray fresh = (*env)->NewByteArray(env, (jsize)size);
     if (!fresh) {
         (*env)->ExceptionClear(env);
-        return 0;
+        return NULL;
     }
     jbyte *bytes = (*env)->GetPrimitiveArrayCritical(env, fresh, NULL);
     if (bytes) {
@@ -42,12 +52,25 @@ static int install(JNIEnv *env, uint32_t size)
     }
     jbyteArray global = bytes ? (*env)->NewGlobalRef(env, fresh) : NULL;
     (*env)->DeleteLocalRef(env, fresh);
-    if (!global)
+    return global;
+}
+
+/* Replaces both arrays with fresh all-set ones of size entries; under flags_lock. */
+static int install(JNIEnv *env, uint32_t size)
+{
+    jbyteArray sparse = new_all_set(env, size), every = sparse ? new_all_set(env, size) : NULL;
+    if (!every) {
+        if (sparse)
+            (*env)->DeleteGlobalRef(env, sparse);
         return 0;
-    (*env)->SetStaticObjectField(env, bridge_class, flags_field, global);
+    }
+    (*env)->SetStaticObjectField(env, bridge_class, flags_field, counting ? every : sparse);
     if (flags)
         (*env)->DeleteGlobalRef(env, flags);
-    flags = global;
+    if (all_set)
+        (*env)->DeleteGlobalRef(env, all_set);
+    flags = sparse;
+    all_set = every;
     capacity = size;
     return 1;
 }
@@ -100,4 +123,35 @@ void jv_instrument_flag_clear(JNIEnv *env, uint32_t n)
 void jv_instrument_flag_raise(JNIEnv *env, uint32_t n)
 {
     set_flag(env, n, 1);
+}
+
+/* The all-set array is in the field while regions > 0; under flags_lock. */
+static void count_regions(JNIEnv *env, int change)
+{
+    static uint32_t regions;
+    if (!flags_lock || !env)
+        return;
+    plat_mutex_lock(flags_lock);
+    regions += (uint32_t)change;
+    if (flags && all_set && counting != (regions > 0)) {
+        counting = regions > 0;
+        atomic_store(&counting_now, counting);
+        (*env)->SetStaticObjectField(env, bridge_class, flags_field, counting ? all_set : flags);
+    }
+    plat_mutex_unlock(flags_lock);
+}
+
+void jv_instrument_flags_region_begin(JNIEnv *env)
+{
+    count_regions(env, 1);
+}
+
+void jv_instrument_flags_region_end(JNIEnv *env)
+{
+    count_regions(env, -1);
+}
+
+int jv_instrument_flags_counting(void)
+{
+    return atomic_load_explicit(&counting_now, memory_order_relaxed);
 }

@@ -77,6 +77,7 @@ static jv_thread *add_entry(JNIEnv *env, jthread thread)
     if (t) {
         t->ref = ref;
         t->sync_epoch = 0;
+        t->region_base = 0;
         atomic_store(&t->announced, 0); /* a new thread: its THREAD_CREATE is still to come */
         atomic_store(&t->alive, 1);
     } else {

@@ -35,6 +35,9 @@ typedef struct jv_thread {
     MethodID *frames;
     uint32_t depth, capacity;
     unsigned sync_epoch;   /* the method-event epoch the shadow stack is valid for */
+    /* Instrumented SPECIFIC_METHOD_CALLS (instrument.c): the depth of the outermost frame of an
+     * enabled method while one runs on the thread and every call above it is counted; 0 otherwise. */
+    uint32_t region_base;
     char *last_name;       /* the name last seen (thread_name.c) */
     uint8_t is_virtual;    /* a virtual thread: no OS thread of its own */
     /* While a virtual thread is mounted: on its entry, the carrier's; on the carrier's, its own. */
