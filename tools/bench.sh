@@ -14,6 +14,10 @@
 #   sampling: SampleThreadLocation on every thread at 100 Hz and 1 kHz (the fx_sampler test monitor,
 #          register sampling + AsyncGetCallTrace), beside JFR's execution sampler at the same rates,
 #          on fib(BENCH_SAMPLING_FIB) in one thread and in BENCH_SAMPLING_THREADS threads
+#   cost (issue 20): each row of issue 20's table beside its anchors in one run: SPECIFIC_METHOD_CALLS
+#          for one recursive method (fib(25) on JDK 17, fib(35) on Temurin 25 beside JFR's method timing),
+#          jevprof's sample mode on javac beside JFR's profile settings, jevprof's default mode and a
+#          monitor counting EXCEPTIONS on an exception loop beside JFR, and start-up on Hello world
 # Not a timed test: it prints numbers and exits 0 unless a run fails.
 # Knobs: BENCH_RUNS (fib and allocation runs, default 3), BENCH_ALLOCATIONS (default 20000000),
 # BENCH_ALLOC_MIB (MiB each allocation-profile program allocates, default 512), BENCH_FIB
@@ -21,7 +25,10 @@
 # 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), BENCH_VTHREADS (default
 # 1000000), BENCH_VTHREAD_JAVA (default: the first JDK 21+ under /usr/lib/jvm), JAVA.
+# The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
+# (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
 set -euo pipefail
+shopt -s globstar
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/linux
 runs=${BENCH_RUNS:-3}
@@ -60,6 +67,7 @@ specific="instrumented, only java.lang.String's calls (CALLCOUNT_CLASS)"
 silent="instrumented method calls, a monitor doing nothing (fx_silent)"
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A medians=() # the last table's medians by label, for the lines printed under it
 
 # table TITLE RUNS CONFIG... -- PROGRAM...: runs PROGRAM (a java command line without `java`)
 # under each configuration "label|registry|extra environment" RUNS times, interleaved, and
@@ -91,13 +99,96 @@ table() {
   done
   printf '%-64s %10s %8s\n' "$title, median of $n" "ms" "ratio"
   base=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
+  medians=()
   for config in "${configs[@]}"; do
     label=${config%%|*}
     ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
+    medians[$label]=$ms
     printf '%-64s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
   done
   echo
 }
+
+# ---- Cost against JFR (issue 20): each row of the issue's table beside its anchors ----------------
+register_with_options callcount-3e "$build/samples/callcount.so" 0x3e
+register_with_options exceptions-silent "$build/fixtures/fx_silent.so" 0x30
+cost_runs=${BENCH_COST_RUNS:-3}
+cost_exceptions=${BENCH_COST_EXCEPTIONS:-1000000}
+java25=${BENCH_COST_JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
+sampler_clsid="{821E1225-5E6E-41E1-87BE-6280CCB05DAD}" # fx_sampler, registered by hand (no DllRegisterServer)
+printf 'Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@="%s"\n"ThreadingModel"="Both"\n' \
+  "$sampler_clsid" "$build/fixtures/fx_sampler.so" >"$work/sampler.reg"
+# added NAME...: each label's median over no agent's, in ms, under the table
+added() {
+  local label
+  for label in "$@"; do
+    printf '  %-62s %+8d ms\n' "$label" "$(( ${medians[$label]} - ${medians[no agent]} ))"
+  done
+  echo
+}
+cost_tables() {
+  local all="all calls, callcount instrumented (InitOptions 0x3a)" specific="only BridgeWorkload's calls (SPECIFIC_METHOD_CALLS)"
+  echo "== Cost against JFR (issue 20) =="
+  echo
+  table "fib(25), SPECIFIC_METHOD_CALLS for one recursive method, $("$java" -version 2>&1 | head -n 1)" "$cost_runs" \
+    "no agent|-|" \
+    "$all|callcount-instrumented|CALLCOUNT_FILE=$work/cost-all.txt" \
+    "$specific|callcount-instrumented|CALLCOUNT_FILE=$work/cost-specific.txt CALLCOUNT_CLASS=BridgeWorkload" \
+    -- "$java" -cp "$build/java" BridgeWorkload fib 25
+  if [[ -x $java25 ]]; then
+    table "fib(35), the same, $("$java25" -version 2>&1 | head -n 1)" "$cost_runs" \
+      "no agent|-|" \
+      "$all|callcount-instrumented|CALLCOUNT_FILE=$work/cost-all25.txt" \
+      "$specific|callcount-instrumented|CALLCOUNT_FILE=$work/cost-specific25.txt CALLCOUNT_CLASS=BridgeWorkload" \
+      "JFR method timing of BridgeWorkload::fib|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=method-timing=BridgeWorkload::fib,filename=$work/timing.jfr" \
+      -- "$java25" -cp "$build/java" BridgeWorkload fib 35
+  else
+    echo "fib(35) on Temurin 25: skipped, no $java25"
+  fi
+  if [[ -f $src_zip ]]; then
+    [[ -d $work/java.base/java/util ]] || (cd "$work" && unzip -qo "$src_zip" 'java.base/java/util/*')
+    local sources=("$work"/java.base/java/util/**/*.java)
+    table "javac java.util and its subpackages (${#sources[@]} files)" "${BENCH_COST_JAVAC_RUNS:-1}" \
+      "no agent|-|" \
+      "jevprof, sample mode (10 ms)|jevprof|JEVPROF_MODE=sample JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/jp-javac" \
+      "JFR, settings=profile|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=settings=profile,filename=$work/javac.jfr" \
+      -- "$javac" --patch-module "java.base=$work/java.base" -d "$work/util-classes" "${sources[@]}"
+  else
+    echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"
+  fi
+  table "a loop throwing and catching $cost_exceptions exceptions (CostWorkload)" "$cost_runs" \
+    "no agent|-|" \
+    "jevprof, default mode|jevprof|JEVPROF_OUTPUT_DIR=$work/jp-exceptions" \
+    "a monitor receiving EXCEPTIONS, doing nothing (fx_silent)|exceptions-silent|FXSILENT_REQUEST=20" \
+    "JFR, every throw recorded (exceptions=all)|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=exceptions=all,filename=$work/exceptions.jfr" \
+    -- "$java" -cp "$build/java" CostWorkload exceptions "$cost_exceptions"
+  local label
+  for label in "jevprof, default mode" "a monitor receiving EXCEPTIONS, doing nothing (fx_silent)"; do
+    awk -v l="$label" -v a="${medians[$label]}" -v b="${medians[no agent]}" -v n="$cost_exceptions" \
+      'BEGIN {printf "  %-62s %8.2f us per throw\n", l, (a - b) * 1000 / n}'
+  done
+  echo
+  local hello=(
+    "no agent|-|"
+    "the agent, no monitor|none|"
+    "JFR, default settings|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/hello.jfr"
+    "callcount instrumented (InitOptions 0x3e)|callcount-3e|CALLCOUNT_FILE=$work/hello-callcount.txt"
+    "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-hello-calls"
+    "jevprof, sample mode|jevprof|JEVPROF_MODE=sample JEVPROF_OUTPUT_DIR=$work/jp-hello-sample"
+    "SAMPLING asked (fx_sampler, 100 Hz)|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_HZ=100 FXMON_LOG=$work/hello-sampler.log"
+  )
+  table "start-up: Hello world (CostWorkload hello)" "$cost_runs" "${hello[@]}" -- "$java" -cp "$build/java" CostWorkload hello
+  echo "start-up added to Hello world:"
+  local row
+  for row in "${hello[@]:1}"; do
+    added "${row%%|*}"
+  done | grep -v '^$'
+  echo
+}
+if [[ ${BENCH_ONLY:-} == cost ]]; then
+  cost_tables
+  exit 0
+fi
 
 table "fib($fib)" "$runs" \
   "no agent|-|" \
@@ -224,10 +315,7 @@ else
   echo "virtual threads: skipped, no JDK 21 or later under /usr/lib/jvm"
 fi
 
-# Sampling: the fx_sampler test monitor, registered by hand (fixtures have no DllRegisterServer).
-sampler_clsid="{821E1225-5E6E-41E1-87BE-6280CCB05DAD}"
-printf 'Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\%s\\InprocServer32]\n@="%s"\n"ThreadingModel"="Both"\n' \
-  "$sampler_clsid" "$build/fixtures/fx_sampler.so" >"$work/sampler.reg"
+# Sampling: the fx_sampler test monitor (registered by hand above: fixtures have no DllRegisterServer).
 jfc() { # jfc PERIOD: a JFR settings file with the execution sampler alone
   printf '<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0">\n<event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">%s</setting></event>\n</configuration>\n' "$1" >"$work/$2.jfc"
 }
@@ -247,3 +335,5 @@ sampling_table() { # sampling_table TITLE THREADS
 }
 sampling_table "sampling: fib($sampling_fib) in 1 thread" 1
 sampling_table "sampling: fib($sampling_fib) in each of $sampling_threads threads" "$sampling_threads"
+
+cost_tables

@@ -224,6 +224,37 @@ START_TEST(specific_method_calls_only_for_the_permitted_class)
 }
 END_TEST
 
+/*
+ * The same on deep recursion (300 frames of the permitted class, JDK frames between every
+ * other pair, half the runs unwound by an exception from the bottom), long enough for the
+ * JIT: the instrumented path counts the frames between permitted ones without reading the
+ * stack per call, and every StackID still equals the JVMTI path's.
+ */
+START_TEST(specific_method_calls_true_depths_on_deep_recursion)
+{
+    const char *args[] = {"deep", "40", "300", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=801",
+                         "FXMON_OPTIONS=a", "FXMON_SPECIFIC=BridgeWorkload", NULL};
+    jvmrun_result by_jvmti, by_bytecode;
+    jvmrun(jdks[_i], "methods=jvmti", env, args, &by_jvmti);
+    jvmrun(jdks[_i], "", env, args, &by_bytecode);
+    ck_assert_int_eq(by_jvmti.exit_code, 0);
+    ck_assert_int_eq(by_bytecode.exit_code, 0);
+    ck_assert_str_eq(by_bytecode.out, "deep done, caught 40\n");
+    ck_assert_msg(jvmrun_count(by_bytecode.err, VIA_BYTECODE) == 1, "%s", by_bytecode.err);
+    char *jvmti_calls = call_sequence(by_jvmti.log), *bytecode_calls = call_sequence(by_bytecode.log);
+    /* main, deepRuns, 80 times deep(300..0); Step.toString and the JDK's String.valueOf unseen */
+    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry BridgeWorkload.deep(IZ)"), 80 * 301);
+    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry "), 2 + 80 * 301);
+    ck_assert_int_eq(jvmrun_count(bytecode_calls, "exit "), 2 + 80 * 301);
+    ck_assert_msg(strcmp(bytecode_calls, jvmti_calls) == 0, "the instrumented StackIDs differ from JVMTI's");
+    free(jvmti_calls);
+    free(bytecode_calls);
+    jvmrun_free(&by_jvmti);
+    jvmrun_free(&by_bytecode);
+}
+END_TEST
+
 START_TEST(exceptions_thrown_unwound_caught)
 {
     const char *args[] = {"exceptions", NULL};
@@ -584,6 +615,7 @@ int main(void)
     tcase_add_loop_test(tc, silent_monitor_changes_nothing, 0, jdk_count);
     tcase_add_loop_test(tc, method_calls_exact_counts_and_pairing_with_16_threads, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, specific_method_calls_only_for_the_permitted_class, 0, jdk_count);
+    tcase_add_loop_test(tc, specific_method_calls_true_depths_on_deep_recursion, 0, jdk_count);
     tcase_add_loop_test(tc, exceptions_thrown_unwound_caught, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, toggle_refused_after_wont_toggle, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, gc_safe_alone_stays_on_jvmti, 0, jdk_count);

@@ -88,6 +88,48 @@ public class BridgeWorkload {
     static class Unloadable {
     }
 
+    /**
+     * Deep recursion with JDK frames between: deep(n) calls deep(n - 1) directly when n is odd
+     * and through String.valueOf and Step.toString when it is even; the bottom throws when asked.
+     */
+    static String deep(int n, boolean bottomThrows) {
+        if (n == 0) {
+            if (bottomThrows) {
+                throw new IllegalStateException("bottom");
+            }
+            return "";
+        }
+        return n % 2 == 0 ? String.valueOf(new Step(n - 1, bottomThrows)) : deep(n - 1, bottomThrows);
+    }
+
+    static final class Step {
+        private final int n;
+        private final boolean bottomThrows;
+
+        Step(int n, boolean bottomThrows) {
+            this.n = n;
+            this.bottomThrows = bottomThrows;
+        }
+
+        @Override
+        public String toString() {
+            return deep(n, bottomThrows);
+        }
+    }
+
+    static void deepRuns(int runs, int depth) {
+        int caught = 0;
+        for (int i = 0; i < runs; i++) {
+            deep(depth, false);
+            try {
+                deep(depth, true);
+            } catch (IllegalStateException e) {
+                caught++;
+            }
+        }
+        System.out.println("deep done, caught " + caught);
+    }
+
     static int fib(int n) {
         return n < 2 ? n : fib(n - 1) + fib(n - 2);
     }
@@ -187,6 +229,9 @@ public class BridgeWorkload {
                 break;
             case "step":
                 System.out.println("stepped " + stepped(5));
+                break;
+            case "deep":
+                deepRuns(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
                 break;
             case "fib":
                 System.out.println("fib " + fib(Integer.parseInt(args[1])));
