@@ -43,7 +43,7 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING}, /* sampling: each thread's OS id */
     {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
-    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS},
+    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS}, /* class loads: exception.c */
     {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
 };
 
@@ -85,8 +85,10 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     }
     if (categories & (JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS))
         caps->can_generate_exception_events = 1;
-    if (categories & JVM_MONITOR_CLASS_LOADS)
+    if (categories & JVM_MONITOR_CLASS_LOADS) {
         caps->can_generate_object_free_events = 1;
+        caps->can_generate_breakpoint_events = 1; /* failed loads (exception.c) */
+    }
     if (categories & (JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION))
         caps->can_generate_single_step_events = 1;
     if (categories & (JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING))
@@ -154,7 +156,10 @@ void jv_events_update(void)
     if ((want & JV_METHOD_CALL_BITS) && !(enabled_categories & JV_METHOD_CALL_BITS))
         jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
-        int on = (want & routes[i].categories) != 0 || wanted_by_others(routes[i].event);
+        DWORD categories = routes[i].categories;
+        if (routes[i].event == JVMTI_EVENT_EXCEPTION && jv_class_failures_watched())
+            categories &= ~(DWORD)JVM_MONITOR_CLASS_LOADS; /* per thread, from the breakpoints */
+        int on = (want & categories) != 0 || wanted_by_others(routes[i].event);
         if (on == route_on[i])
             continue;
         jvmtiError error = (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
@@ -379,13 +384,21 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
     }
     if (instrumented && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
-    if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
+    if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS) {
         jv_unloads_start();
+        jv_class_failures_start(env);
+    }
     if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
         jv_thread_names_start(env);
     start_code_map(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();
     jv_heap_flush_sampler(env);
+}
+
+static void JNICALL on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
+{
+    if (!jv_class_failure_breakpoint(thread, method))
+        jv_on_breakpoint(jvmti, env, thread, method, location);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
@@ -425,7 +438,7 @@ int jv_events_setup(void)
     cb.GarbageCollectionStart = on_gc_start;
     cb.GarbageCollectionFinish = on_gc_finish;
     cb.SampledObjectAlloc = jv_on_sampled_object_alloc;
-    cb.Breakpoint = jv_on_breakpoint;
+    cb.Breakpoint = on_breakpoint;
     cb.FramePop = jv_on_frame_pop;
     cb.ThreadStart = on_thread_start;
     cb.ThreadEnd = on_thread_end;

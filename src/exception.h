@@ -15,6 +15,15 @@ void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmeth
                              jobject exception, jmethodID catch_method, jlocation catch_location);
 void JNICALL jv_on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                    jlocation location, jobject exception);
+/*
+ * CLASS_LOAD_FAILED without Exception events for every thread (exception.c).  start: at VMInit,
+ * when a monitor may ask for CLASS_LOADS, the breakpoints; watched: non-zero once they are set,
+ * so CLASS_LOADS needs no Exception events of its own; breakpoint: 1 when the breakpoint was one
+ * of them (the thread's Exception event then stays on until the failure is thrown).
+ */
+void jv_class_failures_start(JNIEnv *env);
+int jv_class_failures_watched(void);
+int jv_class_failure_breakpoint(jthread thread, jmethodID method);
 /* Called from the method-exit path for a frame popped by the exception in flight. */
 void jv_exception_unwind(JNIEnv *env, StackID frame);
 
