@@ -20,6 +20,7 @@ void jp_config_defaults(jp_config *config)
     config->min_share = JP_DEFAULT_MIN_SHARE;
     config->wall_time = 0;
     config->loop_seconds = 0; /* one profile, no periods */
+    config->exceptions = 0;
 }
 
 const char *jp_mode_name(jp_mode mode)
@@ -153,6 +154,11 @@ static void set_loop(jp_config *config, const char *text, const char *source)
     set_count(config, &config->loop_seconds, text, source, 0, JP_MAX_LOOP_SECONDS, 0, " seconds");
 }
 
+static void set_exceptions(jp_config *config, const char *text, const char *source)
+{
+    set_count(config, &config->exceptions, text, source, 0, 1, 0, "");
+}
+
 static void set_time(jp_config *config, const char *text, const char *source)
 {
     if (strcmp(text, "cpu") == 0 || strcmp(text, "wall") == 0) {
@@ -223,6 +229,7 @@ void jp_config_load(jp_config *config)
         {"MinShare", 0, "JEVPROF_MIN_SHARE", set_min_share},
         {"Time", 0, "JEVPROF_TIME", set_time},
         {"LoopSeconds", 1, "JEVPROF_LOOP", set_loop},
+        {"Exceptions", 1, "JEVPROF_EXCEPTIONS", set_exceptions},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {

@@ -10,6 +10,7 @@
  *   report length     TopN (DWORD)          JEVPROF_TOP            20         (1..1000)
  *   calls' time       Time (REG_SZ)         JEVPROF_TIME           "cpu"      ("cpu" or "wall")
  *   smallest path     MinShare (REG_SZ)     JEVPROF_MIN_SHARE      JP_DEFAULT_MIN_SHARE (a percent, 0..100)
+ *   count exceptions  Exceptions (DWORD)    JEVPROF_EXCEPTIONS     0          (1: the summary counts them)
  *
  * The interval is whole milliseconds because the portable timer sleeps in milliseconds; 1 ms
  * (1 kHz) is the finest.  A bad value gets one "jevmon: jevprof: ..." line naming its source
@@ -60,6 +61,7 @@ typedef struct jp_config {
     double min_share; /* percent */
     int wall_time;    /* calls mode records wall time, not processor time */
     unsigned loop_seconds; /* continuous mode: a complete profile every this many seconds (0: off) */
+    unsigned exceptions;   /* 1: ask for EXCEPTIONS and count them by class (monitor/README.md: what it costs) */
     char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
 } jp_config;
 

@@ -33,9 +33,10 @@
      JVM_INIT_OPT_RETURN_VALUE_NOT_NEEDED | JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS |                \
      JVM_INIT_OPT_DONT_NEED_ALLOCATION_COUNTS)
 
-/* Asked for in every mode: the summary's events. */
-#define JP_SUMMARY_CATEGORIES                                                                            \
-    (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_THREADS)
+/* Asked for in every mode: the summary's events.  EXCEPTIONS only with the setting: while any agent
+ * listens to exceptions, HotSpot sends every throw in compiled code through a deoptimization, which
+ * costs microseconds per exception (monitor/README.md). */
+#define JP_SUMMARY_CATEGORIES (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_THREADS)
 
 typedef struct jp_monitor {
     IJavaEventMonitor2 IJavaEventMonitor2_iface;
@@ -227,7 +228,8 @@ static void start_recording(jp_monitor *m)
         jv_log("jevprof: out of memory; call recording is off");
     else if (m->config.mode & JP_MODE_CALLS)
         m->recording_calls = 1;
-    m->categories = JP_SUMMARY_CATEGORIES;
+    m->categories = JP_SUMMARY_CATEGORIES | (m->config.exceptions ? JVM_MONITOR_EXCEPTIONS : 0);
+    m->summary.exceptions_counted = m->config.exceptions != 0;
     if (m->sampling)
         m->categories |= JVM_MONITOR_SAMPLING;
     if (m->recording_calls)

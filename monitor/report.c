@@ -295,6 +295,10 @@ static void write_summary(FILE *out, const jp_report *r)
     fprintf(out, "Threads: %llu created, %llu ended, at most %lld live at once\n",
             (unsigned long long)s->threads_created, (unsigned long long)s->threads_destroyed,
             (long long)s->threads_max_live);
+    if (!s->exceptions_counted) {
+        fprintf(out, "Exceptions thrown: not counted (JEVPROF_EXCEPTIONS=1 counts them)\n");
+        return;
+    }
     fprintf(out, "Exceptions thrown: %llu\n", (unsigned long long)s->exceptions_thrown);
     for (size_t i = 0; i < s->exception_classes; i++)
         fprintf(out, "%14" PRIu64 "  %s\n", s->exceptions[i].count, s->exceptions[i].class_name);

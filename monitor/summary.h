@@ -23,6 +23,7 @@ typedef struct jp_summary {
     atomic_ullong threads_created, threads_destroyed;
     atomic_llong threads_live, threads_max_live;
     atomic_ullong exceptions_thrown;
+    int exceptions_counted; /* EXCEPTIONS was asked for (the Exceptions setting) */
     plat_mutex *lock; /* guards the exception table */
     jp_exception_count *exceptions;
     size_t exception_classes, exception_capacity;

@@ -239,7 +239,8 @@ START_TEST(sampling_finds_the_hot_method)
     jvmrun_main(jdks[_i], "Workload", NULL, NULL, args, &plain);
     /* Not a number: the bridge says so when it reads the interval, which it does only once some
      * monitor may want allocations.  jevprof, outside alloc mode, promises it never will. */
-    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
+    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread",
+                     "JEVPROF_EXCEPTIONS=1", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
@@ -297,6 +298,8 @@ START_TEST(call_counts_are_exact)
     expect(report, "            8  Workload$Worker.run()\n");
     expect(collapsed, "Workload$Worker.run;Workload.round;Workload.hot ");
     expect(collapsed, "Workload.round;Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException.<init>");
+    /* without JEVPROF_EXCEPTIONS=1 jevprof leaves exceptions alone (monitor/README.md: what they cost) */
+    expect(report, "Exceptions thrown: not counted (JEVPROF_EXCEPTIONS=1 counts them)\n");
     ck_assert_uint_gt(self_count(collapsed, "Workload.hot"), self_count(collapsed, "Workload.cold"));
     /* Folding the paths under 0.01% keeps their time in their callers: the lines (microseconds)
      * add up to the whole, give or take their rounding. */

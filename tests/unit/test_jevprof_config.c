@@ -24,7 +24,8 @@ static void capture_line(const char *line, void *context)
 }
 
 static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP",
-                                        "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE", "JEVPROF_LOOP"};
+                                        "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE", "JEVPROF_LOOP",
+                                        "JEVPROF_EXCEPTIONS"};
 
 static void setup(void)
 {
@@ -60,6 +61,7 @@ START_TEST(defaults_without_settings)
     ck_assert_uint_eq(c.interval_ms, 10);
     ck_assert_uint_eq(c.top, 20);
     ck_assert_uint_eq(c.loop_seconds, 0); /* no periods */
+    ck_assert_uint_eq(c.exceptions, 0);   /* not counted: they would cost every throw a deoptimization */
     ck_assert_int_eq(line_count, 0);
 }
 END_TEST
@@ -81,12 +83,14 @@ START_TEST(registry_values_then_environment_over_them)
     plat_setenv("JEVPROF_INTERVAL_MS", "1");
     plat_setenv("JEVPROF_TOP", "1000");
     plat_setenv("JEVPROF_LOOP", "60");
+    plat_setenv("JEVPROF_EXCEPTIONS", "1");
     jp_config_load(&c);
     ck_assert_str_eq(c.output_dir, "from-env");
     ck_assert_int_eq(c.mode, JP_MODE_BOTH);
     ck_assert_uint_eq(c.interval_ms, 1);
     ck_assert_uint_eq(c.top, 1000);
     ck_assert_uint_eq(c.loop_seconds, 60);
+    ck_assert_uint_eq(c.exceptions, 1);
     ck_assert_int_eq(line_count, 0);
 }
 END_TEST
@@ -119,6 +123,7 @@ static const struct bad_value {
     {"JEVPROF_MIN_SHARE", "101", "JEVPROF_MIN_SHARE \"101\" is not a percent"},
     {"JEVPROF_LOOP", "86401", "JEVPROF_LOOP \"86401\" is out of range (0 to 86400 seconds); using the default, 0"},
     {"JEVPROF_LOOP", "1m", "JEVPROF_LOOP \"1m\" has extra characters after the number"},
+    {"JEVPROF_EXCEPTIONS", "2", "JEVPROF_EXCEPTIONS \"2\" is out of range (0 to 1); using the default, 0"},
 };
 
 START_TEST(bad_value_is_one_line_and_the_default)
@@ -148,6 +153,8 @@ START_TEST(bad_value_is_one_line_and_the_default)
         ck_assert_uint_eq(c.top, defaults.top);
     else if (strcmp(bad->variable, "JEVPROF_LOOP") == 0)
         ck_assert_uint_eq(c.loop_seconds, defaults.loop_seconds);
+    else if (strcmp(bad->variable, "JEVPROF_EXCEPTIONS") == 0)
+        ck_assert_uint_eq(c.exceptions, defaults.exceptions);
     else if (strcmp(bad->variable, "JEVPROF_FILE_PREFIX") == 0)
         ck_assert_str_eq(c.file_prefix, defaults.file_prefix);
     else if (strcmp(bad->variable, "JEVPROF_TIME") == 0)

@@ -264,6 +264,7 @@ START_TEST(report_lists_top_methods_paths_and_summary)
     summary.threads_created = 9;
     summary.threads_max_live = 8;
     summary.exceptions_thrown = 7;
+    summary.exceptions_counted = 1;
     summary.exceptions = thrown;
     summary.exception_classes = 1;
     jp_report r = report_of(&config, &summary, &counts);
