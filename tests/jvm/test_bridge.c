@@ -195,32 +195,51 @@ static char *call_sequence(const char *log)
 }
 
 /*
- * SPECIFIC_METHOD_CALLS alone, the workload's class permitted with EnableMethodCallEvents:
- * its calls only (the JDK methods between them unseen), with the same StackIDs, from
- * JVMTI events and from instrumented code whose other methods stop at their flag.
+ * SPECIFIC_METHOD_CALLS alone, the workload's class permitted with EnableMethodCallEvents, the
+ * program run by JVMTI events and by instrumented code: the call sequences of both (to free),
+ * and the instrumented run's output, once both ran well.
  */
-START_TEST(specific_method_calls_only_for_the_permitted_class)
+typedef struct specific_runs {
+    char *jvmti_calls, *bytecode_calls, *bytecode_out;
+} specific_runs;
+
+static specific_runs run_specific_both_ways(const char *jdk, const char *const *args)
 {
-    const char *args[] = {"stack", NULL};
     const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=801",
                          "FXMON_OPTIONS=a", "FXMON_SPECIFIC=BridgeWorkload", NULL};
     jvmrun_result by_jvmti, by_bytecode;
-    jvmrun(jdks[_i], "methods=jvmti", env, args, &by_jvmti);
-    jvmrun(jdks[_i], "", env, args, &by_bytecode);
+    jvmrun(jdk, "methods=jvmti", env, args, &by_jvmti);
+    jvmrun(jdk, "", env, args, &by_bytecode);
     ck_assert_int_eq(by_jvmti.exit_code, 0);
     ck_assert_int_eq(by_bytecode.exit_code, 0);
     ck_assert_msg(jvmrun_count(by_bytecode.err, VIA_BYTECODE) == 1, "%s", by_bytecode.err);
-    char *jvmti_calls = call_sequence(by_jvmti.log), *bytecode_calls = call_sequence(by_bytecode.log);
-    /* main, stack, stackLevel(3..0), traceHere: nothing of the JDK code they call */
-    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry "), 7);
-    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry BridgeWorkload."), 7);
-    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry BridgeWorkload.stackLevel(I)V"), 4);
-    ck_assert_int_eq(jvmrun_count(bytecode_calls, "exit "), 7);
-    ck_assert_str_eq(bytecode_calls, jvmti_calls);
-    free(jvmti_calls);
-    free(bytecode_calls);
+    specific_runs runs = {call_sequence(by_jvmti.log), call_sequence(by_bytecode.log), strdup(by_bytecode.out)};
+    ck_assert_ptr_nonnull(runs.bytecode_out);
     jvmrun_free(&by_jvmti);
     jvmrun_free(&by_bytecode);
+    return runs;
+}
+
+static void specific_runs_free(specific_runs *runs)
+{
+    free(runs->jvmti_calls);
+    free(runs->bytecode_calls);
+    free(runs->bytecode_out);
+}
+
+/* Its calls only (the JDK methods between them unseen), with the same StackIDs, from JVMTI events
+ * and from instrumented code whose other methods stop at their flag. */
+START_TEST(specific_method_calls_only_for_the_permitted_class)
+{
+    const char *args[] = {"stack", NULL};
+    specific_runs runs = run_specific_both_ways(jdks[_i], args);
+    /* main, stack, stackLevel(3..0), traceHere: nothing of the JDK code they call */
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry "), 7);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry BridgeWorkload."), 7);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry BridgeWorkload.stackLevel(I)V"), 4);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "exit "), 7);
+    ck_assert_str_eq(runs.bytecode_calls, runs.jvmti_calls);
+    specific_runs_free(&runs);
 }
 END_TEST
 
@@ -233,25 +252,14 @@ END_TEST
 START_TEST(specific_method_calls_true_depths_on_deep_recursion)
 {
     const char *args[] = {"deep", "40", "300", NULL};
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=801",
-                         "FXMON_OPTIONS=a", "FXMON_SPECIFIC=BridgeWorkload", NULL};
-    jvmrun_result by_jvmti, by_bytecode;
-    jvmrun(jdks[_i], "methods=jvmti", env, args, &by_jvmti);
-    jvmrun(jdks[_i], "", env, args, &by_bytecode);
-    ck_assert_int_eq(by_jvmti.exit_code, 0);
-    ck_assert_int_eq(by_bytecode.exit_code, 0);
-    ck_assert_str_eq(by_bytecode.out, "deep done, caught 40\n");
-    ck_assert_msg(jvmrun_count(by_bytecode.err, VIA_BYTECODE) == 1, "%s", by_bytecode.err);
-    char *jvmti_calls = call_sequence(by_jvmti.log), *bytecode_calls = call_sequence(by_bytecode.log);
+    specific_runs runs = run_specific_both_ways(jdks[_i], args);
+    ck_assert_str_eq(runs.bytecode_out, "deep done, caught 40\n");
     /* main, deepRuns, 80 times deep(300..0); Step.toString and the JDK's String.valueOf unseen */
-    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry BridgeWorkload.deep(IZ)"), 80 * 301);
-    ck_assert_int_eq(jvmrun_count(bytecode_calls, "entry "), 2 + 80 * 301);
-    ck_assert_int_eq(jvmrun_count(bytecode_calls, "exit "), 2 + 80 * 301);
-    ck_assert_msg(strcmp(bytecode_calls, jvmti_calls) == 0, "the instrumented StackIDs differ from JVMTI's");
-    free(jvmti_calls);
-    free(bytecode_calls);
-    jvmrun_free(&by_jvmti);
-    jvmrun_free(&by_bytecode);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry BridgeWorkload.deep(IZ)"), 80 * 301);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry "), 2 + 80 * 301);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "exit "), 2 + 80 * 301);
+    ck_assert_msg(strcmp(runs.bytecode_calls, runs.jvmti_calls) == 0, "the instrumented StackIDs differ from JVMTI's");
+    specific_runs_free(&runs);
 }
 END_TEST
 
