@@ -203,10 +203,12 @@ typedef struct specific_runs {
     char *jvmti_calls, *bytecode_calls, *bytecode_out;
 } specific_runs;
 
-static specific_runs run_specific_both_ways(const char *jdk, const char *const *args)
+static specific_runs run_specific_both_ways(const char *jdk, const char *permitted, const char *const *args)
 {
+    static char permitted_env[128];
+    snprintf(permitted_env, sizeof(permitted_env), "FXMON_SPECIFIC=%s", permitted);
     const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=801",
-                         "FXMON_OPTIONS=a", "FXMON_SPECIFIC=BridgeWorkload", NULL};
+                         "FXMON_OPTIONS=a", permitted_env, NULL};
     jvmrun_result by_jvmti, by_bytecode;
     jvmrun(jdk, "methods=jvmti", env, args, &by_jvmti);
     jvmrun(jdk, "", env, args, &by_bytecode);
@@ -232,7 +234,7 @@ static void specific_runs_free(specific_runs *runs)
 START_TEST(specific_method_calls_only_for_the_permitted_class)
 {
     const char *args[] = {"stack", NULL};
-    specific_runs runs = run_specific_both_ways(jdks[_i], args);
+    specific_runs runs = run_specific_both_ways(jdks[_i], "BridgeWorkload", args);
     /* main, stack, stackLevel(3..0), traceHere: nothing of the JDK code they call */
     ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry "), 7);
     ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry BridgeWorkload."), 7);
@@ -244,20 +246,21 @@ START_TEST(specific_method_calls_only_for_the_permitted_class)
 END_TEST
 
 /*
- * The same on deep recursion (300 frames of the permitted class, JDK frames between every
- * other pair, half the runs unwound by an exception from the bottom), long enough for the
- * JIT: the instrumented path counts the frames between permitted ones without reading the
- * stack per call, and every StackID still equals the JVMTI path's.
+ * The same on deep recursion (300 frames of the permitted class, frames of other classes between
+ * every other pair, half the runs unwound by an exception from the bottom), long enough for the
+ * JIT: the instrumented path counts the frames between permitted ones without reading the stack
+ * per call, even those of methods whose flags were cleared when they first ran outside the
+ * permitted class's frames, and every StackID still equals the JVMTI path's.
  */
 START_TEST(specific_method_calls_true_depths_on_deep_recursion)
 {
     const char *args[] = {"deep", "40", "300", NULL};
-    specific_runs runs = run_specific_both_ways(jdks[_i], args);
-    ck_assert_str_eq(runs.bytecode_out, "deep done, caught 40\n");
-    /* main, deepRuns, 80 times deep(300..0); Step.toString and the JDK's String.valueOf unseen */
-    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry BridgeWorkload.deep(IZ)"), 80 * 301);
-    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry "), 2 + 80 * 301);
-    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "exit "), 2 + 80 * 301);
+    specific_runs runs = run_specific_both_ways(jdks[_i], "BridgeWorkload$Deep", args);
+    ck_assert_str_eq(runs.bytecode_out, "deep done, caught 40 warm\n");
+    /* 80 times deep(300..0); Step.toString and the JDK's String.valueOf unseen */
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry BridgeWorkload$Deep.deep(IZ)"), 80 * 301);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "entry "), 80 * 301);
+    ck_assert_int_eq(jvmrun_count(runs.bytecode_calls, "exit "), 80 * 301);
     ck_assert_msg(strcmp(runs.bytecode_calls, runs.jvmti_calls) == 0, "the instrumented StackIDs differ from JVMTI's");
     specific_runs_free(&runs);
 }

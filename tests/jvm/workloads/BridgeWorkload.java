@@ -91,43 +91,48 @@ public class BridgeWorkload {
     /**
      * Deep recursion with JDK frames between: deep(n) calls deep(n - 1) directly when n is odd
      * and through String.valueOf and Step.toString when it is even; the bottom throws when asked.
+     * A class of its own, so that a test can enable its methods alone.
      */
-    static String deep(int n, boolean bottomThrows) {
-        if (n == 0) {
-            if (bottomThrows) {
-                throw new IllegalStateException("bottom");
+    static final class Deep {
+        static String deep(int n, boolean bottomThrows) {
+            if (n == 0) {
+                if (bottomThrows) {
+                    throw new IllegalStateException("bottom");
+                }
+                return "";
             }
-            return "";
+            return n % 2 == 0 ? String.valueOf(new Step(n - 1, bottomThrows)) : deep(n - 1, bottomThrows);
         }
-        return n % 2 == 0 ? String.valueOf(new Step(n - 1, bottomThrows)) : deep(n - 1, bottomThrows);
+
+        static final class Step {
+            private final int n;
+            private final boolean bottomThrows;
+
+            Step(int n, boolean bottomThrows) {
+                this.n = n;
+                this.bottomThrows = bottomThrows;
+            }
+
+            @Override
+            public String toString() {
+                return n < 0 ? "warm" : deep(n, bottomThrows);
+            }
+        }
     }
 
-    static final class Step {
-        private final int n;
-        private final boolean bottomThrows;
-
-        Step(int n, boolean bottomThrows) {
-            this.n = n;
-            this.bottomThrows = bottomThrows;
-        }
-
-        @Override
-        public String toString() {
-            return deep(n, bottomThrows);
-        }
-    }
-
+    /** Deep.deep(depth) runs times, returning and unwound, after its JDK and Step frames ran outside it. */
     static void deepRuns(int runs, int depth) {
+        String warm = String.valueOf(new Deep.Step(-1, false));
         int caught = 0;
         for (int i = 0; i < runs; i++) {
-            deep(depth, false);
+            Deep.deep(depth, false);
             try {
-                deep(depth, true);
+                Deep.deep(depth, true);
             } catch (IllegalStateException e) {
                 caught++;
             }
         }
-        System.out.println("deep done, caught " + caught);
+        System.out.println("deep done, caught " + caught + " " + warm);
     }
 
     static int fib(int n) {
