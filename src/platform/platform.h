@@ -103,6 +103,10 @@ typedef struct plat_thread plat_thread;
 plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg);
 /* Waits for the thread to end and frees it. */
 void plat_thread_join(plat_thread *t);
+/* Has the calling thread run fn as it ends, whoever started it (a pthread key's destructor, a
+ * fiber-local storage callback): once per thread however often asked.  One fn per process: a
+ * later call with another fn is refused.  0, or -1 when it cannot be arranged. */
+int plat_thread_at_exit(void (*fn)(void));
 
 /* The operating system's id of the calling thread (GetCurrentThreadId / gettid). */
 DWORD plat_os_thread_id(void);

@@ -2,6 +2,7 @@
  * process-wide barrier, with pthreads and Linux system calls. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -84,6 +85,34 @@ void plat_thread_join(plat_thread *t)
 {
     pthread_join(t->thread, NULL);
     free(t);
+}
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int exit_key_made;
+static void (*_Atomic exit_fn)(void);
+
+static void run_exit_fn(void *marked)
+{
+    (void)marked;
+    void (*fn)(void) = atomic_load(&exit_fn);
+    if (fn)
+        fn();
+}
+
+static void make_exit_key(void)
+{
+    exit_key_made = pthread_key_create(&exit_key, run_exit_fn) == 0;
+}
+
+int plat_thread_at_exit(void (*fn)(void))
+{
+    void (*none)(void) = NULL;
+    pthread_once(&exit_key_once, make_exit_key);
+    if (!exit_key_made || (!atomic_compare_exchange_strong(&exit_fn, &none, fn) && none != fn))
+        return -1;
+    /* Any non-NULL value: the destructor runs only for threads whose value is set. */
+    return pthread_getspecific(exit_key) || pthread_setspecific(exit_key, &exit_key) == 0 ? 0 : -1;
 }
 
 DWORD plat_os_thread_id(void)

@@ -213,6 +213,33 @@ void plat_thread_join(plat_thread *t)
     free(t);
 }
 
+static DWORD exit_slot = FLS_OUT_OF_INDEXES;
+static INIT_ONCE exit_slot_once = INIT_ONCE_STATIC_INIT;
+static void (*volatile exit_fn)(void);
+
+/* Called as a thread ends with its slot set (and for each such thread when the process ends). */
+static void WINAPI run_exit_fn(void *marked)
+{
+    if (marked && exit_fn)
+        exit_fn();
+}
+
+static BOOL CALLBACK make_exit_slot(INIT_ONCE *once, void *param, void **context)
+{
+    (void)once, (void)param, (void)context;
+    exit_slot = FlsAlloc(run_exit_fn);
+    return TRUE;
+}
+
+int plat_thread_at_exit(void (*fn)(void))
+{
+    InitOnceExecuteOnce(&exit_slot_once, make_exit_slot, NULL, NULL);
+    if (exit_slot == FLS_OUT_OF_INDEXES ||
+        (InterlockedCompareExchangePointer((void *volatile *)&exit_fn, (void *)fn, NULL) != NULL && exit_fn != fn))
+        return -1;
+    return FlsGetValue(exit_slot) || FlsSetValue(exit_slot, &exit_slot) ? 0 : -1;
+}
+
 DWORD plat_os_thread_id(void)
 {
     return GetCurrentThreadId();
