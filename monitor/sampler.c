@@ -22,6 +22,8 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
         jp_sampler_free(s);
         return -1;
     }
+    if (FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling2, (void **)&s->walker)))
+        s->walker = NULL; /* another VM: GetStackTrace for every stack */
     return 0;
 }
 
@@ -31,6 +33,8 @@ void jp_sampler_free(jp_sampler *s)
     jp_idmap_free(&s->live);
     free(s->snapshot);
     jp_stack_trace_free(&s->stack);
+    if (s->walker)
+        IJevmonSampling2_Release(s->walker);
     if (s->lock)
         plat_mutex_destroy(s->lock);
     memset(s, 0, sizeof(*s));
@@ -67,13 +71,34 @@ static int moved_on(const jp_stack_trace *stack, MethodID sampled)
     return !stack->truncated;
 }
 
+/* SampleThreadStack: S_OK with the stack walked at the sample (in s->walked from *first, *count
+ * frames), S_FALSE with the sample alone, or its failure. */
+static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMPLE *where, const MethodID **first,
+                                 size_t *count)
+{
+    DWORD frames = 0;
+    BOOL truncated = FALSE;
+    HRESULT hr = IJevmonSampling2_SampleThreadStack(s->walker, thread, where, s->walked + 1, JP_WALKED_FRAMES, &frames,
+                                                    &truncated);
+    if (hr != S_OK)
+        return hr;
+    s->walked[0] = JP_UNKNOWN_CALLERS; /* a cut stack keeps its innermost frames */
+    *first = truncated ? s->walked : s->walked + 1;
+    *count = frames + (truncated ? 1 : 0);
+    s->counts.truncated += truncated != FALSE;
+    return S_OK;
+}
+
 /* Samples one live thread; called with the lock held. */
 static void sample_thread(jp_sampler *s, ThreadID thread)
 {
     JVM_METHOD_SAMPLE where;
+    const MethodID *walked = NULL;
+    size_t walked_count = 0;
     memset(&where, 0, sizeof(where));
     where.flags = JVM_SAMPLE_METHOD_ID | JVM_SAMPLE_LOCATION;
-    HRESULT located = IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
+    HRESULT located = s->walker ? sample_with_stack(s, thread, &where, &walked, &walked_count)
+                                : IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
     if (FAILED(located)) {
         s->counts.location_failures++;
         where.flags = 0;
@@ -82,6 +107,17 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     }
     if ((where.flags & JVM_SAMPLE_LOCATION) && where.location_type == JVM_LOCATION_BLOCKING) {
         s->counts.idle++;
+        return;
+    }
+    if (located == S_OK && walked) {
+        if (!walked_count) {
+            s->counts.idle++; /* no Java frames */
+        } else if (jp_tree_add_stack(&s->profile, walked, walked_count, 1)) {
+            s->counts.failed++;
+        } else {
+            s->counts.samples++;
+            s->counts.walked++;
+        }
         return;
     }
     HRESULT traced = jp_stack_trace_take(&s->stack, s->info, thread);
@@ -106,6 +142,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         return;
     }
     s->counts.samples++;
+    s->counts.safepoint += have_stack;
     s->counts.truncated += have_stack && s->stack.truncated;
 }
 
