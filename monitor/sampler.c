@@ -5,7 +5,6 @@
 #include "sampler.h"
 
 #define NS_PER_MS 1000000ull
-#define STOP_CHECK_MS 50u /* the longest sleep between looks at the stop flag */
 
 /* Set on the timer thread.  Its first IDInfo call may attach it to the JVM, which announces it
  * with THREAD_CREATE on the same thread while the lock is held: it must neither take the lock
@@ -18,7 +17,8 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
     s->info = info;
     s->interval_ms = interval_ms ? interval_ms : 1;
     s->lock = plat_mutex_create();
-    if (!s->lock || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile)) {
+    s->wake = plat_event_create();
+    if (!s->lock || !s->wake || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile)) {
         jp_sampler_free(s);
         return -1;
     }
@@ -37,6 +37,7 @@ void jp_sampler_free(jp_sampler *s)
         IJevmonSampling2_Release(s->walker);
     if (s->lock)
         plat_mutex_destroy(s->lock);
+    plat_event_destroy(s->wake);
     memset(s, 0, sizeof(*s));
 }
 
@@ -178,13 +179,12 @@ static void sample_all(jp_sampler *s)
     }
 }
 
-/* Sleeps until the monotonic clock reaches deadline_ns, or the sampler is told to stop. */
+/* Sleeps until the monotonic clock reaches deadline_ns, or the sampler is told to stop (at once:
+ * the JVM's exit waits for this thread). */
 static void sleep_until(jp_sampler *s, uint64_t deadline_ns)
 {
-    for (uint64_t now = plat_now_ns(); now < deadline_ns && !atomic_load(&s->stop); now = plat_now_ns()) {
-        uint64_t ms = (deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS;
-        plat_sleep_ms((unsigned)(ms > STOP_CHECK_MS ? STOP_CHECK_MS : ms));
-    }
+    for (uint64_t now = plat_now_ns(); now < deadline_ns && !atomic_load(&s->stop); now = plat_now_ns())
+        plat_event_wait_ms(s->wake, (unsigned)((deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS));
 }
 
 static void sampler_main(void *arg)
@@ -221,6 +221,7 @@ void jp_sampler_stop(jp_sampler *s)
     if (!s->thread)
         return;
     atomic_store(&s->stop, 1);
+    plat_event_set(s->wake);
     plat_thread_join(s->thread);
     s->thread = NULL;
     s->stopped_ns = plat_now_ns();

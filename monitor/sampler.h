@@ -51,6 +51,7 @@ typedef struct jp_sampler {
     uint64_t started_ns, stopped_ns;
     plat_thread *thread;
     atomic_int stop;
+    plat_event *wake;               /* set with stop */
     /* Used only by the thread sampling: the threads of this tick, and one thread's stack. */
     ThreadID *snapshot;
     size_t snapshot_capacity;

@@ -54,6 +54,67 @@ void plat_mutex_unlock(plat_mutex *m)
     pthread_mutex_unlock(&m->mutex);
 }
 
+struct plat_event {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond; /* on the monotonic clock: a change of the time of day does not stretch a wait */
+    int set;
+};
+
+plat_event *plat_event_create(void)
+{
+    plat_event *e = malloc(sizeof(*e));
+    pthread_condattr_t attr;
+    if (!e)
+        return NULL;
+    e->set = 0;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    int failed = pthread_cond_init(&e->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    if (failed || pthread_mutex_init(&e->mutex, NULL) != 0) {
+        if (!failed)
+            pthread_cond_destroy(&e->cond);
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void plat_event_destroy(plat_event *e)
+{
+    if (!e)
+        return;
+    pthread_cond_destroy(&e->cond);
+    pthread_mutex_destroy(&e->mutex);
+    free(e);
+}
+
+void plat_event_set(plat_event *e)
+{
+    pthread_mutex_lock(&e->mutex);
+    e->set = 1;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->mutex);
+}
+
+int plat_event_wait_ms(plat_event *e, unsigned ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t)(ms / 1000);
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&e->mutex);
+    while (!e->set && pthread_cond_timedwait(&e->cond, &e->mutex, &until) != ETIMEDOUT)
+        ; /* woken early, or spuriously: wait on until the deadline */
+    int set = e->set;
+    pthread_mutex_unlock(&e->mutex);
+    return set;
+}
+
 struct plat_thread {
     pthread_t thread;
     void (*fn)(void *arg);

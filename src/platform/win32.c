@@ -169,6 +169,40 @@ void plat_mutex_unlock(plat_mutex *m)
 }
 
 /* ---- Threads ----------------------------------------------------------------------------- */
+struct plat_event {
+    HANDLE handle; /* a manual-reset event */
+};
+
+plat_event *plat_event_create(void)
+{
+    plat_event *e = malloc(sizeof(*e));
+    if (!e)
+        return NULL;
+    if (!(e->handle = CreateEventW(NULL, TRUE, FALSE, NULL))) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void plat_event_destroy(plat_event *e)
+{
+    if (!e)
+        return;
+    CloseHandle(e->handle);
+    free(e);
+}
+
+void plat_event_set(plat_event *e)
+{
+    SetEvent(e->handle);
+}
+
+int plat_event_wait_ms(plat_event *e, unsigned ms)
+{
+    return WaitForSingleObject(e->handle, ms) == WAIT_OBJECT_0;
+}
+
 struct plat_thread {
     HANDLE handle;
     void (*fn)(void *arg);
