@@ -200,6 +200,31 @@ START_TEST(thread_exit_function_runs_once_per_asking_thread)
 }
 END_TEST
 
+static void set_after_a_while(void *arg)
+{
+    plat_sleep_ms(20);
+    plat_event_set(arg);
+}
+
+/* plat_event: a wait times out unset, ends early when another thread sets it, and stays set. */
+START_TEST(event_wait_times_out_or_ends_when_set)
+{
+    plat_event *e = plat_event_create();
+    ck_assert_ptr_nonnull(e);
+    uint64_t start = plat_now_ns();
+    ck_assert_int_eq(plat_event_wait_ms(e, 30), 0);
+    ck_assert_uint_ge(plat_now_ns() - start, 29000000u);
+    plat_thread *setter = plat_thread_start(set_after_a_while, e);
+    ck_assert_ptr_nonnull(setter);
+    start = plat_now_ns();
+    ck_assert_int_eq(plat_event_wait_ms(e, 10000), 1);
+    ck_assert_uint_lt(plat_now_ns() - start, 5000000000u); /* woken, not timed out */
+    plat_thread_join(setter);
+    ck_assert_int_eq(plat_event_wait_ms(e, 0), 1);
+    plat_event_destroy(e);
+}
+END_TEST
+
 START_TEST(thread_without_a_function_is_logged)
 {
     ck_assert_ptr_null(plat_thread_start(NULL, NULL));
@@ -417,6 +442,7 @@ static Suite *platform_suite(void)
     tcase_add_test(basics, module_path_of_no_module);
     tcase_add_test(basics, mutex_is_recursive_and_threads_join);
     tcase_add_test(basics, thread_exit_function_runs_once_per_asking_thread);
+    tcase_add_test(basics, event_wait_times_out_or_ends_when_set);
     tcase_add_test(basics, thread_without_a_function_is_logged);
     tcase_add_test(basics, os_thread_id_is_the_windows_one);
     tcase_add_test(basics, clock_is_monotonic_and_sleep_waits);
