@@ -210,18 +210,17 @@ static void frame_from_jvmti(jthread thread, int accuracy, found *f)
         f->depth = (uint32_t)depth;
 }
 
-/* Copies the innermost frames (outermost first) into out; 0 when a frame has no MethodID. */
-static int copy_frames(JNIEnv *env, stack_out *out, int count, jmethodID (*method_at)(const walk *, int),
-                       const walk *w, int deeper)
+/* Copies the innermost frames (outermost first) into out; not taken when a frame has no MethodID. */
+static void copy_frames(JNIEnv *env, stack_out *out, int count, jmethodID (*method_at)(const walk *, int),
+                        const walk *w, int deeper)
 {
     DWORD kept = (DWORD)count < out->max ? (DWORD)count : out->max;
     for (DWORD i = 0; i < kept; i++)
         if (!(out->frames[i] = jv_method_id(env, method_at(w, (int)(kept - 1 - i)))))
-            return 0;
+            return;
     out->count = kept;
     out->truncated = deeper || kept < (DWORD)count;
     out->taken = 1;
-    return 1;
 }
 
 static jmethodID walked_method(const walk *w, int i)
