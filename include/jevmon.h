@@ -43,6 +43,7 @@ DEFINE_GUID(IID_IJavaHeapMonitor2, 0xC3113E92, 0x4355, 0x4C25, 0x8E, 0x6C, 0x36,
 DEFINE_GUID(IID_IHeapInfoCallback, 0x61120FE3, 0x2D49, 0x4391, 0xA9, 0xA0, 0xB4, 0x93, 0x9A, 0x54, 0xAD, 0x3E);
 DEFINE_GUID(IID_IObjectAllocationCallback, 0xC26482B2, 0xDA55, 0x46BE, 0xA2, 0xF1, 0x53, 0x6F, 0x57, 0xB8, 0x63, 0x30);
 DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0xEA, 0x8B, 0x4E, 0xD1, 0xE1);
+DEFINE_GUID(IID_IJevmonSampling2, 0x48E9F2CF, 0xD604, 0x4E08, 0xA7, 0x2A, 0xCD, 0xF2, 0x99, 0x87, 0xD2, 0x93);
 DEFINE_GUID(IID_IJevmonAllocationSampling, 0x228C9E1D, 0xB71C, 0x4EE6, 0xA2, 0x60, 0x75, 0xEE, 0x53, 0x28, 0x05, 0xF9);
 DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
 /* Spelling variants used by the documentation. */
@@ -396,6 +397,14 @@ typedef struct JVM_METHOD_SAMPLE {
     STDMETHOD(SampleThreadLocation64)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip,        \
                                       ULONGLONG *psp) PURE;
 
+/* jevmon extension: a sample and the thread's whole stack at the same moment, outermost frame
+ * first as GetStackTrace gives it, into the caller's buffer (README: Sampling).  S_OK: the stack
+ * is in pframes; S_FALSE: the sample alone (no walk of this thread now: GetStackTrace gives its
+ * stack, from its next safepoint); E_FAIL as SampleThreadLocation; E_POINTER. */
+#define IJevmonSampling2_SLOTS                                                                                     \
+    STDMETHOD(SampleThreadStack)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,          \
+                                 DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated) PURE;
+
 /* jevmon extension, on the heap monitor object: what each OnObjectAllocated stands for when
  * allocations are sampled (README: the heap monitor). */
 #define IJevmonAllocationSampling_SLOTS                                                                            \
@@ -523,6 +532,17 @@ JEVMON_INTERFACE(IJevmonSampling, IUnknown)
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
     IJevmonSampling_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonSampling2
+JEVMON_INTERFACE(IJevmonSampling2, IJevmonSampling)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonSampling_SLOTS
+    IJevmonSampling2_SLOTS
     END_INTERFACE
 };
 

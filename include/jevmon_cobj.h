@@ -173,6 +173,12 @@
 #define IJevmonSampling_Release(p) (p)->lpVtbl->Release(p)
 #define IJevmonSampling_SampleThreadLocation64(p, a0, a1, a2, a3) (p)->lpVtbl->SampleThreadLocation64(p, a0, a1, a2, a3)
 
+#define IJevmonSampling2_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonSampling2_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonSampling2_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonSampling2_SampleThreadLocation64(p, a0, a1, a2, a3) (p)->lpVtbl->SampleThreadLocation64(p, a0, a1, a2, a3)
+#define IJevmonSampling2_SampleThreadStack(p, a0, a1, a2, a3, a4, a5) (p)->lpVtbl->SampleThreadStack(p, a0, a1, a2, a3, a4, a5)
+
 #define IJevmonAllocationSampling_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
 #define IJevmonAllocationSampling_AddRef(p) (p)->lpVtbl->AddRef(p)
 #define IJevmonAllocationSampling_Release(p) (p)->lpVtbl->Release(p)

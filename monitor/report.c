@@ -144,8 +144,11 @@ static void write_sampling(FILE *out, const jp_report *r)
     if (c->location_failures)
         fprintf(out, "SampleThreadLocation failed %" PRIu64 " times: waiting threads were not told apart from "
                      "running ones there\n", c->location_failures);
+    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran (IJevmonSampling2), %" PRIu64
+                 " from GetStackTrace (at the thread's next safepoint)\n", c->walked, c->safepoint);
     if (c->truncated)
-        fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
+        fprintf(out, "Stacks cut (the innermost %d frames kept when walked, the outermost %d otherwise): %" PRIu64 "\n",
+                JP_WALKED_FRAMES, JP_MAX_STACK_FRAMES, c->truncated);
     profile_view v = {r->samples, 0, "samples", 1};
     write_profile(out, r, &v);
 }

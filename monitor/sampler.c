@@ -5,7 +5,6 @@
 #include "sampler.h"
 
 #define NS_PER_MS 1000000ull
-#define STOP_CHECK_MS 50u /* the longest sleep between looks at the stop flag */
 
 /* Set on the timer thread.  Its first IDInfo call may attach it to the JVM, which announces it
  * with THREAD_CREATE on the same thread while the lock is held: it must neither take the lock
@@ -18,10 +17,13 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
     s->info = info;
     s->interval_ms = interval_ms ? interval_ms : 1;
     s->lock = plat_mutex_create();
-    if (!s->lock || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile)) {
+    s->wake = plat_event_create();
+    if (!s->lock || !s->wake || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile)) {
         jp_sampler_free(s);
         return -1;
     }
+    if (FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling2, (void **)&s->walker)))
+        s->walker = NULL; /* another VM: GetStackTrace for every stack */
     return 0;
 }
 
@@ -31,8 +33,11 @@ void jp_sampler_free(jp_sampler *s)
     jp_idmap_free(&s->live);
     free(s->snapshot);
     jp_stack_trace_free(&s->stack);
+    if (s->walker)
+        IJevmonSampling2_Release(s->walker);
     if (s->lock)
         plat_mutex_destroy(s->lock);
+    plat_event_destroy(s->wake);
     memset(s, 0, sizeof(*s));
 }
 
@@ -67,13 +72,34 @@ static int moved_on(const jp_stack_trace *stack, MethodID sampled)
     return !stack->truncated;
 }
 
+/* SampleThreadStack: S_OK with the stack walked at the sample (in s->walked from *first, *count
+ * frames), S_FALSE with the sample alone, or its failure. */
+static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMPLE *where, const MethodID **first,
+                                 size_t *count)
+{
+    DWORD frames = 0;
+    BOOL truncated = FALSE;
+    HRESULT hr = IJevmonSampling2_SampleThreadStack(s->walker, thread, where, s->walked + 1, JP_WALKED_FRAMES, &frames,
+                                                    &truncated);
+    if (hr != S_OK)
+        return hr;
+    s->walked[0] = JP_UNKNOWN_CALLERS; /* a cut stack keeps its innermost frames */
+    *first = truncated ? s->walked : s->walked + 1;
+    *count = frames + (truncated ? 1 : 0);
+    s->counts.truncated += truncated != FALSE;
+    return S_OK;
+}
+
 /* Samples one live thread; called with the lock held. */
 static void sample_thread(jp_sampler *s, ThreadID thread)
 {
     JVM_METHOD_SAMPLE where;
+    const MethodID *walked = NULL;
+    size_t walked_count = 0;
     memset(&where, 0, sizeof(where));
     where.flags = JVM_SAMPLE_METHOD_ID | JVM_SAMPLE_LOCATION;
-    HRESULT located = IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
+    HRESULT located = s->walker ? sample_with_stack(s, thread, &where, &walked, &walked_count)
+                                : IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
     if (FAILED(located)) {
         s->counts.location_failures++;
         where.flags = 0;
@@ -82,6 +108,17 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     }
     if ((where.flags & JVM_SAMPLE_LOCATION) && where.location_type == JVM_LOCATION_BLOCKING) {
         s->counts.idle++;
+        return;
+    }
+    if (located == S_OK && walked) {
+        if (!walked_count) {
+            s->counts.idle++; /* no Java frames */
+        } else if (jp_tree_add_stack(&s->profile, walked, walked_count, 1)) {
+            s->counts.failed++;
+        } else {
+            s->counts.samples++;
+            s->counts.walked++;
+        }
         return;
     }
     HRESULT traced = jp_stack_trace_take(&s->stack, s->info, thread);
@@ -106,6 +143,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         return;
     }
     s->counts.samples++;
+    s->counts.safepoint += have_stack;
     s->counts.truncated += have_stack && s->stack.truncated;
 }
 
@@ -141,13 +179,12 @@ static void sample_all(jp_sampler *s)
     }
 }
 
-/* Sleeps until the monotonic clock reaches deadline_ns, or the sampler is told to stop. */
+/* Sleeps until the monotonic clock reaches deadline_ns, or the sampler is told to stop (at once:
+ * the JVM's exit waits for this thread). */
 static void sleep_until(jp_sampler *s, uint64_t deadline_ns)
 {
-    for (uint64_t now = plat_now_ns(); now < deadline_ns && !atomic_load(&s->stop); now = plat_now_ns()) {
-        uint64_t ms = (deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS;
-        plat_sleep_ms((unsigned)(ms > STOP_CHECK_MS ? STOP_CHECK_MS : ms));
-    }
+    for (uint64_t now = plat_now_ns(); now < deadline_ns && !atomic_load(&s->stop); now = plat_now_ns())
+        plat_event_wait_ms(s->wake, (unsigned)((deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS));
 }
 
 static void sampler_main(void *arg)
@@ -184,6 +221,7 @@ void jp_sampler_stop(jp_sampler *s)
     if (!s->thread)
         return;
     atomic_store(&s->stop, 1);
+    plat_event_set(s->wake);
     plat_thread_join(s->thread);
     s->thread = NULL;
     s->stopped_ns = plat_now_ns();

@@ -6,10 +6,14 @@
  * under the sampler's lock and jp_sampler_thread_destroyed takes that lock: destruction waits
  * for a sample in progress, and a sample never starts on a destroyed thread.
  *
- * A sample asks SampleThreadLocation first (a waiting thread is counted as idle, not profiled),
- * then GetStackTrace for the stack (stacktrace.h), whose frames arrive through
- * NotifyEvent2(STACK_TRACE) on the sampler thread.  Either call may fail (E_FAIL, E_NOTIMPL): a stack alone, or
- * the sampled method alone (under JP_UNKNOWN_CALLERS), still makes a sample.
+ * Where the VM offers the jevmon extension IJevmonSampling2, a sample is one SampleThreadStack:
+ * the thread's location and the stack walked where it was interrupted (AsyncGetCallTrace), with
+ * no safepoint bias and no JVMTI handshake.  Where that gives no stack (S_FALSE: Windows, a walk
+ * that failed) or the VM lacks the extension, a sample asks SampleThreadLocation (a waiting
+ * thread is counted as idle, not profiled), then GetStackTrace for the stack (stacktrace.h), whose
+ * frames arrive through NotifyEvent2(STACK_TRACE) on the sampler thread, taken at the thread's
+ * next safepoint.  Either call may fail (E_FAIL, E_NOTIMPL): a stack alone, or the sampled method
+ * alone (under JP_UNKNOWN_CALLERS), still makes a sample.
  */
 #ifndef JEVPROF_SAMPLER_H
 #define JEVPROF_SAMPLER_H
@@ -28,11 +32,17 @@ typedef struct jp_sampler_counts {
     uint64_t idle;              /* threads waiting or blocked */
     uint64_t failed;            /* threads for which neither call gave anything */
     uint64_t location_failures; /* SampleThreadLocation calls that failed */
-    uint64_t truncated;         /* stacks deeper than JP_MAX_STACK_FRAMES */
+    uint64_t truncated;         /* stacks deeper than JP_MAX_STACK_FRAMES (JP_WALKED_FRAMES when walked) */
+    uint64_t walked;            /* samples whose stack was walked where the thread ran (SampleThreadStack) */
+    uint64_t safepoint;         /* samples whose stack came from GetStackTrace */
 } jp_sampler_counts;
+
+/* The deepest stack SampleThreadStack is asked for (the bridge walks 1024 frames at most). */
+#define JP_WALKED_FRAMES 1024
 
 typedef struct jp_sampler {
     IJavaEventMonitorIDInfo2 *info; /* not owned */
+    IJevmonSampling2 *walker;       /* the VM's stack-walking sampler; NULL when not offered */
     unsigned interval_ms;
     plat_mutex *lock;               /* guards live, profile and counts; held while sampling a thread */
     jp_idmap live;                  /* ThreadID -> 1 */
@@ -41,10 +51,12 @@ typedef struct jp_sampler {
     uint64_t started_ns, stopped_ns;
     plat_thread *thread;
     atomic_int stop;
+    plat_event *wake;               /* set with stop */
     /* Used only by the thread sampling: the threads of this tick, and one thread's stack. */
     ThreadID *snapshot;
     size_t snapshot_capacity;
     jp_stack_trace stack;
+    MethodID walked[1 + JP_WALKED_FRAMES]; /* [0] for JP_UNKNOWN_CALLERS above a cut stack */
 } jp_sampler;
 
 int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms);

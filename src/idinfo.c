@@ -1,8 +1,8 @@
 /*
  * idinfo.c - the IDInfo COM object: IUnknown, event masks, profiling capabilities and
  * the initialization options of IJavaEventMonitorIDInfo4.  One vtable serves all four
- * interface versions, since each extends the one before; IJevmonSampling is a second
- * interface of the same object.
+ * interface versions, since each extends the one before; IJevmonSampling2 is a second
+ * interface of the same object, its vtable serving IJevmonSampling too.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 
 struct jv_idinfo {
     IJavaEventMonitorIDInfo4 IJavaEventMonitorIDInfo4_iface;
-    IJevmonSampling IJevmonSampling_iface;
+    IJevmonSampling2 IJevmonSampling2_iface;
     _Atomic LONG ref;
     jv_monitor *_Atomic owner; /* NULL once the monitor was shut down */
 };
@@ -43,8 +43,8 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
     }
     if (IsEqualIID(riid, &IID_IJavaHeapMonitor) || IsEqualIID(riid, &IID_IJavaHeapMonitor2))
         return jv_heap_monitor_create(iface, ppv);
-    if (IsEqualIID(riid, &IID_IJevmonSampling)) {
-        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling_iface;
+    if (IsEqualIID(riid, &IID_IJevmonSampling) || IsEqualIID(riid, &IID_IJevmonSampling2)) {
+        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling2_iface;
         IJavaEventMonitorIDInfo4_AddRef(iface);
         return S_OK;
     }
@@ -177,33 +177,36 @@ static const IJavaEventMonitorIDInfo4Vtbl idinfo_vtbl = {
     idinfo_SetMonitorInitializationOptions,
 };
 
-/* ---- IJevmonSampling: its IUnknown is the object's ---------------------------------------------- */
+/* ---- IJevmonSampling2 (and IJevmonSampling): its IUnknown is the object's ------------------------- */
 
-static inline jv_idinfo *impl_from_IJevmonSampling(IJevmonSampling *iface)
+static inline jv_idinfo *impl_from_IJevmonSampling2(IJevmonSampling2 *iface)
 {
-    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling_iface));
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling2_iface));
 }
 
-static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling *iface, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling2 *iface, REFIID riid, void **ppv)
 {
-    return idinfo_QueryInterface(&impl_from_IJevmonSampling(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
+    return idinfo_QueryInterface(&impl_from_IJevmonSampling2(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
 }
 
-static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling *iface)
+static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling2 *iface)
 {
-    return idinfo_AddRef(&impl_from_IJevmonSampling(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_AddRef(&impl_from_IJevmonSampling2(iface)->IJavaEventMonitorIDInfo4_iface);
 }
 
-static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling *iface)
+static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling2 *iface)
 {
-    return idinfo_Release(&impl_from_IJevmonSampling(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_Release(&impl_from_IJevmonSampling2(iface)->IJavaEventMonitorIDInfo4_iface);
 }
 
-static const IJevmonSamplingVtbl sampling_vtbl = {
+static const IJevmonSampling2Vtbl sampling_vtbl = {
     sampling_QueryInterface,
     sampling_AddRef,
     sampling_Release,
+    /* IJevmonSampling */
     sampling_SampleThreadLocation64,
+    /* IJevmonSampling2 */
+    sampling_SampleThreadStack,
 };
 
 jv_idinfo *jv_idinfo_create(jv_monitor *owner)
@@ -212,7 +215,7 @@ jv_idinfo *jv_idinfo_create(jv_monitor *owner)
     if (!info)
         return NULL;
     info->IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
-    info->IJevmonSampling_iface.lpVtbl = &sampling_vtbl;
+    info->IJevmonSampling2_iface.lpVtbl = &sampling_vtbl;
     atomic_store(&info->ref, 1);
     atomic_store(&info->owner, owner);
     return info;

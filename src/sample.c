@@ -1,6 +1,7 @@
 /*
- * sample.c - SampleThreadLocation and IJevmonSampling::SampleThreadLocation64: what a
- * thread executes right now, how sure that is (accuracy), and what kind of place it is in.
+ * sample.c - SampleThreadLocation, IJevmonSampling::SampleThreadLocation64 and
+ * IJevmonSampling2::SampleThreadStack: what a thread executes right now, how sure that is
+ * (accuracy), what kind of place it is in, and (SampleThreadStack) its stack at that moment.
  *
  * A thread JVMTI shows waiting, sleeping, parked or blocked on a monitor is BLOCKING, and
  * JVMTI's frame for it is exact.  Any other thread is interrupted where it runs
@@ -9,6 +10,10 @@
  * walked there, which names the method even inside inlined code and between safepoints.
  * When neither names a method, JVMTI's frame is used: it is taken at the thread's next
  * safepoint, so it is right about the method but biased toward where safepoints are.
+ *
+ * SampleThreadStack gives the walk's whole stack where the walk named the method, and JVMTI's
+ * stack where the thread stands still (its frames are exact then); otherwise no stack (S_FALSE),
+ * and the caller may take JVMTI's, biased as above.
  *
  * A virtual thread is sampled on its carrier while mounted.  Unmounted, it runs nowhere (parked,
  * or ready and waiting for a carrier): BLOCKING, at JVMTI's frame.  A carrier running a virtual
@@ -105,8 +110,19 @@ typedef struct walk {
     int walked;      /* AGCT ran; trace.num_frames says how it went */
     int dispatching; /* the thread was inside a callback to a monitor */
     agct_trace trace;
-    agct_frame frames[WALK_DEPTH];
+    union {
+        agct_frame frames[WALK_DEPTH];        /* the walk's */
+        jvmtiFrameInfo standing[WALK_DEPTH]; /* or JVMTI's, of a thread that stands still */
+    };
 } walk;
+
+/* SampleThreadStack's buffer: frames outermost first, the innermost kept when it is too small. */
+typedef struct stack_out {
+    MethodID *frames;
+    DWORD max, count;
+    int truncated;
+    int taken; /* a stack was taken at the sample's moment */
+} stack_out;
 
 /* Runs on the interrupted thread, inside its signal handler: async-signal-safe only. */
 static void walk_interrupted(void *context, void *arg)
@@ -131,6 +147,7 @@ typedef struct found {
     int accuracy;
     int generated;  /* ip in VM-generated code */
     int unwalked;   /* the walk failed in Java code: the code map's answer alone may be stale */
+    int walked;     /* the method is the walk's innermost frame: the walk is the thread's stack */
     uint64_t ip, sp;
 } found;
 
@@ -143,13 +160,12 @@ static JVM_METHOD_SAMPLE_LOCATION location_of_stub(const char *name)
 }
 
 /* Interrupts the thread; returns 0 when it could not be (then nothing in f is set). */
-static int interrupt(DWORD os_tid, found *f)
+static int interrupt(DWORD os_tid, walk *w, found *f)
 {
-    walk w;
     plat_registers regs;
-    memset(&w.trace, 0, sizeof(w.trace));
-    w.walked = w.dispatching = 0;
-    if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, &w, &regs))
+    memset(&w->trace, 0, sizeof(w->trace));
+    w->walked = w->dispatching = 0;
+    if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, w, &regs))
         return 0;
     f->ip = regs.ip;
     f->sp = regs.sp;
@@ -159,21 +175,22 @@ static int interrupt(DWORD os_tid, found *f)
     f->location = kind == JV_CODE_COMPILED ? JVM_LOCATION_JIT
                   : kind == JV_CODE_STUB   ? location_of_stub(code.name)
                                            : JVM_LOCATION_NATIVE; /* the VM, a library, the system */
-    if (w.dispatching)
+    if (w->dispatching)
         f->location = JVM_LOCATION_PROFILER;
-    else if (w.walked && w.trace.num_frames == AGCT_GC_ACTIVE)
+    else if (w->walked && w->trace.num_frames == AGCT_GC_ACTIVE)
         f->location = JVM_LOCATION_GC;
-    if (w.walked && w.trace.num_frames > 0 && w.frames[0].method_id) {
-        f->method = w.frames[0].method_id;
-        f->bci = w.frames[0].lineno >= 0 ? w.frames[0].lineno : -1;
-        f->depth = w.trace.num_frames < WALK_DEPTH ? (uint32_t)w.trace.num_frames : 0;
+    if (w->walked && w->trace.num_frames > 0 && w->frames[0].method_id) {
+        f->method = w->frames[0].method_id;
+        f->bci = w->frames[0].lineno >= 0 ? w->frames[0].lineno : -1;
+        f->depth = w->trace.num_frames < WALK_DEPTH ? (uint32_t)w->trace.num_frames : 0;
         int agree = (kind == JV_CODE_COMPILED && code.method == f->method) ||
                     (kind == JV_CODE_STUB && strcmp(code.name, "Interpreter") == 0);
         f->accuracy = agree ? WALK_AND_CODE_AGREE : WALK_ONLY;
+        f->walked = 1;
     } else if (kind == JV_CODE_COMPILED) {
         f->method = code.method;
         f->accuracy = COMPILED_CODE;
-        f->unwalked = w.walked && w.trace.num_frames <= AGCT_UNKNOWN_JAVA;
+        f->unwalked = w->walked && w->trace.num_frames <= AGCT_UNKNOWN_JAVA;
     }
     return 1;
 }
@@ -193,6 +210,48 @@ static void frame_from_jvmti(jthread thread, int accuracy, found *f)
         f->depth = (uint32_t)depth;
 }
 
+/* Copies the innermost frames (outermost first) into out; not taken when a frame has no MethodID. */
+static void copy_frames(JNIEnv *env, stack_out *out, int count, jmethodID (*method_at)(const walk *, int),
+                        const walk *w, int deeper)
+{
+    DWORD kept = (DWORD)count < out->max ? (DWORD)count : out->max;
+    for (DWORD i = 0; i < kept; i++)
+        if (!(out->frames[i] = jv_method_id(env, method_at(w, (int)(kept - 1 - i)))))
+            return;
+    out->count = kept;
+    out->truncated = deeper || kept < (DWORD)count;
+    out->taken = 1;
+}
+
+static jmethodID walked_method(const walk *w, int i)
+{
+    return w->frames[i].method_id;
+}
+
+static jmethodID standing_method(const walk *w, int i)
+{
+    return w->standing[i].method;
+}
+
+/* A thread that stands still: JVMTI's stack, one look for the stack and the innermost frame. */
+static void stack_from_jvmti(JNIEnv *env, jthread thread, int accuracy, found *f, walk *w, stack_out *out)
+{
+    jint count = 0, depth = 0;
+    f->method = NULL;
+    if ((*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 0, WALK_DEPTH, w->standing, &count) != JVMTI_ERROR_NONE ||
+        count <= 0)
+        return; /* no Java frame: VM-internal work, or not started yet */
+    f->method = w->standing[0].method;
+    f->bci = w->standing[0].location >= 0 ? (jint)w->standing[0].location : -1;
+    f->accuracy = accuracy;
+    int deeper = count == WALK_DEPTH;
+    if (!deeper)
+        f->depth = (uint32_t)count;
+    else if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > 0)
+        f->depth = (uint32_t)depth;
+    copy_frames(env, out, count, standing_method, w, deeper);
+}
+
 /*
  * The code map alone, where a walk was possible but failed: HotSpot reports new code and the
  * unloading of old code late (the service thread posts both), so for a moment the map may
@@ -207,22 +266,36 @@ static void confirm_with_jvmti(jthread thread, found *f)
         *f = jvmti;
 }
 
-static void locate(DWORD os_tid, int standing, jthread thread, jint state, found *f)
+/* The thread's innermost frame from JVMTI; with its whole stack too when out asks and the thread
+ * stands still (exact), which costs JVMTI one look instead of two. */
+static void standing_frame(JNIEnv *env, jthread thread, int accuracy, found *f, walk *w, stack_out *out)
+{
+    if (out && accuracy == JVM_SAMPLE_EXACT)
+        stack_from_jvmti(env, thread, accuracy, f, w, out);
+    else
+        frame_from_jvmti(thread, accuracy, f);
+}
+
+static void locate(JNIEnv *env, DWORD os_tid, int standing, jthread thread, jint state, found *f, walk *w,
+                   stack_out *out)
 {
     if (standing || (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING))) {
         f->location = JVM_LOCATION_BLOCKING; /* not interrupted: it stays where it is */
-        frame_from_jvmti(thread, JVM_SAMPLE_EXACT, f);
+        standing_frame(env, thread, JVM_SAMPLE_EXACT, f, w, out);
         return;
     }
     /* The calling thread is the profiler itself, and cannot wait for its own answer everywhere. */
     int self = os_tid && os_tid == plat_os_thread_id();
-    if (self || !os_tid || !interrupt(os_tid, f)) {
+    if (self || !os_tid || !interrupt(os_tid, w, f)) {
         f->location = self ? JVM_LOCATION_PROFILER
                       : (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_LOCATION_NATIVE
                                                                : JVM_LOCATION_UNKNOWN;
         /* A thread in native code or sampling itself stays at its frame: JVMTI's view is exact. */
-        frame_from_jvmti(thread, self || (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_SAMPLE_EXACT : SAFEPOINT_VIEW, f);
-    } else if (!f->method)
+        standing_frame(env, thread, self || (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_SAMPLE_EXACT : SAFEPOINT_VIEW,
+                       f, w, out);
+    } else if (f->walked && out)
+        copy_frames(env, out, w->trace.num_frames, walked_method, w, w->trace.num_frames >= WALK_DEPTH);
+    else if (!f->method)
         frame_from_jvmti(thread, SAFEPOINT_VIEW, f);
     else if (f->unwalked)
         confirm_with_jvmti(thread, f);
@@ -260,7 +333,9 @@ static void virtual_thread_depth(JNIEnv *env, jthread thread, const jv_thread *t
         f->depth = (uint32_t)count;
 }
 
-static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
+/* out: NULL, or where SampleThreadStack wants the stack (not for virtual threads: see the README). */
+static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp,
+                             stack_out *out)
 {
     JNIEnv *env = jv_jni();
     jv_thread *t = jv_thread_get(thread_id);
@@ -273,7 +348,8 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
     if (!thread)
         return E_FAIL;
     jint state = 0;
-    found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0};
+    found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0, 0};
+    walk w; /* 16 KiB: the sampling thread's stack, not the heap, for every sample */
     DWORD os_tid = os_thread_of(t);
     /* Unmounted, a virtual thread runs nowhere; a carrier's own frames wait while it runs one.
      * Its state is not asked then: each JVMTI call about a virtual thread holds off its mounting. */
@@ -283,7 +359,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         (*env)->DeleteLocalRef(env, thread);
         return E_FAIL;
     }
-    locate(os_tid, standing, thread, state, &f);
+    locate(env, os_tid, standing, thread, state, &f, &w, t->is_virtual ? NULL : out);
     if (t->is_virtual && (wanted & JVM_SAMPLE_STACK_ID))
         virtual_thread_depth(env, thread, t, &f);
     (*env)->DeleteLocalRef(env, thread);
@@ -316,12 +392,32 @@ HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *
                                                       JVM_METHOD_SAMPLE *psample)
 {
     (void)iface;
-    return sample_thread(thread_id, psample, NULL, NULL);
+    return sample_thread(thread_id, psample, NULL, NULL, NULL);
 }
 
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling *iface, ThreadID thread_id,
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling2 *iface, ThreadID thread_id,
                                                           JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
 {
     (void)iface;
-    return sample_thread(thread_id, psample, pip, psp);
+    return sample_thread(thread_id, psample, pip, psp, NULL);
+}
+
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling2 *iface, ThreadID thread_id,
+                                                     JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD max_frames,
+                                                     DWORD *pframe_count, BOOL *ptruncated)
+{
+    (void)iface;
+    if (!pframe_count || (max_frames && !pframes))
+        return E_POINTER;
+    *pframe_count = 0;
+    if (ptruncated)
+        *ptruncated = FALSE;
+    stack_out out = {pframes, max_frames, 0, 0, 0};
+    HRESULT hr = sample_thread(thread_id, psample, NULL, NULL, &out);
+    if (FAILED(hr) || !out.taken)
+        return FAILED(hr) ? hr : S_FALSE;
+    *pframe_count = out.count;
+    if (ptruncated)
+        *ptruncated = out.truncated ? TRUE : FALSE;
+    return S_OK;
 }

@@ -8,8 +8,9 @@
 
 #define POLL_MS 20
 
-static atomic_int pending, stopping;
+static atomic_int pending;
 static plat_thread *deliverer;
+static plat_event *stopping; /* set at VMDeath: the deliverer ends at once, not after its poll (the exit waits) */
 
 void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag)
 {
@@ -24,18 +25,20 @@ void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag)
 static void deliver_loop(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&stopping)) {
-        plat_sleep_ms(POLL_MS);
+    while (!plat_event_wait_ms(stopping, POLL_MS))
         if (atomic_exchange(&pending, 0))
             jv_classes_deliver_unloads(jv_jni());
-    }
     if (jv_vm)
         (*jv_vm)->DetachCurrentThread(jv_vm);
 }
 
 void jv_unloads_start(void)
 {
-    if (!deliverer && !(deliverer = plat_thread_start(deliver_loop, NULL)))
+    if (deliverer)
+        return;
+    if (!stopping)
+        stopping = plat_event_create();
+    if (!stopping || !(deliverer = plat_thread_start(deliver_loop, NULL)))
         jv_log("could not start the thread that reports class unloading; CLASS_UNLOAD will not be sent");
 }
 
@@ -43,9 +46,11 @@ void jv_unloads_stop(void)
 {
     if (!deliverer)
         return;
-    atomic_store(&stopping, 1);
+    plat_event_set(stopping);
     plat_thread_join(deliverer);
     deliverer = NULL;
+    plat_event_destroy(stopping);
+    stopping = NULL;
     if (atomic_exchange(&pending, 0))
         jv_classes_deliver_unloads(jv_jni());
 }

@@ -98,11 +98,24 @@ void plat_mutex_destroy(plat_mutex *m);
 void plat_mutex_lock(plat_mutex *m);
 void plat_mutex_unlock(plat_mutex *m);
 
+/* A flag a thread can sleep on until another sets it: a timer thread told to stop wakes at once
+ * instead of sleeping out its period (the JVM's exit waits for it).  Once set it stays set. */
+typedef struct plat_event plat_event;
+plat_event *plat_event_create(void);
+void plat_event_destroy(plat_event *e);
+void plat_event_set(plat_event *e);
+/* Sleeps until e is set or ms milliseconds passed: 1 when it is set, 0 on the timeout. */
+int plat_event_wait_ms(plat_event *e, unsigned ms);
+
 typedef struct plat_thread plat_thread;
 /* Starts a native thread running fn(arg); NULL on failure. */
 plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg);
 /* Waits for the thread to end and frees it. */
 void plat_thread_join(plat_thread *t);
+/* Has the calling thread run fn as it ends, whoever started it (a pthread key's destructor, a
+ * fiber-local storage callback): once per thread however often asked.  One fn per process: a
+ * later call with another fn is refused.  0, or -1 when it cannot be arranged. */
+int plat_thread_at_exit(void (*fn)(void));
 
 /* The operating system's id of the calling thread (GetCurrentThreadId / gettid). */
 DWORD plat_os_thread_id(void);

@@ -2,6 +2,7 @@
  * process-wide barrier, with pthreads and Linux system calls. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -53,6 +54,67 @@ void plat_mutex_unlock(plat_mutex *m)
     pthread_mutex_unlock(&m->mutex);
 }
 
+struct plat_event {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond; /* on the monotonic clock: a change of the time of day does not stretch a wait */
+    int set;
+};
+
+plat_event *plat_event_create(void)
+{
+    plat_event *e = malloc(sizeof(*e));
+    pthread_condattr_t attr;
+    if (!e)
+        return NULL;
+    e->set = 0;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    int failed = pthread_cond_init(&e->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    if (failed || pthread_mutex_init(&e->mutex, NULL) != 0) {
+        if (!failed)
+            pthread_cond_destroy(&e->cond);
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void plat_event_destroy(plat_event *e)
+{
+    if (!e)
+        return;
+    pthread_cond_destroy(&e->cond);
+    pthread_mutex_destroy(&e->mutex);
+    free(e);
+}
+
+void plat_event_set(plat_event *e)
+{
+    pthread_mutex_lock(&e->mutex);
+    e->set = 1;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->mutex);
+}
+
+int plat_event_wait_ms(plat_event *e, unsigned ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t)(ms / 1000);
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&e->mutex);
+    while (!e->set && pthread_cond_timedwait(&e->cond, &e->mutex, &until) != ETIMEDOUT)
+        ; /* woken early, or spuriously: wait on until the deadline */
+    int set = e->set;
+    pthread_mutex_unlock(&e->mutex);
+    return set;
+}
+
 struct plat_thread {
     pthread_t thread;
     void (*fn)(void *arg);
@@ -84,6 +146,34 @@ void plat_thread_join(plat_thread *t)
 {
     pthread_join(t->thread, NULL);
     free(t);
+}
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int exit_key_made;
+static void (*_Atomic exit_fn)(void);
+
+static void run_exit_fn(void *marked)
+{
+    (void)marked;
+    void (*fn)(void) = atomic_load(&exit_fn);
+    if (fn)
+        fn();
+}
+
+static void make_exit_key(void)
+{
+    exit_key_made = pthread_key_create(&exit_key, run_exit_fn) == 0;
+}
+
+int plat_thread_at_exit(void (*fn)(void))
+{
+    void (*none)(void) = NULL;
+    pthread_once(&exit_key_once, make_exit_key);
+    if (!exit_key_made || (!atomic_compare_exchange_strong(&exit_fn, &none, fn) && none != fn))
+        return -1;
+    /* Any non-NULL value: the destructor runs only for threads whose value is set. */
+    return pthread_getspecific(exit_key) || pthread_setspecific(exit_key, &exit_key) == 0 ? 0 : -1;
 }
 
 DWORD plat_os_thread_id(void)

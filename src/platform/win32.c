@@ -169,6 +169,40 @@ void plat_mutex_unlock(plat_mutex *m)
 }
 
 /* ---- Threads ----------------------------------------------------------------------------- */
+struct plat_event {
+    HANDLE handle; /* a manual-reset event */
+};
+
+plat_event *plat_event_create(void)
+{
+    plat_event *e = malloc(sizeof(*e));
+    if (!e)
+        return NULL;
+    if (!(e->handle = CreateEventW(NULL, TRUE, FALSE, NULL))) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void plat_event_destroy(plat_event *e)
+{
+    if (!e)
+        return;
+    CloseHandle(e->handle);
+    free(e);
+}
+
+void plat_event_set(plat_event *e)
+{
+    SetEvent(e->handle);
+}
+
+int plat_event_wait_ms(plat_event *e, unsigned ms)
+{
+    return WaitForSingleObject(e->handle, ms) == WAIT_OBJECT_0;
+}
+
 struct plat_thread {
     HANDLE handle;
     void (*fn)(void *arg);
@@ -211,6 +245,33 @@ void plat_thread_join(plat_thread *t)
     WaitForSingleObject(t->handle, INFINITE);
     CloseHandle(t->handle);
     free(t);
+}
+
+static DWORD exit_slot = FLS_OUT_OF_INDEXES;
+static INIT_ONCE exit_slot_once = INIT_ONCE_STATIC_INIT;
+static void (*volatile exit_fn)(void);
+
+/* Called as a thread ends with its slot set (and for each such thread when the process ends). */
+static void WINAPI run_exit_fn(void *marked)
+{
+    if (marked && exit_fn)
+        exit_fn();
+}
+
+static BOOL CALLBACK make_exit_slot(INIT_ONCE *once, void *param, void **context)
+{
+    (void)once, (void)param, (void)context;
+    exit_slot = FlsAlloc(run_exit_fn);
+    return TRUE;
+}
+
+int plat_thread_at_exit(void (*fn)(void))
+{
+    InitOnceExecuteOnce(&exit_slot_once, make_exit_slot, NULL, NULL);
+    if (exit_slot == FLS_OUT_OF_INDEXES ||
+        (InterlockedCompareExchangePointer((void *volatile *)&exit_fn, (void *)fn, NULL) != NULL && exit_fn != fn))
+        return -1;
+    return FlsGetValue(exit_slot) || FlsSetValue(exit_slot, &exit_slot) ? 0 : -1;
 }
 
 DWORD plat_os_thread_id(void)

@@ -11,6 +11,8 @@
  *     through the code map); IDs that are no threads' fail cleanly.
  *   - 16 threads sampled from 2 sampler threads for 10 s: the JVM ends normally, and no
  *     thread's samples name another thread's method.
+ *   - IJevmonSampling2::SampleThreadStack: for a parked thread and a spinning one, each in a known
+ *     stack, its frames are GetStackTrace's, taken right after.
  */
 #include <check.h>
 #include <math.h>
@@ -227,6 +229,52 @@ START_TEST(defining_classes_is_loader)
 }
 END_TEST
 
+/* The "stacks" line of the thread whose deepest stack contains innermost; NULL when there is none. */
+static const char *stacks_line(const char *log, const char *innermost, char *line, size_t size)
+{
+    for (const char *p = log; p && *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (strncmp(p, "stacks ", 7) == 0 && len < size) {
+            memcpy(line, p, len);
+            line[len] = '\0';
+            if (strstr(line, innermost))
+                return line;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* The stack and its counts for one thread: most samples give a stack GetStackTrace agrees with. */
+static void expect_agreeing_stacks(const char *log, const char *innermost, const char *path)
+{
+    char line[8192];
+    unsigned long long equal = 0, differ = 0, none = 0;
+    ck_assert_msg(stacks_line(log, innermost, line, sizeof(line)), "no stacks line for %s in:\n%s", innermost, log);
+    printf("%s\n", line);
+    ck_assert_int_eq(sscanf(strstr(line, "equal="), "equal=%llu differ=%llu none=%llu", &equal, &differ, &none), 3);
+    ck_assert_uint_gt(equal, 200); /* 2 s at 1 kHz */
+    ck_assert_uint_le(differ + none, equal / 10);
+    ck_assert_msg(strstr(line, path), "expected %s in %s", path, line);
+}
+
+START_TEST(sample_thread_stack_gives_get_stack_traces_frames)
+{
+    const char *args[] = {"stacks", "2", NULL};
+    jvmrun_result r;
+    run_sampled(jdks[_i], "FXSAMPLE_STACKS=1", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_ptr_null(strstr(r.log, "stacks unavailable"));
+    expect_agreeing_stacks(r.log, "SamplingWorkload.parkedC(J)V",
+                           "SamplingWorkload.parkedA(J)V>SamplingWorkload.parkedB(J)V>SamplingWorkload.parkedC(J)V>"
+                           "java/util/concurrent/locks/LockSupport.parkNanos(J)V>");
+    expect_agreeing_stacks(r.log, "SamplingWorkload.spinC(J)J",
+                           "SamplingWorkload.spinA(J)J>SamplingWorkload.spinB(J)J>SamplingWorkload.spinC(J)J");
+    jvmrun_free(&r);
+}
+END_TEST
+
 /* ---- The code map through JITCompiledMethodInformation; bad input ------------------------------ */
 
 START_TEST(compiled_methods_map_back_and_bad_ids_fail)
@@ -311,6 +359,7 @@ int main(void)
     tcase_add_loop_test(tc, defining_classes_is_loader, 0, jdk_count);
     tcase_add_loop_test(tc, compiled_methods_map_back_and_bad_ids_fail, 0, jdk_count);
     tcase_add_loop_test(tc, sixteen_threads_two_samplers_each_sample_its_own_thread, 0, jdk_count);
+    tcase_add_loop_test(tc, sample_thread_stack_gives_get_stack_traces_frames, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -7,6 +7,8 @@
  *   threads N SECONDS   N threads, thread i spinning in its own method t<i>
  *   fibs N K            N threads each computing fib(K): a fixed amount of work, for `make bench`
  *   define SECONDS      the main thread defines a class over and over, each time in a new class loader
+ *   stacks SECONDS      thread "parked" parks in parkedA > parkedB > parkedC; thread "spinning" runs in
+ *                       spinA > spinB > spinC: two stacks that stay the same for the whole run
  *
  * Each mode prints what it did when done.
  */
@@ -153,6 +155,34 @@ public class SamplingWorkload {
         System.out.println("defined " + defined);
     }
 
+    static void parkedC(long end) {
+        while (System.nanoTime() < end)
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+    }
+    static void parkedB(long end) { parkedC(end); }
+    static void parkedA(long end) { parkedB(end); }
+
+    static long spinC(long end) {
+        long x = 0;
+        while (System.nanoTime() < end)
+            for (int k = 0; k < 100_000; k++)
+                x = x * 31 + k;
+        return x;
+    }
+    static long spinB(long end) { return spinC(end); }
+    static long spinA(long end) { return spinB(end); }
+
+    static void stacks(String seconds) throws InterruptedException {
+        long end = deadline(seconds);
+        Thread parked = new Thread(() -> parkedA(end), "parked");
+        Thread spinning = new Thread(() -> sink += spinA(end), "spinning");
+        parked.start();
+        spinning.start();
+        parked.join();
+        spinning.join();
+        System.out.println("stacks done");
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
@@ -160,6 +190,7 @@ public class SamplingWorkload {
             case "threads": threads(Integer.parseInt(args[1]), args[2]); break;
             case "fibs": fibs(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
             case "define": define(args[1]); break;
+            case "stacks": stacks(args[1]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }

@@ -19,7 +19,7 @@
     X(IJavaEventMonitorIDInfo) X(IJavaEventMonitorIDInfo2) X(IJavaEventMonitorIDInfo3)             \
     X(IJavaEventMonitorIDInfo4) X(IJavaEventMonitor) X(IJavaEventMonitor2) X(IHeapInfoCallback)    \
     X(IObjectAllocationCallback) X(IJavaHeapMonitor) X(IJavaHeapMonitor2) X(IJevmonSampling) \
-    X(IJevmonAllocationSampling) X(IJevmonCommands)
+    X(IJevmonSampling2) X(IJevmonAllocationSampling) X(IJevmonCommands)
 
 /* The documentation's spellings: IID_<alias> and the type <alias>. */
 #define API_ALIASES(X) X(IHeapInfoCallBack) X(IObjectAllocationCallBack)
@@ -60,6 +60,7 @@
     X(i, NotifyOnObjectAllocations)
 #define API_SLOTS_IJavaHeapMonitor2(X, i) API_SLOTS_IJavaHeapMonitor(X, i) X(i, RequestHeapDump)
 #define API_SLOTS_IJevmonSampling(X, i) API_SLOTS_IUnknown(X, i) X(i, SampleThreadLocation64)
+#define API_SLOTS_IJevmonSampling2(X, i) API_SLOTS_IJevmonSampling(X, i) X(i, SampleThreadStack)
 #define API_SLOTS_IJevmonAllocationSampling(X, i)                                                \
     API_SLOTS_IUnknown(X, i) X(i, GetAllocationSamplingInterval) X(i, GetAllocationWeight)
 #define API_SLOTS_IJevmonCommands(X, i) API_SLOTS_IUnknown(X, i) X(i, Command)
@@ -76,6 +77,7 @@
     API_SLOTS_IJavaHeapMonitor(X, IJavaHeapMonitor)                                              \
     API_SLOTS_IJavaHeapMonitor2(X, IJavaHeapMonitor2)                                            \
     API_SLOTS_IJevmonSampling(X, IJevmonSampling)                                                \
+    API_SLOTS_IJevmonSampling2(X, IJevmonSampling2)                                              \
     API_SLOTS_IJevmonAllocationSampling(X, IJevmonAllocationSampling) \
     API_SLOTS_IJevmonCommands(X, IJevmonCommands)
 
