@@ -324,6 +324,14 @@ static jp_frame_kind method_kind(void *context, MethodID method)
     return frame_name(m, method) ? JP_FRAME_OTHER : jp_names_method_kind(&m->names, m->info, method);
 }
 
+/* pprof's source files and lines: none for a frame that stands for no method. */
+static const char *method_source(void *context, MethodID method, unsigned long *first_line)
+{
+    jp_monitor *m = context;
+    *first_line = 0;
+    return frame_name(m, method) ? NULL : jp_names_method_source(&m->names, m->info, method, first_line);
+}
+
 /* Names every method of tree now, so that overloads are known before anything is written. */
 static void name_methods(jp_monitor *m, const jp_tree *tree)
 {
@@ -388,6 +396,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .name = method_name,
         .signature_name = method_signature_name,
         .kind = method_kind,
+        .source = method_source,
         .name_context = m,
     };
     jp_output_write_all(&report, written, size);
