@@ -49,6 +49,7 @@ typedef struct jp_monitor {
     atomic_int loop_stop;
     uint64_t period_started_ns;
     time_t period_started;  /* the period's time stamp, in its files' names */
+    jp_tree calls_before;   /* calls mode: the calls up to the period's start (jp_calls_take_period) */
     jp_config config;
     char *program;
     IJavaEventMonitorIDInfo *info;   /* from Initialize, AddRef'd */
@@ -114,6 +115,7 @@ static void monitor_destroy(jp_monitor *m)
         jp_calls_stop(&m->calls);
         jp_calls_free(&m->calls);
     }
+    jp_tree_free(&m->calls_before);
     if (m->recording_allocations) /* the VM let go of the callback: no allocation is being recorded */
         jp_allocations_free(&m->allocations);
     jp_summary_free(&m->summary);
@@ -406,7 +408,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
  * stamp, and starts the next one empty. */
 static void end_period(jp_monitor *m)
 {
-    jp_tree samples = {0}, sites = {0}, bytes = {0};
+    jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0};
     jp_profiles p = {0};
     char written[JP_OUTPUT_LIST_BYTES];
     plat_mutex_lock(m->writing);
@@ -417,7 +419,11 @@ static void end_period(jp_monitor *m)
     uint64_t now_ns = plat_now_ns();
     int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &p.sample_counts);
     failed |= m->recording_allocations && jp_allocations_take(&m->allocations, &sites, &bytes, &p.allocation_counts);
+    int calls_failed = m->recording_calls && (jp_tree_init(&calls) ||
+                                               jp_calls_take_period(&m->calls, &m->calls_before, &calls));
+    failed |= calls_failed;
     p.samples = m->sampling && samples.nodes ? &samples : NULL;
+    p.calls = m->recording_calls && !calls_failed ? &calls : NULL;
     p.sampling_seconds = (double)(now_ns - m->period_started_ns) / 1e9;
     p.sites = m->recording_allocations && sites.nodes ? &sites : NULL;
     p.bytes = &bytes;
@@ -427,12 +433,12 @@ static void end_period(jp_monitor *m)
         jv_log("jevprof: out of memory at the end of a period; its profile goes on into the next");
     jp_config config;
     period_config(m, &config);
-    if (p.samples || p.sites || !(m->sampling || m->recording_allocations))
+    if (p.samples || p.calls || p.sites || !(m->sampling || m->recording_calls || m->recording_allocations))
         write_outputs(m, &config, &p, written, sizeof(written));
     m->period_started_ns = now_ns;
     m->period_started = time(NULL);
     plat_mutex_unlock(m->writing);
-    jp_tree_free(&samples), jp_tree_free(&sites), jp_tree_free(&bytes);
+    jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
 }
 
 #define LOOP_TICK_MS 100u /* how soon the loop sees that recording stops */
@@ -453,11 +459,6 @@ static void start_loop(jp_monitor *m)
 {
     m->period_started_ns = plat_now_ns();
     m->period_started = time(NULL);
-    if (m->recording_calls) {
-        jv_log("jevprof: JEVPROF_LOOP: calls mode keeps one call tree for the whole run (a thread's open calls "
-               "cannot be cut into periods); no periods");
-        return;
-    }
     if (!(m->loop = plat_thread_start(loop_thread, m)))
         jv_log("jevprof: JEVPROF_LOOP: the loop thread cannot be started; no periods");
     m->looping = m->loop != NULL;
@@ -490,16 +491,20 @@ static int finish(jp_monitor *m, char *written, size_t size)
         jp_allocations_stop(&m->allocations);
     }
     m->stopped_seconds = (double)(plat_now_ns() - m->started_ns) / 1e9;
+    jp_tree last_calls = {0}; /* continuous mode: the last period's calls */
+    if (m->looping && m->recording_calls &&
+        (jp_tree_init(&last_calls) || jp_calls_take_period(&m->calls, &m->calls_before, &last_calls)))
+        jv_log("jevprof: out of memory at the end of the last period; its calls are not written");
     jp_profiles p = {
         .samples = m->sampling ? &m->sampler.profile : NULL,
-        .calls = m->recording_calls ? &m->calls.totals : NULL,
+        .calls = !m->recording_calls ? NULL : !m->looping ? &m->calls.totals : last_calls.nodes ? &last_calls : NULL,
         .sites = m->recording_allocations ? &m->allocations.sites : NULL,
         .bytes = &m->allocations.bytes,
         .sample_counts = m->sampler.counts,
         .allocation_counts = m->allocations.counts,
         .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
-        .threads = m->calls.thread_summaries,
-        .thread_count = m->calls.thread_count,
+        .threads = m->looping ? NULL : m->calls.thread_summaries, /* the whole run's: not a period's */
+        .thread_count = m->looping ? 0 : m->calls.thread_count,
         .started_ns = m->looping ? m->period_started_ns : m->started_ns,
         .started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u),
     };
@@ -508,6 +513,7 @@ static int finish(jp_monitor *m, char *written, size_t size)
         period_config(m, &config); /* the last period */
     write_outputs(m, &config, &p, written, size);
     plat_mutex_unlock(m->writing);
+    jp_tree_free(&last_calls);
     return 0;
 }
 

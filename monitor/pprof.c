@@ -174,15 +174,6 @@ static void value_type(encoder *e, unsigned field, const char *type, const char 
     pb_message(&e->out, field, &e->message);
 }
 
-/* The child of parent in tree for method, or JP_NO_NODE. */
-static uint32_t child_for(const jp_tree *tree, uint32_t parent, MethodID method)
-{
-    for (uint32_t child = tree->nodes[parent].first_child; child != JP_NO_NODE; child = tree->nodes[child].next_sibling)
-        if (tree->nodes[child].method == method)
-            return child;
-    return JP_NO_NODE;
-}
-
 /* The bytes of each node of the allocations tree (by index), from the bytes tree, which holds
  * every path: the bytes of a path the allocations tree folded go to the caller it was folded
  * into, as its allocations did.  NULL out of memory. */
@@ -200,7 +191,7 @@ static uint64_t *bytes_by_node(const jp_pprof_profile *p)
     map[JP_ROOT] = JP_ROOT;
     for (uint32_t i = 1; i < bytes_tree->count; i++) { /* parents come before their children */
         uint32_t parent = bytes_tree->nodes[i].parent;
-        uint32_t node = folded[parent] ? JP_NO_NODE : child_for(p->tree, map[parent], bytes_tree->nodes[i].method);
+        uint32_t node = folded[parent] ? JP_NO_NODE : jp_tree_find(p->tree, map[parent], bytes_tree->nodes[i].method);
         folded[i] = node == JP_NO_NODE;
         map[i] = folded[i] ? map[parent] : node;
         bytes[map[i]] += bytes_tree->nodes[i].self;

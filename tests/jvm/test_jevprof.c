@@ -167,7 +167,7 @@ static unsigned long long table_count(const char *report, const char *title, con
  * over every sample (-raw), and the function with the most flat weight in that value (-top, the
  * first row), with its weight. */
 typedef struct pprof_view {
-    unsigned long long total, samples;
+    unsigned long long total, samples, locations;
     char top[512];
     unsigned long long top_flat;
 } pprof_view;
@@ -184,12 +184,18 @@ static int read_pprof(const char *dir, const char *file, int index, pprof_view *
     snprintf(command, sizeof(command), "go tool pprof -raw '%s/%s' 2>&1", dir, file);
     FILE *raw = popen(command, "r");
     ck_assert_ptr_nonnull(raw);
-    int in_samples = 0;
+    int in_samples = 0, in_locations = 0;
     while (fgets(line, sizeof(line), raw)) {
         if (strncmp(line, "Samples:", 8) == 0) {
             in_samples = 1;
             continue;
         }
+        if (strncmp(line, "Locations", 9) == 0)
+            in_locations = 1;
+        else if (in_locations && strchr(line, ':') && line[0] == ' ')
+            v->locations++;
+        else if (in_locations)
+            in_locations = 0;
         if (in_samples && !strchr(line, ':'))
             in_samples = strchr(line, '/') != NULL; /* the line of sample types, then the samples end */
         else if (in_samples) {
@@ -223,6 +229,51 @@ static int read_pprof(const char *dir, const char *file, int index, pprof_view *
     return 1;
 }
 
+/* The source of the project, for `go tool pprof -source_path`. */
+static const char *source_dir(void)
+{
+    const char *src = getenv("JEVMON_SRC");
+    return src ? src : jvmrun_build_path("../..");
+}
+
+/* `go tool pprof -list function` with the samples' sources: malloc'ed, the whole output. */
+static char *pprof_list(const char *dir, const char *file, const char *function)
+{
+    char command[2400];
+    snprintf(command, sizeof(command), "go tool pprof -list '%s' -source_path '%s/samples/java' '%s/%s' 2>&1",
+             function, source_dir(), dir, file);
+    FILE *list = popen(command, "r");
+    ck_assert_ptr_nonnull(list);
+    size_t size = 0, capacity = 1 << 16;
+    char *text = malloc(capacity);
+    ck_assert_ptr_nonnull(text);
+    size += fread(text, 1, capacity - 1, list);
+    text[size] = '\0';
+    ck_assert_int_eq(pclose(list), 0);
+    return text;
+}
+
+/* The number of lines of text. */
+static unsigned long long line_count(const char *text)
+{
+    unsigned long long n = 0;
+    for (const char *at = strchr(text, '\n'); at; at = strchr(at + 1, '\n'))
+        n++;
+    return n;
+}
+
+/* The rows of the report's table headed title (up to its blank line). */
+static unsigned long long table_rows(const char *report, const char *title)
+{
+    const char *table = strstr(report, title);
+    ck_assert_ptr_nonnull(table);
+    const char *end = strstr(table, "\n\n");
+    unsigned long long n = 0;
+    for (const char *at = strchr(table, '\n'); at && (!end || at < end); at = strchr(at + 1, '\n'))
+        n++;
+    return n - 1; /* less the column headings */
+}
+
 /* The number after label in the report (0 when it is missing). */
 static unsigned long long number_after(const char *report, const char *label)
 {
@@ -239,7 +290,8 @@ START_TEST(sampling_finds_the_hot_method)
     jvmrun_main(jdks[_i], "Workload", NULL, NULL, args, &plain);
     /* Not a number: the bridge says so when it reads the interval, which it does only once some
      * monitor may want allocations.  jevprof, outside alloc mode, promises it never will. */
-    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", &r);
+    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread",
+                     "JEVPROF_MIN_SHARE=2", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
@@ -262,14 +314,28 @@ START_TEST(sampling_finds_the_hot_method)
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc-flame.html"));
     check_flame_graph_in_browser(dir, "Workload.hot");
-    /* the pprof file holds the same samples, each 2 ms of processor time, and the same top method */
+    /* the pprof file holds the same samples, each 2 ms of processor time, and the same top method;
+     * folded as the collapsed file is (paths under 2% into their callers: its paths, fewer
+     * methods than the report's, which has them all, and the same total) */
     pprof_view counts, time;
     unsigned long long in_profile = number_after(report, "Thread samples: ");
     if (read_pprof(dir, "jevprof.pb.gz", 0, &counts) && read_pprof(dir, "jevprof.pb.gz", 1, &time)) {
         ck_assert_uint_eq(counts.total, in_profile);
         ck_assert_uint_eq(time.total, in_profile * 2000000ull);
         ck_assert_str_eq(counts.top, "Workload.hot(long)");
-        ck_assert_uint_eq(counts.top_flat, table_count(report, "Top 1000 methods by self samples\n", counts.top));
+        ck_assert_uint_eq(counts.top_flat, hot);
+        ck_assert_uint_eq(counts.samples, line_count(collapsed));
+        unsigned long long methods = table_rows(report, "Top 1000 methods by total samples\n");
+        ck_assert_msg(counts.locations < methods, "%llu locations in pprof, %llu methods in all", counts.locations,
+                      methods);
+        /* its functions have their source files and first lines: -list shows Workload.hot's loop */
+        char *list = pprof_list(dir, "jevprof.pb.gz", "Workload.hot");
+        expect(list, "ROUTINE ======================== Workload.hot(long) in Workload.java\n");
+        const char *loop = strstr(list, ":        for (int i = 0; i < 4000; i++) {\n");
+        while (loop && loop > list && loop[-1] != '\n')
+            loop--;
+        ck_assert_msg(loop && loop[strspn(loop, " ")] != '.', "no samples at Workload.hot's first line:\n%s", list);
+        free(list);
     }
     free(report), free(collapsed), free(flame);
     jvmrun_free(&plain);
