@@ -18,7 +18,8 @@
  *   - jevprof started with the program, in calls mode: status, dump twice (each report holding
  *     every call so far, exactly), stop (the files stay as it wrote them), start refused after.
  *   - JEVPROF_LOOP=1: 60 periods of one second, each its own time-stamped files, the JVM's
- *     resident memory at the last within 10% of the tenth.
+ *     resident memory at the last within 10% of the tenth; in calls mode, every call in exactly
+ *     one period.
  *   - tools/jevprof.sh --pid: start attaches the bridge with jevprof to a JVM that has neither,
  *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart.
  */
@@ -416,6 +417,57 @@ START_TEST(continuous_profiles_keep_memory_flat)
 }
 END_TEST
 
+/* JEVPROF_LOOP in calls mode: each period holds the calls that ended in it, each call in one
+ * period only; periods start empty, and the stop writes the last. */
+START_TEST(continuous_calls_hold_each_call_once)
+{
+    const char *jdk = jdks[_i];
+    jevprof_files files;
+    jevprof_directory(&files, "jevprof-loopcalls.XXXXXX");
+    const char *dir = files.dir;
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
+                         "JEVPROF_MODE=calls", "JEVPROF_LOOP=1", "JEVPROF_TOP=1000", NULL};
+    jvmrun_process p;
+    jvmrun_result r;
+    struct timespec over_a_period = {2, 200000000};
+    start_waiting(&p, jdk, "", env);
+    work(&p, "work 300", "done 300 ");
+    nanosleep(&over_a_period, NULL); /* a period ends meanwhile */
+    work(&p, "work 700", "done 700 ");
+    nanosleep(&over_a_period, NULL);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "stop"), 0);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    ck_assert_msg(!strstr(r.err, "JEVPROF_LOOP"), "%s", r.err); /* calls mode takes the setting */
+    char command[1400], name[512];
+    snprintf(command, sizeof(command), "ls '%s' | grep -- '-report.txt$'", dir);
+    FILE *list = popen(command, "r");
+    ck_assert_ptr_nonnull(list);
+    unsigned long long sum = 0, most = 0;
+    int periods = 0;
+    while (fgets(name, sizeof(name), list)) {
+        name[strcspn(name, "\n")] = '\0';
+        char *report = read_file(dir, name);
+        ck_assert_ptr_nonnull(report);
+        unsigned long long calls = strstr(report, "  AttachWorkload.attachWork(int)\n")
+                                       ? report_calls(report, "AttachWorkload.attachWork(int)") : 0;
+        sum += calls, most = calls > most ? calls : most, periods++;
+        free(report);
+    }
+    pclose(list);
+    ck_assert_msg(periods >= 3, "%d periods", periods);
+    ck_assert_uint_eq(sum, 1000);  /* each call once */
+    ck_assert_uint_le(most, 700); /* the periods started empty */
+    ck_assert_int_eq(files_ending(dir, "-report.txt"), files_ending(dir, ".pb.gz"));
+    char plain[1300];
+    snprintf(plain, sizeof(plain), "%s/jevprof-report.txt", dir);
+    ck_assert_int_ne(access(plain, F_OK), 0);
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
 /* tools/jevprof.sh with arguments; its exit status. */
 static int script(const char *arguments)
 {
@@ -483,6 +535,7 @@ int main(void)
     tcase_add_loop_test(tc, jevprof_takes_status_dump_and_stop, 0, jdk_count);
     tcase_add_loop_test(tc, the_script_attaches_jevprof_and_drives_it, 0, jdk_count);
     tcase_add_loop_test(tc, continuous_profiles_keep_memory_flat, 0, jdk_count);
+    tcase_add_loop_test(tc, continuous_calls_hold_each_call_once, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
