@@ -326,6 +326,23 @@ static int copy_calls(jp_calls *calls, jp_tree *into, double *ns_per_tick)
     return failed;
 }
 
+int jp_calls_restart(jp_calls *calls)
+{
+    jp_tree empty;
+    if (!atomic_load(&calls->stopped) || jp_tree_init(&empty))
+        return -1;
+    plat_mutex_lock(calls->lock);
+    jp_tree_free(&calls->totals);
+    calls->totals = empty;
+    calls->thread_count = 0;
+    calls->lost_threads = 0;
+    calls->started_ticks = plat_ticks();
+    calls->started_ns = plat_now_ns();
+    plat_mutex_unlock(calls->lock);
+    atomic_store(&calls->stopped, 0); /* the threads record again, each from its next entry */
+    return 0;
+}
+
 int jp_calls_snapshot(jp_calls *calls, jp_tree *into)
 {
     double ns_per_tick;

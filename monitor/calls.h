@@ -72,6 +72,9 @@ void jp_calls_thread_ended(jp_calls *calls, ThreadID thread);
 /* The end: stops recording, waits for callbacks in progress, folds every thread.  Afterwards
  * calls->totals holds the whole program's tree, in nanoseconds.  Later calls do nothing. */
 void jp_calls_stop(jp_calls *calls);
+/* The start command after a stop: recording goes on into empty totals (the threads' trees are
+ * empty since the stop), its clock from now.  0, or -1 when not stopped or out of memory. */
+int jp_calls_restart(jp_calls *calls);
 
 /* Adds the calls so far to into (initialized), in nanoseconds, root summed, while recording goes
  * on (a dump): every thread's finished calls; its open frames count once they end.  Each thread

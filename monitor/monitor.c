@@ -6,7 +6,7 @@
  * sampler.c, allocations.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
  * Through jevmon's IJevmonCommands it takes commands while the program runs (a second load of
  * the agent: `jcmd <pid> JVMTI.agent_load <agent> dump`): status, dump (the outputs so far,
- * recording goes on), stop (the outputs, as at SHUTDOWN), start (answers whether it records).
+ * recording goes on), stop (the outputs, as at SHUTDOWN), start (a new profile after a stop).
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -517,6 +517,44 @@ static int finish(jp_monitor *m, char *written, size_t size)
     return 0;
 }
 
+/* The start command after a stop: a new profile, empty, in the same mode, written to the same
+ * files as before (the stop's are replaced at the next dump, stop or end); the summary goes on
+ * counting from the first start.  A part that cannot start again says so and records nothing.
+ * 1 started, 0 it was recording already. */
+static int restart(jp_monitor *m)
+{
+    plat_mutex_lock(m->writing);
+    if (!atomic_load(&m->finished)) {
+        plat_mutex_unlock(m->writing);
+        return 0;
+    }
+    if (m->recording_calls && jp_calls_restart(&m->calls))
+        jv_log("jevprof: start: out of memory; calls are not recorded");
+    if (m->recording_allocations && jp_allocations_restart(&m->allocations))
+        jv_log("jevprof: start: out of memory; allocations are not recorded");
+    else if (m->recording_allocations)
+        set_allocation_callback(m, &m->IObjectAllocationCallback_iface); /* a refusal is said there */
+    if (m->sampling) {
+        jp_tree stale;
+        jp_sampler_counts counts;
+        if (jp_sampler_take(&m->sampler, &stale, &counts) == 0)
+            jp_tree_free(&stale);
+        atomic_store(&m->sampler.stop, 0); /* jp_sampler_stop left it set */
+        jp_sampler_start(&m->sampler);     /* a thread that cannot start is said there */
+    }
+    m->started_ns = plat_now_ns();
+    m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
+    m->stopped_seconds = 0;
+    jp_tree_free(&m->calls_before);
+    atomic_store(&m->finished, 0);
+    if (m->config.loop_seconds) {
+        atomic_store(&m->loop_stop, 0);
+        start_loop(m);
+    }
+    plat_mutex_unlock(m->writing);
+    return 1;
+}
+
 /* The dump command: the outputs of what was recorded so far, from copies of the trees, while
  * recording goes on.  0; -1 when recording had stopped; -2 out of memory. */
 static int dump(jp_monitor *m, char *written, size_t size)
@@ -770,14 +808,13 @@ static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR
         else
             snprintf(answer, sizeof(answer), "jevprof: stopped after %.3f s: %s", m->stopped_seconds, written);
     } else if (strcmp(word, "start") == 0) {
-        /* Recording starts with the VM's Initialize (also when the agent is attached); the call
-         * trees of a stop are closed for good, so a stopped jevprof stays stopped. */
-        if (atomic_load(&m->finished)) {
-            snprintf(answer, sizeof(answer), "jevprof: start: stopped for good in this JVM (a stop closes the "
-                                             "recording); its files stay as the stop wrote them");
-            hr = E_FAIL;
-        } else
-            describe_status(m, answer, sizeof(answer));
+        /* Recording starts with the VM's Initialize (also when the agent is attached); after a
+         * stop, start begins a new profile. */
+        char status[JP_OUTPUT_LIST_BYTES];
+        int started = restart(m);
+        describe_status(m, status, sizeof(status));
+        snprintf(answer, sizeof(answer), "%s%s", started ? "jevprof: started a new profile; " : "",
+                 started ? status + strlen("jevprof: ") : status);
     } else
         return S_FALSE;
     size_t size = strlen(answer) + 1;

@@ -16,7 +16,8 @@
  *   - started with the agent (both method-call paths): loads into it are commands; counts
  *     exact; answers on stdout prefixed, the outcome in jcmd's "return code".
  *   - jevprof started with the program, in calls mode: status, dump twice (each report holding
- *     every call so far, exactly), stop (the files stay as it wrote them), start refused after.
+ *     every call so far, exactly), stop (the files stay as it wrote them), then start: a new
+ *     profile, empty, holding exactly the calls made after it.
  *   - JEVPROF_LOOP=1: 60 periods of one second, each its own time-stamped files, the JVM's
  *     resident memory at the last within 10% of the tenth; in calls mode, every call in exactly
  *     one period.
@@ -321,28 +322,38 @@ START_TEST(jevprof_takes_status_dump_and_stop)
     ck_assert_uint_eq(report_calls(second, "AttachWorkload.attachWork(int)"), 1000);
     ck_assert_int_eq(jcmd_load(jdk, p.pid, "stop"), 0);
     work(&p, "work 500", "done 500 "); /* after the stop: not recorded */
-    ck_assert_int_eq(jcmd_load(jdk, p.pid, "start"), 4); /* refused: a stop is for good */
     ck_assert_int_eq(jcmd_load(jdk, p.pid, "status"), 0);
+    char *stopped = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(stopped);
+    ck_assert_uint_eq(report_calls(stopped, "AttachWorkload.attachWork(int)"), 1000);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "start"), 0); /* a new profile, empty */
+    work(&p, "work 200", "done 200 ");
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "dump"), 0);
+    char *restarted = read_file(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(restarted);
+    ck_assert_uint_eq(report_calls(restarted, "AttachWorkload.attachWork(int)"), 200);
+    ck_assert_int_eq(jcmd_load(jdk, p.pid, "start"), 0); /* recording: the status */
     jvmrun_send(&p, "quit");
     jvmrun_finish(&p, &r);
 
     ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
     char *own = own_output(r.out);
-    ck_assert_str_eq(own, "ready\ndone 300 90000\ndone 700 490000\ndone 500 250000\n");
+    ck_assert_str_eq(own, "ready\ndone 300 90000\ndone 700 490000\ndone 500 250000\ndone 200 40000\n");
     free(own);
     char wrote_report[2600];
     snprintf(wrote_report, sizeof(wrote_report), "wrote %s/jevprof-report.txt, %s/jevprof.collapsed", dir, dir);
     const char *answers[] = {"jevmon: jevprof: recording calls for ", "jevmon: jevprof: dumped the profile so far, recording goes on: ",
                              wrote_report, "jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: stopped after ",
-                             "jevmon: jevprof: start: stopped for good", "jevmon: jevprof: stopped after "};
+                             "jevmon: jevprof: stopped after ", "jevmon: jevprof: started a new profile; recording calls for ",
+                             "jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: recording calls for "};
     assert_in_order(r.out, answers, sizeof(answers) / sizeof(*answers));
-    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 3); /* two dumps and the stop: not SHUTDOWN */
+    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 5); /* two dumps, the stop, a dump, SHUTDOWN */
     char *last = read_file(dir, "jevprof-report.txt");
     ck_assert_ptr_nonnull(last);
-    ck_assert_uint_eq(report_calls(last, "AttachWorkload.attachWork(int)"), 1000);
+    ck_assert_uint_eq(report_calls(last, "AttachWorkload.attachWork(int)"), 200); /* the new profile, at the end */
     char *pprof = read_file(dir, "jevprof.pb.gz");
     ck_assert_ptr_nonnull(pprof);
-    free(first), free(second), free(last), free(pprof);
+    free(first), free(second), free(stopped), free(restarted), free(last), free(pprof);
     jvmrun_free(&r);
     remove_directory(dir);
 }
