@@ -62,32 +62,50 @@ void jp_names_free(jp_names *names)
     memset(names, 0, sizeof(*names));
 }
 
+/* The VM's class information: its name (malloc'ed) and, when wanted, its methods (CoTaskMem)
+ * and its SourceFile attribute (malloc'ed; NULL when it has none). */
+static char *ask_class(IJavaEventMonitorIDInfo *info, ClassID klass, int *method_count, MethodID **methods,
+                       char **source_file)
+{
+    LPSTR class_name = NULL, source = NULL;
+    int count = 0;
+    MethodID *ids = NULL;
+    __int64 created = 0;
+    if (!info || !klass ||
+        FAILED(IJavaEventMonitorIDInfo_ClassInformation(info, klass, &class_name, &source, &count, &ids, &created)))
+        class_name = source = NULL, ids = NULL, count = 0;
+    if (source_file)
+        *source_file = source && *source ? strdup(source) : NULL;
+    CoTaskMemFree(source);
+    if (methods) {
+        *methods = ids;
+        *method_count = ids ? count : 0;
+    } else {
+        CoTaskMemFree(ids);
+    }
+    char *copy = class_name ? strdup(class_name) : NULL;
+    CoTaskMemFree(class_name);
+    return copy;
+}
+
 /* The source file of the method named vm_name ("java/lang/String.indexOf(II)I") in klass, as a
  * source tree holds it: the package's directories, then the class's SourceFile attribute
  * ("java/lang/String.java"), into out; 0, or -1 when the VM does not say. */
 static int ask_source_file(IJavaEventMonitorIDInfo *info, ClassID klass, const char *vm_name, char *out, size_t size)
 {
-    LPSTR class_name = NULL, source_file = NULL;
-    int count = 0;
-    MethodID *ids = NULL;
-    __int64 created = 0;
-    if (!klass || FAILED(IJavaEventMonitorIDInfo_ClassInformation(info, klass, &class_name, &source_file, &count, &ids,
-                                                                  &created)))
-        class_name = source_file = NULL, ids = NULL;
-    CoTaskMemFree(class_name);
-    CoTaskMemFree(ids);
-    int known = source_file && *source_file;
-    if (known) {
-        size_t class_end = strcspn(vm_name, "("), package_end = 0;
-        while (class_end > 0 && vm_name[class_end - 1] != '.')
-            class_end--;
-        for (size_t i = 0; i + 1 < class_end; i++)
-            if (vm_name[i] == '/')
-                package_end = i + 1;
-        snprintf(out, size, "%.*s%s", (int)package_end, vm_name, source_file);
-    }
-    CoTaskMemFree(source_file);
-    return known ? 0 : -1;
+    char *source_file = NULL;
+    free(ask_class(info, klass, NULL, NULL, &source_file));
+    if (!source_file)
+        return -1;
+    size_t class_end = strcspn(vm_name, "("), package_end = 0;
+    while (class_end > 0 && vm_name[class_end - 1] != '.')
+        class_end--;
+    for (size_t i = 0; i + 1 < class_end; i++)
+        if (vm_name[i] == '/')
+            package_end = i + 1;
+    snprintf(out, size, "%.*s%s", (int)package_end, vm_name, source_file);
+    free(source_file);
+    return 0;
 }
 
 /* Asks the VM; a malloc'ed name, or NULL. */
@@ -215,28 +233,6 @@ void jp_names_find_overloads(jp_names *names)
     plat_mutex_unlock(names->lock);
 }
 
-/* The VM's class information: its name (malloc'ed) and, when wanted, its methods (CoTaskMem). */
-static char *ask_class(IJavaEventMonitorIDInfo *info, ClassID klass, int *method_count, MethodID **methods)
-{
-    LPSTR class_name = NULL, source_file = NULL;
-    int count = 0;
-    MethodID *ids = NULL;
-    __int64 created = 0;
-    if (!info || FAILED(IJavaEventMonitorIDInfo_ClassInformation(info, klass, &class_name, &source_file, &count, &ids,
-                                                        &created)))
-        class_name = source_file = NULL, ids = NULL, count = 0;
-    CoTaskMemFree(source_file);
-    if (methods) {
-        *methods = ids;
-        *method_count = ids ? count : 0;
-    } else {
-        CoTaskMemFree(ids);
-    }
-    char *copy = class_name ? strdup(class_name) : NULL;
-    CoTaskMemFree(class_name);
-    return copy;
-}
-
 char *jp_names_class(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID klass)
 {
     if (!klass)
@@ -247,7 +243,7 @@ char *jp_names_class(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID kla
     plat_mutex_unlock(names->lock);
     if (name)
         return name;
-    char *asked = ask_class(info, klass, NULL, NULL);
+    char *asked = ask_class(info, klass, NULL, NULL, NULL);
     if (!asked)
         return NULL;
     plat_mutex_lock(names->lock);
@@ -268,7 +264,7 @@ void jp_names_class_unloading(jp_names *names, IJavaEventMonitorIDInfo *info, Cl
 {
     int count = 0;
     MethodID *methods = NULL;
-    free(ask_class(info, klass, &count, &methods));
+    free(ask_class(info, klass, &count, &methods, NULL));
     for (int i = 0; i < count; i++) {
         jp_method_name *name = ask_method_name(info, methods[i]);
         if (!name)

@@ -298,17 +298,31 @@ static void remove_directory(const char *dir)
     ck_assert_int_eq(system(command), 0);
 }
 
+/* Starts AttachWorkload with the bridge and jevprof (its COM class registered in a fresh
+ * directory named after name, its files there) under settings ("JEVPROF_MODE=calls", ...,
+ * NULL), and waits until it is ready. */
+static void start_jevprof(jvmrun_process *p, const char *jdk, jevprof_files *files, const char *name,
+                          const char *const *settings)
+{
+    jevprof_directory(files, name);
+    const char *env[16] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files->registry_env,
+                           files->output_env};
+    size_t n = 4;
+    while (*settings && n < sizeof(env) / sizeof(*env) - 1)
+        env[n++] = *settings++;
+    env[n] = NULL;
+    start_waiting(p, jdk, "", env);
+}
+
 START_TEST(jevprof_takes_status_dump_and_stop)
 {
     const char *jdk = jdks[_i];
+    const char *settings[] = {"JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
     jevprof_files files;
-    jevprof_directory(&files, "jevprof-attach.XXXXXX");
-    const char *dir = files.dir;
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
-                         "JEVPROF_MODE=calls", "JEVPROF_TOP=1000", NULL};
     jvmrun_process p;
     jvmrun_result r;
-    start_waiting(&p, jdk, "", env);
+    start_jevprof(&p, jdk, &files, "jevprof-attach.XXXXXX", settings);
+    const char *dir = files.dir;
     work(&p, "work 300", "done 300 ");
     ck_assert_int_eq(jcmd_load(jdk, p.pid, "status"), 0);
     ck_assert_int_eq(jcmd_load(jdk, p.pid, "dump"), 0);
@@ -389,15 +403,13 @@ static long resident_kib(int pid)
 START_TEST(continuous_profiles_keep_memory_flat)
 {
     const char *jdk = jdks[_i];
+    const char *settings[] = {"JEVPROF_MODE=sample,alloc", "JEVPROF_LOOP=1", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=65536",
+                              NULL};
     jevprof_files files;
-    jevprof_directory(&files, "jevprof-loop.XXXXXX");
-    const char *dir = files.dir;
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
-                         "JEVPROF_MODE=sample,alloc", "JEVPROF_LOOP=1", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=65536",
-                         NULL};
     jvmrun_process p;
     jvmrun_result r;
-    start_waiting(&p, jdk, "", env);
+    start_jevprof(&p, jdk, &files, "jevprof-loop.XXXXXX", settings);
+    const char *dir = files.dir;
     long tenth = -1, last = -1;
     int periods = 0, rounds = 0;
     for (double deadline = now() + 150; periods < 60 && now() < deadline; rounds++) {
@@ -433,15 +445,13 @@ END_TEST
 START_TEST(continuous_calls_hold_each_call_once)
 {
     const char *jdk = jdks[_i];
+    const char *settings[] = {"JEVPROF_MODE=calls", "JEVPROF_LOOP=1", "JEVPROF_TOP=1000", NULL};
     jevprof_files files;
-    jevprof_directory(&files, "jevprof-loopcalls.XXXXXX");
-    const char *dir = files.dir;
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files.registry_env, files.output_env,
-                         "JEVPROF_MODE=calls", "JEVPROF_LOOP=1", "JEVPROF_TOP=1000", NULL};
     jvmrun_process p;
     jvmrun_result r;
     struct timespec over_a_period = {2, 200000000};
-    start_waiting(&p, jdk, "", env);
+    start_jevprof(&p, jdk, &files, "jevprof-loopcalls.XXXXXX", settings);
+    const char *dir = files.dir;
     work(&p, "work 300", "done 300 ");
     nanosleep(&over_a_period, NULL); /* a period ends meanwhile */
     work(&p, "work 700", "done 700 ");
