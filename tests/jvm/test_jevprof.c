@@ -291,7 +291,7 @@ START_TEST(sampling_finds_the_hot_method)
     /* Not a number: the bridge says so when it reads the interval, which it does only once some
      * monitor may want allocations.  jevprof, outside alloc mode, promises it never will. */
     run_jevprof_with(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread",
-                     "JEVPROF_MIN_SHARE=2", &r);
+                     "JEVPROF_MIN_SHARE=10", &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
@@ -315,8 +315,9 @@ START_TEST(sampling_finds_the_hot_method)
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc-flame.html"));
     check_flame_graph_in_browser(dir, "Workload.hot");
     /* the pprof file holds the same samples, each 2 ms of processor time, and the same top method;
-     * folded as the collapsed file is (paths under 2% into their callers: its paths, fewer
-     * methods than the report's, which has them all, and the same total) */
+     * folded as the collapsed file is (paths under 10% into their callers: its paths, fewer
+     * methods than the report's, which has them all, and the same total; with Workload.hot's 20
+     * samples or more, the paths of one sample, of which start-up leaves many, are folded) */
     pprof_view counts, time;
     unsigned long long in_profile = number_after(report, "Thread samples: ");
     if (read_pprof(dir, "jevprof.pb.gz", 0, &counts) && read_pprof(dir, "jevprof.pb.gz", 1, &time)) {
