@@ -236,6 +236,19 @@ void jp_allocations_stop(jp_allocations *a)
     plat_mutex_unlock(a->lock);
 }
 
+int jp_allocations_restart(jp_allocations *a)
+{
+    jp_tree sites, bytes;
+    jp_allocation_counts counts;
+    if (jp_allocations_take(a, &sites, &bytes, &counts))
+        return -1;
+    jp_tree_free(&sites), jp_tree_free(&bytes);
+    plat_mutex_lock(a->lock);
+    a->stopped = 0;
+    plat_mutex_unlock(a->lock);
+    return 0;
+}
+
 const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame)
 {
     if (frame == OTHER_CLASSES_FRAME)

@@ -82,6 +82,9 @@ void jp_allocations_class_unloading(jp_allocations *a, ClassID klass);
 
 /* The end: nothing is recorded afterwards; the roots of sites and bytes hold the sums. */
 void jp_allocations_stop(jp_allocations *a);
+/* The start command after a stop: recording goes on into empty trees and counts.  0, or -1 out
+ * of memory (still stopped). */
+int jp_allocations_restart(jp_allocations *a);
 
 /* Adds the sites and bytes so far to sites and bytes (initialized; roots summed) and copies the
  * counts, while recording goes on (a dump).  0, or -1 out of memory. */

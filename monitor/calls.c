@@ -291,22 +291,26 @@ void jp_calls_stop(jp_calls *calls)
     plat_mutex_unlock(calls->lock);
     uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
     double ns_per_tick = ticks ? (double)ns / (double)ticks : 1.0;
+    calls->stop_ns_per_tick = ns_per_tick;
     jp_tree_scale(&calls->totals, ns_per_tick);
     for (size_t i = 0; i < calls->thread_count; i++)
         calls->thread_summaries[i].time = (uint64_t)((double)calls->thread_summaries[i].time * ns_per_tick);
     jp_tree_sum_root(&calls->totals);
 }
 
-int jp_calls_snapshot(jp_calls *calls, jp_tree *into)
+/* Adds the calls so far to into: the totals and every thread's finished calls, in clock ticks
+ * (*ns_per_tick: their ratio so far) while recording, in nanoseconds once stopped (*ns_per_tick:
+ * 0).  Each thread records nothing for the moment its tree is copied.  0, or -1 out of memory. */
+static int copy_calls(jp_calls *calls, jp_tree *into, double *ns_per_tick)
 {
     int failed = 0;
+    *ns_per_tick = 0;
     plat_mutex_lock(calls->lock);
+    failed |= jp_tree_merge(into, &calls->totals);
     if (atomic_load(&calls->stopped)) { /* the totals are whole, and in nanoseconds already */
-        failed = jp_tree_merge(into, &calls->totals);
         plat_mutex_unlock(calls->lock);
         return failed;
     }
-    failed |= jp_tree_merge(into, &calls->totals);
     for (jp_thread_calls *t = calls->threads; t; t = t->next) {
         atomic_store(&t->folding, 1); /* the thread records nothing while its tree is copied */
         if (process_barrier)
@@ -318,7 +322,55 @@ int jp_calls_snapshot(jp_calls *calls, jp_tree *into)
     }
     uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
     plat_mutex_unlock(calls->lock);
-    jp_tree_scale(into, ticks ? (double)ns / (double)ticks : 1.0);
+    *ns_per_tick = ticks ? (double)ns / (double)ticks : 1.0;
+    return failed;
+}
+
+int jp_calls_restart(jp_calls *calls)
+{
+    jp_tree empty;
+    if (!atomic_load(&calls->stopped) || jp_tree_init(&empty))
+        return -1;
+    plat_mutex_lock(calls->lock);
+    jp_tree_free(&calls->totals);
+    calls->totals = empty;
+    calls->thread_count = 0;
+    calls->lost_threads = 0;
+    calls->started_ticks = plat_ticks();
+    calls->started_ns = plat_now_ns();
+    plat_mutex_unlock(calls->lock);
+    atomic_store(&calls->stopped, 0); /* the threads record again, each from its next entry */
+    return 0;
+}
+
+int jp_calls_snapshot(jp_calls *calls, jp_tree *into)
+{
+    double ns_per_tick;
+    int failed = copy_calls(calls, into, &ns_per_tick);
+    if (ns_per_tick)
+        jp_tree_scale(into, ns_per_tick);
     jp_tree_sum_root(into);
     return failed;
+}
+
+int jp_calls_take_period(jp_calls *calls, jp_tree *before, jp_tree *period)
+{
+    jp_tree now;
+    double ns_per_tick;
+    if (jp_tree_init(&now))
+        return -1;
+    int failed = copy_calls(calls, &now, &ns_per_tick);
+    if (!ns_per_tick) /* stopped: the totals are in nanoseconds, at the stop's ratio */
+        jp_tree_scale(before, calls->stop_ns_per_tick);
+    failed |= jp_tree_difference(period, &now, before);
+    if (ns_per_tick)
+        jp_tree_scale(period, ns_per_tick);
+    jp_tree_sum_root(period);
+    if (failed) {
+        jp_tree_free(&now);
+        return -1;
+    }
+    jp_tree_free(before);
+    *before = now;
+    return 0;
 }

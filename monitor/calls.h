@@ -56,6 +56,7 @@ typedef struct jp_calls {
     uint64_t started_ticks, started_ns; /* plat_ticks and plat_now_ns when recording began */
     int cpu_time;                       /* record processor time, not wall time */
     double ns_per_tick;                 /* measured at the start, for the blocked time */
+    double stop_ns_per_tick;            /* what the totals were scaled by at the stop */
     uint64_t gap_ticks, refresh_ticks;  /* JP_BLOCKED_GAP_MS and JP_CPU_REFRESH_MS in ticks */
 } jp_calls;
 
@@ -71,10 +72,19 @@ void jp_calls_thread_ended(jp_calls *calls, ThreadID thread);
 /* The end: stops recording, waits for callbacks in progress, folds every thread.  Afterwards
  * calls->totals holds the whole program's tree, in nanoseconds.  Later calls do nothing. */
 void jp_calls_stop(jp_calls *calls);
+/* The start command after a stop: recording goes on into empty totals (the threads' trees are
+ * empty since the stop), its clock from now.  0, or -1 when not stopped or out of memory. */
+int jp_calls_restart(jp_calls *calls);
 
 /* Adds the calls so far to into (initialized), in nanoseconds, root summed, while recording goes
  * on (a dump): every thread's finished calls; its open frames count once they end.  Each thread
  * records nothing for the moment its tree is copied.  0, or -1 out of memory. */
 int jp_calls_snapshot(jp_calls *calls, jp_tree *into);
+
+/* Continuous mode: fills period (initialized, empty) with the calls that ended since before was
+ * taken (before: an empty tree at first, kept by the caller between periods, in clock ticks),
+ * in nanoseconds, and makes before the calls so far.  After the stop, the last period: what the
+ * stop added (the open frames it closed) included.  0, or -1 out of memory (before is kept). */
+int jp_calls_take_period(jp_calls *calls, jp_tree *before, jp_tree *period);
 
 #endif /* JEVPROF_CALLS_H */

@@ -167,7 +167,6 @@ static void set_time(jp_config *config, const char *text, const char *source)
     }
     bad_setting(config, "%s \"%s\" is not cpu or wall; using the default, cpu", source, text);
     config->wall_time = 0;
-    config->loop_seconds = 0; /* one profile, no periods */
 }
 
 static void set_min_share(jp_config *config, const char *text, const char *source)

@@ -44,7 +44,7 @@ typedef enum jp_mode {
 #define JP_DEFAULT_INTERVAL_MS 10u
 #define JP_DEFAULT_TOP 20u
 /* Paths under this share of their profile (percent) are folded into their callers in the
- * collapsed files and flame graphs (output.c), which keeps them small whatever the program: see
+ * collapsed files, flame graphs and pprof files (output.c), which keeps them small whatever the program: see
  * monitor/README.md for what it gives on javac. */
 #define JP_DEFAULT_MIN_SHARE 0.01
 #define JP_MIN_INTERVAL_MS 1u

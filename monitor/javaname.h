@@ -32,6 +32,11 @@ void jp_class_display_name(const char *vm_name, char *out, size_t out_size);
 /* How the writers label a frame: the display name of a method (never NULL). */
 typedef const char *(*jp_method_namer)(void *context, MethodID method);
 
+/* Where a method's source is: its file ("java/lang/String.java", the package's directories and the
+ * class's SourceFile) and, in *first_line, the first line of its line table; NULL and 0 when the
+ * VM does not say (or the frame is no method). */
+typedef const char *(*jp_method_sourcer)(void *context, MethodID method, unsigned long *first_line);
+
 /* What a frame is, as far as the VM says (the flame graph's colours). */
 typedef enum jp_frame_kind {
     JP_FRAME_OTHER = 0,       /* not said, or not a method (an unknown caller) */

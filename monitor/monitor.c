@@ -6,7 +6,7 @@
  * sampler.c, allocations.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
  * Through jevmon's IJevmonCommands it takes commands while the program runs (a second load of
  * the agent: `jcmd <pid> JVMTI.agent_load <agent> dump`): status, dump (the outputs so far,
- * recording goes on), stop (the outputs, as at SHUTDOWN), start (answers whether it records).
+ * recording goes on), stop (the outputs, as at SHUTDOWN), start (a new profile after a stop).
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -50,6 +50,7 @@ typedef struct jp_monitor {
     atomic_int loop_stop;
     uint64_t period_started_ns;
     time_t period_started;  /* the period's time stamp, in its files' names */
+    jp_tree calls_before;   /* calls mode: the calls up to the period's start (jp_calls_take_period) */
     jp_config config;
     char *program;
     IJavaEventMonitorIDInfo *info;   /* from Initialize, AddRef'd */
@@ -115,6 +116,7 @@ static void monitor_destroy(jp_monitor *m)
         jp_calls_stop(&m->calls);
         jp_calls_free(&m->calls);
     }
+    jp_tree_free(&m->calls_before);
     if (m->recording_allocations) /* the VM let go of the callback: no allocation is being recorded */
         jp_allocations_free(&m->allocations);
     jp_summary_free(&m->summary);
@@ -326,6 +328,14 @@ static jp_frame_kind method_kind(void *context, MethodID method)
     return frame_name(m, method) ? JP_FRAME_OTHER : jp_names_method_kind(&m->names, m->info, method);
 }
 
+/* pprof's source files and lines: none for a frame that stands for no method. */
+static const char *method_source(void *context, MethodID method, unsigned long *first_line)
+{
+    jp_monitor *m = context;
+    *first_line = 0;
+    return frame_name(m, method) ? NULL : jp_names_method_source(&m->names, m->info, method, first_line);
+}
+
 /* Names every method of tree now, so that overloads are known before anything is written. */
 static void name_methods(jp_monitor *m, const jp_tree *tree)
 {
@@ -390,6 +400,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .name = method_name,
         .signature_name = method_signature_name,
         .kind = method_kind,
+        .source = method_source,
         .name_context = m,
     };
     jp_output_write_all(&report, written, size);
@@ -399,7 +410,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
  * stamp, and starts the next one empty. */
 static void end_period(jp_monitor *m)
 {
-    jp_tree samples = {0}, sites = {0}, bytes = {0};
+    jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0};
     jp_profiles p = {0};
     char written[JP_OUTPUT_LIST_BYTES];
     plat_mutex_lock(m->writing);
@@ -410,7 +421,11 @@ static void end_period(jp_monitor *m)
     uint64_t now_ns = plat_now_ns();
     int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &p.sample_counts);
     failed |= m->recording_allocations && jp_allocations_take(&m->allocations, &sites, &bytes, &p.allocation_counts);
+    int calls_failed = m->recording_calls && (jp_tree_init(&calls) ||
+                                               jp_calls_take_period(&m->calls, &m->calls_before, &calls));
+    failed |= calls_failed;
     p.samples = m->sampling && samples.nodes ? &samples : NULL;
+    p.calls = m->recording_calls && !calls_failed ? &calls : NULL;
     p.sampling_seconds = (double)(now_ns - m->period_started_ns) / 1e9;
     p.sites = m->recording_allocations && sites.nodes ? &sites : NULL;
     p.bytes = &bytes;
@@ -420,12 +435,12 @@ static void end_period(jp_monitor *m)
         jv_log("jevprof: out of memory at the end of a period; its profile goes on into the next");
     jp_config config;
     period_config(m, &config);
-    if (p.samples || p.sites || !(m->sampling || m->recording_allocations))
+    if (p.samples || p.calls || p.sites || !(m->sampling || m->recording_calls || m->recording_allocations))
         write_outputs(m, &config, &p, written, sizeof(written));
     m->period_started_ns = now_ns;
     m->period_started = time(NULL);
     plat_mutex_unlock(m->writing);
-    jp_tree_free(&samples), jp_tree_free(&sites), jp_tree_free(&bytes);
+    jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
 }
 
 #define LOOP_TICK_MS 100u /* how soon the loop sees that recording stops */
@@ -446,11 +461,6 @@ static void start_loop(jp_monitor *m)
 {
     m->period_started_ns = plat_now_ns();
     m->period_started = time(NULL);
-    if (m->recording_calls) {
-        jv_log("jevprof: JEVPROF_LOOP: calls mode keeps one call tree for the whole run (a thread's open calls "
-               "cannot be cut into periods); no periods");
-        return;
-    }
     if (!(m->loop = plat_thread_start(loop_thread, m)))
         jv_log("jevprof: JEVPROF_LOOP: the loop thread cannot be started; no periods");
     m->looping = m->loop != NULL;
@@ -483,16 +493,20 @@ static int finish(jp_monitor *m, char *written, size_t size)
         jp_allocations_stop(&m->allocations);
     }
     m->stopped_seconds = (double)(plat_now_ns() - m->started_ns) / 1e9;
+    jp_tree last_calls = {0}; /* continuous mode: the last period's calls */
+    if (m->looping && m->recording_calls &&
+        (jp_tree_init(&last_calls) || jp_calls_take_period(&m->calls, &m->calls_before, &last_calls)))
+        jv_log("jevprof: out of memory at the end of the last period; its calls are not written");
     jp_profiles p = {
         .samples = m->sampling ? &m->sampler.profile : NULL,
-        .calls = m->recording_calls ? &m->calls.totals : NULL,
+        .calls = !m->recording_calls ? NULL : !m->looping ? &m->calls.totals : last_calls.nodes ? &last_calls : NULL,
         .sites = m->recording_allocations ? &m->allocations.sites : NULL,
         .bytes = &m->allocations.bytes,
         .sample_counts = m->sampler.counts,
         .allocation_counts = m->allocations.counts,
         .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
-        .threads = m->calls.thread_summaries,
-        .thread_count = m->calls.thread_count,
+        .threads = m->looping ? NULL : m->calls.thread_summaries, /* the whole run's: not a period's */
+        .thread_count = m->looping ? 0 : m->calls.thread_count,
         .started_ns = m->looping ? m->period_started_ns : m->started_ns,
         .started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u),
     };
@@ -501,7 +515,46 @@ static int finish(jp_monitor *m, char *written, size_t size)
         period_config(m, &config); /* the last period */
     write_outputs(m, &config, &p, written, size);
     plat_mutex_unlock(m->writing);
+    jp_tree_free(&last_calls);
     return 0;
+}
+
+/* The start command after a stop: a new profile, empty, in the same mode, written to the same
+ * files as before (the stop's are replaced at the next dump, stop or end); the summary goes on
+ * counting from the first start.  A part that cannot start again says so and records nothing.
+ * 1 started, 0 it was recording already. */
+static int restart(jp_monitor *m)
+{
+    plat_mutex_lock(m->writing);
+    if (!atomic_load(&m->finished)) {
+        plat_mutex_unlock(m->writing);
+        return 0;
+    }
+    if (m->recording_calls && jp_calls_restart(&m->calls))
+        jv_log("jevprof: start: out of memory; calls are not recorded");
+    if (m->recording_allocations && jp_allocations_restart(&m->allocations))
+        jv_log("jevprof: start: out of memory; allocations are not recorded");
+    else if (m->recording_allocations)
+        set_allocation_callback(m, &m->IObjectAllocationCallback_iface); /* a refusal is said there */
+    if (m->sampling) {
+        jp_tree stale;
+        jp_sampler_counts counts;
+        if (jp_sampler_take(&m->sampler, &stale, &counts) == 0)
+            jp_tree_free(&stale);
+        atomic_store(&m->sampler.stop, 0); /* jp_sampler_stop left it set */
+        jp_sampler_start(&m->sampler);     /* a thread that cannot start is said there */
+    }
+    m->started_ns = plat_now_ns();
+    m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
+    m->stopped_seconds = 0;
+    jp_tree_free(&m->calls_before);
+    atomic_store(&m->finished, 0);
+    if (m->config.loop_seconds) {
+        atomic_store(&m->loop_stop, 0);
+        start_loop(m);
+    }
+    plat_mutex_unlock(m->writing);
+    return 1;
 }
 
 /* The dump command: the outputs of what was recorded so far, from copies of the trees, while
@@ -757,14 +810,13 @@ static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR
         else
             snprintf(answer, sizeof(answer), "jevprof: stopped after %.3f s: %s", m->stopped_seconds, written);
     } else if (strcmp(word, "start") == 0) {
-        /* Recording starts with the VM's Initialize (also when the agent is attached); the call
-         * trees of a stop are closed for good, so a stopped jevprof stays stopped. */
-        if (atomic_load(&m->finished)) {
-            snprintf(answer, sizeof(answer), "jevprof: start: stopped for good in this JVM (a stop closes the "
-                                             "recording); its files stay as the stop wrote them");
-            hr = E_FAIL;
-        } else
-            describe_status(m, answer, sizeof(answer));
+        /* Recording starts with the VM's Initialize (also when the agent is attached); after a
+         * stop, start begins a new profile. */
+        char status[JP_OUTPUT_LIST_BYTES];
+        int started = restart(m);
+        describe_status(m, status, sizeof(status));
+        snprintf(answer, sizeof(answer), "%s%s", started ? "jevprof: started a new profile; " : "",
+                 started ? status + strlen("jevprof: ") : status);
     } else
         return S_FALSE;
     size_t size = strlen(answer) + 1;

@@ -12,7 +12,9 @@
 typedef struct jp_method_name {
     int overloaded;
     jp_frame_kind kind;
+    unsigned long first_line; /* 0: unknown */
     const char *signature;
+    const char *source_file;  /* NULL: unknown */
     char brief[];
 } jp_method_name;
 
@@ -31,17 +33,23 @@ static void free_values(jp_idmap *map)
     jp_idmap_free(map);
 }
 
-static jp_method_name *method_name_new(const char *brief, const char *signature)
+/* source_file may be NULL. */
+static jp_method_name *method_name_new(const char *brief, const char *signature, const char *source_file)
 {
     size_t brief_size = strlen(brief) + 1, signature_size = strlen(signature) + 1;
-    jp_method_name *name = malloc(sizeof(*name) + brief_size + signature_size);
+    size_t file_size = source_file ? strlen(source_file) + 1 : 0;
+    jp_method_name *name = malloc(sizeof(*name) + brief_size + signature_size + file_size);
     if (!name)
         return NULL;
     name->overloaded = 0;
     name->kind = JP_FRAME_OTHER;
+    name->first_line = 0;
     memcpy(name->brief, brief, brief_size);
     name->signature = name->brief + brief_size;
     memcpy(name->brief + brief_size, signature, signature_size);
+    name->source_file = source_file ? name->brief + brief_size + signature_size : NULL;
+    if (source_file)
+        memcpy(name->brief + brief_size + signature_size, source_file, file_size);
     return name;
 }
 
@@ -54,6 +62,52 @@ void jp_names_free(jp_names *names)
     memset(names, 0, sizeof(*names));
 }
 
+/* The VM's class information: its name (malloc'ed) and, when wanted, its methods (CoTaskMem)
+ * and its SourceFile attribute (malloc'ed; NULL when it has none). */
+static char *ask_class(IJavaEventMonitorIDInfo *info, ClassID klass, int *method_count, MethodID **methods,
+                       char **source_file)
+{
+    LPSTR class_name = NULL, source = NULL;
+    int count = 0;
+    MethodID *ids = NULL;
+    __int64 created = 0;
+    if (!info || !klass ||
+        FAILED(IJavaEventMonitorIDInfo_ClassInformation(info, klass, &class_name, &source, &count, &ids, &created)))
+        class_name = source = NULL, ids = NULL, count = 0;
+    if (source_file)
+        *source_file = source && *source ? strdup(source) : NULL;
+    CoTaskMemFree(source);
+    if (methods) {
+        *methods = ids;
+        *method_count = ids ? count : 0;
+    } else {
+        CoTaskMemFree(ids);
+    }
+    char *copy = class_name ? strdup(class_name) : NULL;
+    CoTaskMemFree(class_name);
+    return copy;
+}
+
+/* The source file of the method named vm_name ("java/lang/String.indexOf(II)I") in klass, as a
+ * source tree holds it: the package's directories, then the class's SourceFile attribute
+ * ("java/lang/String.java"), into out; 0, or -1 when the VM does not say. */
+static int ask_source_file(IJavaEventMonitorIDInfo *info, ClassID klass, const char *vm_name, char *out, size_t size)
+{
+    char *source_file = NULL;
+    free(ask_class(info, klass, NULL, NULL, &source_file));
+    if (!source_file)
+        return -1;
+    size_t class_end = strcspn(vm_name, "("), package_end = 0;
+    while (class_end > 0 && vm_name[class_end - 1] != '.')
+        class_end--;
+    for (size_t i = 0; i + 1 < class_end; i++)
+        if (vm_name[i] == '/')
+            package_end = i + 1;
+    snprintf(out, size, "%.*s%s", (int)package_end, vm_name, source_file);
+    free(source_file);
+    return 0;
+}
+
 /* Asks the VM; a malloc'ed name, or NULL. */
 static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID method)
 {
@@ -62,23 +116,30 @@ static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID m
     JAVA_EXECUTION_MODEL model = JVM_EXECUTION_INVALID;
     int line_count = 0;
     SourceLineInfo *lines = NULL;
-    char display[NAME_MAX_BYTES], signature[NAME_MAX_BYTES];
+    unsigned long first_line = 0;
+    char display[NAME_MAX_BYTES], signature[NAME_MAX_BYTES], source_file[NAME_MAX_BYTES];
     if (!info || FAILED(IJavaEventMonitorIDInfo_MethodInformation(info, method, &vm_name, &klass, &model,
                                                                   &line_count, &lines)))
         vm_name = NULL, lines = NULL;
+    for (int i = 0; lines && i < line_count; i++) /* the method's first line: the lowest of its table */
+        if (lines[i].line_number && (!first_line || lines[i].line_number < first_line))
+            first_line = lines[i].line_number;
     CoTaskMemFree(lines);
     if (!vm_name)
         return NULL;
     jp_display_name(vm_name, display, sizeof(display));
     jp_signature_name(vm_name, signature, sizeof(signature));
+    int have_source = ask_source_file(info, klass, vm_name, source_file, sizeof(source_file)) == 0;
     CoTaskMemFree(vm_name);
-    jp_method_name *name = method_name_new(display, signature);
-    if (name)
+    jp_method_name *name = method_name_new(display, signature, have_source ? source_file : NULL);
+    if (name) {
+        name->first_line = first_line;
         name->kind = model == JVM_EXECUTION_JIT_COMPILED                                         ? JP_FRAME_COMPILED
                      : model == JVM_EXECUTION_NATIVE                                             ? JP_FRAME_NATIVE
                      : model == JVM_EXECUTION_INTERPRETED || model == JVM_EXECUTION_FAST_INTERPRETED ? JP_FRAME_INTERPRETED
                      : model == JVM_EXECUTION_COM                                                ? JP_FRAME_VM
                                                                                                  : JP_FRAME_OTHER;
+    }
     return name;
 }
 
@@ -109,7 +170,7 @@ static const jp_method_name *method_name(jp_names *names, IJavaEventMonitorIDInf
     if (!asked) {
         char unknown[64];
         snprintf(unknown, sizeof(unknown), "<unknown method 0x%llx>", (unsigned long long)method);
-        asked = method_name_new(unknown, unknown);
+        asked = method_name_new(unknown, unknown, NULL);
     }
     if (!asked)
         return NULL;
@@ -129,6 +190,14 @@ const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *
 {
     const jp_method_name *name = method_name(names, info, method);
     return name ? name->signature : "<out of memory>";
+}
+
+const char *jp_names_method_source(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method,
+                                   unsigned long *first_line)
+{
+    const jp_method_name *name = method_name(names, info, method);
+    *first_line = name ? name->first_line : 0;
+    return name ? name->source_file : NULL;
 }
 
 jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
@@ -164,28 +233,6 @@ void jp_names_find_overloads(jp_names *names)
     plat_mutex_unlock(names->lock);
 }
 
-/* The VM's class information: its name (malloc'ed) and, when wanted, its methods (CoTaskMem). */
-static char *ask_class(IJavaEventMonitorIDInfo *info, ClassID klass, int *method_count, MethodID **methods)
-{
-    LPSTR class_name = NULL, source_file = NULL;
-    int count = 0;
-    MethodID *ids = NULL;
-    __int64 created = 0;
-    if (!info || FAILED(IJavaEventMonitorIDInfo_ClassInformation(info, klass, &class_name, &source_file, &count, &ids,
-                                                        &created)))
-        class_name = source_file = NULL, ids = NULL, count = 0;
-    CoTaskMemFree(source_file);
-    if (methods) {
-        *methods = ids;
-        *method_count = ids ? count : 0;
-    } else {
-        CoTaskMemFree(ids);
-    }
-    char *copy = class_name ? strdup(class_name) : NULL;
-    CoTaskMemFree(class_name);
-    return copy;
-}
-
 char *jp_names_class(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID klass)
 {
     if (!klass)
@@ -196,7 +243,7 @@ char *jp_names_class(jp_names *names, IJavaEventMonitorIDInfo *info, ClassID kla
     plat_mutex_unlock(names->lock);
     if (name)
         return name;
-    char *asked = ask_class(info, klass, NULL, NULL);
+    char *asked = ask_class(info, klass, NULL, NULL, NULL);
     if (!asked)
         return NULL;
     plat_mutex_lock(names->lock);
@@ -217,7 +264,7 @@ void jp_names_class_unloading(jp_names *names, IJavaEventMonitorIDInfo *info, Cl
 {
     int count = 0;
     MethodID *methods = NULL;
-    free(ask_class(info, klass, &count, &methods));
+    free(ask_class(info, klass, &count, &methods, NULL));
     for (int i = 0; i < count; i++) {
         jp_method_name *name = ask_method_name(info, methods[i]);
         if (!name)

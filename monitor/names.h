@@ -32,6 +32,9 @@ void jp_names_free(jp_names *names);
 const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
 /* The signature name of method, always. */
 const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
+/* Where the method's source is (see jp_method_sourcer): its file, or NULL, and its first line, or 0. */
+const char *jp_names_method_source(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method,
+                                   unsigned long *first_line);
 /* What the VM said the method is (MethodInformation's execution model). */
 jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
 /* Marks the methods named so far whose brief names are shared by another method's. */

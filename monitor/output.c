@@ -192,12 +192,12 @@ static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
     return jp_flame_write(out, &p->folded, &labels, divisor_for(r, tree), r->name, r->kind, r->name_context);
 }
 
-/* The whole tree (not folded: pprof's readers fold as they show), gzip'd. */
+/* The tree as the collapsed file has it (folded alike: the same bound on the file's size), gzip'd. */
 static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
 {
     jp_pprof_profile profile = {
         .kind = p->tree == r->samples ? JP_PPROF_SAMPLES : p->tree == r->calls ? JP_PPROF_CALLS : JP_PPROF_ALLOCATIONS,
-        .tree = p->tree,
+        .tree = &p->folded,
         .bytes = r->allocated_bytes,
         .scale = p->tree == r->allocations ? JP_ALLOCATION_COUNT_SCALE : 1,
         .wall_time = r->config->wall_time,
@@ -206,6 +206,7 @@ static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
         .duration_nanos = (int64_t)(r->seconds * 1e9),
         .name = r->signature_name,
         .system_name = r->name,
+        .source = r->source,
         .name_context = r->name_context,
     };
     uint8_t *data;
@@ -233,13 +234,15 @@ static int write_profile(const jp_report *r, written_files *w, size_t collapsed,
 {
     shown_profile p = {tree, {0}, 0};
     if (fold(r, &p)) {
-        jv_log("jevprof: out of memory: no collapsed file or flame graph of a profile");
+        jv_log("jevprof: out of memory: no collapsed file, flame graph or pprof file of a profile");
         return -1;
     }
     if (p.share > r->config->min_share)
-        jv_log("jevprof: paths under %.3g%% of the profile folded into their callers in %s%s and %s%s (the setting, "
-               "%g%%, left a collapsed file over %u MB)", p.share, r->config->file_prefix, every_suffix[collapsed],
-               r->config->file_prefix, every_suffix[flame], r->config->min_share,
+        jv_log("jevprof: paths under %.3g%% of the profile folded into their callers in %s%s, %s%s%s%s%s (the "
+               "setting, %g%%, left a collapsed file over %u MB)", p.share, r->config->file_prefix,
+               every_suffix[collapsed], r->config->file_prefix, every_suffix[flame],
+               pprof < SUFFIXES ? ", " : "", pprof < SUFFIXES ? r->config->file_prefix : "",
+               pprof < SUFFIXES ? every_suffix[pprof] : "", r->config->min_share,
                (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
     int failed = write_file(r, w, collapsed, write_collapsed, &p);
     failed |= write_file(r, w, flame, write_flame, &p);

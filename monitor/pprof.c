@@ -12,8 +12,8 @@ enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4, PROFIL
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
 enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2 };
 enum { LOCATION_ID = 1, LOCATION_LINE = 4 };
-enum { LINE_FUNCTION_ID = 1 };
-enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3 };
+enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5 };
 enum { WIRE_VARINT = 0, WIRE_LENGTH_DELIMITED = 2 };
 
 /* A growing byte buffer; failed once memory ran out (every later write is dropped). */
@@ -81,29 +81,65 @@ static void pb_message(pb_buffer *b, unsigned field, pb_buffer *message)
 typedef struct encoder {
     const jp_pprof_profile *profile;
     pb_buffer out, message, inner;
+    pb_buffer functions, function_list; /* one function; all of them, written after the locations */
     const char **strings;
     size_t string_count, string_capacity;
+    uint32_t *slots; /* a hash of the strings' indices (UINT32_MAX: empty), so that each is written once */
+    size_t slot_count;
     jp_idmap function_ids; /* MethodID -> function id (the location's id too), from 1 */
     MethodID *methods;     /* by function id - 1 */
     size_t method_count, method_capacity;
     int failed;
 } encoder;
 
-/* The string's index in the string table (text must outlive the encoder). */
-static uint64_t string_index(encoder *e, const char *text)
+static uint64_t string_hash(const char *text)
 {
-    for (size_t i = 0; i < e->string_count && i < 16; i++) /* the few fixed strings come first */
-        if (strcmp(e->strings[i], text) == 0)
-            return i;
+    uint64_t hash = 14695981039346656037ull; /* FNV-1a */
+    for (; *text; text++)
+        hash = (hash ^ (unsigned char)*text) * 1099511628211ull;
+    return hash;
+}
+
+/* Makes room for one more string: the table, and the hash of indices kept at most half full. */
+static int grow_strings(encoder *e)
+{
     if (e->string_count == e->string_capacity) {
         size_t capacity = e->string_capacity ? 2 * e->string_capacity : 64;
         const char **strings = realloc(e->strings, capacity * sizeof(*strings));
-        if (!strings) {
-            e->failed = 1;
-            return 0;
-        }
+        if (!strings)
+            return -1;
         e->strings = strings, e->string_capacity = capacity;
     }
+    if (2 * (e->string_count + 1) <= e->slot_count)
+        return 0;
+    size_t slot_count = e->slot_count ? 2 * e->slot_count : 128;
+    uint32_t *slots = malloc(slot_count * sizeof(*slots));
+    if (!slots)
+        return -1;
+    memset(slots, 0xff, slot_count * sizeof(*slots)); /* UINT32_MAX: empty */
+    for (size_t i = 0; i < e->string_count; i++) {
+        size_t at = string_hash(e->strings[i]) & (slot_count - 1);
+        while (slots[at] != UINT32_MAX)
+            at = (at + 1) & (slot_count - 1);
+        slots[at] = (uint32_t)i;
+    }
+    free(e->slots);
+    e->slots = slots, e->slot_count = slot_count;
+    return 0;
+}
+
+/* The string's index in the string table, each text once (text must outlive the encoder). */
+static uint64_t string_index(encoder *e, const char *text)
+{
+    if (grow_strings(e)) {
+        e->failed = 1;
+        return 0;
+    }
+    size_t at = string_hash(text) & (e->slot_count - 1);
+    for (; e->slots[at] != UINT32_MAX; at = (at + 1) & (e->slot_count - 1))
+        if (strcmp(e->strings[e->slots[at]], text) == 0)
+            return e->slots[at];
+    e->slots[at] = (uint32_t)e->string_count;
     e->strings[e->string_count] = text;
     return e->string_count++;
 }
@@ -138,35 +174,29 @@ static void value_type(encoder *e, unsigned field, const char *type, const char 
     pb_message(&e->out, field, &e->message);
 }
 
-/* The node of tree with the same path as node from of other (whose parents are mapped already,
- * in map), or JP_NO_NODE. */
-static uint32_t same_path(const jp_tree *tree, const uint32_t *map, const jp_tree *other, uint32_t from)
-{
-    uint32_t parent = map[other->nodes[from].parent];
-    if (parent == JP_NO_NODE)
-        return JP_NO_NODE;
-    for (uint32_t child = tree->nodes[parent].first_child; child != JP_NO_NODE; child = tree->nodes[child].next_sibling)
-        if (tree->nodes[child].method == other->nodes[from].method)
-            return child;
-    return JP_NO_NODE;
-}
-
-/* The bytes of each node of the allocations tree (by index), from the bytes tree; NULL out of memory. */
+/* The bytes of each node of the allocations tree (by index), from the bytes tree, which holds
+ * every path: the bytes of a path the allocations tree folded go to the caller it was folded
+ * into, as its allocations did.  NULL out of memory. */
 static uint64_t *bytes_by_node(const jp_pprof_profile *p)
 {
+    const jp_tree *bytes_tree = p->bytes;
+    size_t count = bytes_tree->count ? bytes_tree->count : 1;
     uint64_t *bytes = calloc(p->tree->count, sizeof(*bytes));
-    uint32_t *map = malloc((p->bytes->count ? p->bytes->count : 1) * sizeof(*map)); /* bytes node -> tree node */
-    if (!bytes || !map) {
-        free(bytes), free(map);
+    uint32_t *map = malloc(count * sizeof(*map));  /* bytes node -> the tree's node of its path, or its caller's */
+    unsigned char *folded = calloc(count, 1);      /* ... its caller's: the path and all below it are folded */
+    if (!bytes || !map || !folded) {
+        free(bytes), free(map), free(folded);
         return NULL;
     }
     map[JP_ROOT] = JP_ROOT;
-    for (uint32_t i = 1; i < p->bytes->count; i++) { /* parents come before their children */
-        map[i] = same_path(p->tree, map, p->bytes, i);
-        if (map[i] != JP_NO_NODE)
-            bytes[map[i]] = p->bytes->nodes[i].self;
+    for (uint32_t i = 1; i < bytes_tree->count; i++) { /* parents come before their children */
+        uint32_t parent = bytes_tree->nodes[i].parent;
+        uint32_t node = folded[parent] ? JP_NO_NODE : jp_tree_find(p->tree, map[parent], bytes_tree->nodes[i].method);
+        folded[i] = node == JP_NO_NODE;
+        map[i] = folded[i] ? map[parent] : node;
+        bytes[map[i]] += bytes_tree->nodes[i].self;
     }
-    free(map);
+    free(map), free(folded);
     return bytes;
 }
 
@@ -196,23 +226,33 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
     }
 }
 
-/* A location per method, its one line naming the function (whose id is the location's). */
+/* A location per method, its one line naming the function (whose id is the location's) and,
+ * when the method's source is known, the method's first line: the trees record methods, not
+ * bytecode offsets.  The function: its names, its source file and that line. */
 static void encode_locations_and_functions(encoder *e)
 {
     const jp_pprof_profile *p = e->profile;
     for (size_t i = 0; i < e->method_count && !e->failed; i++) {
         uint64_t id = i + 1;
+        unsigned long line = 0;
+        const char *file = p->source ? p->source(p->name_context, e->methods[i], &line) : NULL;
         pb_uint(&e->message, LOCATION_ID, id);
         pb_uint(&e->inner, LINE_FUNCTION_ID, id);
+        if (line)
+            pb_uint(&e->inner, LINE_LINE, line);
         pb_message(&e->message, LOCATION_LINE, &e->inner);
         pb_message(&e->out, PROFILE_LOCATION, &e->message);
+        pb_uint(&e->functions, FUNCTION_ID, id);
+        pb_uint(&e->functions, FUNCTION_NAME, string_index(e, p->name(p->name_context, e->methods[i])));
+        pb_uint(&e->functions, FUNCTION_SYSTEM_NAME, string_index(e, p->system_name(p->name_context, e->methods[i])));
+        if (file)
+            pb_uint(&e->functions, FUNCTION_FILENAME, string_index(e, file));
+        if (line)
+            pb_uint(&e->functions, FUNCTION_START_LINE, line);
+        pb_message(&e->function_list, PROFILE_FUNCTION, &e->functions);
     }
-    for (size_t i = 0; i < e->method_count && !e->failed; i++) {
-        pb_uint(&e->message, FUNCTION_ID, i + 1);
-        pb_uint(&e->message, FUNCTION_NAME, string_index(e, p->name(p->name_context, e->methods[i])));
-        pb_uint(&e->message, FUNCTION_SYSTEM_NAME, string_index(e, p->system_name(p->name_context, e->methods[i])));
-        pb_message(&e->out, PROFILE_FUNCTION, &e->message);
-    }
+    e->out.failed |= e->function_list.failed;
+    pb_put(&e->out, e->function_list.data, e->function_list.size); /* the functions after the locations */
 }
 
 int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
@@ -246,10 +286,10 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     encode_locations_and_functions(&e);
     for (size_t i = 0; i < e.string_count && !e.failed; i++)
         pb_bytes(&e.out, PROFILE_STRING_TABLE, e.strings[i], strlen(e.strings[i]));
-    int failed = e.failed || e.out.failed || e.message.failed || e.inner.failed;
+    int failed = e.failed || e.out.failed || e.message.failed || e.inner.failed || e.functions.failed;
     free(bytes);
-    free(e.message.data), free(e.inner.data);
-    free(e.strings), free(e.methods);
+    free(e.message.data), free(e.inner.data), free(e.functions.data), free(e.function_list.data);
+    free(e.strings), free(e.slots), free(e.methods);
     jp_idmap_free(&e.function_ids);
     if (failed) {
         free(e.out.data);

@@ -38,6 +38,7 @@ typedef struct jp_report {
     jp_method_namer name;           /* brief names, the signature where ambiguous (the files) */
     jp_method_namer signature_name; /* always the signature (the report's tables) */
     jp_method_kinder kind;          /* what each method is (the flame graphs' colours) */
+    jp_method_sourcer source;       /* each method's source file and first line (pprof) */
     void *name_context;
 } jp_report;
 

@@ -47,6 +47,16 @@ static uint32_t add_node(jp_tree *tree, uint32_t parent, MethodID method)
     return index;
 }
 
+uint32_t jp_tree_find(const jp_tree *tree, uint32_t parent, MethodID method)
+{
+    if (parent == JP_NO_NODE || !tree->nodes)
+        return JP_NO_NODE;
+    for (uint32_t child = tree->nodes[parent].first_child; child != JP_NO_NODE; child = tree->nodes[child].next_sibling)
+        if (tree->nodes[child].method == method)
+            return child;
+    return JP_NO_NODE;
+}
+
 uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method)
 {
     if (parent == JP_NO_NODE || !tree->nodes)
@@ -146,8 +156,10 @@ void jp_tree_sum_root(jp_tree *tree)
 void jp_tree_scale(jp_tree *tree, double factor)
 {
     for (uint32_t i = 0; tree->nodes && i < tree->count; i++) {
-        tree->nodes[i].self = (uint64_t)((double)tree->nodes[i].self * factor);
-        tree->nodes[i].total = (uint64_t)((double)tree->nodes[i].total * factor);
+        /* rounded, not truncated: sums of many nodes (a folded path's total against its nodes' self
+         * weights) then differ by a few units rather than by one per node */
+        tree->nodes[i].self = (uint64_t)((double)tree->nodes[i].self * factor + 0.5);
+        tree->nodes[i].total = (uint64_t)((double)tree->nodes[i].total * factor + 0.5);
     }
 }
 
@@ -184,11 +196,58 @@ int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
         } else {
             if (kept[node->parent]) /* the outermost node of a folded path carries its whole weight */
                 into->nodes[parent].self += node->total;
+            into->nodes[parent].calls += node->calls; /* and every call made in it */
             where[i] = parent;
         }
     }
     free(where);
     free(kept);
+    return result;
+}
+
+static uint64_t grown_by(uint64_t later, uint64_t earlier)
+{
+    return later > earlier ? later - earlier : 0;
+}
+
+int jp_tree_difference(jp_tree *into, const jp_tree *later, const jp_tree *earlier)
+{
+    if (!later->nodes || !into->nodes)
+        return -1;
+    /* Parents come before their children (lower indices) in both trees.  match[i]: the node of
+     * earlier with the path of later's node i; copy[i]: its node in into. */
+    uint32_t *match = malloc((size_t)later->count * sizeof(*match));
+    uint32_t *copy = malloc((size_t)later->count * sizeof(*copy));
+    unsigned char *grew = calloc(later->count, 1);
+    int result = match && copy && grew ? 0 : -1;
+    if (result == 0)
+        match[JP_ROOT] = earlier->nodes ? JP_ROOT : JP_NO_NODE, copy[JP_ROOT] = JP_ROOT;
+    for (uint32_t i = 1; result == 0 && i < later->count; i++) {
+        const jp_node *node = &later->nodes[i];
+        match[i] = jp_tree_find(earlier, match[node->parent], node->method);
+        const jp_node *before = match[i] == JP_NO_NODE ? NULL : &earlier->nodes[match[i]];
+        grew[i] = !before || node->calls > before->calls || node->self > before->self || node->total > before->total;
+        grew[i] &= node->calls || node->self || node->total;
+    }
+    for (uint32_t i = later->count; result == 0 && i-- > 1;) /* a path that grew keeps its callers */
+        grew[later->nodes[i].parent] |= grew[i];
+    for (uint32_t i = 1; result == 0 && i < later->count; i++) {
+        if (!grew[i])
+            continue;
+        const jp_node *node = &later->nodes[i];
+        const jp_node *before = match[i] == JP_NO_NODE ? NULL : &earlier->nodes[match[i]];
+        if ((copy[i] = add_node(into, copy[node->parent], node->method)) == JP_NO_NODE) {
+            result = -1;
+            break;
+        }
+        jp_node *added = &into->nodes[copy[i]];
+        added->calls = before ? grown_by(node->calls, before->calls) : node->calls;
+        added->self = before ? grown_by(node->self, before->self) : node->self;
+        added->total = before ? grown_by(node->total, before->total) : node->total;
+    }
+    free(match), free(copy), free(grew);
+    if (result == 0)
+        jp_tree_sum_root(into);
     return result;
 }
 

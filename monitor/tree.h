@@ -49,6 +49,9 @@ void jp_tree_free(jp_tree *tree);
  * memory runs out.  A found child moves to the front of its siblings, so hot calls are found first. */
 uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method);
 
+/* The child of parent for method, or JP_NO_NODE (nothing is added or moved). */
+uint32_t jp_tree_find(const jp_tree *tree, uint32_t parent, MethodID method);
+
 /* Adds one stack, outermost frame first: total += weight along the path, self += weight at its end. */
 int jp_tree_add_stack(jp_tree *tree, const MethodID *frames, size_t count, uint64_t weight);
 
@@ -58,14 +61,22 @@ int jp_tree_merge(jp_tree *into, const jp_tree *from);
 /* The root's weights, which nothing records directly: the sums over its children. */
 void jp_tree_sum_root(jp_tree *tree);
 
-/* Multiplies every node's self and total by factor (call mode: clock ticks into nanoseconds). */
+/* Multiplies every node's self and total by factor, rounded (call mode: clock ticks into nanoseconds). */
 void jp_tree_scale(jp_tree *tree, double factor);
 
 /* Fills into (initialized and empty) with the paths of from whose total weight is at least
  * min_total, and every outermost frame: a path below that is folded into its caller, whose self
- * weight takes the path's total, so that the self weights still add up to the root's total.
- * The root's weights and the calls of kept nodes are copied.  0, or -1 out of memory. */
+ * weight takes the path's total, so that the self weights still add up to the root's total,
+ * and whose calls take the calls made in the path, so that the calls do too.  The root's
+ * weights are copied.  0, or -1 out of memory. */
 int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total);
+
+/* Fills into (initialized and empty) with what later holds beyond earlier, path by path: each
+ * node's calls, self and total less those of earlier's node with the same path (none below
+ * zero), keeping only the paths that grew (and their callers).  Both count the same things in
+ * the same units, later taken after earlier from a recording that only adds (continuous mode's
+ * call trees).  The root is summed.  0, or -1 out of memory. */
+int jp_tree_difference(jp_tree *into, const jp_tree *later, const jp_tree *earlier);
 
 /* Depth-first walk, parents before children.  path[0..depth-1] are the node indices from the
  * root's child down to the node.  Returns the visitor's first non-zero result, or 0. */

@@ -42,10 +42,11 @@ At the end jevprof names every file it wrote on stderr (a line starting "jevmon:
 
 With --pid, drives the jevprof of a running JVM through that JVM's jcmd (JVMTI.agent_load of
 this build's libjevmon.so, whose later loads are commands): status, dump (write the profile so
-far and go on), stop (write it and stop), start (in a JVM without the bridge: attach it with
-jevprof, which must then be registered where that JVM looks, e.g. by build/linux/jevmon-regsvr;
-jevprof then takes its settings from that JVM's environment and its registry key). The answer
-is a line on the program's standard output ("jevmon: jevprof: ..."); jcmd shows only the outcome.
+far and go on), stop (write it and stop), start (after a stop: a new, empty profile; in a JVM
+without the bridge: attach it with jevprof, which must then be registered where that JVM looks,
+e.g. by build/linux/jevmon-regsvr; jevprof then takes its settings from that JVM's environment
+and its registry key). The answer is a line on the program's standard output
+("jevmon: jevprof: ..."); jcmd shows only the outcome.
 EOF
 }
 

@@ -62,21 +62,19 @@ static void prepare(char *dir, size_t size)
 /* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra, more:
  * more environment variables ("NAME=value"), or NULL. */
 static void run_jevprof_with(const char *jdk, const char *dir, const char *monitors, const char *mode,
-                             const char *rounds, const char *extra, const char *more, jvmrun_result *r)
+                             const char *rounds, const char *const *extras, jvmrun_result *r)
 {
     static char files_env[1300], dir_env[1300], mode_env[64];
     snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
     snprintf(mode_env, sizeof(mode_env), "JEVPROF_MODE=%s", mode);
-    const char *env[10] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, mode_env, "JEVPROF_INTERVAL_MS=2",
+    const char *env[12] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, mode_env, "JEVPROF_INTERVAL_MS=2",
                            "JEVPROF_TOP=1000"};
     size_t n = 6;
     if (monitors)
         env[n++] = monitors;
-    if (extra)
-        env[n++] = extra;
-    if (more)
-        env[n++] = more;
+    for (const char *const *e = extras; e && *e && n < 11; e++)
+        env[n++] = *e;
     env[n] = NULL;
     const char *args[] = {rounds, NULL};
     jvmrun_main(jdk, "Workload", "", env, args, r);
@@ -85,7 +83,8 @@ static void run_jevprof_with(const char *jdk, const char *dir, const char *monit
 static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
                         const char *extra, jvmrun_result *r)
 {
-    run_jevprof_with(jdk, dir, monitors, mode, rounds, extra, NULL, r);
+    const char *extras[] = {extra, NULL};
+    run_jevprof_with(jdk, dir, monitors, mode, rounds, extras, r);
 }
 
 /* Fails, showing the whole text on stderr, unless text contains what. */
@@ -167,7 +166,7 @@ static unsigned long long table_count(const char *report, const char *title, con
  * over every sample (-raw), and the function with the most flat weight in that value (-top, the
  * first row), with its weight. */
 typedef struct pprof_view {
-    unsigned long long total, samples;
+    unsigned long long total, samples, locations;
     char top[512];
     unsigned long long top_flat;
 } pprof_view;
@@ -184,12 +183,18 @@ static int read_pprof(const char *dir, const char *file, int index, pprof_view *
     snprintf(command, sizeof(command), "go tool pprof -raw '%s/%s' 2>&1", dir, file);
     FILE *raw = popen(command, "r");
     ck_assert_ptr_nonnull(raw);
-    int in_samples = 0;
+    int in_samples = 0, in_locations = 0;
     while (fgets(line, sizeof(line), raw)) {
         if (strncmp(line, "Samples:", 8) == 0) {
             in_samples = 1;
             continue;
         }
+        if (strncmp(line, "Locations", 9) == 0)
+            in_locations = 1;
+        else if (in_locations && strchr(line, ':') && line[0] == ' ')
+            v->locations++;
+        else if (in_locations)
+            in_locations = 0;
         if (in_samples && !strchr(line, ':'))
             in_samples = strchr(line, '/') != NULL; /* the line of sample types, then the samples end */
         else if (in_samples) {
@@ -223,6 +228,51 @@ static int read_pprof(const char *dir, const char *file, int index, pprof_view *
     return 1;
 }
 
+/* The source of the project, for `go tool pprof -source_path`. */
+static const char *source_dir(void)
+{
+    const char *src = getenv("JEVMON_SRC");
+    return src ? src : jvmrun_build_path("../..");
+}
+
+/* `go tool pprof -list function` with the samples' sources: malloc'ed, the whole output. */
+static char *pprof_list(const char *dir, const char *file, const char *function)
+{
+    char command[2400];
+    snprintf(command, sizeof(command), "go tool pprof -list '%s' -source_path '%s/samples/java' '%s/%s' 2>&1",
+             function, source_dir(), dir, file);
+    FILE *list = popen(command, "r");
+    ck_assert_ptr_nonnull(list);
+    size_t size = 0, capacity = 1 << 16;
+    char *text = malloc(capacity);
+    ck_assert_ptr_nonnull(text);
+    size += fread(text, 1, capacity - 1, list);
+    text[size] = '\0';
+    ck_assert_int_eq(pclose(list), 0);
+    return text;
+}
+
+/* The number of lines of text. */
+static unsigned long long line_count(const char *text)
+{
+    unsigned long long n = 0;
+    for (const char *at = strchr(text, '\n'); at; at = strchr(at + 1, '\n'))
+        n++;
+    return n;
+}
+
+/* The rows of the report's table headed title (up to its blank line). */
+static unsigned long long table_rows(const char *report, const char *title)
+{
+    const char *table = strstr(report, title);
+    ck_assert_ptr_nonnull(table);
+    const char *end = strstr(table, "\n\n");
+    unsigned long long n = 0;
+    for (const char *at = strchr(table, '\n'); at && (!end || at < end); at = strchr(at + 1, '\n'))
+        n++;
+    return n - 1; /* less the column headings */
+}
+
 /* The number after label in the report (0 when it is missing). */
 static unsigned long long number_after(const char *report, const char *label)
 {
@@ -239,8 +289,9 @@ START_TEST(sampling_finds_the_hot_method)
     jvmrun_main(jdks[_i], "Workload", NULL, NULL, args, &plain);
     /* Not a number: the bridge says so when it reads the interval, which it does only once some
      * monitor may want allocations.  jevprof, outside alloc mode, promises it never will. */
-    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample", "30000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread",
-                     "JEVPROF_EXCEPTIONS=1", &r);
+    const char *extras[] = {"JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", "JEVPROF_EXCEPTIONS=1", "JEVPROF_MIN_SHARE=10",
+                            NULL};
+    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample", "30000", extras, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, plain.out); /* the program's output is untouched */
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
@@ -263,7 +314,10 @@ START_TEST(sampling_finds_the_hot_method)
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc-flame.html"));
     check_flame_graph_in_browser(dir, "Workload.hot");
-    /* the pprof file holds the same samples, each 2 ms of processor time, and the same top method */
+    /* the pprof file holds the same samples, each 2 ms of processor time, and the same top method;
+     * folded as the collapsed file is (paths under 10% into their callers: its paths, fewer
+     * methods than the report's, which has them all, and the same total; with Workload.hot's 20
+     * samples or more, the paths of one sample, of which start-up leaves many, are folded) */
     pprof_view counts, time;
     unsigned long long in_profile = number_after(report, "Thread samples: ");
     /* Most stacks were walked where the threads ran (IJevmonSampling2), not taken at safepoints.  The
@@ -276,7 +330,19 @@ START_TEST(sampling_finds_the_hot_method)
         ck_assert_uint_eq(counts.total, in_profile);
         ck_assert_uint_eq(time.total, in_profile * 2000000ull);
         ck_assert_str_eq(counts.top, "Workload.hot(long)");
-        ck_assert_uint_eq(counts.top_flat, table_count(report, "Top 1000 methods by self samples\n", counts.top));
+        ck_assert_uint_eq(counts.top_flat, hot);
+        ck_assert_uint_eq(counts.samples, line_count(collapsed));
+        unsigned long long methods = table_rows(report, "Top 1000 methods by total samples\n");
+        ck_assert_msg(counts.locations < methods, "%llu locations in pprof, %llu methods in all", counts.locations,
+                      methods);
+        /* its functions have their source files and first lines: -list shows Workload.hot's loop */
+        char *list = pprof_list(dir, "jevprof.pb.gz", "Workload.hot");
+        expect(list, "ROUTINE ======================== Workload.hot(long) in Workload.java\n");
+        const char *loop = strstr(list, ":        for (int i = 0; i < 4000; i++) {\n");
+        while (loop && loop > list && loop[-1] != '\n')
+            loop--;
+        ck_assert_msg(loop && loop[strspn(loop, " ")] != '.', "no samples at Workload.hot's first line:\n%s", list);
+        free(list);
     }
     free(report), free(collapsed), free(flame);
     jvmrun_free(&plain);
@@ -352,8 +418,8 @@ START_TEST(allocation_sites_are_exact)
     jvmrun_result r;
     prepare(dir, sizeof(dir));
     /* every path, however small, in the collapsed files (JEVPROF_MIN_SHARE=0) */
-    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", "JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread",
-                     "JEVPROF_MIN_SHARE=0", &r);
+    const char *extras[] = {"JEVMON_ALLOCATION_SAMPLING_INTERVAL=unread", "JEVPROF_MIN_SHARE=0", NULL};
+    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample,alloc", "2000", extras, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "threads 8, rounds 2000\nchecksum 1605a7c6a06e74ba\nexceptions caught 160\n");
     ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);

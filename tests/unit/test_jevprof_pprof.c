@@ -31,11 +31,20 @@ static const char *brief_name(void *context, MethodID method)
     return names[method <= COLD ? method : 0];
 }
 
+/* demo/Main.java, each method starting 10 lines below the one before; cold's source is unknown. */
+static const char *source(void *context, MethodID method, unsigned long *first_line)
+{
+    (void)context;
+    *first_line = method == COLD ? 0 : 10 * method;
+    return method == COLD ? NULL : "demo/Main.java";
+}
+
 /* What the decoder found: at most 16 of each. */
 typedef struct decoded {
     char strings[32][64];
     size_t string_count;
     uint64_t function_name[16], function_system_name[16]; /* by function id */
+    uint64_t function_filename[16], function_start_line[16], location_line[16];
     uint64_t sample_locations[16][8], sample_depth[16], sample_values[16][2];
     size_t sample_count, location_count, function_count;
     uint64_t sample_types[2][2], period_type[2], period, time_nanos, duration_nanos;
@@ -82,6 +91,18 @@ static void sub_field(void *context, unsigned number, uint64_t value, const uint
         m->fields[number] = value;
 }
 
+/* A Location's fields: its Line (function_id 1, line 2) goes by its function's id. */
+static void location_field(void *context, unsigned number, uint64_t value, const uint8_t *bytes)
+{
+    decoded *d = context;
+    message line = {{0}};
+    if (number != 4)
+        return;
+    each_field(bytes, bytes + value, sub_field, &line);
+    ck_assert_uint_lt(line.fields[1], 16);
+    d->location_line[line.fields[1]] = line.fields[2];
+}
+
 static void profile_field(void *context, unsigned number, uint64_t value, const uint8_t *bytes)
 {
     decoded *d = context;
@@ -108,12 +129,15 @@ static void profile_field(void *context, unsigned number, uint64_t value, const 
                     d->sample_values[s][i] = varint(&at, field_end);
             }
         }
-    } else if (number == 4) { /* location */
+    } else if (number == 4) { /* location: its id, its line (a function id and a line number) */
+        each_field(bytes, bytes + value, location_field, d);
         d->location_count++;
     } else if (number == 5) { /* function */
         each_field(bytes, bytes + value, sub_field, &m);
         d->function_name[m.fields[1]] = m.fields[2];
         d->function_system_name[m.fields[1]] = m.fields[3];
+        d->function_filename[m.fields[1]] = m.fields[4];
+        d->function_start_line[m.fields[1]] = m.fields[5];
         d->function_count++;
     } else if (number == 12)
         d->period = value;
@@ -163,7 +187,7 @@ START_TEST(samples_decode_back_to_the_tree)
     fill(&tree, 1);
     jp_pprof_profile p = {.kind = JP_PPROF_SAMPLES, .tree = &tree, .scale = 1, .period = 10000000,
                           .time_nanos = 1700000000000000000, .duration_nanos = 2500000000,
-                          .name = long_name, .system_name = brief_name};
+                          .name = long_name, .system_name = brief_name, .source = source};
     decode(&p, &d);
     ck_assert_str_eq(d.strings[d.sample_types[0][0]], "samples");
     ck_assert_str_eq(d.strings[d.sample_types[0][1]], "count");
@@ -186,6 +210,19 @@ START_TEST(samples_decode_back_to_the_tree)
     for (uint64_t id = 1; id <= d.function_count; id++) /* each function's system name is its brief name */
         if (!strcmp(d.strings[d.function_name[id]], "demo.Main.hot(int)"))
             ck_assert_str_eq(d.strings[d.function_system_name[id]], "demo.Main.hot");
+    /* the source file once in the string table; each function's first line, in its location too */
+    int files = 0;
+    for (size_t i = 0; i < d.string_count; i++)
+        files += !strcmp(d.strings[i], "demo/Main.java");
+    ck_assert_int_eq(files, 1);
+    for (uint64_t id = 1; id <= d.function_count; id++) {
+        const char *name = d.strings[d.function_name[id]];
+        uint64_t line = !strcmp(name, "demo.Main.hot(int)") ? 30 : !strcmp(name, "demo.Main.cold(int)") ? 0
+                        : !strcmp(name, "demo.Main.work()")  ? 20 : 10;
+        ck_assert_str_eq(d.strings[d.function_filename[id]], line ? "demo/Main.java" : "");
+        ck_assert_uint_eq(d.function_start_line[id], line);
+        ck_assert_uint_eq(d.location_line[id], line);
+    }
     jp_tree_free(&tree);
 }
 END_TEST
@@ -216,6 +253,41 @@ START_TEST(allocations_take_bytes_by_path)
     ck_assert_uint_eq(sample_ending_in(&d, "demo.Main.cold(int)", 3)[1], 0);
     jp_tree_free(&sites);
     jp_tree_free(&bytes);
+}
+END_TEST
+
+/* The allocations tree as the collapsed file folds it (cold's 20 into work) takes the bytes of
+ * the folded path into the same caller: every byte stays, and no bytes go by a path that only
+ * looks the same (main -> cold, a path of its own, is not main -> work -> cold). */
+START_TEST(folded_allocations_keep_their_bytes_in_the_caller)
+{
+    jp_tree sites, folded, bytes;
+    decoded d;
+    fill(&sites, 1000);
+    const MethodID hot[] = {MAIN, WORK, HOT}, cold[] = {MAIN, WORK, COLD}, work[] = {MAIN, WORK};
+    const MethodID main_cold[] = {MAIN, COLD}, main_cold_hot[] = {MAIN, WORK, COLD, HOT};
+    jp_tree_add_stack(&sites, main_cold, 2, 30 * 1000); /* kept: 30 of 130 */
+    jp_tree_add_stack(&sites, main_cold_hot, 4, 1 * 1000);
+    jp_tree_sum_root(&sites);
+    ck_assert_int_eq(jp_tree_init(&folded), 0);
+    ck_assert_int_eq(jp_tree_fold(&folded, &sites, 25 * 1000), 0);
+    ck_assert_int_eq(jp_tree_init(&bytes), 0);
+    jp_tree_add_stack(&bytes, hot, 3, 1120);
+    jp_tree_add_stack(&bytes, cold, 3, 320);
+    jp_tree_add_stack(&bytes, main_cold_hot, 4, 16);
+    jp_tree_add_stack(&bytes, work, 2, 80);
+    jp_tree_add_stack(&bytes, main_cold, 2, 480);
+    jp_tree_sum_root(&bytes);
+    jp_pprof_profile p = {.kind = JP_PPROF_ALLOCATIONS, .tree = &folded, .bytes = &bytes, .scale = 1000,
+                          .period = 524288, .name = long_name, .system_name = brief_name};
+    decode(&p, &d);
+    ck_assert_uint_eq(d.sample_count, 4); /* main -> work -> hot, main -> work, main -> cold, main */
+    const uint64_t *at_work = sample_ending_in(&d, "demo.Main.work()", 2);
+    ck_assert_uint_eq(at_work[0], 5 + 20 + 1);
+    ck_assert_uint_eq(at_work[1], 80 + 320 + 16);
+    ck_assert_uint_eq(sample_ending_in(&d, "demo.Main.cold(int)", 2)[1], 480);
+    ck_assert_uint_eq(sample_ending_in(&d, "demo.Main.hot(int)", 3)[1], 1120);
+    jp_tree_free(&sites), jp_tree_free(&folded), jp_tree_free(&bytes);
 }
 END_TEST
 
@@ -259,6 +331,7 @@ int main(void)
     TCase *tc = tcase_create("pprof");
     tcase_add_test(tc, samples_decode_back_to_the_tree);
     tcase_add_test(tc, allocations_take_bytes_by_path);
+    tcase_add_test(tc, folded_allocations_keep_their_bytes_in_the_caller);
     tcase_add_loop_test(tc, gzip_member_ends_with_the_crc_and_length, 0,
                         (int)(sizeof(gzip_cases) / sizeof(*gzip_cases)));
     suite_add_tcase(s, tc);

@@ -82,6 +82,12 @@ START_TEST(scaling_multiplies_every_weight_but_not_calls)
     ck_assert_uint_eq(t.nodes[c].self, 5);
     ck_assert_uint_eq(t.nodes[c].calls, 4);
     jp_tree_free(&t);
+    /* rounded to the nearest: 3 halves are 2, not 1 */
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    ck_assert_int_eq(jp_tree_add_stack(&t, abc, 1, 3), 0);
+    jp_tree_scale(&t, 0.5);
+    ck_assert_uint_eq(t.nodes[jp_tree_child(&t, JP_ROOT, 1)].self, 2);
+    jp_tree_free(&t);
 }
 END_TEST
 
@@ -109,6 +115,40 @@ END_TEST
 
 /* 1 > 2 > 3 heavy, 1 > 2 > 5 and 1 > 6 light, 7 light but outermost: folding at 10 keeps the
  * heavy path and the outermost frames; the light paths' weight goes to their callers' self. */
+/* Continuous mode's calls: what a later copy of a growing tree holds beyond an earlier one. */
+START_TEST(difference_keeps_what_grew_since)
+{
+    jp_tree earlier, later, period, none = {0};
+    const MethodID ab[] = {1, 2}, ac[] = {1, 3}, d[] = {4};
+    ck_assert_int_eq(jp_tree_init(&earlier), 0);
+    jp_tree_add_stack(&earlier, ab, 2, 10);
+    jp_tree_add_stack(&earlier, d, 1, 5);
+    jp_tree_sum_root(&earlier);
+    ck_assert_int_eq(jp_tree_init(&later), 0);
+    ck_assert_int_eq(jp_tree_merge(&later, &earlier), 0);
+    jp_tree_add_stack(&later, ab, 2, 4); /* grew */
+    jp_tree_add_stack(&later, ac, 2, 6); /* new */
+    later.nodes[jp_tree_find(&later, jp_tree_find(&later, JP_ROOT, 1), 3)].calls = 2;
+    jp_tree_sum_root(&later);
+    ck_assert_int_eq(jp_tree_init(&period), 0);
+    ck_assert_int_eq(jp_tree_difference(&period, &later, &earlier), 0);
+    ck_assert_uint_eq(period.count, 4); /* root, 1, 1 > 2, 1 > 3: 4 did not grow */
+    uint32_t one = jp_tree_find(&period, JP_ROOT, 1);
+    ck_assert_uint_eq(period.nodes[one].total, 10);
+    ck_assert_uint_eq(period.nodes[jp_tree_find(&period, one, 2)].self, 4);
+    ck_assert_uint_eq(period.nodes[jp_tree_find(&period, one, 3)].self, 6);
+    ck_assert_uint_eq(period.nodes[jp_tree_find(&period, one, 3)].calls, 2);
+    ck_assert_uint_eq(jp_tree_find(&period, JP_ROOT, 4), JP_NO_NODE);
+    ck_assert_uint_eq(period.nodes[JP_ROOT].total, 10);
+    jp_tree_free(&period);
+    ck_assert_int_eq(jp_tree_init(&period), 0); /* from nothing: a copy */
+    ck_assert_int_eq(jp_tree_difference(&period, &later, &none), 0);
+    ck_assert_uint_eq(period.count, later.count);
+    ck_assert_uint_eq(period.nodes[JP_ROOT].total, later.nodes[JP_ROOT].total);
+    jp_tree_free(&period), jp_tree_free(&later), jp_tree_free(&earlier);
+}
+END_TEST
+
 START_TEST(fold_moves_small_paths_into_their_callers)
 {
     jp_tree full, folded;
@@ -121,6 +161,10 @@ START_TEST(fold_moves_small_paths_into_their_callers)
     jp_tree_add_stack(&full, outer, 1, 2);
     jp_tree_add_stack(&full, heavy, 2, 10); /* self in 2 */
     jp_tree_sum_root(&full);
+    uint32_t full_two = jp_tree_find(&full, jp_tree_find(&full, JP_ROOT, 1), 2);
+    uint32_t full_five = jp_tree_find(&full, full_two, 5);
+    full.nodes[full_two].calls = 1, full.nodes[full_five].calls = 3;
+    full.nodes[jp_tree_find(&full, full_five, 8)].calls = 7;
     ck_assert_int_eq(jp_tree_fold(&folded, &full, 10), 0);
     ck_assert_uint_eq(folded.count, 5); /* root, 1, 2, 3, 7 */
     ck_assert_uint_eq(folded.nodes[JP_ROOT].total, 69);
@@ -128,6 +172,7 @@ START_TEST(fold_moves_small_paths_into_their_callers)
     ck_assert_uint_eq(folded.nodes[one].self, 3);  /* 1 > 6 */
     ck_assert_uint_eq(folded.nodes[two].self, 14); /* its own 10, and 1 > 2 > 5 > 8 */
     ck_assert_uint_eq(folded.nodes[two].total, 64);
+    ck_assert_uint_eq(folded.nodes[two].calls, 1 + 3 + 7); /* the calls made in 1 > 2 > 5 > 8 too */
     ck_assert_uint_eq(folded.nodes[jp_tree_child(&folded, two, 3)].self, 50);
     ck_assert_uint_eq(folded.nodes[jp_tree_child(&folded, JP_ROOT, 7)].self, 2);
     ck_assert_uint_eq(folded.count, 5); /* the lookups above added nothing */
@@ -250,6 +295,7 @@ int main(void)
     tcase_add_test(tc, scaling_multiplies_every_weight_but_not_calls);
     tcase_add_test(tc, merge_adds_matching_paths);
     tcase_add_test(tc, fold_moves_small_paths_into_their_callers);
+    tcase_add_test(tc, difference_keeps_what_grew_since);
     tcase_add_test(tc, walk_visits_parents_before_children_with_their_path);
     tcase_add_test(tc, rollup_counts_recursive_totals_once);
     tcase_add_test(tc, idmap_inserts_finds_and_removes_across_collisions);
