@@ -255,7 +255,7 @@ START_TEST(report_lists_top_methods_paths_and_summary)
 {
     jp_config config;
     jp_summary summary;
-    jp_sampler_counts counts = {200, 100, 50, 0, 0, 0};
+    jp_sampler_counts counts = {.ticks = 200, .samples = 100, .idle = 50};
     jp_exception_count thrown[] = {{"java.lang.IllegalStateException", 7}};
     memset(&summary, 0, sizeof(summary));
     summary.classes_loaded = 42;
