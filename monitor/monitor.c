@@ -541,8 +541,7 @@ static int restart(jp_monitor *m)
         jp_sampler_counts counts;
         if (jp_sampler_take(&m->sampler, &stale, &counts) == 0)
             jp_tree_free(&stale);
-        atomic_store(&m->sampler.stop, 0); /* jp_sampler_stop left it set */
-        jp_sampler_start(&m->sampler);     /* a thread that cannot start is said there */
+        jp_sampler_start(&m->sampler); /* a thread that cannot start is said there */
     }
     m->started_ns = plat_now_ns();
     m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;

@@ -207,6 +207,16 @@ static void sampler_main(void *arg)
 
 int jp_sampler_start(jp_sampler *s)
 {
+    if (atomic_load(&s->stop)) { /* stopped before (the stop command): its wake-up event stays set */
+        plat_event *fresh = plat_event_create();
+        if (!fresh) {
+            jv_log("jevprof: cannot start the sampling thread again (no event); no samples will be taken");
+            return -1;
+        }
+        plat_event_destroy(s->wake);
+        s->wake = fresh;
+        atomic_store(&s->stop, 0);
+    }
     s->started_ns = plat_now_ns();
     s->thread = plat_thread_start(sampler_main, s);
     if (!s->thread) {

@@ -60,7 +60,7 @@ typedef struct jp_sampler {
 } jp_sampler;
 
 int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms);
-/* Starts the timer thread; -1 when it cannot be started (logged). */
+/* Starts the timer thread, again after jp_sampler_stop too; -1 when it cannot be started (logged). */
 int jp_sampler_start(jp_sampler *s);
 /* Stops and joins the timer thread, if it runs. */
 void jp_sampler_stop(jp_sampler *s);
