@@ -8,8 +8,9 @@
 
 #define POLL_MS 20
 
-static atomic_int pending, stopping;
+static atomic_int pending;
 static plat_thread *deliverer;
+static plat_stop *stop; /* VMDeath wakes the thread rather than wait for its nap to end */
 
 void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag)
 {
@@ -24,8 +25,7 @@ void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag)
 static void deliver_loop(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&stopping)) {
-        plat_sleep_ms(POLL_MS);
+    while (!plat_stop_wait(stop, POLL_MS)) {
         if (atomic_exchange(&pending, 0))
             jv_classes_deliver_unloads(jv_jni());
     }
@@ -35,7 +35,7 @@ static void deliver_loop(void *arg)
 
 void jv_unloads_start(void)
 {
-    if (!deliverer && !(deliverer = plat_thread_start(deliver_loop, NULL)))
+    if (!deliverer && (!(stop = plat_stop_create()) || !(deliverer = plat_thread_start(deliver_loop, NULL))))
         jv_log("could not start the thread that reports class unloading; CLASS_UNLOAD will not be sent");
 }
 
@@ -43,9 +43,11 @@ void jv_unloads_stop(void)
 {
     if (!deliverer)
         return;
-    atomic_store(&stopping, 1);
+    plat_stop_signal(stop);
     plat_thread_join(deliverer);
     deliverer = NULL;
+    plat_stop_destroy(stop);
+    stop = NULL;
     if (atomic_exchange(&pending, 0))
         jv_classes_deliver_unloads(jv_jni());
 }

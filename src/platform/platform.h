@@ -118,6 +118,14 @@ uint64_t plat_thread_cpu_ns(DWORD os_thread);
 uint64_t plat_ticks(void);
 void plat_sleep_ms(unsigned ms);
 
+/* A stop signal a sleeping thread wakes up for: plat_stop_wait sleeps up to ms, and returns
+ * at once (1) once plat_stop_signal was called; 0 when the time ran out. */
+typedef struct plat_stop plat_stop;
+plat_stop *plat_stop_create(void);
+void plat_stop_destroy(plat_stop *s);
+int plat_stop_wait(plat_stop *s, unsigned ms);
+void plat_stop_signal(plat_stop *s);
+
 /*
  * A process-wide memory barrier (Linux membarrier, Windows FlushProcessWriteBuffers): when
  * plat_process_barrier returns, every thread of the process has passed a full barrier, so

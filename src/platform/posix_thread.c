@@ -122,6 +122,67 @@ void plat_sleep_ms(unsigned ms)
         ; /* a signal cut it short: sleep the rest */
 }
 
+struct plat_stop {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond; /* on the monotonic clock */
+    int signaled;
+};
+
+plat_stop *plat_stop_create(void)
+{
+    plat_stop *s = calloc(1, sizeof(*s));
+    pthread_condattr_t attr;
+    if (!s || pthread_condattr_init(&attr) != 0) {
+        free(s);
+        return NULL;
+    }
+    int failed = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 || pthread_cond_init(&s->cond, &attr) != 0;
+    pthread_condattr_destroy(&attr);
+    if (failed || pthread_mutex_init(&s->mutex, NULL) != 0) {
+        if (!failed)
+            pthread_cond_destroy(&s->cond);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void plat_stop_destroy(plat_stop *s)
+{
+    if (!s)
+        return;
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->mutex);
+    free(s);
+}
+
+int plat_stop_wait(plat_stop *s, unsigned ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t)(ms / 1000);
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->mutex);
+    int timed_out = 0;
+    while (!s->signaled && !timed_out)
+        timed_out = pthread_cond_timedwait(&s->cond, &s->mutex, &until) == ETIMEDOUT;
+    int signaled = s->signaled;
+    pthread_mutex_unlock(&s->mutex);
+    return signaled;
+}
+
+void plat_stop_signal(plat_stop *s)
+{
+    pthread_mutex_lock(&s->mutex);
+    s->signaled = 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->mutex);
+}
+
 #if defined(__linux__) && defined(SYS_membarrier)
 int plat_process_barrier_init(void)
 {

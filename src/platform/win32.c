@@ -254,6 +254,38 @@ void plat_sleep_ms(unsigned ms)
     Sleep(ms);
 }
 
+struct plat_stop {
+    HANDLE event; /* manual reset: stays signaled */
+};
+
+plat_stop *plat_stop_create(void)
+{
+    plat_stop *s = malloc(sizeof(*s));
+    if (s && !(s->event = CreateEventW(NULL, TRUE, FALSE, NULL))) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+void plat_stop_destroy(plat_stop *s)
+{
+    if (!s)
+        return;
+    CloseHandle(s->event);
+    free(s);
+}
+
+int plat_stop_wait(plat_stop *s, unsigned ms)
+{
+    return WaitForSingleObject(s->event, ms) == WAIT_OBJECT_0;
+}
+
+void plat_stop_signal(plat_stop *s)
+{
+    SetEvent(s->event);
+}
+
 DWORD plat_process_id(void)
 {
     return GetCurrentProcessId();
