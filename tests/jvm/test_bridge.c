@@ -592,7 +592,7 @@ START_TEST(calls_into_classes_loaded_before_vminit_counted)
         ck_assert_str_eq(r.out, "sum 250\n");
         const char *line = instrumented ? VIA_BYTECODE : VIA_JVMTI;
         ck_assert_msg(jvmrun_count(r.err, line) == 1, "expected \"%s\" in stderr:\n%s", line, r.err);
-        counts[instrumented] = jvmrun_count(r.log, " java.util.Map.getOrDefault(");
+        counts[instrumented] = jvmrun_count(r.log, " java/util/Map.getOrDefault(");
         jvmrun_free(&r);
     }
     ck_assert_int_eq(counts[0], 250);
