@@ -352,6 +352,12 @@ static void announce_live_threads(JNIEnv *env)
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
 }
 
+/*
+ * The categories for which the classes loaded before VMInit (or the attach) are registered
+ * at once: CLASS_UNLOAD needs their tags, and AsyncGetCallTrace (SAMPLING) their jmethodIDs.
+ */
+#define CLASSES_REGISTERED_AT_START (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING)
+
 void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
 {
     jvmtiEnv *jvmti = jv_jvmti;
@@ -361,7 +367,10 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
     jv_heap_start();
     jv_vthread_events_start(jvmti, env);
     jv_thread_current(env, thread);
-    if ((*jvmti)->GetLoadedClasses(jvmti, &count, &loaded) == JVMTI_ERROR_NONE) {
+    /* Every other use registers a class on its first ClassID or MethodID (jv_method_id), as
+     * for the classes loaded later while ClassPrepare is off. */
+    if ((jv_monitors.possible_union & CLASSES_REGISTERED_AT_START) &&
+        (*jvmti)->GetLoadedClasses(jvmti, &count, &loaded) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < count; i++) {
             jint status = 0;
             if ((*jvmti)->GetClassStatus(jvmti, loaded[i], &status) == JVMTI_ERROR_NONE &&
@@ -390,7 +399,8 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
     }
     if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
         jv_thread_names_start(env);
-    start_code_map(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
+    if (jv_monitors.count) /* nothing maps a sample or hears of a compilation without a monitor */
+        start_code_map(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();
     jv_heap_flush_sampler(env);
 }

@@ -27,6 +27,7 @@ static size_t retired_count, retired_capacity;
 static plat_mutex *registry_lock;
 
 static jvmtiEnv *heap_env, *mark_env, *age_env;
+static int dumps_live, dumps_over; /* between VMInit and VMDeath; under the registry lock */
 static int allocations_possible = 1; /* cleared when every monitor promised not to need them */
 static int counts_kept;              /* some monitor was not granted DONT_NEED_ALLOCATION_COUNTS */
 
@@ -84,6 +85,8 @@ HRESULT jv_heap_set_dump_callback(jv_monitor *m, IHeapInfoCallback *callback)
     if (m->index >= HEAP_MAX_MONITORS || !lock_registry())
         return E_FAIL;
     install((void *_Atomic *)&dump_callbacks[m->index], (IUnknown *)callback, &dump_count);
+    if (callback && dumps_live && !dumps_over)
+        jv_heap_dumper_start();
     plat_mutex_unlock(registry_lock);
     jv_events_update();
     return S_OK;
@@ -154,6 +157,27 @@ void jv_heap_release_callbacks(void)
     retired = NULL;
     retired_count = retired_capacity = 0;
     plat_mutex_unlock(registry_lock);
+}
+
+/* The dump thread waits for dumps in 10 ms naps: a run nobody asks to dump starts none, and
+ * does not wait for its last nap at VMDeath. */
+void jv_heap_start(void)
+{
+    if (!lock_registry())
+        return;
+    dumps_live = 1;
+    if (jv_heap_dumps_wanted())
+        jv_heap_dumper_start();
+    plat_mutex_unlock(registry_lock);
+}
+
+void jv_heap_stop(void)
+{
+    if (!lock_registry())
+        return;
+    dumps_over = 1; /* no thread starts after this */
+    plat_mutex_unlock(registry_lock);
+    jv_heap_dumper_stop();
 }
 
 jvmtiEnv *jv_heap_env(void)

@@ -21,9 +21,13 @@ void jv_heap_init(JavaVM *vm);
 /* At load, after the monitors initialized: the allocation and GC capabilities (none for
  * allocations when every monitor was granted both DONT_NEED_ALLOCATION options). */
 void jv_heap_load(void);
-/* VMInit / VMDeath: the dump thread. */
+/* VMInit / VMDeath: the dump thread runs from VMInit, or from the first dump callback
+ * registered after it, until VMDeath (a run without dump callbacks starts none). */
 void jv_heap_start(void);
 void jv_heap_stop(void);
+/* heap_dump.c: starts the dump thread unless it runs (one caller at a time); stops it. */
+void jv_heap_dumper_start(void);
+void jv_heap_dumper_stop(void);
 
 /* heap_monitor.c: a new IJavaHeapMonitor2 object for the monitor of idinfo, in *ppv. */
 HRESULT jv_heap_monitor_create(IJavaEventMonitorIDInfo4 *idinfo, void **ppv);

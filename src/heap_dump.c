@@ -510,13 +510,13 @@ static void dump_loop(void *arg)
         (*jv_vm)->DetachCurrentThread(jv_vm);
 }
 
-void jv_heap_start(void)
+void jv_heap_dumper_start(void)
 {
     if (jv_heap_env() && !dumper && !(dumper = plat_thread_start(dump_loop, NULL)))
         jv_log("could not start the thread that dumps the heap; GetHeapInfo callbacks get no dumps");
 }
 
-void jv_heap_stop(void)
+void jv_heap_dumper_stop(void)
 {
     if (!dumper)
         return;

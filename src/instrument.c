@@ -336,7 +336,29 @@ static void add_reads(JNIEnv *env, jclass bridge)
     (*env)->DeleteLocalRef(env, module);
 }
 
-/* Retransforms every modifiable class loaded so far except the bridge; one by one if the batch fails. */
+/* Has the class a method with bytecode?  An interface of abstract methods has nothing to rewrite. */
+static int has_bytecode(jclass klass)
+{
+    jint count = 0;
+    jmethodID *methods = NULL;
+    if ((*jv_jvmti)->GetClassMethods(jv_jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE)
+        return 1; /* let the retransformation tell */
+    int found = 0;
+    for (jint i = 0; i < count && !found; i++) {
+        jint modifiers = 0;
+        found = (*jv_jvmti)->GetMethodModifiers(jv_jvmti, methods[i], &modifiers) != JVMTI_ERROR_NONE ||
+                !(modifiers & (0x0400 /* ACC_ABSTRACT */ | 0x0100 /* ACC_NATIVE */));
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods);
+    return found;
+}
+
+/*
+ * Retransforms every modifiable class loaded so far that has bytecode, except the bridge;
+ * one by one if the batch fails.  Each costs HotSpot far more than its rewriting (the class
+ * file rebuilt from the loaded class, parsed again, its constant pool merged), so the
+ * classes with nothing to rewrite (about one in nine of the JDK's at VMInit) are left out.
+ */
 static void retransform_loaded(JNIEnv *env, jclass bridge)
 {
     jint count = 0, kept = 0;
@@ -346,7 +368,7 @@ static void retransform_loaded(JNIEnv *env, jclass bridge)
     for (jint i = 0; i < count; i++) {
         jboolean modifiable = JNI_FALSE;
         if ((*jv_jvmti)->IsModifiableClass(jv_jvmti, loaded[i], &modifiable) == JVMTI_ERROR_NONE && modifiable &&
-            !(*env)->IsSameObject(env, loaded[i], bridge))
+            !(*env)->IsSameObject(env, loaded[i], bridge) && has_bytecode(loaded[i]))
             loaded[kept++] = loaded[i];
         else
             (*env)->DeleteLocalRef(env, loaded[i]);

@@ -1,6 +1,14 @@
-/* arena.c - block allocator behind every class-file model (see arena.h). */
+/*
+ * arena.c - block allocator behind every class-file model (see arena.h).
+ *
+ * A few standard blocks of destroyed arenas are kept for the next model: rewriting classes
+ * one after another (a retransformation of hundreds) would otherwise hand each block back
+ * to the system and fault it in again for the next class, which cost more than the
+ * rewriting.  The spares are shared by every thread, taken and returned lock-free.
+ */
 #include "classfile/arena.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +22,34 @@ struct cf_arena {
     cf_block *blocks;
 };
 
-enum { CF_BLOCK_SIZE = 64 * 1024 };
+enum { CF_BLOCK_SIZE = 64 * 1024, CF_SPARE_BLOCKS = 16 };
+
+static _Atomic(cf_block *) spares[CF_SPARE_BLOCKS];
+
+/* A standard block: a spare one if any is left, else a new one; NULL when out of memory. */
+static cf_block *standard_block(void)
+{
+    for (size_t i = 0; i < CF_SPARE_BLOCKS; i++) {
+        cf_block *b = atomic_exchange(&spares[i], NULL);
+        if (b)
+            return b;
+    }
+    cf_block *b = malloc(sizeof(cf_block) + CF_BLOCK_SIZE);
+    if (b)
+        b->size = CF_BLOCK_SIZE;
+    return b;
+}
+
+/* Keeps a standard block for the next arena while there is room; frees anything else. */
+static void release_block(cf_block *b)
+{
+    for (size_t i = 0; b->size == CF_BLOCK_SIZE && i < CF_SPARE_BLOCKS; i++) {
+        cf_block *empty = NULL;
+        if (atomic_compare_exchange_strong(&spares[i], &empty, b))
+            return;
+    }
+    free(b);
+}
 
 cf_arena *cf_arena_create(void)
 {
@@ -27,7 +62,7 @@ void cf_arena_destroy(cf_arena *arena)
         return;
     while (arena->blocks) {
         cf_block *next = arena->blocks->next;
-        free(arena->blocks);
+        release_block(arena->blocks);
         arena->blocks = next;
     }
     free(arena);
@@ -41,12 +76,15 @@ void *cf_arena_alloc(cf_arena *arena, size_t size)
     cf_block *b = arena->blocks;
     if (!b || b->size - b->used < aligned) {
         /* Large requests get a block of their own so the common small ones keep packing. */
-        size_t size_of_block = aligned > CF_BLOCK_SIZE / 4 ? aligned : CF_BLOCK_SIZE;
-        b = malloc(sizeof(cf_block) + size_of_block);
+        if (aligned > CF_BLOCK_SIZE / 4) {
+            b = malloc(sizeof(cf_block) + aligned);
+            if (b)
+                b->size = aligned;
+        } else
+            b = standard_block();
         if (!b)
             return NULL;
         b->used = 0;
-        b->size = size_of_block;
         if (arena->blocks && aligned > CF_BLOCK_SIZE / 4) {
             /* keep the partly used block in front for later small requests */
             b->next = arena->blocks->next;

@@ -102,6 +102,10 @@ typedef struct cf_class {
     uint16_t cp_count; /* as in the file: one more than the last index */
     cf_const *cp;
     uint32_t cp_capacity; /* entries allocated at cp, for appending */
+    /* Hash index of the entries the instrumenter looks up (Utf8, Integer, Class,
+     * NameAndType, member refs), built on the first lookup: slots hold cp indexes, 0 empty. */
+    uint16_t *cp_lookup;
+    uint32_t cp_lookup_mask, cp_lookup_used;
     uint16_t access, this_class, super_class;
     uint16_t interface_count;
     uint16_t *interfaces;

@@ -159,6 +159,72 @@ void cf_cp_write(const cf_class *cls, cf_buffer *b)
     }
 }
 
+/* ---- Lookup: a hash index over the entries the instrumenter reuses ---------------------- */
+
+static int indexed(uint8_t tag)
+{
+    return tag == CF_UTF8 || tag == CF_INTEGER || tag == CF_CLASS || tag == CF_NAME_AND_TYPE ||
+           tag == CF_FIELDREF || tag == CF_METHODREF || tag == CF_INTERFACE_METHODREF;
+}
+
+static uint32_t entry_hash(const cf_const *c)
+{
+    uint32_t h = 2166136261u ^ c->tag; /* FNV-1a */
+    if (c->tag == CF_UTF8)
+        for (uint32_t i = 0; i < c->v.utf8.length; i++)
+            h = (h ^ c->v.utf8.bytes[i]) * 16777619u;
+    else if (c->tag == CF_INTEGER)
+        h = (h ^ c->v.bits) * 16777619u;
+    else
+        h = (((h ^ c->v.ref.first) * 16777619u) ^ c->v.ref.second) * 16777619u;
+    return h ^ (h >> 15);
+}
+
+static int entries_equal(const cf_const *a, const cf_const *b)
+{
+    if (a->tag != b->tag)
+        return 0;
+    if (a->tag == CF_UTF8)
+        return a->v.utf8.length == b->v.utf8.length && memcmp(a->v.utf8.bytes, b->v.utf8.bytes, a->v.utf8.length) == 0;
+    if (a->tag == CF_INTEGER)
+        return a->v.bits == b->v.bits;
+    return a->v.ref.first == b->v.ref.first && a->v.ref.second == b->v.ref.second;
+}
+
+/* The slot of the first entry equal to probe, or the empty slot where it would go. */
+static uint16_t *lookup_slot(const cf_class *cls, const cf_const *probe)
+{
+    for (uint32_t i = entry_hash(probe) & cls->cp_lookup_mask;; i = (i + 1) & cls->cp_lookup_mask) {
+        uint16_t *slot = &cls->cp_lookup[i];
+        if (!*slot || entries_equal(&cls->cp[*slot], probe))
+            return slot;
+    }
+}
+
+/* (Re)builds the index with room for twice the pool; the lowest index of equal entries wins, as a scan would find. */
+static int build_lookup(cf_class *cls)
+{
+    uint32_t size = 64;
+    while (size < 2u * (cls->cp_count + 16u))
+        size *= 2;
+    uint16_t *slots = cf_arena_alloc(cls->arena, sizeof(uint16_t) * size);
+    if (!slots)
+        return 0;
+    cls->cp_lookup = slots;
+    cls->cp_lookup_mask = size - 1;
+    cls->cp_lookup_used = 0;
+    for (uint32_t i = 1; i < cls->cp_count; i++) {
+        if (!indexed(cls->cp[i].tag))
+            continue;
+        uint16_t *slot = lookup_slot(cls, &cls->cp[i]);
+        if (!*slot) {
+            *slot = (uint16_t)i;
+            cls->cp_lookup_used++;
+        }
+    }
+    return 1;
+}
+
 /* Appends entry, growing the pool; its index, or 0 when the pool is full. */
 static uint16_t append(cf_class *cls, const cf_const *entry)
 {
@@ -175,8 +241,32 @@ static uint16_t append(cf_class *cls, const cf_const *entry)
         cls->cp = grown;
         cls->cp_capacity = capacity;
     }
-    cls->cp[cls->cp_count] = *entry;
-    return cls->cp_count++;
+    uint16_t index = cls->cp_count++;
+    cls->cp[index] = *entry;
+    if (cls->cp_lookup && indexed(entry->tag)) {
+        if (2 * (cls->cp_lookup_used + 1) > cls->cp_lookup_mask + 1) {
+            if (!build_lookup(cls))
+                cls->cp_lookup = NULL; /* scans from now on */
+        } else {
+            uint16_t *slot = lookup_slot(cls, entry);
+            if (!*slot) {
+                *slot = index;
+                cls->cp_lookup_used++;
+            }
+        }
+    }
+    return index;
+}
+
+/* An entry equal to probe (the lowest index), else 0. */
+static uint16_t find(cf_class *cls, const cf_const *probe)
+{
+    if (cls->cp_lookup || build_lookup(cls))
+        return *lookup_slot(cls, probe);
+    for (uint32_t i = 1; i < cls->cp_count; i++) /* no memory for the index */
+        if (entries_equal(&cls->cp[i], probe))
+            return (uint16_t)i;
+    return 0;
 }
 
 /* An existing entry with the same tag and reference fields, or a new one. */
@@ -184,29 +274,25 @@ static uint16_t find_or_append_ref(cf_class *cls, uint8_t tag, uint16_t first, u
 {
     if (!first)
         return 0;
-    for (uint32_t i = 1; i < cls->cp_count; i++) {
-        const cf_const *c = &cls->cp[i];
-        if (c->tag == tag && c->v.ref.first == first && c->v.ref.second == second)
-            return (uint16_t)i;
-    }
     cf_const entry = {.tag = tag};
     entry.v.ref.first = first;
     entry.v.ref.second = second;
-    return append(cls, &entry);
+    uint16_t found = find(cls, &entry);
+    return found ? found : append(cls, &entry);
 }
 
 uint16_t cf_cp_utf8(cf_class *cls, const char *text)
 {
     size_t n = strlen(text);
-    for (uint32_t i = 1; i < cls->cp_count; i++) {
-        const cf_const *c = &cls->cp[i];
-        if (c->tag == CF_UTF8 && c->v.utf8.length == n && memcmp(c->v.utf8.bytes, text, n) == 0)
-            return (uint16_t)i;
-    }
+    if (n > UINT16_MAX)
+        return 0;
     cf_const entry = {.tag = CF_UTF8};
-    entry.v.utf8.bytes = cf_arena_copy(cls->arena, text, n);
+    entry.v.utf8.bytes = (const uint8_t *)text;
     entry.v.utf8.length = (uint16_t)n;
-    if (!entry.v.utf8.bytes || n > UINT16_MAX)
+    uint16_t found = find(cls, &entry);
+    if (found)
+        return found;
+    if (!(entry.v.utf8.bytes = cf_arena_copy(cls->arena, text, n)))
         return 0;
     return append(cls, &entry);
 }
@@ -218,12 +304,10 @@ uint16_t cf_cp_class(cf_class *cls, const char *name)
 
 uint16_t cf_cp_integer(cf_class *cls, int32_t value)
 {
-    for (uint32_t i = 1; i < cls->cp_count; i++)
-        if (cls->cp[i].tag == CF_INTEGER && cls->cp[i].v.bits == (uint32_t)value)
-            return (uint16_t)i;
     cf_const entry = {.tag = CF_INTEGER};
     entry.v.bits = (uint32_t)value;
-    return append(cls, &entry);
+    uint16_t found = find(cls, &entry);
+    return found ? found : append(cls, &entry);
 }
 
 uint16_t cf_cp_member_ref(cf_class *cls, uint8_t tag, const char *class_name, const char *name,

@@ -616,6 +616,32 @@ START_TEST(v1_monitor_gets_method_exit_and_notify_event)
 }
 END_TEST
 
+/*
+ * The classes loaded before VMInit reach the instrumented path only by the retransformation
+ * at VMInit, which leaves out those with no bytecode: a default method of java.util.Map (an
+ * interface loaded while the JVM boots) is counted as often as the JVMTI path counts it.
+ */
+START_TEST(calls_into_classes_loaded_before_vminit_counted)
+{
+    const char *args[] = {"default", "250", NULL};
+    int counts[2];
+    for (int instrumented = 0; instrumented < 2; instrumented++) {
+        const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=2",
+                             instrumented ? "FXMON_OPTIONS=a" : "FXMON_OPTIONS=0", NULL};
+        jvmrun_result r;
+        jvmrun_main(jdks[_i], "StartupWorkload", "", env, args, &r);
+        ck_assert_int_eq(r.exit_code, 0);
+        ck_assert_str_eq(r.out, "sum 250\n");
+        const char *line = instrumented ? VIA_BYTECODE : VIA_JVMTI;
+        ck_assert_msg(jvmrun_count(r.err, line) == 1, "expected \"%s\" in stderr:\n%s", line, r.err);
+        counts[instrumented] = jvmrun_count(r.log, " java/util/Map.getOrDefault(");
+        jvmrun_free(&r);
+    }
+    ck_assert_int_eq(counts[0], 250);
+    ck_assert_int_eq(counts[1], 250);
+}
+END_TEST
+
 int main(void)
 {
     if (!(jdk_count = jvmrun_suite_jdks(jdks)))
@@ -643,6 +669,7 @@ int main(void)
     tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);
     tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, jdk_count);
     tcase_add_loop_test(tc, v1_monitor_gets_method_exit_and_notify_event, 0, jdk_count);
+    tcase_add_loop_test(tc, calls_into_classes_loaded_before_vminit_counted, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
