@@ -15,6 +15,7 @@
 #include "discovery.h"
 #include "enable.h"
 #include "dispatch.h"
+#include "event_switch.h"
 #include "events.h"
 #include "heap.h"
 #include "instrument.h"

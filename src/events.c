@@ -9,6 +9,7 @@
 #include "class.h"
 #include "codemap.h"
 #include "dispatch.h"
+#include "event_switch.h"
 #include "events.h"
 #include "exception.h"
 #include "heap.h"
@@ -22,49 +23,6 @@
 #include "unload.h"
 
 
-/* Which JVMTI events serve which categories: the table in README.md. */
-typedef struct event_route {
-    jvmtiEvent event;
-    DWORD categories;
-} event_route;
-
-static event_route routes[] = { /* the method rows change when calls are instrumented */
-    {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVM_MONITOR_CLASS_LOADS},
-    {JVMTI_EVENT_CLASS_LOAD, JVM_MONITOR_SAMPLING}, /* AsyncGetCallTrace walks only while ClassLoad is on */
-    {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING}, /* sampling: jmethodIDs for AGCT */
-    {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
-    {JVMTI_EVENT_METHOD_ENTRY, JV_METHOD_CALL_BITS},
-    {JVMTI_EVENT_METHOD_EXIT, JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
-    {JVMTI_EVENT_SINGLE_STEP, JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION},
-    {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
-    {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
-    {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* GC location */
-    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* and heap dumps, ages */
-    {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
-    {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING}, /* sampling: each thread's OS id */
-    {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
-    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS},
-    {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
-};
-
-static int instrumented;
-
-void jv_events_instrument_method_calls(int on)
-{
-    instrumented = on;
-    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
-        if (routes[i].event == JVMTI_EVENT_METHOD_ENTRY)
-            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS;
-        else if (routes[i].event == JVMTI_EVENT_METHOD_EXIT)
-            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND; /* the bridge's unwind */
-    }
-}
-
-int jv_events_method_calls_instrumented(void)
-{
-    return instrumented;
-}
-
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
 {
     memset(caps, 0, sizeof(*caps));
@@ -74,7 +32,7 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     caps->can_get_bytecodes = 1;
     caps->can_get_monitor_info = 1; /* GetMonitorUsage */
     caps->can_generate_compiled_method_load_events = 1; /* the code map */
-    if (instrumented) {
+    if (jv_events_method_calls_instrumented()) {
         if (categories & JV_METHOD_CALL_BITS)
             jv_instrument_capabilities(caps);
         if (categories & JVM_MONITOR_EXCEPTION_UNWIND)
@@ -104,7 +62,7 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
         return 0;
     if (caps->can_generate_exception_events)
         d |= JVM_MONITOR_EXCEPTIONS | (caps->can_generate_object_free_events ? JVM_MONITOR_CLASS_LOADS : 0);
-    if (instrumented ? jv_instrument_possible(caps)
+    if (jv_events_method_calls_instrumented() ? jv_instrument_possible(caps)
                      : caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
         d |= JV_METHOD_CALL_BITS;
     if (caps->can_generate_method_exit_events && caps->can_generate_exception_events)
@@ -116,62 +74,6 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
     if (caps->can_generate_single_step_events && caps->can_get_bytecodes)
         d |= JVM_MONITOR_BYTE_CODE_EXECUTION | (caps->can_get_line_numbers ? JVM_MONITOR_SOURCE_LINE_EXECUTION : 0);
     return d;
-}
-
-static DWORD enabled_categories; /* the union the JVMTI events are set for; under the update lock */
-static unsigned char route_on[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
-static plat_mutex *update_lock;
-
-/* Events that serve something besides the monitors' masks: instrumentation and the heap monitor. */
-static int wanted_by_others(jvmtiEvent event)
-{
-    switch (event) {
-    case JVMTI_EVENT_CLASS_FILE_LOAD_HOOK:
-        return jv_instrument_active();
-    case JVMTI_EVENT_GARBAGE_COLLECTION_FINISH:
-        return jv_heap_dumps_wanted() || jv_heap_ages_kept();
-    case JVMTI_EVENT_SAMPLED_OBJECT_ALLOC:
-        return jv_heap_allocations_tracked();
-    default:
-        return 0;
-    }
-}
-
-/*
- * A route the JVM refused to switch keeps its old state, so the next update tries again;
- * the refusal is said once per event.  A monitor's own thread may never have been seen by
- * the JVM (SetEventMask from a timer thread): JVMTI refuses unattached threads, so the
- * thread is attached first, as a daemon, as every IDInfo method does (vm.h).
- */
-void jv_events_update(void)
-{
-    static unsigned char refusal_said[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
-    if (!jv_jvmti || !jv_vm_live() || !update_lock)
-        return;
-    jv_jni();
-    plat_mutex_lock(update_lock);
-    DWORD want = jv_monitors_mask_union(), refused = 0;
-    if ((want & JV_METHOD_CALL_BITS) && !(enabled_categories & JV_METHOD_CALL_BITS))
-        jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
-    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
-        int on = (want & routes[i].categories) != 0 || wanted_by_others(routes[i].event);
-        if (on == route_on[i])
-            continue;
-        jvmtiError error = (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
-                                                                 routes[i].event, NULL);
-        if (error == JVMTI_ERROR_NONE) {
-            route_on[i] = (unsigned char)on;
-            continue;
-        }
-        refused |= routes[i].categories;
-        if (!refusal_said[i]) {
-            refusal_said[i] = 1;
-            jv_log("the JVM refused to turn JVMTI event %d %s (error %d); tried again at the next event mask change",
-                   (int)routes[i].event, on ? "on" : "off", (int)error);
-        }
-    }
-    enabled_categories = want & ~refused;
-    plat_mutex_unlock(update_lock);
 }
 
 /* ---- Class loads ----------------------------------------------------------------------- */
@@ -377,7 +279,7 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         jv_events_update();
         announce_live_threads(env);
     }
-    if (instrumented && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
+    if (jv_events_method_calls_instrumented() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
     if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
         jv_unloads_start();
@@ -406,6 +308,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 
 int jv_events_setup(void)
 {
+    jv_events_switch_init();
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof(cb));
     cb.VMInit = on_vm_init;
@@ -429,7 +332,6 @@ int jv_events_setup(void)
     cb.FramePop = jv_on_frame_pop;
     cb.ThreadStart = on_thread_start;
     cb.ThreadEnd = on_thread_end;
-    update_lock = plat_mutex_create();
     struct {
         jvmtiEventCallbacks table;
         void *beyond_jdk17[2]; /* VirtualThreadStart/End: JDK 21's table is longer (event_vthread.c) */

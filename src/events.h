@@ -1,10 +1,8 @@
 /*
  * events.h - JVMTI events in, monitor callbacks out.
  *
- * jv_events_setup installs every JVMTI callback at load time; jv_events_update (see
- * monitors.h) switches each JVMTI event on only while some monitor's mask needs it, so
- * an idle category costs nothing.  The mapping from categories to JVMTI events is the
- * table in README.md.
+ * jv_events_setup installs every JVMTI callback at load time; event_switch.h switches
+ * each JVMTI event on only while something needs it.
  */
 #ifndef JEVMON_EVENTS_H
 #define JEVMON_EVENTS_H
@@ -16,13 +14,6 @@
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps);
 /* The categories the capabilities make deliverable. */
 DWORD jv_events_deliverable(const jvmtiCapabilities *caps);
-/*
- * The method-call mechanism (README, "Initialization options"): non-zero switches method
- * calls from JVMTI MethodEntry/MethodExit to bytecode instrumentation (instrument.c).
- * Chosen in Agent_OnLoad before capabilities are added; never changes afterwards.
- */
-void jv_events_instrument_method_calls(int on);
-int jv_events_method_calls_instrumented(void);
 /* Installs the callbacks (VMInit and VMDeath always on). */
 int jv_events_setup(void);
 /* The VM is up: INITIALIZED, instrumentation, the code map, events on.  At VMInit, or at once
