@@ -1,20 +1,18 @@
 /*
- * events.c - JVMTI capabilities and callbacks, and switching JVMTI events on and off as
- * the monitors' masks change.  Class, thread, GC, JIT and life-cycle events are handled
- * here; method calls in event_method.c, exceptions in exception.c.  Compiled-method and
- * dynamic-code events feed the code map (codemap.c) from VMInit on, whatever the masks.
+ * events.c - the JVMTI side of the agent: the capabilities the categories need, the callback
+ * table, the start of everything at VMInit (or at once when attached) and the end at VMDeath.
+ * Each callback lives in the file of its kind of event (event_*.c, exception.c, unload.c,
+ * heap_alloc.c); which events are on is event_switch.c's business.
  */
 #include <string.h>
 
 #include "class.h"
-#include "codemap.h"
 #include "dispatch.h"
 #include "event_switch.h"
 #include "events.h"
 #include "exception.h"
 #include "heap.h"
 #include "instrument.h"
-#include "method.h"
 #include "monitors.h"
 #include "platform/platform.h"
 #include "sample.h"
@@ -76,178 +74,8 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
     return d;
 }
 
-/* ---- Class loads ----------------------------------------------------------------------- */
-
-static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
-                                            jobject loader, const char *name, jobject protection_domain,
-                                            jint class_data_len, const unsigned char *class_data,
-                                            jint *new_class_data_len, unsigned char **new_class_data)
-{
-    (void)jvmti, (void)loader, (void)protection_domain;
-    if (!class_being_redefined && name) {
-        jv_dispatch d;
-        jv_dispatch_begin(&d, env);
-        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
-        jv_dispatch_end(&d);
-    }
-    if (jv_instrument_active())
-        jv_instrument_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
-}
-
-/* Does nothing: HotSpot's AsyncGetCallTrace refuses to walk unless some agent listens to class loads. */
-static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
-{
-    (void)jvmti, (void)env, (void)thread, (void)klass;
-}
-
-static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
-{
-    (void)jvmti, (void)thread;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    ClassID id = jv_class_id(env, klass);
-    if (id)
-        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_FINISHED, id);
-    jv_dispatch_end(&d);
-}
-
-/* ---- JIT, GC, threads ------------------------------------------------------------------ */
-
-static void JNICALL on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
-                                            const void *code_addr, jint map_length, const jvmtiAddrLocationMap *map,
-                                            const void *compile_info)
-{
-    (void)jvmti, (void)map_length, (void)map, (void)compile_info;
-    JNIEnv *env = jv_jni();
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_codemap_add_compiled(method, code_addr, (size_t)code_size);
-    MethodID id = jv_method_id(env, method);
-    jv_method_set_code(method, code_addr);
-    if (id) {
-        /* JVMTI reports only finished compilations: STARTED is delivered right before FINISHED. */
-        jv_notify(JVM_MONITOR_JIT_COMPILATION, JVM_EVENT_TYPE_JIT_COMPILE_STARTED, id);
-        jv_notify(JVM_MONITOR_JIT_COMPILATION, JVM_EVENT_TYPE_JIT_COMPILE_FINISHED, id);
-    }
-    jv_dispatch_end(&d);
-}
-
-static void JNICALL on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
-{
-    (void)jvmti;
-    jv_codemap_remove_compiled(method, code_addr);
-}
-
-static void JNICALL on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, const void *address, jint length)
-{
-    (void)jvmti;
-    jv_codemap_add_stub(name, address, (size_t)length);
-}
-
-/* From VMInit (or the attach) on: the code map's events, and what was generated before (GenerateEvents). */
-static void start_code_map(jvmtiEnv *jvmti)
-{
-    static const jvmtiEvent events[] = {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
-                                        JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
-    for (size_t i = 0; i < sizeof(events) / sizeof(*events); i++)
-        if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE &&
-            events[i] != JVMTI_EVENT_COMPILED_METHOD_UNLOAD)
-            jv_log("the JVM sends no %s events; samples in generated code are not mapped",
-                   events[i] == JVMTI_EVENT_COMPILED_METHOD_LOAD ? "CompiledMethodLoad" : "DynamicCodeGenerated");
-    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
-    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
-}
-
-static void JNICALL on_gc_start(jvmtiEnv *jvmti)
-{
-    (void)jvmti;
-    jv_dispatch d;
-    jv_sample_gc(1);
-    jv_vm_enter_gc_callback();
-    jv_dispatch_begin(&d, NULL);
-    jv_notify(JVM_MONITOR_GARBAGE_COLLECTIONS, JVM_EVENT_TYPE_GC_STARTED, 0);
-    jv_dispatch_end(&d);
-    jv_vm_leave_gc_callback();
-}
-
-static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
-{
-    (void)jvmti;
-    jv_dispatch d;
-    jv_vm_enter_gc_callback();
-    jv_dispatch_begin(&d, NULL);
-    jv_notify(JVM_MONITOR_GARBAGE_COLLECTIONS, JVM_EVENT_TYPE_GC_FINISHED, 0);
-    jv_heap_gc_finished();
-    jv_dispatch_end(&d);
-    jv_vm_leave_gc_callback();
-    jv_sample_gc(0);
-}
-
-void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
-{
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_thread *t = is_virtual ? jv_thread_mount(env, thread) : jv_thread_current(env, thread);
-    if (t) {
-        jv_thread_name_record(env, thread, t);
-        if (!atomic_exchange(&t->announced, 1)) /* an attach may have announced it already */
-            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
-    }
-    jv_dispatch_end(&d);
-}
-
-void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
-{
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    jv_thread *t = is_virtual ? jv_thread_of(env, thread) : jv_thread_current(env, thread);
-    if (t)
-        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
-    if (is_virtual && t)
-        jv_thread_release(env, t, thread);
-    else if (is_virtual)
-        jv_thread_unmount();
-    else if (t)
-        jv_thread_end(env, t);
-    jv_dispatch_end(&d);
-    if (!is_virtual)
-        jv_dispatch_thread_end(); /* the OS thread ends: its dispatch slot may serve another */
-}
-
-static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
-{
-    (void)jvmti;
-    jv_events_thread_started(env, thread, 0);
-}
-
-static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
-{
-    (void)jvmti;
-    jv_events_thread_ended(env, thread, 0);
-}
 
 /* ---- Life cycle -------------------------------------------------------------------------- */
-
-/* THREAD_CREATE for the threads that run when the agent is loaded into a running JVM. */
-static void announce_live_threads(JNIEnv *env)
-{
-    jint count = 0;
-    jthread *threads = NULL;
-    if ((*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
-        jv_log("could not list the JVM's threads; the threads running before the agent get no THREAD_CREATE");
-        return;
-    }
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    for (jint i = 0; i < count; i++) {
-        jv_thread *t = jv_thread_of(env, threads[i]);
-        if (t && !atomic_exchange(&t->announced, 1))
-            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
-        (*env)->DeleteLocalRef(env, threads[i]);
-    }
-    jv_dispatch_end(&d);
-    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
-}
 
 void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
 {
@@ -277,7 +105,7 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
     jv_dispatch_end(&d);
     if (attached) { /* ThreadStart on first, so that no thread starts unseen; before any call is delivered */
         jv_events_update();
-        announce_live_threads(env);
+        jv_threads_announce_live(env);
     }
     if (jv_events_method_calls_instrumented() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
@@ -285,7 +113,7 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         jv_unloads_start();
     if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
         jv_thread_names_start(env);
-    start_code_map(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
+    jv_jit_events_start(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();
     jv_heap_flush_sampler(env);
 }
@@ -313,25 +141,25 @@ int jv_events_setup(void)
     memset(&cb, 0, sizeof(cb));
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
-    cb.ClassFileLoadHook = on_class_file_load_hook;
-    cb.ClassLoad = on_class_load;
-    cb.ClassPrepare = on_class_prepare;
+    cb.ClassFileLoadHook = jv_on_class_file_load_hook;
+    cb.ClassLoad = jv_on_class_load;
+    cb.ClassPrepare = jv_on_class_prepare;
     cb.ObjectFree = jv_on_object_free;
     cb.SingleStep = jv_on_single_step;
     cb.MethodEntry = jv_on_method_entry;
     cb.MethodExit = jv_on_method_exit;
-    cb.CompiledMethodLoad = on_compiled_method_load;
-    cb.CompiledMethodUnload = on_compiled_method_unload;
-    cb.DynamicCodeGenerated = on_dynamic_code_generated;
+    cb.CompiledMethodLoad = jv_on_compiled_method_load;
+    cb.CompiledMethodUnload = jv_on_compiled_method_unload;
+    cb.DynamicCodeGenerated = jv_on_dynamic_code_generated;
     cb.Exception = jv_on_exception;
     cb.ExceptionCatch = jv_on_exception_catch;
-    cb.GarbageCollectionStart = on_gc_start;
-    cb.GarbageCollectionFinish = on_gc_finish;
+    cb.GarbageCollectionStart = jv_on_gc_start;
+    cb.GarbageCollectionFinish = jv_on_gc_finish;
     cb.SampledObjectAlloc = jv_on_sampled_object_alloc;
     cb.Breakpoint = jv_on_breakpoint;
     cb.FramePop = jv_on_frame_pop;
-    cb.ThreadStart = on_thread_start;
-    cb.ThreadEnd = on_thread_end;
+    cb.ThreadStart = jv_on_thread_start;
+    cb.ThreadEnd = jv_on_thread_end;
     struct {
         jvmtiEventCallbacks table;
         void *beyond_jdk17[2]; /* VirtualThreadStart/End: JDK 21's table is longer (event_vthread.c) */
@@ -346,3 +174,4 @@ int jv_events_setup(void)
     (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
     return 1;
 }
+
