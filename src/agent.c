@@ -16,7 +16,7 @@
 #include "enable.h"
 #include "dispatch.h"
 #include "event_switch.h"
-#include "events.h"
+#include "jvmti_setup.h"
 #include "heap.h"
 #include "instrument.h"
 #include "method.h"

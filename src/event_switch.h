@@ -5,7 +5,7 @@
  *
  * Below the event handlers and the heap monitor, which say what they need here, and above
  * the monitor table, whose masks it reads: no part that changes a mask or a need has to call
- * up into the file that installs the callbacks (events.c).
+ * up into the file that installs the callbacks (jvmti_setup.c).
  */
 #ifndef JEVMON_EVENT_SWITCH_H
 #define JEVMON_EVENT_SWITCH_H

@@ -1,24 +1,12 @@
 /*
- * events.h - JVMTI events in, monitor callbacks out.
- *
- * jv_events_setup installs every JVMTI callback at load time; event_switch.h switches
- * each JVMTI event on only while something needs it.
+ * events.h - JVMTI events in, monitor callbacks out: the callbacks of each kind of event, which
+ * jvmti_setup.c puts in the JVM's callback table.  Which of them are on is event_switch.h's.
  */
 #ifndef JEVMON_EVENTS_H
 #define JEVMON_EVENTS_H
 
 #include "jevmon.h"
 #include "vm.h"
-
-/* The JVMTI capabilities needed to deliver the given categories. */
-void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps);
-/* The categories the capabilities make deliverable. */
-DWORD jv_events_deliverable(const jvmtiCapabilities *caps);
-/* Installs the callbacks (VMInit and VMDeath always on). */
-int jv_events_setup(void);
-/* The VM is up: INITIALIZED, instrumentation, the code map, events on.  At VMInit, or at once
- * when the agent is loaded into a running JVM (attached: live threads get THREAD_CREATE). */
-void jv_events_start_live(JNIEnv *env, jthread thread, int attached);
 
 /* Virtual threads (event_vthread.c): can_support_virtual_threads when the JVM offers it; the
  * VirtualThreadStart/End callbacks put in the table, *size set to the table's size with them;

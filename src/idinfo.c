@@ -10,7 +10,7 @@
 #include "heap.h"
 #include "idinfo.h"
 #include "idinfo_methods.h"
-#include "monitors.h"
+#include "monitor_table.h"
 #include "platform/platform.h"
 
 static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 *iface, REFIID riid, void **ppv)

@@ -27,7 +27,7 @@
 #include "method.h"
 #include "method_calls.h"
 #include "thread.h"
-#include "monitors.h"
+#include "monitor_table.h"
 #include "platform/platform.h"
 
 #define BRIDGE_CLASS "jevmon/Bridge"

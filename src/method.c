@@ -14,7 +14,7 @@
 #include "ids.h"
 #include "instrument.h"
 #include "method.h"
-#include "monitors.h"
+#include "monitor_table.h"
 #include "table.h"
 
 #define INDEX_BITS 22 /* 4M slots: twice the table's capacity keeps probes short */

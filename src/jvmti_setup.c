@@ -1,5 +1,5 @@
 /*
- * events.c - the JVMTI side of the agent: the capabilities the categories need, the callback
+ * jvmti_setup.c - the JVMTI side of the agent: the capabilities the categories need, the callback
  * table, the start of everything at VMInit (or at once when attached) and the end at VMDeath.
  * Each callback lives in the file of its kind of event (event_*.c, exception.c, unload.c,
  * heap_alloc.c); which events are on is event_switch.c's business.
@@ -10,6 +10,7 @@
 #include "dispatch.h"
 #include "event_switch.h"
 #include "events.h"
+#include "jvmti_setup.h"
 #include "exception.h"
 #include "heap.h"
 #include "instrument.h"
