@@ -4,7 +4,6 @@
  * source trees made here: a table calling up into delivery, a header included from a layer
  * above, folders of one layer using one another in a loop, a file outside any layer folder.
  */
-#define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
