@@ -1,12 +1,11 @@
 /*
- * event_class.c - class loads: CLASS_LOAD_STARTED from ClassFileLoadHook (which also hands the
- * class file to the instrumentation), CLASS_LOAD_FINISHED from ClassPrepare, when the class's
- * methods exist.  CLASS_UNLOAD is unload.c's, CLASS_LOAD_FAILED exception.c's.
+ * event_class.c - class loads: CLASS_LOAD_STARTED from ClassFileLoadHook (whose class file the
+ * instrumentation then rewrites: jvmti_setup.c), CLASS_LOAD_FINISHED from ClassPrepare, when the
+ * class's methods exist.  CLASS_UNLOAD is unload.c's, CLASS_LOAD_FAILED exception.c's.
  */
 #include "class.h"
 #include "dispatch.h"
 #include "events.h"
-#include "instrument.h"
 
 void JNICALL jv_on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
                                         jobject loader, const char *name, jobject protection_domain,
@@ -20,8 +19,7 @@ void JNICALL jv_on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass cla
         jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
         jv_dispatch_end(&d);
     }
-    if (jv_instrument_active())
-        jv_instrument_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
+    (void)class_data_len, (void)class_data, (void)new_class_data_len, (void)new_class_data;
 }
 
 /* Does nothing: HotSpot's AsyncGetCallTrace refuses to walk unless some agent listens to class loads. */

@@ -5,7 +5,6 @@
 #include "dispatch.h"
 #include "exception.h"
 #include "ids.h"
-#include "instrument.h"
 #include "object.h"
 #include "thread.h"
 
@@ -20,6 +19,11 @@ static void set_rethrowing(JNIEnv *env, jobject exception)
     if (rethrowing)
         (*env)->DeleteGlobalRef(env, rethrowing);
     rethrowing = exception ? (*env)->NewGlobalRef(env, exception) : NULL;
+}
+
+void jv_exception_caught_by_handler(JNIEnv *env, jobject exception)
+{
+    set_rethrowing(env, exception); /* still in flight: the handler calls exit and rethrows */
 }
 
 /* The StackID of the calling thread's innermost frame. */
@@ -106,11 +110,7 @@ void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmeth
 void JNICALL jv_on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                    jlocation location, jobject exception)
 {
-    (void)jvmti;
-    if (jv_instrument_is_handler(method, location)) {
-        set_rethrowing(env, exception); /* still in flight: the handler calls exit and rethrows */
-        return;
-    }
+    (void)jvmti, (void)method, (void)location;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     StackID handler = innermost_frame(env, thread);

@@ -119,6 +119,28 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
     jv_heap_flush_sampler(env);
 }
 
+/* A class file: CLASS_LOAD_STARTED, then the instrumentation's rewrite of it. */
+static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
+                                            jobject loader, const char *name, jobject protection_domain,
+                                            jint class_data_len, const unsigned char *class_data,
+                                            jint *new_class_data_len, unsigned char **new_class_data)
+{
+    jv_on_class_file_load_hook(jvmti, env, class_being_redefined, loader, name, protection_domain, class_data_len,
+                               class_data, new_class_data_len, new_class_data);
+    if (jv_instrument_active())
+        jv_instrument_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
+}
+
+/* The catch of a handler the instrumentation injected is no catch: the handler rethrows. */
+static void JNICALL on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                                       jlocation location, jobject exception)
+{
+    if (jv_instrument_is_handler(method, location))
+        jv_exception_caught_by_handler(env, exception);
+    else
+        jv_on_exception_catch(jvmti, env, thread, method, location, exception);
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     (void)jvmti;
@@ -142,7 +164,7 @@ int jv_events_setup(void)
     memset(&cb, 0, sizeof(cb));
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
-    cb.ClassFileLoadHook = jv_on_class_file_load_hook;
+    cb.ClassFileLoadHook = on_class_file_load_hook;
     cb.ClassLoad = jv_on_class_load;
     cb.ClassPrepare = jv_on_class_prepare;
     cb.ObjectFree = jv_on_object_free;
@@ -153,7 +175,7 @@ int jv_events_setup(void)
     cb.CompiledMethodUnload = jv_on_compiled_method_unload;
     cb.DynamicCodeGenerated = jv_on_dynamic_code_generated;
     cb.Exception = jv_on_exception;
-    cb.ExceptionCatch = jv_on_exception_catch;
+    cb.ExceptionCatch = on_exception_catch;
     cb.GarbageCollectionStart = jv_on_gc_start;
     cb.GarbageCollectionFinish = jv_on_gc_finish;
     cb.SampledObjectAlloc = jv_on_sampled_object_alloc;

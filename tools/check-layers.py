@@ -29,7 +29,8 @@ LAYERS = [
     ("vm",),              # the JVM handle, the agent's options, once-initialization
     ("ids",),             # the tables behind the IDs and what they answer
     ("dispatch",),        # the monitor table and delivering one event to the monitors
-    ("events", "heap", "sampling", "instrument"),  # JVM events turned into monitor events
+    ("events", "heap", "sampling"),  # JVM events turned into monitor events
+    ("instrument",),      # instrumented method calls, which end in the method-call events
     ("idinfo",),          # the IDInfo object, whose vtable reaches every concern
     ("loader",),          # finding, creating, initializing and shutting down monitors
     ("agent",),           # start-up, attach, commands and the JVMTI wiring
