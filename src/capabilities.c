@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "capabilities.h"
-#include "events.h"
+#include "jvmti_setup.h"
 #include "platform/platform.h"
 
 /* Every capability jv_events_capabilities and the heap monitor may ask for. */

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "class.h"
-#include "dispatch.h"
 #include "ids.h"
 #include "idinfo_methods.h"
 #include "method.h"
@@ -146,26 +145,24 @@ void jv_class_unloading(ClassID id)
     plat_mutex_unlock(registering);
 }
 
-void jv_classes_deliver_unloads(JNIEnv *env)
+ClassID *jv_classes_take_unloading(size_t *count)
 {
     plat_mutex_lock(registering);
     ClassID *batch = unloads;
-    size_t count = unload_count;
+    *count = unload_count;
     unloads = NULL;
     unload_count = unload_capacity = 0;
     plat_mutex_unlock(registering);
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    for (size_t i = 0; i < count; i++) {
-        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_UNLOAD, batch[i]);
-        jv_class *c = jv_class_get(batch[i]);
-        atomic_store(&c->state, JV_CLASS_UNLOADED);
-        if (env && c->mirror)
-            (*env)->DeleteWeakGlobalRef(env, c->mirror);
-        c->mirror = NULL;
-    }
-    jv_dispatch_end(&d);
-    free(batch);
+    return batch;
+}
+
+void jv_class_unloaded(JNIEnv *env, ClassID id)
+{
+    jv_class *c = jv_class_get(id);
+    atomic_store(&c->state, JV_CLASS_UNLOADED);
+    if (env && c->mirror)
+        (*env)->DeleteWeakGlobalRef(env, c->mirror);
+    c->mirror = NULL;
 }
 
 jclass jv_class_local(JNIEnv *env, jv_class *c)

@@ -39,8 +39,10 @@ ClassID jv_class_id(JNIEnv *env, jclass klass);
 jv_class *jv_class_get(ClassID id);
 /* Marks a class whose mirror was freed: CLASS_UNLOAD is due (called inside GC: no JNI). */
 void jv_class_unloading(ClassID id);
-/* Delivers CLASS_UNLOAD for every class unloaded since the last call, then expires their IDs. */
-void jv_classes_deliver_unloads(JNIEnv *env);
+/* The classes marked unloading since the last call (the caller frees the array), which stay
+ * valid until each is passed to jv_class_unloaded: the ID then expires, its mirror is released. */
+ClassID *jv_classes_take_unloading(size_t *count);
+void jv_class_unloaded(JNIEnv *env, ClassID id);
 /* A local reference to the class, or NULL; the caller deletes it. */
 jclass jv_class_local(JNIEnv *env, jv_class *c);
 

@@ -11,7 +11,7 @@
 
 #include <stdatomic.h>
 
-#include "monitors.h"
+#include "monitor_table.h"
 #include "object.h"
 #include "vm.h"
 

@@ -1,10 +1,6 @@
 /*
- * events.h - JVMTI events in, monitor callbacks out.
- *
- * jv_events_setup installs every JVMTI callback at load time; jv_events_update (see
- * monitors.h) switches each JVMTI event on only while some monitor's mask needs it, so
- * an idle category costs nothing.  The mapping from categories to JVMTI events is the
- * table in README.md.
+ * events.h - JVMTI events in, monitor callbacks out: the callbacks of each kind of event, which
+ * jvmti_setup.c puts in the JVM's callback table.  Which of them are on is event_switch.h's.
  */
 #ifndef JEVMON_EVENTS_H
 #define JEVMON_EVENTS_H
@@ -12,33 +8,42 @@
 #include "jevmon.h"
 #include "vm.h"
 
-/* The JVMTI capabilities needed to deliver the given categories. */
-void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps);
-/* The categories the capabilities make deliverable. */
-DWORD jv_events_deliverable(const jvmtiCapabilities *caps);
-/*
- * The method-call mechanism (README, "Initialization options"): non-zero switches method
- * calls from JVMTI MethodEntry/MethodExit to bytecode instrumentation (instrument.c).
- * Chosen in Agent_OnLoad before capabilities are added; never changes afterwards.
- */
-void jv_events_instrument_method_calls(int on);
-int jv_events_method_calls_instrumented(void);
-/* Installs the callbacks (VMInit and VMDeath always on). */
-int jv_events_setup(void);
-/* The VM is up: INITIALIZED, instrumentation, the code map, events on.  At VMInit, or at once
- * when the agent is loaded into a running JVM (attached: live threads get THREAD_CREATE). */
-void jv_events_start_live(JNIEnv *env, jthread thread, int attached);
-
 /* Virtual threads (event_vthread.c): can_support_virtual_threads when the JVM offers it; the
  * VirtualThreadStart/End callbacks put in the table, *size set to the table's size with them;
  * at VMInit, their events and the mount/unmount extension events on (when the capability was granted). */
 void jv_vthread_capabilities(jvmtiCapabilities *caps);
 void jv_vthread_callbacks(jvmtiEventCallbacks *callbacks, jint *size);
 void jv_vthread_events_start(jvmtiEnv *jvmti, JNIEnv *env);
-/* THREAD_CREATE / THREAD_DESTROY for a thread starting or ending on the calling thread (events.c);
+/* THREAD_CREATE / THREAD_DESTROY for a thread starting or ending on the calling thread (event_thread.c);
  * a virtual thread is mounted at its start, and its entry released at its end. */
 void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual);
 void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual);
+
+/* Class loads (event_class.c). */
+void JNICALL jv_on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined, jobject loader,
+                                        const char *name, jobject protection_domain, jint class_data_len,
+                                        const unsigned char *class_data, jint *new_class_data_len,
+                                        unsigned char **new_class_data);
+void JNICALL jv_on_class_load(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
+void JNICALL jv_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
+
+/* Compiled code and the code map (event_jit.c); jv_jit_events_start at VMInit, after INITIALIZED:
+ * its replay may notify JIT_COMPILATION monitors. */
+void JNICALL jv_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
+                                        jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
+void JNICALL jv_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
+void JNICALL jv_on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, const void *address, jint length);
+void jv_jit_events_start(jvmtiEnv *jvmti);
+
+/* Garbage collections (event_gc.c). */
+void JNICALL jv_on_gc_start(jvmtiEnv *jvmti);
+void JNICALL jv_on_gc_finish(jvmtiEnv *jvmti);
+
+/* Platform threads (event_thread.c); jv_threads_announce_live: THREAD_CREATE for the threads that
+ * run when the agent is loaded into a running JVM. */
+void JNICALL jv_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
+void JNICALL jv_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
+void jv_threads_announce_live(JNIEnv *env);
 
 /* Bytecode and source-line events (event_step.c). */
 void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location);

@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "event_switch.h"
 #include "exception.h"
 #include "ids.h"
-#include "instrument.h"
 #include "object.h"
 #include "thread.h"
 
@@ -30,6 +30,11 @@ static void set_rethrowing(JNIEnv *env, jobject exception)
     if (rethrowing)
         (*env)->DeleteGlobalRef(env, rethrowing);
     rethrowing = exception ? (*env)->NewGlobalRef(env, exception) : NULL;
+}
+
+void jv_exception_caught_by_handler(JNIEnv *env, jobject exception)
+{
+    set_rethrowing(env, exception); /* still in flight: the handler calls exit and rethrows */
 }
 
 /* The StackID of the calling thread's innermost frame. */
@@ -116,6 +121,8 @@ void jv_class_failures_start(JNIEnv *env)
         (*env)->DeleteLocalRef(env, k);
     }
     failures_watched = watched;
+    if (watched) /* CLASS_LOADS needs no Exception events of its own: the breakpoints arm them per thread */
+        jv_events_served_elsewhere(JVMTI_EVENT_EXCEPTION, JVM_MONITOR_CLASS_LOADS);
 }
 
 int jv_class_failures_watched(void)
@@ -196,11 +203,7 @@ void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmeth
 void JNICALL jv_on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                    jlocation location, jobject exception)
 {
-    (void)jvmti;
-    if (jv_instrument_is_handler(method, location)) {
-        set_rethrowing(env, exception); /* still in flight: the handler calls exit and rethrows */
-        return;
-    }
+    (void)jvmti, (void)method, (void)location;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     StackID handler = innermost_frame(env, thread);

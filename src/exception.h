@@ -24,6 +24,10 @@ void JNICALL jv_on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
 void jv_class_failures_start(JNIEnv *env);
 int jv_class_failures_watched(void);
 int jv_class_failure_breakpoint(jthread thread, jmethodID method);
+
+/* Instrumented methods: an injected handler caught the exception (jvmti_setup.c asks the
+ * instrumentation at each ExceptionCatch); it rethrows, so neither gets events. */
+void jv_exception_caught_by_handler(JNIEnv *env, jobject exception);
 /* Called from the method-exit path for a frame popped by the exception in flight. */
 void jv_exception_unwind(JNIEnv *env, StackID frame);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "dispatch.h"
+#include "event_switch.h"
 #include "heap.h"
 #include "platform/platform.h"
 
@@ -210,9 +211,16 @@ static jvmtiEnv *tagging_env(JavaVM *vm)
     return env;
 }
 
+static int gc_finish_needed(void)
+{
+    return jv_heap_dumps_wanted() || jv_heap_ages_kept();
+}
+
 void jv_heap_init(JavaVM *vm)
 {
     registry_lock = plat_mutex_create();
+    jv_events_also_when(JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, gc_finish_needed);
+    jv_events_also_when(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, jv_heap_allocations_tracked);
     if (!(heap_env = tagging_env(vm)) || !(mark_env = tagging_env(vm)) || !(age_env = tagging_env(vm)))
         jv_log("no JVMTI environment that can tag objects; GetHeapInfo callbacks get no dumps, GetObjectAge fails");
 }

@@ -12,7 +12,7 @@
 #define JEVMON_HEAP_H
 
 #include "jevmon.h"
-#include "monitors.h"
+#include "monitor_table.h"
 #include "vm.h"
 
 /* At load, before the monitors initialize (they may register callbacks and ask for dumps in

@@ -2,7 +2,7 @@
  * heap_alloc.c - allocations reported by the JVM (JVMTI SampledObjectAlloc) delivered to
  * IObjectAllocationCallback and counted per class for ClassInformation, and the weight each
  * reported allocation carries (IJevmonAllocationSampling).  The event is on while allocations
- * are tracked (heap.h, events.c); the sampling interval is the setting below.  The sampler
+ * are tracked (heap.h, event_switch.c); the sampling interval is the setting below.  The sampler
  * reports the VM's own allocations (clone, reflection, JNI) like any other, at every interval,
  * so VMObjectAlloc is not used: above 0 it would report those every time beside their samples.
  */

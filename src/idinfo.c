@@ -10,25 +10,8 @@
 #include "heap.h"
 #include "idinfo.h"
 #include "idinfo_methods.h"
-#include "monitors.h"
+#include "monitor_table.h"
 #include "platform/platform.h"
-
-struct jv_idinfo {
-    IJavaEventMonitorIDInfo4 IJavaEventMonitorIDInfo4_iface;
-    IJevmonSampling2 IJevmonSampling2_iface;
-    _Atomic LONG ref;
-    jv_monitor *_Atomic owner; /* NULL once the monitor was shut down */
-};
-
-static inline jv_idinfo *impl_from_IJavaEventMonitorIDInfo4(IJavaEventMonitorIDInfo4 *iface)
-{
-    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJavaEventMonitorIDInfo4_iface));
-}
-
-static jv_monitor *owner_of(IJavaEventMonitorIDInfo4 *iface)
-{
-    return atomic_load(&impl_from_IJavaEventMonitorIDInfo4(iface)->owner);
-}
 
 static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 *iface, REFIID riid, void **ppv)
 {
@@ -68,7 +51,7 @@ static ULONG STDMETHODCALLTYPE idinfo_Release(IJavaEventMonitorIDInfo4 *iface)
 
 static HRESULT STDMETHODCALLTYPE idinfo_GetEventMask(IJavaEventMonitorIDInfo4 *iface, DWORD *pevents)
 {
-    jv_monitor *m = owner_of(iface);
+    jv_monitor *m = jv_idinfo_owner(iface);
     if (!pevents || !m)
         return E_FAIL;
     *pevents = atomic_load(&m->mask);
@@ -77,7 +60,7 @@ static HRESULT STDMETHODCALLTYPE idinfo_GetEventMask(IJavaEventMonitorIDInfo4 *i
 
 static HRESULT STDMETHODCALLTYPE idinfo_SetEventMask(IJavaEventMonitorIDInfo4 *iface, DWORD events)
 {
-    jv_monitor *m = owner_of(iface);
+    jv_monitor *m = jv_idinfo_owner(iface);
     return m ? jv_monitor_set_mask(m, events) : E_FAIL;
 }
 
@@ -101,7 +84,7 @@ static HRESULT STDMETHODCALLTYPE idinfo_GetProfilingCapabilities(IJavaEventMonit
 static HRESULT STDMETHODCALLTYPE idinfo_GetFinalInitializationOptions(IJavaEventMonitorIDInfo4 *iface,
                                                                       DWORD *poptions)
 {
-    jv_monitor *m = owner_of(iface);
+    jv_monitor *m = jv_idinfo_owner(iface);
     /* The final options are known once Initialize has returned. */
     if (!poptions || !m || atomic_load(&m->phase) != JV_PHASE_RUNNING)
         return E_FAIL;
@@ -112,7 +95,7 @@ static HRESULT STDMETHODCALLTYPE idinfo_GetFinalInitializationOptions(IJavaEvent
 static HRESULT STDMETHODCALLTYPE idinfo_GetMonitorInitializationOptions(IJavaEventMonitorIDInfo4 *iface,
                                                                         DWORD *poptions)
 {
-    jv_monitor *m = owner_of(iface);
+    jv_monitor *m = jv_idinfo_owner(iface);
     if (!poptions || !m)
         return E_FAIL;
     *poptions = m->requested_options;
@@ -122,7 +105,7 @@ static HRESULT STDMETHODCALLTYPE idinfo_GetMonitorInitializationOptions(IJavaEve
 static HRESULT STDMETHODCALLTYPE idinfo_SetMonitorInitializationOptions(IJavaEventMonitorIDInfo4 *iface,
                                                                         DWORD options)
 {
-    jv_monitor *m = owner_of(iface);
+    jv_monitor *m = jv_idinfo_owner(iface);
     if (!m || atomic_load(&m->phase) != JV_PHASE_INITIALIZING)
         return E_FAIL; /* only allowed during Initialize */
     if (options & ~JV_SUPPORTED_INIT_OPTIONS) {
@@ -230,9 +213,4 @@ void jv_idinfo_release(jv_idinfo *info)
 IJavaEventMonitorIDInfo *jv_idinfo_interface(jv_idinfo *info)
 {
     return (IJavaEventMonitorIDInfo *)&info->IJavaEventMonitorIDInfo4_iface;
-}
-
-jv_monitor *jv_idinfo_owner(IJavaEventMonitorIDInfo4 *iface)
-{
-    return owner_of(iface);
 }

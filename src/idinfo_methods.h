@@ -7,10 +7,6 @@
 
 #include "jevmon.h"
 
-struct jv_monitor;
-/* The monitor an IDInfo object belongs to; NULL after shutdown. */
-struct jv_monitor *jv_idinfo_owner(IJavaEventMonitorIDInfo4 *iface);
-
 HRESULT STDMETHODCALLTYPE idinfo_ClassInformation(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, LPSTR *ppclass_name, LPSTR *ppsource_file_name, int *pmethods, MethodID **ppmethod_ids, __int64 *pobjects_created);
 HRESULT STDMETHODCALLTYPE idinfo_GetMonitorUsage(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, ThreadID *powner_thread, unsigned *pentry_count, unsigned *pwaiter_count);
 HRESULT STDMETHODCALLTYPE idinfo_InterpretedMethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id, unsigned int *pbyte_code_length, BYTE_CODE **ppbyte_codes);

@@ -20,13 +20,14 @@
 #include <string.h>
 
 #include "classfile/classfile.h"
+#include "event_switch.h"
 #include "events.h"
 #include "ids.h"
 #include "instrument.h"
 #include "method.h"
 #include "method_calls.h"
 #include "thread.h"
-#include "monitors.h"
+#include "monitor_table.h"
 #include "platform/platform.h"
 
 #define BRIDGE_CLASS "jevmon/Bridge"
@@ -426,6 +427,7 @@ int jv_instrument_start(JNIEnv *env)
     }
     add_reads(env, bridge);
     atomic_store(&active, 1);
+    jv_events_also_when(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, jv_instrument_active);
     jv_events_update(); /* the class-file hook goes on */
     retransform_loaded(env, bridge);
     (*env)->DeleteLocalRef(env, bridge);

@@ -5,11 +5,10 @@
 
 #include "com/guid.h"
 #include "dispatch.h"
+#include "event_switch.h"
 #include "idinfo.h"
 #include "monitors.h"
 #include "platform/platform.h"
-
-jv_monitor_table jv_monitors;
 
 static void monitor_free(jv_monitor *m)
 {
@@ -190,21 +189,3 @@ void jv_monitors_shutdown(void)
     jv_monitors.receivers = NULL;
     jv_monitors.count = 0;
 }
-
-HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events)
-{
-    int phase = atomic_load(&m->phase);
-    if (phase == JV_PHASE_SHUT_DOWN)
-        return E_FAIL;
-    DWORD old = atomic_load(&m->mask);
-    if (phase == JV_PHASE_RUNNING && (m->granted_options & JVM_INIT_OPT_WONT_TOGGLE_METHOD_CALL_EVENTS) &&
-        ((old ^ events) & JV_METHOD_CALL_BITS))
-        return E_FAIL; /* the monitor promised not to toggle method-call events */
-    /* Categories outside what the monitor said it might use, or that cannot be delivered, have no effect. */
-    DWORD allowed = jv_monitors.deliverable & (phase == JV_PHASE_RUNNING ? m->possible : ALL_JVM_MONITOR_EVENTS);
-    atomic_store(&m->mask, events & allowed);
-    if (phase == JV_PHASE_RUNNING)
-        jv_events_update();
-    return S_OK;
-}
-

@@ -7,7 +7,6 @@
 
 #include "class.h"
 #include "idinfo_methods.h"
-#include "dispatch.h"
 #include "object.h"
 #include "table.h"
 
@@ -33,6 +32,7 @@ static uint32_t free_head = UINT32_MAX;
 static _Thread_local uint32_t taken_inline[TAKEN_INLINE];
 static _Thread_local uint32_t *taken_heap; /* NULL while taken_inline serves */
 _Thread_local unsigned jv_objects_taken;
+_Thread_local unsigned jv_objects_scopes;
 static _Thread_local unsigned taken_capacity;
 
 static uint32_t *taken(void)
@@ -102,7 +102,7 @@ ObjectID jv_object_id(JNIEnv *env, jobject obj)
 {
     if (!obj || !env)
         return 0;
-    if (!jv_dispatching() && jv_objects_taken >= JV_OBJECTS_OUTSIDE_CALLBACKS)
+    if (!jv_objects_scopes && jv_objects_taken >= JV_OBJECTS_OUTSIDE_CALLBACKS)
         jv_objects_release_scope(env, 0);
     if (!taken_room())
         return 0;

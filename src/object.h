@@ -28,10 +28,13 @@ jobject jv_object_local(JNIEnv *env, ObjectID id);
 /* How many ObjectID slots this thread holds (object.c's count, read inline: every callback
  * checks it, and most take none). */
 extern _Thread_local unsigned jv_objects_taken;
+/* How many callback scopes this thread is inside: outside any, it keeps only its last few ObjectIDs. */
+extern _Thread_local unsigned jv_objects_scopes;
 
-/* Marks where a callback's ObjectIDs begin; returns the mark for jv_objects_release_scope. */
+/* Marks where a callback's ObjectIDs begin; returns the mark for jv_objects_end_scope. */
 static inline unsigned jv_objects_scope(void)
 {
+    jv_objects_scopes++;
     return jv_objects_taken;
 }
 
@@ -41,6 +44,7 @@ void jv_objects_release_scope(JNIEnv *env, unsigned mark);
 /* The end of a callback's scope: releases what it took, and costs one test when it took nothing. */
 static inline void jv_objects_end_scope(JNIEnv *env, unsigned mark)
 {
+    jv_objects_scopes--;
     if (jv_objects_taken > mark)
         jv_objects_release_scope(env, mark);
 }

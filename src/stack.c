@@ -8,7 +8,7 @@
 #include "idinfo_methods.h"
 #include "ids.h"
 #include "method.h"
-#include "monitors.h"
+#include "monitor_table.h"
 #include "thread.h"
 
 #define MAX_TRACE_FRAMES 4096

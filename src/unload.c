@@ -1,7 +1,9 @@
 /* unload.c - delivers CLASS_UNLOAD from freed class mirrors (see unload.h). */
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "class.h"
+#include "dispatch.h"
 #include "ids.h"
 #include "platform/platform.h"
 #include "unload.h"
@@ -22,12 +24,27 @@ void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag)
     }
 }
 
+/* CLASS_UNLOAD for every class unloaded since the last delivery; each ID is valid during its event. */
+static void deliver_unloads(JNIEnv *env)
+{
+    size_t count;
+    ClassID *batch = jv_classes_take_unloading(&count);
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    for (size_t i = 0; i < count; i++) {
+        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_UNLOAD, batch[i]);
+        jv_class_unloaded(env, batch[i]);
+    }
+    jv_dispatch_end(&d);
+    free(batch);
+}
+
 static void deliver_loop(void *arg)
 {
     (void)arg;
     while (!plat_event_wait_ms(stopping, POLL_MS))
         if (atomic_exchange(&pending, 0))
-            jv_classes_deliver_unloads(jv_jni());
+            deliver_unloads(jv_jni());
     if (jv_vm)
         (*jv_vm)->DetachCurrentThread(jv_vm);
 }
@@ -52,5 +69,5 @@ void jv_unloads_stop(void)
     plat_event_destroy(stopping);
     stopping = NULL;
     if (atomic_exchange(&pending, 0))
-        jv_classes_deliver_unloads(jv_jni());
+        deliver_unloads(jv_jni());
 }

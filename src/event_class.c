@@ -1,0 +1,40 @@
+/*
+ * event_class.c - class loads: CLASS_LOAD_STARTED from ClassFileLoadHook (whose class file the
+ * instrumentation then rewrites: jvmti_setup.c), CLASS_LOAD_FINISHED from ClassPrepare, when the
+ * class's methods exist.  CLASS_UNLOAD is unload.c's, CLASS_LOAD_FAILED exception.c's.
+ */
+#include "class.h"
+#include "dispatch.h"
+#include "events.h"
+
+void JNICALL jv_on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
+                                        jobject loader, const char *name, jobject protection_domain,
+                                        jint class_data_len, const unsigned char *class_data,
+                                        jint *new_class_data_len, unsigned char **new_class_data)
+{
+    (void)jvmti, (void)loader, (void)protection_domain;
+    if (!class_being_redefined && name) {
+        jv_dispatch d;
+        jv_dispatch_begin(&d, env);
+        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
+        jv_dispatch_end(&d);
+    }
+    (void)class_data_len, (void)class_data, (void)new_class_data_len, (void)new_class_data;
+}
+
+/* Does nothing: HotSpot's AsyncGetCallTrace refuses to walk unless some agent listens to class loads. */
+void JNICALL jv_on_class_load(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
+{
+    (void)jvmti, (void)env, (void)thread, (void)klass;
+}
+
+void JNICALL jv_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass)
+{
+    (void)jvmti, (void)thread;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    ClassID id = jv_class_id(env, klass);
+    if (id)
+        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_FINISHED, id);
+    jv_dispatch_end(&d);
+}

@@ -1,0 +1,135 @@
+/*
+ * event_switch.c - which JVMTI events are on (see event_switch.h): the routes from monitor
+ * categories to JVMTI events, the method-call mechanism's rows, and the needs of the parts
+ * that use JVMTI events for themselves.
+ */
+#include "event_switch.h"
+#include "monitor_table.h"
+#include "platform/platform.h"
+#include "thread.h"
+
+/* Which JVMTI events serve which categories: the table in README.md. */
+typedef struct event_route {
+    jvmtiEvent event;
+    DWORD categories;
+} event_route;
+
+static event_route routes[] = { /* the method rows change when calls are instrumented */
+    {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_CLASS_LOAD, JVM_MONITOR_SAMPLING}, /* AsyncGetCallTrace walks only while ClassLoad is on */
+    {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING}, /* sampling: jmethodIDs for AGCT */
+    {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_METHOD_ENTRY, JV_METHOD_CALL_BITS},
+    {JVMTI_EVENT_METHOD_EXIT, JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
+    {JVMTI_EVENT_SINGLE_STEP, JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION},
+    {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
+    {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* GC location */
+    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* and heap dumps, ages */
+    {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
+    {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING}, /* sampling: each thread's OS id */
+    {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
+    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS}, /* class loads: exception.c */
+    {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
+};
+
+static int instrumented;
+
+void jv_events_instrument_method_calls(int on)
+{
+    instrumented = on;
+    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
+        if (routes[i].event == JVMTI_EVENT_METHOD_ENTRY)
+            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS;
+        else if (routes[i].event == JVMTI_EVENT_METHOD_EXIT)
+            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND; /* the bridge's unwind */
+    }
+}
+
+int jv_events_method_calls_instrumented(void)
+{
+    return instrumented;
+}
+
+static DWORD enabled_categories; /* the union the JVMTI events are set for; under the update lock */
+static unsigned char route_on[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
+static plat_mutex *update_lock;
+
+/* Events that serve something besides the monitors' masks (instrumentation, the heap monitor):
+ * the parts that need them say so once, at start, with jv_events_also_when. */
+typedef struct event_need {
+    jvmtiEvent event;
+    int (*needed)(void);
+} event_need;
+static event_need needs[4];
+static size_t need_count;
+
+void jv_events_also_when(jvmtiEvent event, int (*needed)(void))
+{
+    if (need_count < sizeof(needs) / sizeof(*needs))
+        needs[need_count++] = (event_need){event, needed};
+    else
+        jv_log("internal: more event needs than the %u kept; JVMTI event %d is switched by the masks alone",
+               (unsigned)(sizeof(needs) / sizeof(*needs)), (int)event);
+}
+
+static int wanted_by_others(jvmtiEvent event)
+{
+    for (size_t i = 0; i < need_count; i++)
+        if (needs[i].event == event && needs[i].needed())
+            return 1;
+    return 0;
+}
+
+void jv_events_served_elsewhere(jvmtiEvent event, DWORD categories)
+{
+    plat_mutex_lock(update_lock);
+    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++)
+        if (routes[i].event == event)
+            routes[i].categories &= ~categories;
+    plat_mutex_unlock(update_lock);
+}
+
+void jv_events_switch_init(void)
+{
+    if (!update_lock)
+        update_lock = plat_mutex_create();
+}
+
+/*
+ * A route the JVM refused to switch keeps its old state, so the next update tries again;
+ * the refusal is said once per event.  A monitor's own thread may never have been seen by
+ * the JVM (SetEventMask from a timer thread): JVMTI refuses unattached threads, so the
+ * thread is attached first, as a daemon, as every IDInfo method does (vm.h).
+ */
+void jv_events_update(void)
+{
+    static unsigned char refusal_said[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
+    if (!jv_jvmti || !jv_vm_live() || !update_lock)
+        return;
+    jv_jni();
+    plat_mutex_lock(update_lock);
+    DWORD want = jv_monitors_mask_union(), refused = 0;
+    if ((want & JV_METHOD_CALL_BITS) && !(enabled_categories & JV_METHOD_CALL_BITS))
+        jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
+    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
+        int on = (want & routes[i].categories) != 0 || wanted_by_others(routes[i].event);
+        if (on == route_on[i])
+            continue;
+        jvmtiError error = (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
+                                                                 routes[i].event, NULL);
+        if (error == JVMTI_ERROR_NONE) {
+            route_on[i] = (unsigned char)on;
+            continue;
+        }
+        refused |= routes[i].categories;
+        if (!refusal_said[i]) {
+            refusal_said[i] = 1;
+            jv_log("the JVM refused to turn JVMTI event %d %s (error %d); tried again at the next event mask change",
+                   (int)routes[i].event, on ? "on" : "off", (int)error);
+        }
+    }
+    enabled_categories = want & ~refused;
+    plat_mutex_unlock(update_lock);
+}
+

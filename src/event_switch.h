@@ -1,0 +1,33 @@
+/*
+ * event_switch.h - which JVMTI events are on.  Each JVMTI event is switched on only while
+ * some monitor's mask needs it (the table in README.md) or a part of the bridge needs it for
+ * itself, so an idle category costs nothing.
+ *
+ * Below the event handlers and the heap monitor, which say what they need here, and above
+ * the monitor table, whose masks it reads: no part that changes a mask or a need has to call
+ * up into the file that installs the callbacks (jvmti_setup.c).
+ */
+#ifndef JEVMON_EVENT_SWITCH_H
+#define JEVMON_EVENT_SWITCH_H
+
+#include "jevmon.h"
+#include "vm.h"
+
+/* At load time, before any update. */
+void jv_events_switch_init(void);
+/*
+ * The method-call mechanism (README, "Initialization options"): non-zero switches method
+ * calls from JVMTI MethodEntry/MethodExit to bytecode instrumentation (instrument.c).
+ * Chosen in Agent_OnLoad before capabilities are added; never changes afterwards.
+ */
+void jv_events_instrument_method_calls(int on);
+int jv_events_method_calls_instrumented(void);
+/* The event is also on while needed() says so (asked at every update); said once, at start. */
+void jv_events_also_when(jvmtiEvent event, int (*needed)(void));
+/* The categories no longer need the event: something else serves them (CLASS_LOADS' failures,
+ * from breakpoints: exception.c).  Takes effect at the next update. */
+void jv_events_served_elsewhere(jvmtiEvent event, DWORD categories);
+/* Called when the union of masks or a need may have changed: switches the JVMTI events. */
+void jv_events_update(void);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * event_thread.c - THREAD_CREATE and THREAD_DESTROY for platform threads (ThreadStart,
+ * ThreadEnd) and, through event_vthread.c, virtual ones; and THREAD_CREATE for the threads
+ * already running when the agent is loaded into a live JVM.
+ */
+#include "dispatch.h"
+#include "events.h"
+#include "platform/platform.h"
+#include "thread.h"
+#include "thread_name.h"
+
+void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
+{
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = is_virtual ? jv_thread_mount(env, thread) : jv_thread_current(env, thread);
+    if (t) {
+        jv_thread_name_record(env, thread, t);
+        if (!atomic_exchange(&t->announced, 1)) /* an attach may have announced it already */
+            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+    }
+    jv_dispatch_end(&d);
+}
+
+void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
+{
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_thread *t = is_virtual ? jv_thread_of(env, thread) : jv_thread_current(env, thread);
+    if (t)
+        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
+    if (is_virtual && t)
+        jv_thread_release(env, t, thread);
+    else if (is_virtual)
+        jv_thread_unmount();
+    else if (t)
+        jv_thread_end(env, t);
+    jv_dispatch_end(&d);
+    if (!is_virtual)
+        jv_dispatch_thread_end(); /* the OS thread ends: its dispatch slot may serve another */
+}
+
+void JNICALL jv_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    (void)jvmti;
+    jv_events_thread_started(env, thread, 0);
+}
+
+void JNICALL jv_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+    (void)jvmti;
+    jv_events_thread_ended(env, thread, 0);
+}
+
+/* THREAD_CREATE for the threads that run when the agent is loaded into a running JVM. */
+void jv_threads_announce_live(JNIEnv *env)
+{
+    jint count = 0;
+    jthread *threads = NULL;
+    if ((*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
+        jv_log("could not list the JVM's threads; the threads running before the agent get no THREAD_CREATE");
+        return;
+    }
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    for (jint i = 0; i < count; i++) {
+        jv_thread *t = jv_thread_of(env, threads[i]);
+        if (t && !atomic_exchange(&t->announced, 1))
+            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    jv_dispatch_end(&d);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
+}

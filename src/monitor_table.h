@@ -1,0 +1,109 @@
+/*
+ * monitor_table.h - the table of attached event monitors as delivery reads it: each monitor's
+ * interfaces, masks, promises and phase, the flat list of method-call receivers, and the
+ * IDInfo object each monitor was given (its first fields: which monitor owns it).
+ *
+ * The loader fills the table (monitors.h) before the first JVMTI event and never grows it
+ * afterwards, so event dispatch reads it without a lock.  Masks change through
+ * jv_monitor_set_mask, which switches the JVMTI events that serve them.
+ */
+#ifndef JEVMON_MONITOR_TABLE_H
+#define JEVMON_MONITOR_TABLE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "jevmon.h"
+
+struct jv_idinfo;
+
+typedef enum jv_monitor_phase {
+    JV_PHASE_CREATED,      /* instantiated, Initialize not called yet */
+    JV_PHASE_INITIALIZING, /* inside Initialize: init-only settings work */
+    JV_PHASE_RUNNING,      /* initialized; receives events */
+    JV_PHASE_SHUT_DOWN     /* SHUTDOWN delivered; receives nothing more */
+} jv_monitor_phase;
+
+typedef struct jv_monitor {
+    unsigned index;              /* position in the table, from 0 */
+    char *source;                /* where it was found, for messages */
+    CLSID clsid;
+    IJavaEventMonitor *mon;
+    IJavaEventMonitor2 *mon2;    /* NULL when the monitor does not implement it */
+    struct jv_idinfo *idinfo;    /* the IDInfo object this monitor was given */
+    _Atomic DWORD mask;          /* JAVA_EVENT_CATEGORY bits it receives now */
+    DWORD possible;              /* categories it may ever enable */
+    DWORD requested_options;     /* JAVA_MONITOR_INIT_OPTIONS it asked for (registry and own calls) */
+    DWORD granted_options;       /* what the bridge granted, known after initialization */
+    long long sampling_interval; /* its registry AllocationSamplingInterval in bytes, -1 when none */
+    _Atomic int phase;           /* jv_monitor_phase */
+} jv_monitor;
+
+/*
+ * What method-call delivery reads on every call, kept flat (method_calls.h): a monitor that
+ * may ask for method calls, with its interfaces' vtables read once, after Initialize (a COM
+ * object keeps its vtable), so a callback is one load away instead of four.
+ */
+typedef struct jv_call_receiver {
+    jv_monitor *monitor;
+    IJavaEventMonitor *mon;
+    const IJavaEventMonitorVtbl *vtbl;
+    IJavaEventMonitor2 *mon2; /* NULL when the monitor does not implement it */
+    const IJavaEventMonitor2Vtbl *vtbl2;
+} jv_call_receiver;
+
+typedef struct jv_monitor_table {
+    jv_monitor **items;
+    size_t count;
+    jv_call_receiver *receivers; /* the monitors that may ask for method calls */
+    size_t receiver_count;
+    DWORD deliverable;           /* categories this bridge can deliver in this process */
+    DWORD state_flags;           /* JVM_STATE_FLAGS passed to Initialize */
+    unsigned initialized_count;  /* monitors attached when the VM started: MONITORS_INITIALIZED's first ID */
+    DWORD possible_union;        /* union of every monitor's possible categories */
+} jv_monitor_table;
+
+extern jv_monitor_table jv_monitors;
+
+/* The categories that ask for method calls. */
+#define JV_METHOD_CALL_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
+
+/* The initialization options this bridge can honour. */
+#define JV_SUPPORTED_INIT_OPTIONS ((DWORD)ALL_JVM_INIT_OPTIONS)
+
+/* Sets a monitor's mask after initialization; E_FAIL when a promise forbids the change. */
+HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events);
+
+/* The union of every running monitor's mask (inline: the method-call path asks on every call). */
+static inline DWORD jv_monitors_mask_union(void)
+{
+    DWORD all = 0;
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        all |= atomic_load_explicit(&jv_monitors.items[i]->mask, memory_order_relaxed);
+    return all;
+}
+
+
+/*
+ * The IDInfo object's identity (idinfo.c implements its interfaces): a monitor's IDInfo
+ * methods find the monitor they serve from the interface pointer they are called on.
+ */
+struct jv_idinfo {
+    IJavaEventMonitorIDInfo4 IJavaEventMonitorIDInfo4_iface;
+    IJevmonSampling2 IJevmonSampling2_iface;
+    _Atomic LONG ref;
+    jv_monitor *_Atomic owner; /* NULL once the monitor was shut down */
+};
+
+static inline struct jv_idinfo *impl_from_IJavaEventMonitorIDInfo4(IJavaEventMonitorIDInfo4 *iface)
+{
+    return (struct jv_idinfo *)((char *)iface - offsetof(struct jv_idinfo, IJavaEventMonitorIDInfo4_iface));
+}
+
+/* The monitor an IDInfo interface serves; NULL once that monitor was shut down. */
+static inline jv_monitor *jv_idinfo_owner(IJavaEventMonitorIDInfo4 *iface)
+{
+    return atomic_load(&impl_from_IJavaEventMonitorIDInfo4(iface)->owner);
+}
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * specific_calls.c - the IDInfo method EnableMethodCallEvents: which methods a monitor asking
+ * for SPECIFIC_METHOD_CALLS hears of.  Each method keeps one bit per monitor (method.h); a
+ * method permitted under instrumentation gets its flag raised, so its calls reach the bridge.
+ * Here, above the method table and the instrumentation, because it acts for the calling monitor.
+ */
+#include <stdint.h>
+
+#include "class.h"
+#include "idinfo_methods.h"
+#include "ids.h"
+#include "instrument.h"
+#include "method.h"
+#include "monitor_table.h"
+#include "platform/platform.h"
+
+/* Sets or clears the monitor's bit on one method; a permitted method's injected calls reach the bridge again. */
+static void set_specific(jv_method *m, unsigned monitor, int permit)
+{
+    if (!permit) {
+        atomic_fetch_and(&m->specific_monitors, ~(1u << monitor));
+        return;
+    }
+    atomic_fetch_or(&m->specific_monitors, 1u << monitor);
+    uint32_t bridge_int = atomic_load(&m->bridge_int);
+    if (bridge_int)
+        jv_instrument_flag_raise(jv_jni(), bridge_int - 1);
+}
+
+/* What an ID of a kind EnableMethodCallEvents cannot act on is, by its kind bits; NULL for
+ * ClassIDs, MethodIDs and values of no kind. */
+static const char *unsupported_kind_name(UniqueID id)
+{
+    switch ((jv_id_kind)(id & JV_ID_KIND_MASK)) {
+    case JV_ID_FIELD:
+        return "a FieldID";
+    case JV_ID_THREAD:
+        return "a ThreadID";
+    case JV_ID_OBJECT:
+        return "an ObjectID";
+    case JV_ID_HANDLE:
+        return "an ObjectHandleID";
+    case JV_ID_STACK:
+        return "a StackID";
+    default:
+        return NULL;
+    }
+}
+
+/* Monitors (bit = index) already told that EnableMethodCallEvents takes only ClassIDs and MethodIDs. */
+static _Atomic uint32_t told_unsupported_kind;
+
+/*
+ * The ID's own kind decides, whatever idtype says: only JVM_ID_FIRST to JVM_ID_OBJECT are
+ * known values of the original, so a monitor built with other values of JVM_ID_METHOD and
+ * JVM_ID_CLASS (jevmon's own once were 2 and 1) still gets what it asked for.
+ */
+HRESULT STDMETHODCALLTYPE idinfo_EnableMethodCallEvents(IJavaEventMonitorIDInfo4 *iface, ObjectID unique_id,
+                                                        JVM_ID_TYPE idtype, JVM_METHOD_CALL_EVENTS_DISPOSITION disposition)
+{
+    (void)idtype;
+    jv_monitor *owner = jv_idinfo_owner(iface);
+    if (!owner || owner->index >= 32 || !(atomic_load(&owner->mask) & JVM_MONITOR_SPECIFIC_METHOD_CALLS))
+        return E_FAIL; /* needs the specific-method-calls category in the monitor's mask */
+    if (disposition != JVM_PERMIT_METHOD_CALL_EVENTS && disposition != JVM_PROHIBIT_METHOD_CALL_EVENTS &&
+        disposition != JVM_QUERY_DISPOSITION)
+        return E_FAIL;
+    uint32_t bit = 1u << owner->index;
+    jv_method *m = jv_method_get(unique_id);
+    if (m) {
+        if (disposition == JVM_QUERY_DISPOSITION)
+            return (atomic_load(&m->specific_monitors) & bit) ? S_OK : S_FALSE;
+        set_specific(m, owner->index, disposition == JVM_PERMIT_METHOD_CALL_EVENTS);
+        return S_OK;
+    }
+    jv_class *c = jv_class_get(unique_id);
+    if (!c) {
+        const char *kind = unsupported_kind_name(unique_id);
+        if (kind && !(atomic_fetch_or(&told_unsupported_kind, bit) & bit))
+            jv_log("%s: EnableMethodCallEvents(0x%llx) was given %s; it takes a ClassID or a MethodID, so it "
+                   "fails (said once)",
+                   owner->source, (unsigned long long)unique_id, kind);
+        return E_FAIL; /* another kind, or a ClassID or MethodID that expired */
+    }
+    /* A class is permitted when every one of its methods is. */
+    int all_permitted = 1;
+    for (unsigned i = 0; i < c->method_count; i++) {
+        jv_method *cm = jv_method_entry(c->methods[i]);
+        if (!cm)
+            continue;
+        if (disposition == JVM_QUERY_DISPOSITION)
+            all_permitted &= (atomic_load(&cm->specific_monitors) & bit) != 0;
+        else
+            set_specific(cm, owner->index, disposition == JVM_PERMIT_METHOD_CALL_EVENTS);
+    }
+    return disposition == JVM_QUERY_DISPOSITION && !all_permitted ? S_FALSE : S_OK;
+}
