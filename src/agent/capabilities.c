@@ -1,8 +1,8 @@
 /* capabilities.c - the bridge's JVMTI capabilities by name (see capabilities.h). */
 #include <string.h>
 
-#include "capabilities.h"
-#include "jvmti_setup.h"
+#include "agent/capabilities.h"
+#include "agent/jvmti_setup.h"
 #include "platform/platform.h"
 
 /* Every capability jv_events_capabilities and the heap monitor may ask for. */

@@ -6,7 +6,7 @@
 #define JEVMON_CAPABILITIES_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* Keeps in caps only what also is in allowed. */
 void jv_capabilities_intersect(jvmtiCapabilities *caps, const jvmtiCapabilities *allowed);

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "command.h"
-#include "dispatch.h"
-#include "monitors.h"
+#include "agent/command.h"
+#include "dispatch/dispatch.h"
+#include "loader/monitors.h"
 #include "platform/platform.h"
 
 /* The answer to standard output, each line prefixed, in one write so that other output does not split it. */

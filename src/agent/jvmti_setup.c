@@ -6,20 +6,20 @@
  */
 #include <string.h>
 
-#include "class.h"
-#include "dispatch.h"
-#include "event_switch.h"
-#include "events.h"
-#include "jvmti_setup.h"
-#include "exception.h"
-#include "heap.h"
-#include "instrument.h"
-#include "monitors.h"
+#include "agent/jvmti_setup.h"
+#include "dispatch/dispatch.h"
+#include "dispatch/event_switch.h"
+#include "events/events.h"
+#include "events/exception.h"
+#include "events/thread_name.h"
+#include "events/unload.h"
+#include "heap/heap.h"
+#include "ids/class.h"
+#include "ids/thread.h"
+#include "instrument/instrument.h"
+#include "loader/monitors.h"
 #include "platform/platform.h"
-#include "sample.h"
-#include "thread.h"
-#include "thread_name.h"
-#include "unload.h"
+#include "sampling/sample.h"
 
 
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)

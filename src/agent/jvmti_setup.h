@@ -6,7 +6,7 @@
 #define JEVMON_JVMTI_SETUP_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* The JVMTI capabilities needed to deliver the given categories. */
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps);

@@ -2,8 +2,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "dispatch.h"
-#include "object.h"
+#include "dispatch/dispatch.h"
+#include "ids/object.h"
 #include "platform/platform.h"
 
 /*

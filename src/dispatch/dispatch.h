@@ -11,9 +11,9 @@
 
 #include <stdatomic.h>
 
-#include "monitor_table.h"
-#include "object.h"
-#include "vm.h"
+#include "dispatch/monitor_table.h"
+#include "ids/object.h"
+#include "vm/vm.h"
 
 typedef struct jv_dispatch {
     JNIEnv *env;

@@ -3,10 +3,10 @@
  * categories to JVMTI events, the method-call mechanism's rows, and the needs of the parts
  * that use JVMTI events for themselves.
  */
-#include "event_switch.h"
-#include "monitor_table.h"
+#include "dispatch/event_switch.h"
+#include "dispatch/monitor_table.h"
+#include "ids/thread.h"
 #include "platform/platform.h"
-#include "thread.h"
 
 /* Which JVMTI events serve which categories: the table in README.md. */
 typedef struct event_route {

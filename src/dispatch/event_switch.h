@@ -11,7 +11,7 @@
 #define JEVMON_EVENT_SWITCH_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* At load time, before any update. */
 void jv_events_switch_init(void);

@@ -7,8 +7,8 @@
 #ifndef JEVMON_METHOD_CALLS_H
 #define JEVMON_METHOD_CALLS_H
 
-#include "dispatch.h"
-#include "method.h"
+#include "dispatch/dispatch.h"
+#include "ids/method.h"
 
 /* Does the monitor want call events for this method?  The method's entry is looked up
  * only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */

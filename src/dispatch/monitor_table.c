@@ -1,6 +1,6 @@
 /* monitor_table.c - the table of attached event monitors and their masks (see monitor_table.h). */
-#include "event_switch.h"
-#include "monitor_table.h"
+#include "dispatch/event_switch.h"
+#include "dispatch/monitor_table.h"
 
 jv_monitor_table jv_monitors;
 

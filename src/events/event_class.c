@@ -3,9 +3,9 @@
  * instrumentation then rewrites: jvmti_setup.c), CLASS_LOAD_FINISHED from ClassPrepare, when the
  * class's methods exist.  CLASS_UNLOAD is unload.c's, CLASS_LOAD_FAILED exception.c's.
  */
-#include "class.h"
-#include "dispatch.h"
-#include "events.h"
+#include "dispatch/dispatch.h"
+#include "events/events.h"
+#include "ids/class.h"
 
 void JNICALL jv_on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
                                         jobject loader, const char *name, jobject protection_domain,

@@ -2,10 +2,10 @@
  * event_gc.c - GC_STARTED and GC_FINISHED.  The sampler learns the collection's window (a
  * thread sampled inside it is in the collector) and the heap monitor its end (dumps, ages).
  */
-#include "dispatch.h"
-#include "events.h"
-#include "heap.h"
-#include "sample.h"
+#include "dispatch/dispatch.h"
+#include "events/events.h"
+#include "heap/heap.h"
+#include "sampling/sample.h"
 
 void JNICALL jv_on_gc_start(jvmtiEnv *jvmti)
 {

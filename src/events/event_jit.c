@@ -3,10 +3,10 @@
  * code map (codemap.c) fed by CompiledMethodLoad/Unload and DynamicCodeGenerated from VMInit
  * on, whatever the masks, with a replay of what was generated before.
  */
-#include "codemap.h"
-#include "dispatch.h"
-#include "events.h"
-#include "method.h"
+#include "dispatch/dispatch.h"
+#include "events/events.h"
+#include "ids/codemap.h"
+#include "ids/method.h"
 #include "platform/platform.h"
 
 void JNICALL jv_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,

@@ -11,15 +11,15 @@
  */
 #include <string.h>
 
-#include "dispatch.h"
-#include "method_calls.h"
-#include "idinfo_methods.h"
-#include "object.h"
-#include "events.h"
-#include "exception.h"
-#include "ids.h"
-#include "method.h"
-#include "thread.h"
+#include "dispatch/dispatch.h"
+#include "dispatch/method_calls.h"
+#include "events/events.h"
+#include "events/exception.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/object.h"
+#include "ids/thread.h"
 
 /* The method returning on this thread while its MethodExit/MethodExit2 callbacks run. */
 typedef struct exit_context {

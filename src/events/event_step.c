@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
-#include "events.h"
-#include "method.h"
+#include "dispatch/dispatch.h"
+#include "events/events.h"
+#include "ids/method.h"
 
 /* What a thread last reported as its source line, so each line is reported once per arrival. */
 static _Thread_local MethodID line_method;

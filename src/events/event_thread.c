@@ -3,11 +3,11 @@
  * ThreadEnd) and, through event_vthread.c, virtual ones; and THREAD_CREATE for the threads
  * already running when the agent is loaded into a live JVM.
  */
-#include "dispatch.h"
-#include "events.h"
+#include "dispatch/dispatch.h"
+#include "events/events.h"
+#include "events/thread_name.h"
+#include "ids/thread.h"
 #include "platform/platform.h"
-#include "thread.h"
-#include "thread_name.h"
 
 void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
 {

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "events.h"
+#include "events/events.h"
+#include "ids/thread.h"
 #include "platform/platform.h"
-#include "thread.h"
 
 #define VIRTUAL_THREAD_START ((jvmtiEvent)(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC + 1))
 #define VIRTUAL_THREAD_END ((jvmtiEvent)(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC + 2))

@@ -6,7 +6,7 @@
 #define JEVMON_EVENTS_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* Virtual threads (event_vthread.c): can_support_virtual_threads when the JVM offers it; the
  * VirtualThreadStart/End callbacks put in the table, *size set to the table's size with them;

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
-#include "event_switch.h"
-#include "exception.h"
-#include "ids.h"
-#include "object.h"
-#include "thread.h"
+#include "dispatch/dispatch.h"
+#include "dispatch/event_switch.h"
+#include "events/exception.h"
+#include "ids/ids.h"
+#include "ids/object.h"
+#include "ids/thread.h"
 
 /* The exception this thread is propagating, between its throw and its catch. */
 static _Thread_local jobject in_flight;

@@ -9,7 +9,7 @@
 #define JEVMON_EXCEPTION_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location,
                              jobject exception, jmethodID catch_method, jlocation catch_location);

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
+#include "dispatch/dispatch.h"
+#include "events/thread_name.h"
 #include "platform/platform.h"
-#include "thread_name.h"
 
 static jmethodID set_name;
 static plat_mutex *names_lock; /* every jv_thread's last_name */

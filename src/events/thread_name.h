@@ -8,8 +8,8 @@
 #ifndef JEVMON_THREAD_NAME_H
 #define JEVMON_THREAD_NAME_H
 
-#include "thread.h"
-#include "vm.h"
+#include "ids/thread.h"
+#include "vm/vm.h"
 
 /* The JVMTI capabilities this needs, added when a monitor may ask for THREADS. */
 void jv_thread_names_capabilities(jvmtiCapabilities *caps);

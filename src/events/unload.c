@@ -2,11 +2,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "class.h"
-#include "dispatch.h"
-#include "ids.h"
+#include "dispatch/dispatch.h"
+#include "events/unload.h"
+#include "ids/class.h"
+#include "ids/ids.h"
 #include "platform/platform.h"
-#include "unload.h"
 
 #define POLL_MS 20
 

@@ -8,7 +8,7 @@
 #ifndef JEVMON_UNLOAD_H
 #define JEVMON_UNLOAD_H
 
-#include "vm.h"
+#include "vm/vm.h"
 
 void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag);
 /* Starts the delivering thread (at VMInit). */

@@ -10,9 +10,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "dispatch.h"
-#include "event_switch.h"
-#include "heap.h"
+#include "dispatch/dispatch.h"
+#include "dispatch/event_switch.h"
+#include "heap/heap.h"
 #include "platform/platform.h"
 
 #define HEAP_MAX_MONITORS 64

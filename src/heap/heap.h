@@ -11,9 +11,9 @@
 #ifndef JEVMON_HEAP_H
 #define JEVMON_HEAP_H
 
+#include "dispatch/monitor_table.h"
 #include "jevmon.h"
-#include "monitor_table.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* At load, before the monitors initialize (they may register callbacks and ask for dumps in
  * Initialize): the JVMTI environments whose tags dumps and ages use. */

@@ -9,12 +9,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "class.h"
-#include "dispatch.h"
-#include "heap.h"
-#include "object.h"
-#include "options.h"
+#include "dispatch/dispatch.h"
+#include "heap/heap.h"
+#include "ids/class.h"
+#include "ids/object.h"
 #include "platform/platform.h"
+#include "vm/options.h"
 
 #define INTERVAL_VARIABLE "JEVMON_ALLOCATION_SAMPLING_INTERVAL"
 

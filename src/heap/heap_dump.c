@@ -23,14 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "class.h"
-#include "dispatch.h"
-#include "heap.h"
-#include "ids.h"
-#include "method.h"
-#include "object.h"
+#include "dispatch/dispatch.h"
+#include "heap/heap.h"
+#include "ids/class.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/object.h"
+#include "ids/thread.h"
 #include "platform/platform.h"
-#include "thread.h"
 
 #define POLL_MS 10
 #define DUMP_SHIFT 32

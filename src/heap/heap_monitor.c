@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
-#include "idinfo_methods.h"
-#include "object.h"
+#include "heap/heap.h"
+#include "ids/idinfo_methods.h"
+#include "ids/object.h"
 
 typedef struct jv_heap_monitor {
     IJavaHeapMonitor2 IJavaHeapMonitor2_iface;

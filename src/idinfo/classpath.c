@@ -3,8 +3,8 @@
  * application's classes are searched (the Microsoft VM's CLASSPATH and registry paths
  * played that part; a modern JVM finds its own classes in its runtime image).
  */
-#include "idinfo_methods.h"
-#include "vm.h"
+#include "ids/idinfo_methods.h"
+#include "vm/vm.h"
 
 HRESULT STDMETHODCALLTYPE idinfo_GetClassPath(IJavaEventMonitorIDInfo4 *iface, LPSTR *ppszClassPath)
 {

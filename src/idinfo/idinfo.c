@@ -7,10 +7,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "heap.h"
-#include "idinfo.h"
-#include "idinfo_methods.h"
-#include "monitor_table.h"
+#include "dispatch/monitor_table.h"
+#include "heap/heap.h"
+#include "idinfo/idinfo.h"
+#include "ids/idinfo_methods.h"
 #include "platform/platform.h"
 
 static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 *iface, REFIID riid, void **ppv)

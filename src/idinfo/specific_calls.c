@@ -6,12 +6,12 @@
  */
 #include <stdint.h>
 
-#include "class.h"
-#include "idinfo_methods.h"
-#include "ids.h"
-#include "instrument.h"
-#include "method.h"
-#include "monitor_table.h"
+#include "dispatch/monitor_table.h"
+#include "ids/class.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "instrument/instrument.h"
 #include "platform/platform.h"
 
 /* Sets or clears the monitor's bit on one method; a permitted method's injected calls reach the bridge again. */

@@ -5,11 +5,11 @@
  */
 #include <stdlib.h>
 
-#include "idinfo_methods.h"
-#include "ids.h"
-#include "method.h"
-#include "monitor_table.h"
-#include "thread.h"
+#include "dispatch/monitor_table.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/thread.h"
 
 #define MAX_TRACE_FRAMES 4096
 

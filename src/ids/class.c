@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "class.h"
-#include "ids.h"
-#include "idinfo_methods.h"
-#include "method.h"
-#include "table.h"
+#include "ids/class.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/table.h"
 
 static jv_table classes;
 static plat_mutex *registering; /* one registration at a time */

@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 typedef enum jv_class_state {
     JV_CLASS_LIVE,

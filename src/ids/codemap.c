@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codemap.h"
+#include "ids/codemap.h"
 #include "platform/platform.h"
 
 /* Ranges kept out of the base: each merge copies the base, so this many adds share one copy. */

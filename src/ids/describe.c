@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "class.h"
-#include "idinfo_methods.h"
-#include "method.h"
-#include "object.h"
+#include "ids/class.h"
+#include "ids/idinfo_methods.h"
+#include "ids/method.h"
+#include "ids/object.h"
 
 /* Each describer returns the description as a new local String, or NULL. */
 typedef jstring (*describer)(IJavaEventMonitorIDInfo4 *iface, JNIEnv *env, jobject obj);

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "class.h"
-#include "field.h"
-#include "idinfo_methods.h"
-#include "ids.h"
-#include "object.h"
-#include "once.h"
-#include "table.h"
-#include "value.h"
+#include "ids/class.h"
+#include "ids/field.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/object.h"
+#include "ids/table.h"
+#include "ids/value.h"
+#include "vm/once.h"
 
 /*
  * StaticClassInformation's sizes follow HotSpot's layout with its defaults on a 64-bit

@@ -12,7 +12,7 @@
 #define JEVMON_FIELD_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 typedef struct jv_field {
     jfieldID jfield;

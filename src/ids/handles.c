@@ -14,11 +14,11 @@
  * The calls are rare next to events, so one lock serializes them: a handle cannot be
  * freed on one thread while another reads its reference.
  */
-#include "idinfo_methods.h"
-#include "ids.h"
-#include "object.h"
-#include "once.h"
-#include "table.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/object.h"
+#include "ids/table.h"
+#include "vm/once.h"
 
 #define SLOT_BITS 22 /* the table's capacity, 4M slots */
 #define SLOT_MASK ((1u << SLOT_BITS) - 1)

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "class.h"
-#include "codemap.h"
-#include "idinfo_methods.h"
-#include "ids.h"
-#include "method.h"
-#include "table.h"
+#include "ids/class.h"
+#include "ids/codemap.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/table.h"
 
 #define INDEX_BITS 22 /* 4M slots: twice the table's capacity keeps probes short */
 #define INDEX_SIZE ((size_t)1 << INDEX_BITS)

@@ -11,9 +11,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "codemap.h"
+#include "ids/codemap.h"
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* A method's bytecodes and line table, read once for single-stepping. */
 typedef struct jv_method_code {

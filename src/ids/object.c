@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "class.h"
-#include "idinfo_methods.h"
-#include "object.h"
-#include "table.h"
+#include "ids/class.h"
+#include "ids/idinfo_methods.h"
+#include "ids/object.h"
+#include "ids/table.h"
 
 #define GENERATION_BITS (sizeof(UniqueID) == 8 ? 24 : 6)
 #define INDEX_BITS (sizeof(UniqueID) * 8 - 4 - GENERATION_BITS)

@@ -14,7 +14,7 @@
 #define JEVMON_OBJECT_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 #define JV_OBJECTS_OUTSIDE_CALLBACKS 4096
 

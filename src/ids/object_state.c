@@ -4,11 +4,11 @@
  */
 #include <string.h>
 
-#include "class.h"
-#include "idinfo_methods.h"
-#include "object.h"
-#include "thread.h"
-#include "value.h"
+#include "ids/class.h"
+#include "ids/idinfo_methods.h"
+#include "ids/object.h"
+#include "ids/thread.h"
+#include "ids/value.h"
 
 /* The size JVMTI reports, saturated at 4 GB - 1 since the API's size is a DWORD. */
 HRESULT STDMETHODCALLTYPE idinfo_GetObjectSize(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, DWORD *psize)

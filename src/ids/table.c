@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "ids/table.h"
 
 #define CHUNK_SIZE (1u << JV_TABLE_CHUNK_BITS)
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idinfo_methods.h"
-#include "ids.h"
-#include "method.h"
-#include "table.h"
-#include "thread.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/table.h"
+#include "ids/thread.h"
 
 static jv_table threads;
 static plat_mutex *registering; /* also guards the released entries' queue */

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 typedef struct jv_thread {
     uint32_t index;

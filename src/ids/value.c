@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "object.h"
-#include "value.h"
+#include "ids/object.h"
+#include "ids/value.h"
 
 int jv_type_is_reference(char type)
 {

@@ -9,7 +9,7 @@
 #define JEVMON_VALUE_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* type is the first character of the value's JVM signature: Z B C S I J F D L [. */
 __int64 jv_value_widen(JNIEnv *env, char type, jvalue v);

@@ -19,15 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classfile/classfile.h"
-#include "event_switch.h"
-#include "events.h"
-#include "ids.h"
-#include "instrument.h"
-#include "method.h"
-#include "method_calls.h"
-#include "thread.h"
-#include "monitor_table.h"
+#include "dispatch/event_switch.h"
+#include "dispatch/method_calls.h"
+#include "dispatch/monitor_table.h"
+#include "events/events.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/thread.h"
+#include "instrument/classfile/classfile.h"
+#include "instrument/instrument.h"
 #include "platform/platform.h"
 
 #define BRIDGE_CLASS "jevmon/Bridge"

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* Adds the capabilities instrumentation needs. */
 void jv_instrument_capabilities(jvmtiCapabilities *caps);

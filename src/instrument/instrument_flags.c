@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "instrument.h"
+#include "instrument/instrument.h"
 #include "platform/platform.h"
 
 #define FIRST_CAPACITY (1 << 16)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "com/guid.h"
-#include "discovery.h"
+#include "loader/discovery.h"
 #include "platform/platform.h"
 
 /* Adds a monitor; registered, when not NULL, holds what its registry key says besides the CLSID. */

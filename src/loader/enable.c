@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "enable.h"
 #include "jevmon.h"
+#include "loader/enable.h"
 #include "platform/platform.h"
 
 typedef enum setting_state { SETTING_ABSENT, SETTING_OFF, SETTING_ON } setting_state;

@@ -13,7 +13,7 @@
 #ifndef JEVMON_ENABLE_H
 #define JEVMON_ENABLE_H
 
-#include "options.h"
+#include "vm/options.h"
 
 /* Non-zero when monitors are to be loaded; why names the deciding setting. */
 int jv_profiling_enabled(const jv_options *opts, char *why, size_t why_len);

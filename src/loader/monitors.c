@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "com/guid.h"
-#include "dispatch.h"
-#include "event_switch.h"
-#include "idinfo.h"
-#include "monitors.h"
+#include "dispatch/dispatch.h"
+#include "dispatch/event_switch.h"
+#include "idinfo/idinfo.h"
+#include "loader/monitors.h"
 #include "platform/platform.h"
 
 static void monitor_free(jv_monitor *m)

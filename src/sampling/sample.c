@@ -22,14 +22,14 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "codemap.h"
-#include "dispatch.h"
-#include "idinfo_methods.h"
-#include "ids.h"
-#include "method.h"
+#include "dispatch/dispatch.h"
+#include "ids/codemap.h"
+#include "ids/idinfo_methods.h"
+#include "ids/ids.h"
+#include "ids/method.h"
+#include "ids/thread.h"
 #include "platform/platform.h"
-#include "sample.h"
-#include "thread.h"
+#include "sampling/sample.h"
 
 /* Accuracy, from the sources that agree down to JVMTI's safepoint view. */
 #define WALK_AND_CODE_AGREE ((int)JVM_SAMPLE_EXACT) /* AsyncGetCallTrace's method owns the code at ip */

@@ -6,7 +6,7 @@
 #define JEVMON_SAMPLE_H
 
 #include "jevmon.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* At VMInit: register sampling, AsyncGetCallTrace if the JVM exports it, the class loader's natives. */
 void jv_sample_start(JNIEnv *env);

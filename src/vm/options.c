@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
 #include "platform/platform.h"
+#include "vm/options.h"
 
 static void apply_word(const char *word, size_t len, jv_options *opts)
 {

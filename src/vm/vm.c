@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "platform/platform.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 JavaVM *jv_vm;
 jvmtiEnv *jv_jvmti;

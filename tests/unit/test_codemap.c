@@ -1,5 +1,5 @@
 /*
- * test_codemap.c - the map of generated code (src/codemap.c) on its own: every address
+ * test_codemap.c - the map of generated code (src/ids/codemap.c) on its own: every address
  * inside every range maps back, gaps and random addresses map to nothing, newer code over
  * older code wins, unloads remove exactly what they name, and lookups racing updates only
  * ever see whole, true ranges.  Method "IDs" here are made-up numbers naming each range.
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "codemap.h"
+#include "ids/codemap.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"
 

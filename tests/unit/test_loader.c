@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discovery.h"
-#include "enable.h"
-#include "monitors.h"
+#include "loader/discovery.h"
+#include "loader/enable.h"
+#include "loader/monitors.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"
 

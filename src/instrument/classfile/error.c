@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "classfile/internal.h"
+#include "instrument/classfile/internal.h"
 
 int cf_fail(cf_error *error, const char *fmt, ...)
 {

@@ -1,5 +1,5 @@
 /* opcodes.c - lengths and kinds of JVM instructions (JVMS 6.5), see internal.h. */
-#include "classfile/internal.h"
+#include "instrument/classfile/internal.h"
 
 /* Length of each fixed-size opcode; 0 for unknown opcodes and the variable-length
  * tableswitch, lookupswitch and wide. */

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "classfile/internal.h"
+#include "instrument/classfile/internal.h"
 
 #define NOT_AN_INSTRUCTION UINT32_MAX
 
