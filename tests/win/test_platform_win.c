@@ -158,73 +158,6 @@ START_TEST(mutex_is_recursive_and_threads_join)
 }
 END_TEST
 
-/* plat_thread_at_exit: the function runs once as each thread that asked ends, and only those. */
-static atomic_int exits_run;
-
-static void count_exit(void)
-{
-    atomic_fetch_add(&exits_run, 1);
-}
-
-static void other_exit(void)
-{
-}
-
-static void ask_twice_for_exit(void *arg)
-{
-    int *results = arg;
-    results[0] = plat_thread_at_exit(count_exit);
-    results[1] = plat_thread_at_exit(count_exit); /* once per thread however often asked */
-    results[2] = plat_thread_at_exit(other_exit); /* one function per process */
-}
-
-static void ask_nothing(void *arg)
-{
-    (void)arg;
-}
-
-START_TEST(thread_exit_function_runs_once_per_asking_thread)
-{
-    int results[3] = {-2, -2, -2};
-    plat_thread *asking = plat_thread_start(ask_twice_for_exit, results);
-    ck_assert_ptr_nonnull(asking);
-    plat_thread_join(asking);
-    ck_assert_int_eq(results[0], 0);
-    ck_assert_int_eq(results[1], 0);
-    ck_assert_int_eq(results[2], -1);
-    ck_assert_int_eq(atomic_load(&exits_run), 1);
-    plat_thread *quiet = plat_thread_start(ask_nothing, NULL);
-    ck_assert_ptr_nonnull(quiet);
-    plat_thread_join(quiet);
-    ck_assert_int_eq(atomic_load(&exits_run), 1);
-}
-END_TEST
-
-static void set_after_a_while(void *arg)
-{
-    plat_sleep_ms(20);
-    plat_event_set(arg);
-}
-
-/* plat_event: a wait times out unset, ends early when another thread sets it, and stays set. */
-START_TEST(event_wait_times_out_or_ends_when_set)
-{
-    plat_event *e = plat_event_create();
-    ck_assert_ptr_nonnull(e);
-    uint64_t start = plat_now_ns();
-    ck_assert_int_eq(plat_event_wait_ms(e, 30), 0);
-    ck_assert_uint_ge(plat_now_ns() - start, 29000000u);
-    plat_thread *setter = plat_thread_start(set_after_a_while, e);
-    ck_assert_ptr_nonnull(setter);
-    start = plat_now_ns();
-    ck_assert_int_eq(plat_event_wait_ms(e, 10000), 1);
-    ck_assert_uint_lt(plat_now_ns() - start, 5000000000u); /* woken, not timed out */
-    plat_thread_join(setter);
-    ck_assert_int_eq(plat_event_wait_ms(e, 0), 1);
-    plat_event_destroy(e);
-}
-END_TEST
-
 START_TEST(thread_without_a_function_is_logged)
 {
     ck_assert_ptr_null(plat_thread_start(NULL, NULL));
@@ -441,8 +374,6 @@ static Suite *platform_suite(void)
     tcase_add_test(basics, module_path_of_the_program);
     tcase_add_test(basics, module_path_of_no_module);
     tcase_add_test(basics, mutex_is_recursive_and_threads_join);
-    tcase_add_test(basics, thread_exit_function_runs_once_per_asking_thread);
-    tcase_add_test(basics, event_wait_times_out_or_ends_when_set);
     tcase_add_test(basics, thread_without_a_function_is_logged);
     tcase_add_test(basics, os_thread_id_is_the_windows_one);
     tcase_add_test(basics, clock_is_monotonic_and_sleep_waits);
