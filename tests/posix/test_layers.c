@@ -114,15 +114,14 @@ END_TEST
 START_TEST(a_loop_between_folders_of_one_layer_fails)
 {
     make_tree();
-    put("events/exception.c", "int jv_instrument_is_handler(void);\n"
-                              "int jv_exception_seen(void)\n{\n    return jv_instrument_is_handler();\n}\n");
-    put("instrument/instrument.c", "int jv_exception_seen(void);\n"
-                                   "int jv_instrument_is_handler(void)\n{\n    return jv_exception_seen();\n}\n");
+    put("events/event_gc.c", "int jv_heap_dumps_wanted(void);\n"
+                             "int jv_gc_seen(void)\n{\n    return jv_heap_dumps_wanted();\n}\n");
+    put("heap/heap.c", "int jv_gc_seen(void);\n"
+                       "int jv_heap_dumps_wanted(void)\n{\n    return jv_gc_seen();\n}\n");
     check_run r = check_tree();
     remove_tree();
     ck_assert_int_eq(r.status, 1);
-    ck_assert_msg(strstr(r.output, "folders use one another in a loop: events -> instrument -> events"), "%s",
-                  r.output);
+    ck_assert_msg(strstr(r.output, "folders use one another in a loop: events -> heap -> events"), "%s", r.output);
 }
 END_TEST
 
@@ -130,9 +129,9 @@ START_TEST(calls_downward_and_sideways_pass)
 {
     make_tree();
     put("ids/class.c", "int jv_class_count(void)\n{\n    return 1;\n}\n");
-    put("events/exception.c", "int jv_class_count(void);\nint jv_instrument_is_handler(void);\n"
-                              "int jv_seen(void)\n{\n    return jv_class_count() + jv_instrument_is_handler();\n}\n");
-    put("instrument/instrument.c", "int jv_instrument_is_handler(void)\n{\n    return 0; /* jv_seen() */\n}\n");
+    put("events/event_gc.c", "int jv_class_count(void);\nint jv_heap_dumps_wanted(void);\n"
+                             "int jv_gc_seen(void)\n{\n    return jv_class_count() + jv_heap_dumps_wanted();\n}\n");
+    put("heap/heap.c", "int jv_heap_dumps_wanted(void)\n{\n    return 0; /* jv_gc_seen() */\n}\n");
     check_run r = check_tree();
     remove_tree();
     ck_assert_msg(r.status == 0, "%s", r.output);
