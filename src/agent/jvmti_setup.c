@@ -139,8 +139,9 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
                                             jint class_data_len, const unsigned char *class_data,
                                             jint *new_class_data_len, unsigned char **new_class_data)
 {
-    jv_on_class_file_load_hook(jvmti, env, class_being_redefined, loader, name, protection_domain, class_data_len,
-                               class_data, new_class_data_len, new_class_data);
+    (void)jvmti, (void)loader, (void)protection_domain;
+    if (!class_being_redefined && name)
+        jv_class_load_started(env, name);
     if (jv_instrument_active())
         jv_instrument_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
 }

@@ -7,19 +7,12 @@
 #include "events/events.h"
 #include "ids/class.h"
 
-void JNICALL jv_on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
-                                        jobject loader, const char *name, jobject protection_domain,
-                                        jint class_data_len, const unsigned char *class_data,
-                                        jint *new_class_data_len, unsigned char **new_class_data)
+void jv_class_load_started(JNIEnv *env, const char *name)
 {
-    (void)jvmti, (void)loader, (void)protection_domain;
-    if (!class_being_redefined && name) {
-        jv_dispatch d;
-        jv_dispatch_begin(&d, env);
-        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
-        jv_dispatch_end(&d);
-    }
-    (void)class_data_len, (void)class_data, (void)new_class_data_len, (void)new_class_data;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_STARTED, (UniqueID)name);
+    jv_dispatch_end(&d);
 }
 
 /* Does nothing: HotSpot's AsyncGetCallTrace refuses to walk unless some agent listens to class loads. */

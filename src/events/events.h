@@ -20,10 +20,8 @@ void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual);
 void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual);
 
 /* Class loads (event_class.c). */
-void JNICALL jv_on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined, jobject loader,
-                                        const char *name, jobject protection_domain, jint class_data_len,
-                                        const unsigned char *class_data, jint *new_class_data_len,
-                                        unsigned char **new_class_data);
+/* CLASS_LOAD_STARTED for a class about to be defined (ClassFileLoadHook, not for a redefinition). */
+void jv_class_load_started(JNIEnv *env, const char *name);
 void JNICALL jv_on_class_load(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 void JNICALL jv_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 
