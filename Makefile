@@ -268,7 +268,7 @@ FUZZ_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-
   -DCOBJMACROS -D_GNU_SOURCE -Iinclude -Iinclude/posix -Isrc -Itests/posix/fuzz_oracles
 FUZZ_TARGETS := regfile classfile
 regfile_FUZZ_SRC := src/com/regfile.c src/com/guid.c src/com/log.c
-classfile_FUZZ_SRC := $(wildcard src/instrument/classfile/*.c) src/com/log.c
+classfile_FUZZ_SRC := $(wildcard src/classfile/*.c) src/com/log.c
 define fuzz_rule
 $(BUILD)/linux/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c tests/posix/fuzz_oracles/$(1).c $($(1)_FUZZ_SRC)
 	@mkdir -p $$(@D)

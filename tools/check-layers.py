@@ -26,6 +26,7 @@ from collections import defaultdict
 LAYERS = [
     ("platform", "com"),  # the operating system, COM and the registry
     ("sdk",),             # what monitors link: IIDs and self-registration
+    ("classfile",),       # reading, rewriting and scanning class files; knows nothing of the JVM
     ("vm",),              # the JVM handle, the agent's options, once-initialization
     ("ids",),             # the tables behind the IDs and what they answer
     ("dispatch",),        # the monitor table and delivering one event to the monitors

@@ -11,8 +11,7 @@
     X(can_get_monitor_info) X(can_generate_compiled_method_load_events) X(can_generate_all_class_hook_events)  \
     X(can_retransform_classes) X(can_generate_method_entry_events) X(can_generate_method_exit_events)          \
     X(can_generate_exception_events) X(can_generate_object_free_events) X(can_generate_single_step_events)     \
-    X(can_generate_garbage_collection_events) X(can_generate_breakpoint_events)                                \
-    X(can_generate_frame_pop_events)
+    X(can_generate_garbage_collection_events) X(can_generate_breakpoint_events) X(can_access_local_variables)
 
 #define GETTER(name)                                                                                            \
     static int has_##name(const jvmtiCapabilities *caps)                                                        \

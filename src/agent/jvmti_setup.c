@@ -9,6 +9,7 @@
 #include "agent/jvmti_setup.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/event_switch.h"
+#include "events/class_failure.h"
 #include "events/events.h"
 #include "events/exception.h"
 #include "events/thread_name.h"
@@ -40,11 +41,11 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
         caps->can_generate_method_entry_events = 1;
         caps->can_generate_method_exit_events = 1;
     }
-    if (categories & (JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS))
-        caps->can_generate_exception_events = 1;
+    if (categories & (JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND))
+        caps->can_generate_exception_events = 1; /* costs every throw, listened to or not: class_failure.h */
     if (categories & JVM_MONITOR_CLASS_LOADS) {
-        caps->can_generate_object_free_events = 1;
-        caps->can_generate_breakpoint_events = 1; /* failed loads (exception.c) */
+        caps->can_generate_object_free_events = 1; /* unloads */
+        jv_class_failures_capabilities(caps);
     }
     if (categories & (JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION))
         caps->can_generate_single_step_events = 1;
@@ -62,7 +63,9 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
     if (!caps->can_tag_objects)
         return 0;
     if (caps->can_generate_exception_events)
-        d |= JVM_MONITOR_EXCEPTIONS | (caps->can_generate_object_free_events ? JVM_MONITOR_CLASS_LOADS : 0);
+        d |= JVM_MONITOR_EXCEPTIONS;
+    if (caps->can_generate_object_free_events)
+        d |= JVM_MONITOR_CLASS_LOADS; /* failed loads need two more (class_failure.c says when they are missing) */
     if (jv_events_method_calls_instrumented() ? jv_instrument_possible(caps)
                      : caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
         d |= JV_METHOD_CALL_BITS;
@@ -158,7 +161,7 @@ static void JNICALL on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thr
 
 static void JNICALL on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
 {
-    if (!jv_class_failure_breakpoint(thread, method))
+    if (!jv_class_failure_breakpoint(env, thread, method))
         jv_on_breakpoint(jvmti, env, thread, method, location);
 }
 
@@ -201,7 +204,6 @@ int jv_events_setup(void)
     cb.GarbageCollectionFinish = jv_on_gc_finish;
     cb.SampledObjectAlloc = jv_on_sampled_object_alloc;
     cb.Breakpoint = on_breakpoint;
-    cb.FramePop = jv_on_frame_pop;
     cb.ThreadStart = jv_on_thread_start;
     cb.ThreadEnd = jv_on_thread_end;
     struct {

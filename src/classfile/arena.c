@@ -6,7 +6,7 @@
  * to the system and fault it in again for the next class, which cost more than the
  * rewriting.  The spares are shared by every thread, taken and returned lock-free.
  */
-#include "instrument/classfile/arena.h"
+#include "classfile/arena.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

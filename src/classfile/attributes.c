@@ -1,5 +1,5 @@
 /* attributes.c - attribute tables (JVMS 4.7) of classes, fields, methods and Code, kept raw. */
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 int cf_read_attributes(cf_class *cls, cf_reader *r, uint16_t *count, cf_attr **attrs, cf_error *error)
 {

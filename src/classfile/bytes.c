@@ -1,5 +1,5 @@
 /* bytes.c - bounds-checked big-endian reading and growable output buffers (see bytes.h). */
-#include "instrument/classfile/bytes.h"
+#include "classfile/bytes.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -199,4 +199,12 @@ int cf_instrument_class(const uint8_t *data, size_t size, const cf_hooks *hooks,
                         uint8_t **out, size_t *out_size, cf_instrument_stats *stats,
                         char *error, size_t error_size);
 
+/*
+ * The offsets of one method's return instructions (ireturn .. return), in code order, walking
+ * its bytecode (a Code attribute's code, or JVMTI GetBytecodes) instruction by instruction.
+ * Returns how many there are, of which the first max are stored in offsets; -1 when the code
+ * cannot be walked (an unknown opcode, or an instruction running past the end).
+ */
+long cf_return_offsets(const uint8_t *code, uint32_t length, uint32_t *offsets, size_t max);
+
 #endif /* JEVMON_CLASSFILE_H */

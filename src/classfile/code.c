@@ -1,5 +1,5 @@
 /* code.c - the Code attribute (JVMS 4.7.3): parsed form and its serialization. */
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 int cf_code_parse(cf_class *cls, const cf_attr *attr, cf_code **out, cf_error *error)
 {

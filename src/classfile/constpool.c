@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 int cf_cp_has(const cf_class *cls, uint32_t index, uint8_t tag)
 {

@@ -1,7 +1,7 @@
 /* descriptor.c - splitting method descriptors into their types (JVMS 4.3.3). */
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 /* Length of the field type at s, or 0 when there is none. */
 static size_t field_type_length(const char *s)

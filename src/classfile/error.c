@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 int cf_fail(cf_error *error, const char *fmt, ...)
 {

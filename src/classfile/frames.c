@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 typedef struct frame_list {
     cf_frame *frames;

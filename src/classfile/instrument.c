@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 #include "platform/platform.h"
 
 /* Constant pool entries the injected code uses, added on first need. */

@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
-#include "instrument/classfile/arena.h"
-#include "instrument/classfile/bytes.h"
-#include "instrument/classfile/classfile.h"
+#include "classfile/arena.h"
+#include "classfile/bytes.h"
+#include "classfile/classfile.h"
 
 /* ---- error.c: the first failure of an operation, as text for the caller ------------ */
 typedef struct cf_error {

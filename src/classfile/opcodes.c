@@ -1,5 +1,6 @@
-/* opcodes.c - lengths and kinds of JVM instructions (JVMS 6.5), see internal.h. */
-#include "instrument/classfile/internal.h"
+/* opcodes.c - lengths and kinds of JVM instructions (JVMS 6.5), see internal.h; the return scan of classfile.h. */
+#include "classfile/classfile.h"
+#include "classfile/internal.h"
 
 /* Length of each fixed-size opcode; 0 for unknown opcodes and the variable-length
  * tableswitch, lookupswitch and wide. */
@@ -85,4 +86,18 @@ int cf_is_return(uint8_t op)
 int cf_is_conditional_branch(uint8_t op)
 {
     return cf_is_short_branch(op) && op != OP_GOTO && op != OP_JSR;
+}
+
+long cf_return_offsets(const uint8_t *code, uint32_t length, uint32_t *offsets, size_t max)
+{
+    long found = 0;
+    for (uint32_t pc = 0; pc < length;) {
+        uint32_t n = cf_insn_length(code, length, pc);
+        if (n == 0)
+            return -1;
+        if (cf_is_return(code[pc]) && (size_t)found++ < max)
+            offsets[found - 1] = pc;
+        pc += n;
+    }
+    return found;
 }

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 static int read_members(cf_class *cls, cf_reader *r, int methods, uint16_t *count, cf_member **out, cf_error *error)
 {

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 #define NOT_AN_INSTRUCTION UINT32_MAX
 

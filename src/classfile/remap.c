@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 static uint32_t remap_start(const cf_relocation *reloc, uint32_t pc)
 {

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 enum { HALF = 0xff }; /* second slot of a long or double */
 

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 int cf_vtype_of(cf_class *cls, const char *type, size_t length, cf_vtype *out, cf_error *error)
 {

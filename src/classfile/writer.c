@@ -1,7 +1,7 @@
 /* writer.c - serializing a cf_class back into class-file bytes. */
 #include <stdlib.h>
 
-#include "instrument/classfile/internal.h"
+#include "classfile/internal.h"
 
 static void write_members(cf_buffer *b, uint16_t count, const cf_member *members)
 {

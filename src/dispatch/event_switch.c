@@ -22,15 +22,14 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_METHOD_ENTRY, JV_METHOD_CALL_BITS},
     {JVMTI_EVENT_METHOD_EXIT, JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_SINGLE_STEP, JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION},
-    {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND | JVM_MONITOR_CLASS_LOADS},
+    {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* GC location */
     {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING}, /* and heap dumps, ages */
     {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING}, /* sampling: each thread's OS id */
     {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
-    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS}, /* class loads: exception.c */
-    {JVMTI_EVENT_FRAME_POP, JVM_MONITOR_THREADS},
+    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS}, /* setName; failed class loads */
 };
 
 static int instrumented;
@@ -79,15 +78,6 @@ static int wanted_by_others(jvmtiEvent event)
         if (needs[i].event == event && needs[i].needed())
             return 1;
     return 0;
-}
-
-void jv_events_served_elsewhere(jvmtiEvent event, DWORD categories)
-{
-    plat_mutex_lock(update_lock);
-    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++)
-        if (routes[i].event == event)
-            routes[i].categories &= ~categories;
-    plat_mutex_unlock(update_lock);
 }
 
 void jv_events_switch_init(void)

@@ -24,9 +24,6 @@ void jv_events_instrument_method_calls(int on);
 int jv_events_method_calls_instrumented(void);
 /* The event is also on while needed() says so (asked at every update); said once, at start. */
 void jv_events_also_when(jvmtiEvent event, int (*needed)(void));
-/* The categories no longer need the event: something else serves them (CLASS_LOADS' failures,
- * from breakpoints: exception.c).  Takes effect at the next update. */
-void jv_events_served_elsewhere(jvmtiEvent event, DWORD categories);
 /* Called when the union of masks or a need may have changed: switches the JVMTI events. */
 void jv_events_update(void);
 

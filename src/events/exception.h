@@ -2,8 +2,7 @@
  * exception.h - exception events: EXCEPTION_THROWN when an exception is thrown,
  * EXCEPTION_OCCURRED when a handler is about to run (NotifyEvent with the handler
  * frame's StackID for monitors without IJavaEventMonitor2), EXCEPTION_UNWIND for each
- * frame it propagates out of, and CLASS_LOAD_FAILED for ClassNotFoundException and
- * NoClassDefFoundError.
+ * frame it propagates out of.
  */
 #ifndef JEVMON_EXCEPTION_H
 #define JEVMON_EXCEPTION_H
@@ -15,16 +14,6 @@ void JNICALL jv_on_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmeth
                              jobject exception, jmethodID catch_method, jlocation catch_location);
 void JNICALL jv_on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                    jlocation location, jobject exception);
-/*
- * CLASS_LOAD_FAILED without Exception events for every thread (exception.c).  start: at VMInit,
- * when a monitor may ask for CLASS_LOADS, the breakpoints; watched: non-zero once they are set,
- * so CLASS_LOADS needs no Exception events of its own; breakpoint: 1 when the breakpoint was one
- * of them (the thread's Exception event then stays on until the failure is thrown).
- */
-void jv_class_failures_start(JNIEnv *env);
-int jv_class_failures_watched(void);
-int jv_class_failure_breakpoint(jthread thread, jmethodID method);
-
 /* Instrumented methods: an injected handler caught the exception (jvmti_setup.c asks the
  * instrumentation at each ExceptionCatch); it rethrows, so neither gets events. */
 void jv_exception_caught_by_handler(JNIEnv *env, jobject exception);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classfile/classfile.h"
 #include "dispatch/dispatch.h"
 #include "events/thread_name.h"
 #include "platform/platform.h"
@@ -13,7 +14,6 @@ static plat_mutex *names_lock; /* every jv_thread's last_name */
 void jv_thread_names_capabilities(jvmtiCapabilities *caps)
 {
     caps->can_generate_breakpoint_events = 1;
-    caps->can_generate_frame_pop_events = 1;
 }
 
 /* The thread's current name, malloc'd; NULL when it cannot be had. */
@@ -47,6 +47,29 @@ void jv_thread_name_record(JNIEnv *env, jthread thread, jv_thread *t)
         store_name(t, name_of(thread));
 }
 
+/* Sets a breakpoint at every return of setName; NULL, or why not one could be set. */
+static const char *watch_returns(void)
+{
+    jint length = 0;
+    unsigned char *code = NULL;
+    uint32_t returns[16];
+    if ((*jv_jvmti)->GetBytecodes(jv_jvmti, set_name, &length, &code) != JVMTI_ERROR_NONE)
+        return "its bytecodes cannot be read";
+    long found = cf_return_offsets(code, (uint32_t)length, returns, sizeof(returns) / sizeof(*returns));
+    (*jv_jvmti)->Deallocate(jv_jvmti, code);
+    if (found <= 0)
+        return found < 0 ? "its bytecodes cannot be walked" : "it has no return";
+    if ((size_t)found > sizeof(returns) / sizeof(*returns))
+        return "it has too many returns";
+    for (long i = 0; i < found; i++)
+        if ((*jv_jvmti)->SetBreakpoint(jv_jvmti, set_name, (jlocation)returns[i]) != JVMTI_ERROR_NONE) {
+            for (long j = 0; j < i; j++)
+                (*jv_jvmti)->ClearBreakpoint(jv_jvmti, set_name, (jlocation)returns[j]);
+            return "the JVM refused a breakpoint";
+        }
+    return NULL;
+}
+
 void jv_thread_names_start(JNIEnv *env)
 {
     jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
@@ -73,15 +96,9 @@ void jv_thread_names_start(JNIEnv *env)
         }
         (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
     }
-    if ((*jv_jvmti)->SetBreakpoint(jv_jvmti, set_name, 0) != JVMTI_ERROR_NONE)
-        jv_log("could not watch Thread.setName; THREAD_SET_NAME will not be sent");
-}
-
-void JNICALL jv_on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
-{
-    (void)env, (void)location;
-    if (method == set_name)
-        (*jvmti)->NotifyFramePop(jvmti, thread, 0);
+    const char *why = watch_returns();
+    if (why)
+        jv_log("could not watch Thread.setName (%s); THREAD_SET_NAME will not be sent", why);
 }
 
 static void notify_if_renamed(JNIEnv *env, jthread thread)
@@ -91,13 +108,12 @@ static void notify_if_renamed(JNIEnv *env, jthread thread)
         jv_notify2(JVM_MONITOR_THREADS, JVM_EVENT_TYPE2_THREAD_SET_NAME, jv_thread_id(t), 0);
 }
 
-void JNICALL jv_on_frame_pop(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
-                             jboolean was_popped_by_exception)
+void JNICALL jv_on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
 {
+    (void)location; /* one of setName's returns: the name is set */
     jint count = 0;
     jthread *threads = NULL;
-    if (method != set_name || was_popped_by_exception ||
-        (*jvmti)->GetAllThreads(jvmti, &count, &threads) != JVMTI_ERROR_NONE)
+    if (method != set_name || (*jvmti)->GetAllThreads(jvmti, &count, &threads) != JVMTI_ERROR_NONE)
         return;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);

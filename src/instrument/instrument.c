@@ -26,7 +26,7 @@
 #include "ids/ids.h"
 #include "ids/method.h"
 #include "ids/thread.h"
-#include "instrument/classfile/classfile.h"
+#include "classfile/classfile.h"
 #include "instrument/instrument.h"
 #include "platform/platform.h"
 

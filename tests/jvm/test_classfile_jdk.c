@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "instrument/classfile/classfile.h"
+#include "classfile/classfile.h"
 
 #define MAX_JDKS 8
 #define MAX_IDS 4096

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "instrument/classfile/classfile.h"
-#include "instrument/classfile/internal.h"
+#include "classfile/classfile.h"
+#include "classfile/internal.h"
 #include "platform/platform.h"
 
 /* ---- Building class files ---------------------------------------------------------------- */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "instrument/classfile/classfile.h"
+#include "classfile/classfile.h"
 #include "oracles.h"
 #include "platform/platform.h"
 

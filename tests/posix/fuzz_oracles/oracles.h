@@ -16,7 +16,7 @@
  * hive write -> parse -> write: the second parse has no error and both writes are equal. */
 const char *fuzz_regfile_check(const uint8_t *data, size_t size);
 
-/* The class-file reader and rewriter (src/instrument/classfile/): parse -> write gives the input back;
+/* The class-file reader and rewriter (src/classfile/): parse -> write gives the input back;
  * parse -> instrument -> write gives a class file that parses and writes back unchanged. */
 const char *fuzz_classfile_check(const uint8_t *data, size_t size);
 
