@@ -786,6 +786,40 @@ START_TEST(truncated_and_corrupted_classes_fail_cleanly)
 }
 END_TEST
 
+/* cf_return_offsets (THREAD_SET_NAME's breakpoints): every return found, walking over the
+ * variable-length instructions; a code it cannot walk is refused rather than half-scanned. */
+START_TEST(returns_are_found_past_switches_and_wide)
+{
+    static const uint8_t code[] = {
+        0x1a,                         /* 0 iload_0 */
+        0xaa, 0x00, 0x00,             /* 1 tableswitch, padded to 4 */
+        0x00, 0x00, 0x00, 0x18,       /* 4 default: 1 + 24 = 25 */
+        0x00, 0x00, 0x00, 0x00,       /* 8 low 0 */
+        0x00, 0x00, 0x00, 0x01,       /* 12 high 1 */
+        0x00, 0x00, 0x00, 0x18,       /* 16 case 0 */
+        0x00, 0x00, 0x00, 0x19,       /* 20 case 1: 26 */
+        0xac,                         /* 24 ireturn (the byte a naive scan would read as one) */
+        0xc4, 0x84, 0x01, 0x00, 0x00, 0x02, /* 25 wide iinc 256, 2 */
+        0xb1,                         /* 31 return */
+        0xc4, 0x15, 0x00, 0xb1,       /* 32 wide iload 177: operand bytes that look like return */
+        0xac,                         /* 36 ireturn */
+    };
+    uint32_t offsets[4];
+    ck_assert_int_eq(cf_return_offsets(code, sizeof(code), offsets, 4), 3);
+    ck_assert_uint_eq(offsets[0], 24);
+    ck_assert_uint_eq(offsets[1], 31);
+    ck_assert_uint_eq(offsets[2], 36);
+    /* More returns than room: all counted, the first ones kept. */
+    ck_assert_int_eq(cf_return_offsets(code, sizeof(code), offsets, 1), 3);
+    ck_assert_uint_eq(offsets[0], 24);
+    /* Cut inside the last wide instruction, or an unknown opcode: not walkable. */
+    ck_assert_int_eq(cf_return_offsets(code, 34, offsets, 4), -1);
+    static const uint8_t unknown[] = {0x00, 0xcb, 0xb1};
+    ck_assert_int_eq(cf_return_offsets(unknown, sizeof(unknown), offsets, 4), -1);
+    ck_assert_int_eq(cf_return_offsets(code, 0, offsets, 4), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("classfile");
@@ -805,6 +839,7 @@ int main(void)
     tcase_add_test(tc, large_ids_use_an_integer_constant);
     tcase_add_test(tc, bridge_and_skipped_methods_are_not_touched);
     tcase_add_test(tc, truncated_and_corrupted_classes_fail_cleanly);
+    tcase_add_test(tc, returns_are_found_past_switches_and_wide);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
