@@ -113,7 +113,8 @@ void jv_events_update(void)
             continue;
         }
         refused |= routes[i].categories;
-        if (!refusal_said[i]) {
+        /* A capability the JVM did not grant was announced at start with the categories using it. */
+        if (!refusal_said[i] && error != JVMTI_ERROR_MUST_POSSESS_CAPABILITY) {
             refusal_said[i] = 1;
             jv_log("the JVM refused to turn JVMTI event %d %s (error %d); tried again at the next event mask change",
                    (int)routes[i].event, on ? "on" : "off", (int)error);

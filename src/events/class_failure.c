@@ -50,11 +50,8 @@ void jv_class_failures_start(JNIEnv *env)
 {
     jvmtiCapabilities held;
     if ((*jv_jvmti)->GetCapabilities(jv_jvmti, &held) != JVMTI_ERROR_NONE || !held.can_generate_breakpoint_events ||
-        !held.can_access_local_variables) {
-        jv_log("CLASS_LOAD_FAILED will not be sent: the JVM did not grant the breakpoints and the local variables "
-               "it is read from");
-        return;
-    }
+        !held.can_access_local_variables)
+        return; /* announced at start (capabilities.c), with the categories that use them */
     for (size_t i = 0; i < FAILURE_CLASSES; i++) {
         jclass k = (*env)->FindClass(env, failure_class_names[i]);
         if (!k)

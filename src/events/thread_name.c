@@ -72,6 +72,9 @@ static const char *watch_returns(void)
 
 void jv_thread_names_start(JNIEnv *env)
 {
+    jvmtiCapabilities held;
+    if ((*jv_jvmti)->GetCapabilities(jv_jvmti, &held) != JVMTI_ERROR_NONE || !held.can_generate_breakpoint_events)
+        return; /* announced at start (capabilities.c), with the categories that use it */
     jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
     if (!thread_class) {
         (*env)->ExceptionClear(env);
