@@ -77,7 +77,14 @@ static void pb_message(pb_buffer *b, unsigned field, pb_buffer *message)
     message->size = 0;
 }
 
-/* The profile being encoded: the string table, and one function (and location) per method. */
+/* A location: one line of one function. */
+typedef struct location {
+    uint32_t function; /* its id */
+    unsigned long line;
+} location;
+
+/* The profile being encoded: the string table, one function per method, one location per line of
+ * a function that a frame was at. */
 typedef struct encoder {
     const jp_pprof_profile *profile;
     pb_buffer out, message, inner;
@@ -86,9 +93,14 @@ typedef struct encoder {
     size_t string_count, string_capacity;
     uint32_t *slots; /* a hash of the strings' indices (UINT32_MAX: empty), so that each is written once */
     size_t slot_count;
-    jp_idmap function_ids; /* MethodID -> function id (the location's id too), from 1 */
+    jp_idmap function_ids; /* MethodID -> function id, from 1 */
     MethodID *methods;     /* by function id - 1 */
     size_t method_count, method_capacity;
+    location *locations;   /* by location id - 1 */
+    size_t location_count, location_capacity;
+    uint32_t *location_slots; /* a hash of the locations' indices (UINT32_MAX: empty), each location once */
+    size_t location_slot_count;
+    uint64_t *node_locations; /* the tree's node -> its location id; 0 until asked */
     int failed;
 } encoder;
 
@@ -144,7 +156,7 @@ static uint64_t string_index(encoder *e, const char *text)
     return e->string_count++;
 }
 
-/* The function (and location) id of method, given one when it has none. */
+/* The function id of method, given one when it has none. */
 static uint64_t function_id(encoder *e, MethodID method)
 {
     jp_idmap_entry *entry = jp_idmap_insert(&e->function_ids, method);
@@ -165,6 +177,67 @@ static uint64_t function_id(encoder *e, MethodID method)
     }
     e->methods[e->method_count++] = method;
     return entry->value = e->method_count;
+}
+
+static size_t location_hash(const location *l, size_t slot_count)
+{
+    return (size_t)(((uint64_t)l->function * 0x9E3779B97F4A7C15ull) ^ l->line) & (slot_count - 1);
+}
+
+/* Makes room for one more location: the array, and the hash of indices kept at most half full. */
+static int grow_locations(encoder *e)
+{
+    if (e->location_count == e->location_capacity) {
+        size_t capacity = e->location_capacity ? 2 * e->location_capacity : 256;
+        location *locations = realloc(e->locations, capacity * sizeof(*locations));
+        if (!locations)
+            return -1;
+        e->locations = locations, e->location_capacity = capacity;
+    }
+    if (2 * (e->location_count + 1) <= e->location_slot_count)
+        return 0;
+    size_t slot_count = e->location_slot_count ? 2 * e->location_slot_count : 512;
+    uint32_t *slots = malloc(slot_count * sizeof(*slots));
+    if (!slots)
+        return -1;
+    memset(slots, 0xff, slot_count * sizeof(*slots)); /* UINT32_MAX: empty */
+    for (size_t i = 0; i < e->location_count; i++) {
+        size_t at = location_hash(&e->locations[i], slot_count);
+        while (slots[at] != UINT32_MAX)
+            at = (at + 1) & (slot_count - 1);
+        slots[at] = (uint32_t)i;
+    }
+    free(e->location_slots);
+    e->location_slots = slots, e->location_slot_count = slot_count;
+    return 0;
+}
+
+/* The location id of a node of the tree: its method's function at the line of its offset (the
+ * method's first line when it has none), given one when that line has none; 0 when out of memory. */
+static uint64_t node_location(encoder *e, uint32_t node)
+{
+    if (e->node_locations[node])
+        return e->node_locations[node];
+    const jp_pprof_profile *p = e->profile;
+    const jp_node *n = &p->tree->nodes[node];
+    location wanted = {(uint32_t)function_id(e, n->method), 0};
+    if (p->line)
+        wanted.line = p->line(p->name_context, n->method, n->offset);
+    else if (p->source)
+        p->source(p->name_context, n->method, &wanted.line);
+    if (!wanted.function || grow_locations(e)) {
+        e->failed = 1;
+        return 0;
+    }
+    size_t at = location_hash(&wanted, e->location_slot_count);
+    for (; e->location_slots[at] != UINT32_MAX; at = (at + 1) & (e->location_slot_count - 1)) {
+        const location *l = &e->locations[e->location_slots[at]];
+        if (l->function == wanted.function && l->line == wanted.line)
+            return e->node_locations[node] = e->location_slots[at] + 1;
+    }
+    e->location_slots[at] = (uint32_t)e->location_count;
+    e->locations[e->location_count++] = wanted;
+    return e->node_locations[node] = e->location_count;
 }
 
 static void value_type(encoder *e, unsigned field, const char *type, const char *unit)
@@ -217,7 +290,7 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
         if (!first && !second)
             continue;
         for (uint32_t at = i; at != JP_ROOT; at = tree->nodes[at].parent)
-            pb_varint(&e->inner, function_id(e, tree->nodes[at].method));
+            pb_varint(&e->inner, node_location(e, at));
         pb_message(&e->message, SAMPLE_LOCATION_ID, &e->inner);
         pb_varint(&e->inner, first);
         pb_varint(&e->inner, second);
@@ -226,29 +299,29 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
     }
 }
 
-/* A location per method, its one line naming the function (whose id is the location's) and,
- * when the method's source is known, the method's first line: the trees record methods, not
- * bytecode offsets.  The function: its names, its source file and that line. */
+/* The locations, each one line of its function; then the functions: their names, their source
+ * files and first lines. */
 static void encode_locations_and_functions(encoder *e)
 {
     const jp_pprof_profile *p = e->profile;
-    for (size_t i = 0; i < e->method_count && !e->failed; i++) {
-        uint64_t id = i + 1;
-        unsigned long line = 0;
-        const char *file = p->source ? p->source(p->name_context, e->methods[i], &line) : NULL;
-        pb_uint(&e->message, LOCATION_ID, id);
-        pb_uint(&e->inner, LINE_FUNCTION_ID, id);
-        if (line)
-            pb_uint(&e->inner, LINE_LINE, line);
+    for (size_t i = 0; i < e->location_count && !e->failed; i++) {
+        pb_uint(&e->message, LOCATION_ID, i + 1);
+        pb_uint(&e->inner, LINE_FUNCTION_ID, e->locations[i].function);
+        if (e->locations[i].line)
+            pb_uint(&e->inner, LINE_LINE, e->locations[i].line);
         pb_message(&e->message, LOCATION_LINE, &e->inner);
         pb_message(&e->out, PROFILE_LOCATION, &e->message);
-        pb_uint(&e->functions, FUNCTION_ID, id);
+    }
+    for (size_t i = 0; i < e->method_count && !e->failed; i++) {
+        unsigned long first_line = 0;
+        const char *file = p->source ? p->source(p->name_context, e->methods[i], &first_line) : NULL;
+        pb_uint(&e->functions, FUNCTION_ID, i + 1);
         pb_uint(&e->functions, FUNCTION_NAME, string_index(e, p->name(p->name_context, e->methods[i])));
         pb_uint(&e->functions, FUNCTION_SYSTEM_NAME, string_index(e, p->system_name(p->name_context, e->methods[i])));
         if (file)
             pb_uint(&e->functions, FUNCTION_FILENAME, string_index(e, file));
-        if (line)
-            pb_uint(&e->functions, FUNCTION_START_LINE, line);
+        if (first_line)
+            pb_uint(&e->functions, FUNCTION_START_LINE, first_line);
         pb_message(&e->function_list, PROFILE_FUNCTION, &e->functions);
     }
     e->out.failed |= e->function_list.failed;
@@ -263,6 +336,8 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     string_index(&e, ""); /* index 0, as the format requires */
     uint64_t *bytes = NULL;
     if (p->kind == JP_PPROF_ALLOCATIONS && !(bytes = bytes_by_node(p)))
+        e.failed = 1;
+    if (!(e.node_locations = calloc(p->tree->count ? p->tree->count : 1, sizeof(*e.node_locations))))
         e.failed = 1;
     const char *time = p->kind == JP_PPROF_CALLS && p->wall_time ? "wall" : "cpu";
     if (p->kind == JP_PPROF_SAMPLES) {
@@ -290,6 +365,7 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     free(bytes);
     free(e.message.data), free(e.inner.data), free(e.functions.data), free(e.function_list.data);
     free(e.strings), free(e.slots), free(e.methods);
+    free(e.locations), free(e.location_slots), free(e.node_locations);
     jp_idmap_free(&e.function_ids);
     if (failed) {
         free(e.out.data);
