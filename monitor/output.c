@@ -77,29 +77,20 @@ static uint64_t collapsed_bytes(const jp_report *r, const jp_tree *tree, uint64_
     return bytes;
 }
 
-/* Fills folded (not initialized) with tree's paths under share percent of its total folded into their
- * callers.  0, or -1 out of memory. */
-static int fold_at(jp_tree *folded, const jp_tree *tree, double share)
-{
-    uint64_t min_total = (uint64_t)((double)tree->nodes[JP_ROOT].total * share / 100.0);
-    if (jp_tree_init(folded))
-        return -1;
-    if (jp_tree_fold(folded, tree, min_total ? min_total : 1)) {
-        jp_tree_free(folded);
-        return -1;
-    }
-    return 0;
-}
-
 /* Folds p->tree at the minimum share, then at higher shares while the collapsed file would
  * exceed JP_MAX_COLLAPSED_BYTES.  0, or -1 out of memory. */
 static int fold(const jp_report *r, shown_profile *p)
 {
-    uint64_t divisor = divisor_for(r, p->tree);
+    uint64_t whole = p->tree->nodes[JP_ROOT].total, divisor = divisor_for(r, p->tree);
     p->share = r->config->min_share;
     for (;;) {
-        if (fold_at(&p->folded, p->tree, p->share))
+        uint64_t min_total = (uint64_t)((double)whole * p->share / 100.0);
+        if (jp_tree_init(&p->folded))
             return -1;
+        if (jp_tree_fold(&p->folded, p->tree, min_total ? min_total : 1)) {
+            jp_tree_free(&p->folded);
+            return -1;
+        }
         uint64_t bytes = collapsed_bytes(r, &p->folded, divisor);
         if (bytes <= JP_MAX_COLLAPSED_BYTES || p->share >= 100)
             return 0;
@@ -202,13 +193,16 @@ static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
 }
 
 /* The tree as the collapsed file has it (folded alike: the same bound on the file's size), gzip'd;
- * the samples with their frames at their offsets, folded at the same share (as many paths at most
- * per depth, each a method at one line). */
+ * the samples with their frames at their offsets, folded as the collapsed file's paths are (each
+ * of its paths, at the lines its frames were at). */
 static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
 {
     jp_tree lines = {0};
-    if (p->tree == r->samples && r->sample_lines && fold_at(&lines, r->sample_lines, p->share))
+    if (p->tree == r->samples && r->sample_lines &&
+        (jp_tree_init(&lines) || jp_tree_fold_as(&lines, r->sample_lines, &p->folded))) {
+        jp_tree_free(&lines);
         return -1;
+    }
     jp_pprof_profile profile = {
         .kind = p->tree == r->samples ? JP_PPROF_SAMPLES : p->tree == r->calls ? JP_PPROF_CALLS : JP_PPROF_ALLOCATIONS,
         .tree = lines.nodes ? &lines : &p->folded,

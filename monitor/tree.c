@@ -207,16 +207,21 @@ void jp_tree_scale(jp_tree *tree, double factor)
     }
 }
 
-int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
+/* jp_tree_fold, keeping what is at least min_total, or (shape not NULL) what shape keeps. */
+static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp_tree *shape)
 {
-    if (!from->nodes || !into->nodes)
+    if (!from->nodes || !into->nodes || (shape && !shape->nodes))
         return -1;
     /* A node's parent always has a lower index (nodes are only appended), so one pass in index
-     * order sees every parent first.  where[i]: the node of into that node i is, or is folded into. */
+     * order sees every parent first.  where[i]: the node of into that node i is, or is folded into;
+     * shaped[i]: the node of shape with node i's path by method. */
     uint32_t *where = malloc((size_t)from->count * sizeof(*where));
+    uint32_t *shaped = shape ? malloc((size_t)from->count * sizeof(*shaped)) : NULL;
     unsigned char *kept = calloc(from->count, 1);
-    int result = where && kept ? 0 : -1;
+    int result = where && kept && (shaped || !shape) ? 0 : -1;
     if (result == 0) {
+        if (shaped)
+            shaped[JP_ROOT] = JP_ROOT;
         where[JP_ROOT] = JP_ROOT;
         kept[JP_ROOT] = 1;
         into->nodes[JP_ROOT].calls = from->nodes[JP_ROOT].calls;
@@ -226,7 +231,10 @@ int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
     for (uint32_t i = 1; result == 0 && i < from->count; i++) {
         const jp_node *node = &from->nodes[i];
         uint32_t parent = where[node->parent];
-        if (kept[node->parent] && (node->total >= min_total || node->parent == JP_ROOT)) {
+        if (shaped)
+            shaped[i] = jp_tree_find(shape, shaped[node->parent], node->method);
+        int keep = shaped ? shaped[i] != JP_NO_NODE : node->total >= min_total || node->parent == JP_ROOT;
+        if (kept[node->parent] && keep) {
             uint32_t copy = add_node(into, parent, node->method, node->offset);
             if (copy == JP_NO_NODE) {
                 result = -1;
@@ -245,8 +253,19 @@ int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
         }
     }
     free(where);
+    free(shaped);
     free(kept);
     return result;
+}
+
+int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
+{
+    return fold(into, from, min_total, NULL);
+}
+
+int jp_tree_fold_as(jp_tree *into, const jp_tree *from, const jp_tree *shape)
+{
+    return fold(into, from, 0, shape);
 }
 
 static uint64_t grown_by(uint64_t later, uint64_t earlier)

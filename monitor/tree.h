@@ -86,6 +86,9 @@ void jp_tree_scale(jp_tree *tree, double factor);
  * and whose calls take the calls made in the path, so that the calls do too.  The root's
  * weights are copied.  0, or -1 out of memory. */
 int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total);
+/* The same, keeping the paths of from (frames at offsets) whose paths by method shape (from by
+ * method, folded: jp_tree_by_method, jp_tree_fold) kept: from folded as shape was.  0, or -1. */
+int jp_tree_fold_as(jp_tree *into, const jp_tree *from, const jp_tree *shape);
 
 /* Fills into (initialized and empty) with what later holds beyond earlier, path by path: each
  * node's calls, self and total less those of earlier's node with the same path (none below

@@ -124,6 +124,16 @@ START_TEST(offsets_split_nodes_until_taken_by_method)
     uint32_t method_a = jp_tree_find(&methods, JP_ROOT, 1);
     ck_assert_uint_eq(methods.nodes[method_a].total, 9);
     ck_assert_uint_eq(methods.nodes[jp_tree_find(&methods, method_a, 2)].self, 9);
+    /* folded as the paths by method are: 2 (9 in all) under 10 goes into 1 at every offset */
+    jp_tree shape, shaped;
+    ck_assert_int_eq(jp_tree_init(&shape), 0);
+    ck_assert_int_eq(jp_tree_fold(&shape, &methods, 10), 0);
+    ck_assert_int_eq(jp_tree_init(&shaped), 0);
+    ck_assert_int_eq(jp_tree_fold_as(&shaped, &t, &shape), 0);
+    ck_assert_uint_eq(shaped.count, 3);
+    ck_assert_uint_eq(shaped.nodes[jp_tree_child_at(&shaped, JP_ROOT, 1, 7)].self, 8);
+    ck_assert_uint_eq(shaped.nodes[jp_tree_find(&shaped, JP_ROOT, 1)].self, 1);
+    jp_tree_free(&shape), jp_tree_free(&shaped);
     jp_tree_free(&t), jp_tree_free(&merged), jp_tree_free(&folded), jp_tree_free(&methods);
 }
 END_TEST
