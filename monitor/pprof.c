@@ -83,77 +83,107 @@ typedef struct location {
     unsigned long line;
 } location;
 
+/* Distinct items (strings, locations) by index, with a hash of their indices (UINT32_MAX: empty)
+ * kept at most half full, so that each is stored once. */
+typedef struct interned {
+    void *items;
+    size_t item_size, count, capacity;
+    uint32_t *slots;
+    size_t slot_count;
+    uint64_t (*hash)(const void *item);
+    int (*equal)(const void *a, const void *b);
+} interned;
+
+/* Makes room for one more item: the array, and the hash of indices. */
+static int make_room(interned *t)
+{
+    if (t->count == t->capacity) {
+        size_t capacity = t->capacity ? 2 * t->capacity : 256;
+        void *items = realloc(t->items, capacity * t->item_size);
+        if (!items)
+            return -1;
+        t->items = items, t->capacity = capacity;
+    }
+    if (2 * (t->count + 1) <= t->slot_count)
+        return 0;
+    size_t slot_count = t->slot_count ? 2 * t->slot_count : 512;
+    uint32_t *slots = malloc(slot_count * sizeof(*slots));
+    if (!slots)
+        return -1;
+    memset(slots, 0xff, slot_count * sizeof(*slots)); /* UINT32_MAX: empty */
+    for (size_t i = 0; i < t->count; i++) {
+        size_t at = t->hash((char *)t->items + i * t->item_size) & (slot_count - 1);
+        while (slots[at] != UINT32_MAX)
+            at = (at + 1) & (slot_count - 1);
+        slots[at] = (uint32_t)i;
+    }
+    free(t->slots);
+    t->slots = slots, t->slot_count = slot_count;
+    return 0;
+}
+
+/* The index of item, a copy added when it has none; UINT32_MAX out of memory. */
+static uint32_t intern(interned *t, const void *item)
+{
+    if (make_room(t))
+        return UINT32_MAX;
+    size_t at = t->hash(item) & (t->slot_count - 1);
+    for (; t->slots[at] != UINT32_MAX; at = (at + 1) & (t->slot_count - 1))
+        if (t->equal((char *)t->items + t->slots[at] * t->item_size, item))
+            return t->slots[at];
+    memcpy((char *)t->items + t->count * t->item_size, item, t->item_size);
+    return t->slots[at] = (uint32_t)t->count++;
+}
+
+static uint64_t string_hash(const void *item)
+{
+    uint64_t hash = 14695981039346656037ull; /* FNV-1a */
+    for (const char *text = *(const char *const *)item; *text; text++)
+        hash = (hash ^ (unsigned char)*text) * 1099511628211ull;
+    return hash;
+}
+
+static int string_equal(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b) == 0;
+}
+
+static uint64_t location_hash(const void *item)
+{
+    const location *l = item;
+    return ((uint64_t)l->function * 0x9E3779B97F4A7C15ull) ^ l->line;
+}
+
+static int location_equal(const void *a, const void *b)
+{
+    const location *x = a, *y = b;
+    return x->function == y->function && x->line == y->line;
+}
+
 /* The profile being encoded: the string table, one function per method, one location per line of
  * a function that a frame was at. */
 typedef struct encoder {
     const jp_pprof_profile *profile;
     pb_buffer out, message, inner;
     pb_buffer functions, function_list; /* one function; all of them, written after the locations */
-    const char **strings;
-    size_t string_count, string_capacity;
-    uint32_t *slots; /* a hash of the strings' indices (UINT32_MAX: empty), so that each is written once */
-    size_t slot_count;
+    interned strings;      /* const char *, each written once (the texts outlive the encoder) */
     jp_idmap function_ids; /* MethodID -> function id, from 1 */
     MethodID *methods;     /* by function id - 1 */
     size_t method_count, method_capacity;
-    location *locations;   /* by location id - 1 */
-    size_t location_count, location_capacity;
-    uint32_t *location_slots; /* a hash of the locations' indices (UINT32_MAX: empty), each location once */
-    size_t location_slot_count;
+    interned locations;       /* location, by location id - 1 */
     uint64_t *node_locations; /* the tree's node -> its location id; 0 until asked */
     int failed;
 } encoder;
 
-static uint64_t string_hash(const char *text)
-{
-    uint64_t hash = 14695981039346656037ull; /* FNV-1a */
-    for (; *text; text++)
-        hash = (hash ^ (unsigned char)*text) * 1099511628211ull;
-    return hash;
-}
-
-/* Makes room for one more string: the table, and the hash of indices kept at most half full. */
-static int grow_strings(encoder *e)
-{
-    if (e->string_count == e->string_capacity) {
-        size_t capacity = e->string_capacity ? 2 * e->string_capacity : 64;
-        const char **strings = realloc(e->strings, capacity * sizeof(*strings));
-        if (!strings)
-            return -1;
-        e->strings = strings, e->string_capacity = capacity;
-    }
-    if (2 * (e->string_count + 1) <= e->slot_count)
-        return 0;
-    size_t slot_count = e->slot_count ? 2 * e->slot_count : 128;
-    uint32_t *slots = malloc(slot_count * sizeof(*slots));
-    if (!slots)
-        return -1;
-    memset(slots, 0xff, slot_count * sizeof(*slots)); /* UINT32_MAX: empty */
-    for (size_t i = 0; i < e->string_count; i++) {
-        size_t at = string_hash(e->strings[i]) & (slot_count - 1);
-        while (slots[at] != UINT32_MAX)
-            at = (at + 1) & (slot_count - 1);
-        slots[at] = (uint32_t)i;
-    }
-    free(e->slots);
-    e->slots = slots, e->slot_count = slot_count;
-    return 0;
-}
-
 /* The string's index in the string table, each text once (text must outlive the encoder). */
 static uint64_t string_index(encoder *e, const char *text)
 {
-    if (grow_strings(e)) {
+    uint32_t index = intern(&e->strings, &text);
+    if (index == UINT32_MAX) {
         e->failed = 1;
         return 0;
     }
-    size_t at = string_hash(text) & (e->slot_count - 1);
-    for (; e->slots[at] != UINT32_MAX; at = (at + 1) & (e->slot_count - 1))
-        if (strcmp(e->strings[e->slots[at]], text) == 0)
-            return e->slots[at];
-    e->slots[at] = (uint32_t)e->string_count;
-    e->strings[e->string_count] = text;
-    return e->string_count++;
+    return index;
 }
 
 /* The function id of method, given one when it has none. */
@@ -179,39 +209,6 @@ static uint64_t function_id(encoder *e, MethodID method)
     return entry->value = e->method_count;
 }
 
-static size_t location_hash(const location *l, size_t slot_count)
-{
-    return (size_t)(((uint64_t)l->function * 0x9E3779B97F4A7C15ull) ^ l->line) & (slot_count - 1);
-}
-
-/* Makes room for one more location: the array, and the hash of indices kept at most half full. */
-static int grow_locations(encoder *e)
-{
-    if (e->location_count == e->location_capacity) {
-        size_t capacity = e->location_capacity ? 2 * e->location_capacity : 256;
-        location *locations = realloc(e->locations, capacity * sizeof(*locations));
-        if (!locations)
-            return -1;
-        e->locations = locations, e->location_capacity = capacity;
-    }
-    if (2 * (e->location_count + 1) <= e->location_slot_count)
-        return 0;
-    size_t slot_count = e->location_slot_count ? 2 * e->location_slot_count : 512;
-    uint32_t *slots = malloc(slot_count * sizeof(*slots));
-    if (!slots)
-        return -1;
-    memset(slots, 0xff, slot_count * sizeof(*slots)); /* UINT32_MAX: empty */
-    for (size_t i = 0; i < e->location_count; i++) {
-        size_t at = location_hash(&e->locations[i], slot_count);
-        while (slots[at] != UINT32_MAX)
-            at = (at + 1) & (slot_count - 1);
-        slots[at] = (uint32_t)i;
-    }
-    free(e->location_slots);
-    e->location_slots = slots, e->location_slot_count = slot_count;
-    return 0;
-}
-
 /* The location id of a node of the tree: its method's function at the line of its offset (the
  * method's first line when it has none), given one when that line has none; 0 when out of memory. */
 static uint64_t node_location(encoder *e, uint32_t node)
@@ -225,19 +222,12 @@ static uint64_t node_location(encoder *e, uint32_t node)
         wanted.line = p->line(p->name_context, n->method, n->offset);
     else if (p->source)
         p->source(p->name_context, n->method, &wanted.line);
-    if (!wanted.function || grow_locations(e)) {
+    uint32_t index = wanted.function ? intern(&e->locations, &wanted) : UINT32_MAX;
+    if (index == UINT32_MAX) {
         e->failed = 1;
         return 0;
     }
-    size_t at = location_hash(&wanted, e->location_slot_count);
-    for (; e->location_slots[at] != UINT32_MAX; at = (at + 1) & (e->location_slot_count - 1)) {
-        const location *l = &e->locations[e->location_slots[at]];
-        if (l->function == wanted.function && l->line == wanted.line)
-            return e->node_locations[node] = e->location_slots[at] + 1;
-    }
-    e->location_slots[at] = (uint32_t)e->location_count;
-    e->locations[e->location_count++] = wanted;
-    return e->node_locations[node] = e->location_count;
+    return e->node_locations[node] = (uint64_t)index + 1;
 }
 
 static void value_type(encoder *e, unsigned field, const char *type, const char *unit)
@@ -304,11 +294,12 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
 static void encode_locations_and_functions(encoder *e)
 {
     const jp_pprof_profile *p = e->profile;
-    for (size_t i = 0; i < e->location_count && !e->failed; i++) {
+    const location *locations = e->locations.items;
+    for (size_t i = 0; i < e->locations.count && !e->failed; i++) {
         pb_uint(&e->message, LOCATION_ID, i + 1);
-        pb_uint(&e->inner, LINE_FUNCTION_ID, e->locations[i].function);
-        if (e->locations[i].line)
-            pb_uint(&e->inner, LINE_LINE, e->locations[i].line);
+        pb_uint(&e->inner, LINE_FUNCTION_ID, locations[i].function);
+        if (locations[i].line)
+            pb_uint(&e->inner, LINE_LINE, locations[i].line);
         pb_message(&e->message, LOCATION_LINE, &e->inner);
         pb_message(&e->out, PROFILE_LOCATION, &e->message);
     }
@@ -333,6 +324,8 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     encoder e;
     memset(&e, 0, sizeof(e));
     e.profile = p;
+    e.strings = (interned){.item_size = sizeof(const char *), .hash = string_hash, .equal = string_equal};
+    e.locations = (interned){.item_size = sizeof(location), .hash = location_hash, .equal = location_equal};
     string_index(&e, ""); /* index 0, as the format requires */
     uint64_t *bytes = NULL;
     if (p->kind == JP_PPROF_ALLOCATIONS && !(bytes = bytes_by_node(p)))
@@ -359,13 +352,14 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     if (!e.failed)
         encode_samples(&e, bytes);
     encode_locations_and_functions(&e);
-    for (size_t i = 0; i < e.string_count && !e.failed; i++)
-        pb_bytes(&e.out, PROFILE_STRING_TABLE, e.strings[i], strlen(e.strings[i]));
+    const char *const *strings = e.strings.items;
+    for (size_t i = 0; i < e.strings.count && !e.failed; i++)
+        pb_bytes(&e.out, PROFILE_STRING_TABLE, strings[i], strlen(strings[i]));
     int failed = e.failed || e.out.failed || e.message.failed || e.inner.failed || e.functions.failed;
     free(bytes);
     free(e.message.data), free(e.inner.data), free(e.functions.data), free(e.function_list.data);
-    free(e.strings), free(e.slots), free(e.methods);
-    free(e.locations), free(e.location_slots), free(e.node_locations);
+    free(e.strings.items), free(e.strings.slots), free(e.methods);
+    free(e.locations.items), free(e.locations.slots), free(e.node_locations);
     jp_idmap_free(&e.function_ids);
     if (failed) {
         free(e.out.data);
