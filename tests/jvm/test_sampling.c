@@ -263,13 +263,20 @@ static void expect_agreeing_stacks(const char *log, const char *innermost, const
     ck_assert_msg(strstr(line, path), "expected %s in %s", path, line);
 }
 
-START_TEST(sample_thread_stack_gives_get_stack_traces_frames)
+/* SamplingWorkload's two stacks for 2 s under the sampler in a mode (extra_env) whose interface the
+ * VM must offer (the log says unavailable when not). */
+static void run_stacks(const char *jdk, const char *extra_env, const char *unavailable, jvmrun_result *r)
 {
     const char *args[] = {"stacks", "2", NULL};
+    run_sampled(jdk, extra_env, args, r);
+    ck_assert_int_eq(r->exit_code, 0);
+    ck_assert_ptr_null(strstr(r->log, unavailable));
+}
+
+START_TEST(sample_thread_stack_gives_get_stack_traces_frames)
+{
     jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_STACKS=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
-    ck_assert_ptr_null(strstr(r.log, "stacks unavailable"));
+    run_stacks(jdks[_i], "FXSAMPLE_STACKS=1", "stacks unavailable", &r);
     expect_agreeing_stacks(r.log, "SamplingWorkload.parkedC(J)V",
                            "SamplingWorkload.parkedA(J)V>SamplingWorkload.parkedB(J)V>SamplingWorkload.parkedC(J)V>"
                            "java/util/concurrent/locks/LockSupport.parkNanos(J)V>");
@@ -308,11 +315,8 @@ static unsigned long long frame_samples(const char *log, const char *method, int
 
 START_TEST(sample_thread_frames_give_the_lines_that_run)
 {
-    const char *args[] = {"stacks", "2", NULL};
     jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_FRAMES=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
-    ck_assert_ptr_null(strstr(r.log, "frames unavailable"));
+    run_stacks(jdks[_i], "FXSAMPLE_FRAMES=1", "frames unavailable", &r);
     /* the innermost frame of the spinning thread: its loop's lines, hardly ever its first */
     unsigned long long spin = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, 0, ULONG_MAX);
     unsigned long long loop = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, SPIN_C_LOOP, SPIN_C_BODY);
