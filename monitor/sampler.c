@@ -76,15 +76,15 @@ static int moved_on(const jp_stack_trace *stack, MethodID sampled)
     return !stack->truncated;
 }
 
-/* Sets every offset of count frames to none but the innermost's, which is the sample's where it
- * names that frame's method. */
-static void innermost_offset(jp_sampler *s, const JVM_METHOD_SAMPLE *where, const MethodID *frames, size_t count)
+/* Sets the offsets of count frames (offsets[i] for frames[i]) to none but the innermost's, which
+ * is the sample's where it names that frame's method. */
+static void innermost_offset(DWORD *offsets, const JVM_METHOD_SAMPLE *where, const MethodID *frames, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        s->offsets[i] = JP_NO_OFFSET;
+        offsets[i] = JP_NO_OFFSET;
     if (count && (where->flags & JVM_SAMPLE_PC) && (where->flags & JVM_SAMPLE_METHOD_ID) &&
         frames[count - 1] == where->method_id)
-        s->offsets[count - 1] = where->pc_offset;
+        offsets[count - 1] = where->pc_offset;
 }
 
 /* SampleThreadFrames (or SampleThreadStack): S_OK with the stack walked at the sample (in
@@ -102,7 +102,7 @@ static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMP
     if (hr != S_OK)
         return hr;
     if (!s->framer)
-        innermost_offset(s, where, s->walked + 1, frames);
+        innermost_offset(s->offsets + 1, where, s->walked + 1, frames);
     s->walked[0] = JP_UNKNOWN_CALLERS; /* a cut stack keeps its innermost frames */
     s->offsets[0] = JP_NO_OFFSET;
     *first = truncated ? s->walked : s->walked + 1;
@@ -163,7 +163,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     const MethodID method_only[] = {JP_UNKNOWN_CALLERS, where.method_id};
     const MethodID *frames = have_stack ? s->stack.frames : method_only;
     size_t count = have_stack ? s->stack.count : 2;
-    innermost_offset(s, &where, frames, count);
+    innermost_offset(s->offsets, &where, frames, count);
     if (jp_tree_add_located_stack(&s->profile, frames, s->offsets, count, 1)) {
         s->counts.failed++;
         return;
