@@ -44,6 +44,7 @@ DEFINE_GUID(IID_IHeapInfoCallback, 0x61120FE3, 0x2D49, 0x4391, 0xA9, 0xA0, 0xB4,
 DEFINE_GUID(IID_IObjectAllocationCallback, 0xC26482B2, 0xDA55, 0x46BE, 0xA2, 0xF1, 0x53, 0x6F, 0x57, 0xB8, 0x63, 0x30);
 DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0xEA, 0x8B, 0x4E, 0xD1, 0xE1);
 DEFINE_GUID(IID_IJevmonSampling2, 0x48E9F2CF, 0xD604, 0x4E08, 0xA7, 0x2A, 0xCD, 0xF2, 0x99, 0x87, 0xD2, 0x93);
+DEFINE_GUID(IID_IJevmonSampling3, 0x5D04F96C, 0xC671, 0x4138, 0x9A, 0x4F, 0x28, 0x92, 0x47, 0x32, 0x2E, 0xCF);
 DEFINE_GUID(IID_IJevmonAllocationSampling, 0x228C9E1D, 0xB71C, 0x4EE6, 0xA2, 0x60, 0x75, 0xEE, 0x53, 0x28, 0x05, 0xF9);
 DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
 /* Spelling variants used by the documentation. */
@@ -272,6 +273,9 @@ typedef struct JVM_METHOD_SAMPLE {
 #define MSJDBG_FL_ENABLE_PROFILING 0x02
 #define MSJDBG_SEND_START_CLASS_EVENTS 0x40
 
+/* jevmon extension: IJevmonSampling3::SampleThreadFrames's offset of a frame that has none known. */
+#define JEVMON_NO_PC_OFFSET 0xFFFFFFFF
+
 #define JEVMON_JAVA_VM_KEY "Software\\Microsoft\\Java VM"
 #define JEVMON_MONITORS_KEY "Software\\Microsoft\\Java VM\\Monitors"
 
@@ -404,6 +408,14 @@ typedef struct JVM_METHOD_SAMPLE {
 #define IJevmonSampling2_SLOTS                                                                                     \
     STDMETHOD(SampleThreadStack)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,          \
                                  DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated) PURE;
+
+/* jevmon extension: SampleThreadStack with each frame's bytecode offset (README: Sampling):
+ * poffsets[i] is what frame pframes[i] executes (a caller: the call), JEVMON_NO_PC_OFFSET where
+ * it is not known (a native method, a frame the walk could not place); poffsets may be NULL.
+ * The same results as SampleThreadStack. */
+#define IJevmonSampling3_SLOTS                                                                                     \
+    STDMETHOD(SampleThreadFrames)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,         \
+                                  DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated) PURE;
 
 /* jevmon extension, on the heap monitor object: what each OnObjectAllocated stands for when
  * allocations are sampled (README: the heap monitor). */
@@ -543,6 +555,18 @@ JEVMON_INTERFACE(IJevmonSampling2, IJevmonSampling)
     JEVMON_IUNKNOWN_SLOTS
     IJevmonSampling_SLOTS
     IJevmonSampling2_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonSampling3
+JEVMON_INTERFACE(IJevmonSampling3, IJevmonSampling2)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonSampling_SLOTS
+    IJevmonSampling2_SLOTS
+    IJevmonSampling3_SLOTS
     END_INTERFACE
 };
 

@@ -179,6 +179,13 @@
 #define IJevmonSampling2_SampleThreadLocation64(p, a0, a1, a2, a3) (p)->lpVtbl->SampleThreadLocation64(p, a0, a1, a2, a3)
 #define IJevmonSampling2_SampleThreadStack(p, a0, a1, a2, a3, a4, a5) (p)->lpVtbl->SampleThreadStack(p, a0, a1, a2, a3, a4, a5)
 
+#define IJevmonSampling3_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonSampling3_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonSampling3_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonSampling3_SampleThreadLocation64(p, a0, a1, a2, a3) (p)->lpVtbl->SampleThreadLocation64(p, a0, a1, a2, a3)
+#define IJevmonSampling3_SampleThreadStack(p, a0, a1, a2, a3, a4, a5) (p)->lpVtbl->SampleThreadStack(p, a0, a1, a2, a3, a4, a5)
+#define IJevmonSampling3_SampleThreadFrames(p, a0, a1, a2, a3, a4, a5, a6) (p)->lpVtbl->SampleThreadFrames(p, a0, a1, a2, a3, a4, a5, a6)
+
 #define IJevmonAllocationSampling_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
 #define IJevmonAllocationSampling_AddRef(p) (p)->lpVtbl->AddRef(p)
 #define IJevmonAllocationSampling_Release(p) (p)->lpVtbl->Release(p)

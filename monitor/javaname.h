@@ -37,6 +37,10 @@ typedef const char *(*jp_method_namer)(void *context, MethodID method);
  * VM does not say (or the frame is no method). */
 typedef const char *(*jp_method_sourcer)(void *context, MethodID method, unsigned long *first_line);
 
+/* The source line of a method's frame at a bytecode offset (JEVMON_NO_PC_OFFSET: none known, then
+ * its first line); 0 when the VM does not say (or the frame is no method). */
+typedef unsigned long (*jp_method_liner)(void *context, MethodID method, DWORD offset);
+
 /* What a frame is, as far as the VM says (the flame graph's colours). */
 typedef enum jp_frame_kind {
     JP_FRAME_OTHER = 0,       /* not said, or not a method (an unknown caller) */

@@ -336,6 +336,13 @@ static const char *method_source(void *context, MethodID method, unsigned long *
     return frame_name(m, method) ? NULL : jp_names_method_source(&m->names, m->info, method, first_line);
 }
 
+/* pprof's line of a frame at a bytecode offset: none for a frame that stands for no method. */
+static unsigned long method_line(void *context, MethodID method, DWORD offset)
+{
+    jp_monitor *m = context;
+    return frame_name(m, method) ? 0 : jp_names_method_line(&m->names, m->info, method, offset);
+}
+
 /* Names every method of tree now, so that overloads are known before anything is written. */
 static void name_methods(jp_monitor *m, const jp_tree *tree)
 {
@@ -347,7 +354,7 @@ static void name_methods(jp_monitor *m, const jp_tree *tree)
 
 /* What the outputs are written from: the recorders' own trees at the end, copies at a dump. */
 typedef struct jp_profiles {
-    const jp_tree *samples, *calls, *sites, *bytes; /* NULL: not recorded */
+    const jp_tree *samples, *calls, *sites, *bytes; /* NULL: not recorded; samples: frames at their offsets */
     jp_sampler_counts sample_counts;
     jp_allocation_counts allocation_counts;
     double sampling_seconds;
@@ -379,12 +386,18 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         for (size_t f = 0; f < p->threads[i].depth; f++)
             jp_names_method(&m->names, m->info, p->threads[i].path[f]);
     jp_names_find_overloads(&m->names);
+    jp_tree samples = {0}; /* by method, for all but pprof */
+    if (p->samples && (jp_tree_init(&samples) || jp_tree_by_method(&samples, p->samples))) {
+        jv_log("jevprof: out of memory: the samples are not written");
+        jp_tree_free(&samples);
+    }
     jp_report report = {
         .program = m->program,
         .config = config,
         .seconds = (double)(plat_now_ns() - p->started_ns) / 1e9,
         .started_unix_ns = (uint64_t)p->started * 1000000000u,
-        .samples = p->samples,
+        .samples = samples.nodes ? &samples : NULL,
+        .sample_lines = samples.nodes ? p->samples : NULL,
         .sample_counts = &p->sample_counts,
         .sampling_seconds = p->sampling_seconds,
         .calls = p->calls,
@@ -401,9 +414,11 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .signature_name = method_signature_name,
         .kind = method_kind,
         .source = method_source,
+        .line = method_line,
         .name_context = m,
     };
     jp_output_write_all(&report, written, size);
+    jp_tree_free(&samples);
 }
 
 /* Continuous mode: ends a period, writing its complete profile into files named with its time

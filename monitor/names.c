@@ -8,13 +8,16 @@
 
 #define NAME_MAX_BYTES 1024
 
-/* A cached method name: the brief and the signature form, in one allocation. */
+/* A cached method name: the brief and the signature form, the source file and the line table,
+ * in one allocation. */
 typedef struct jp_method_name {
     int overloaded;
     jp_frame_kind kind;
     unsigned long first_line; /* 0: unknown */
     const char *signature;
     const char *source_file;  /* NULL: unknown */
+    const SourceLineInfo *lines; /* MethodInformation's line table, by code offset */
+    size_t line_count;
     char brief[];
 } jp_method_name;
 
@@ -33,17 +36,34 @@ static void free_values(jp_idmap *map)
     jp_idmap_free(map);
 }
 
-/* source_file may be NULL. */
-static jp_method_name *method_name_new(const char *brief, const char *signature, const char *source_file)
+static int by_code_offset(const void *a, const void *b)
+{
+    DWORD x = ((const SourceLineInfo *)a)->code_offset, y = ((const SourceLineInfo *)b)->code_offset;
+    return x < y ? -1 : x > y;
+}
+
+/* source_file may be NULL; the line table, line_count entries, is copied, sorted by code offset, and its
+ * first line (the lowest) kept. */
+static jp_method_name *method_name_new(const char *brief, const char *signature, const char *source_file,
+                                       const SourceLineInfo *lines, size_t line_count)
 {
     size_t brief_size = strlen(brief) + 1, signature_size = strlen(signature) + 1;
     size_t file_size = source_file ? strlen(source_file) + 1 : 0;
-    jp_method_name *name = malloc(sizeof(*name) + brief_size + signature_size + file_size);
+    size_t lines_at = sizeof(jp_method_name) + brief_size + signature_size + file_size;
+    lines_at = (lines_at + _Alignof(SourceLineInfo) - 1) / _Alignof(SourceLineInfo) * _Alignof(SourceLineInfo);
+    jp_method_name *name = malloc(lines_at + line_count * sizeof(SourceLineInfo));
     if (!name)
         return NULL;
     name->overloaded = 0;
     name->kind = JP_FRAME_OTHER;
     name->first_line = 0;
+    name->lines = line_count ? memcpy((char *)name + lines_at, lines, line_count * sizeof(*lines)) : NULL;
+    name->line_count = line_count;
+    if (line_count)
+        qsort((char *)name + lines_at, line_count, sizeof(*lines), by_code_offset);
+    for (size_t i = 0; i < line_count; i++) /* the method's first line: the lowest of its table */
+        if (lines[i].line_number && (!name->first_line || lines[i].line_number < name->first_line))
+            name->first_line = lines[i].line_number;
     memcpy(name->brief, brief, brief_size);
     name->signature = name->brief + brief_size;
     memcpy(name->brief + brief_size, signature, signature_size);
@@ -116,24 +136,22 @@ static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID m
     JAVA_EXECUTION_MODEL model = JVM_EXECUTION_INVALID;
     int line_count = 0;
     SourceLineInfo *lines = NULL;
-    unsigned long first_line = 0;
     char display[NAME_MAX_BYTES], signature[NAME_MAX_BYTES], source_file[NAME_MAX_BYTES];
     if (!info || FAILED(IJavaEventMonitorIDInfo_MethodInformation(info, method, &vm_name, &klass, &model,
                                                                   &line_count, &lines)))
         vm_name = NULL, lines = NULL;
-    for (int i = 0; lines && i < line_count; i++) /* the method's first line: the lowest of its table */
-        if (lines[i].line_number && (!first_line || lines[i].line_number < first_line))
-            first_line = lines[i].line_number;
-    CoTaskMemFree(lines);
-    if (!vm_name)
+    if (!vm_name) {
+        CoTaskMemFree(lines);
         return NULL;
+    }
     jp_display_name(vm_name, display, sizeof(display));
     jp_signature_name(vm_name, signature, sizeof(signature));
     int have_source = ask_source_file(info, klass, vm_name, source_file, sizeof(source_file)) == 0;
     CoTaskMemFree(vm_name);
-    jp_method_name *name = method_name_new(display, signature, have_source ? source_file : NULL);
+    jp_method_name *name = method_name_new(display, signature, have_source ? source_file : NULL, lines,
+                                           lines && line_count > 0 ? (size_t)line_count : 0);
+    CoTaskMemFree(lines);
     if (name) {
-        name->first_line = first_line;
         name->kind = model == JVM_EXECUTION_JIT_COMPILED                                         ? JP_FRAME_COMPILED
                      : model == JVM_EXECUTION_NATIVE                                             ? JP_FRAME_NATIVE
                      : model == JVM_EXECUTION_INTERPRETED || model == JVM_EXECUTION_FAST_INTERPRETED ? JP_FRAME_INTERPRETED
@@ -170,7 +188,7 @@ static const jp_method_name *method_name(jp_names *names, IJavaEventMonitorIDInf
     if (!asked) {
         char unknown[64];
         snprintf(unknown, sizeof(unknown), "<unknown method 0x%llx>", (unsigned long long)method);
-        asked = method_name_new(unknown, unknown, NULL);
+        asked = method_name_new(unknown, unknown, NULL, NULL, 0);
     }
     if (!asked)
         return NULL;
@@ -198,6 +216,23 @@ const char *jp_names_method_source(jp_names *names, IJavaEventMonitorIDInfo *inf
     const jp_method_name *name = method_name(names, info, method);
     *first_line = name ? name->first_line : 0;
     return name ? name->source_file : NULL;
+}
+
+unsigned long jp_names_method_line(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method, DWORD offset)
+{
+    const jp_method_name *name = method_name(names, info, method);
+    if (!name)
+        return 0;
+    /* the last entry starting at or before offset (the table is sorted by code offset) */
+    size_t low = 0, high = offset == JEVMON_NO_PC_OFFSET ? 0 : name->line_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (name->lines[middle].code_offset <= offset)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low && name->lines[low - 1].line_number ? name->lines[low - 1].line_number : name->first_line;
 }
 
 jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)

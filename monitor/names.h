@@ -35,6 +35,10 @@ const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *
 /* Where the method's source is (see jp_method_sourcer): its file, or NULL, and its first line, or 0. */
 const char *jp_names_method_source(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method,
                                    unsigned long *first_line);
+/* The source line of method at a bytecode offset, from MethodInformation's line table: the line of
+ * the last entry starting at or before offset; the method's first line for JEVMON_NO_PC_OFFSET or an
+ * offset before the table; 0 when the method has no line table. */
+unsigned long jp_names_method_line(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method, DWORD offset);
 /* What the VM said the method is (MethodInformation's execution model). */
 jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
 /* Marks the methods named so far whose brief names are shared by another method's. */

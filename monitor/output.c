@@ -192,12 +192,20 @@ static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
     return jp_flame_write(out, &p->folded, &labels, divisor_for(r, tree), r->name, r->kind, r->name_context);
 }
 
-/* The tree as the collapsed file has it (folded alike: the same bound on the file's size), gzip'd. */
+/* The tree as the collapsed file has it (folded alike: the same bound on the file's size), gzip'd;
+ * the samples with their frames at their offsets, folded as the collapsed file's paths are (each
+ * of its paths, at the lines its frames were at). */
 static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
 {
+    jp_tree lines = {0};
+    if (p->tree == r->samples && r->sample_lines &&
+        (jp_tree_init(&lines) || jp_tree_fold_as(&lines, r->sample_lines, &p->folded))) {
+        jp_tree_free(&lines);
+        return -1;
+    }
     jp_pprof_profile profile = {
         .kind = p->tree == r->samples ? JP_PPROF_SAMPLES : p->tree == r->calls ? JP_PPROF_CALLS : JP_PPROF_ALLOCATIONS,
-        .tree = &p->folded,
+        .tree = lines.nodes ? &lines : &p->folded,
         .bytes = r->allocated_bytes,
         .scale = p->tree == r->allocations ? JP_ALLOCATION_COUNT_SCALE : 1,
         .wall_time = r->config->wall_time,
@@ -207,11 +215,14 @@ static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
         .name = r->signature_name,
         .system_name = r->name,
         .source = r->source,
+        .line = r->line,
         .name_context = r->name_context,
     };
     uint8_t *data;
     size_t size;
-    if (jp_pprof_encode(&profile, &data, &size))
+    int encoded = jp_pprof_encode(&profile, &data, &size);
+    jp_tree_free(&lines);
+    if (encoded)
         return -1;
     int failed = plat_gzip_write(out, data, size);
     free(data);

@@ -77,74 +77,116 @@ static void pb_message(pb_buffer *b, unsigned field, pb_buffer *message)
     message->size = 0;
 }
 
-/* The profile being encoded: the string table, and one function (and location) per method. */
-typedef struct encoder {
-    const jp_pprof_profile *profile;
-    pb_buffer out, message, inner;
-    pb_buffer functions, function_list; /* one function; all of them, written after the locations */
-    const char **strings;
-    size_t string_count, string_capacity;
-    uint32_t *slots; /* a hash of the strings' indices (UINT32_MAX: empty), so that each is written once */
+/* A location: one line of one function. */
+typedef struct location {
+    uint32_t function; /* its id */
+    unsigned long line;
+} location;
+
+/* Distinct items (strings, locations) by index, with a hash of their indices (UINT32_MAX: empty)
+ * kept at most half full, so that each is stored once. */
+typedef struct interned {
+    void *items;
+    size_t item_size, count, capacity;
+    uint32_t *slots;
     size_t slot_count;
-    jp_idmap function_ids; /* MethodID -> function id (the location's id too), from 1 */
-    MethodID *methods;     /* by function id - 1 */
-    size_t method_count, method_capacity;
-    int failed;
-} encoder;
+    uint64_t (*hash)(const void *item);
+    int (*equal)(const void *a, const void *b);
+} interned;
 
-static uint64_t string_hash(const char *text)
+/* Makes room for one more item: the array, and the hash of indices. */
+static int make_room(interned *t)
 {
-    uint64_t hash = 14695981039346656037ull; /* FNV-1a */
-    for (; *text; text++)
-        hash = (hash ^ (unsigned char)*text) * 1099511628211ull;
-    return hash;
-}
-
-/* Makes room for one more string: the table, and the hash of indices kept at most half full. */
-static int grow_strings(encoder *e)
-{
-    if (e->string_count == e->string_capacity) {
-        size_t capacity = e->string_capacity ? 2 * e->string_capacity : 64;
-        const char **strings = realloc(e->strings, capacity * sizeof(*strings));
-        if (!strings)
+    if (t->count == t->capacity) {
+        size_t capacity = t->capacity ? 2 * t->capacity : 256;
+        void *items = realloc(t->items, capacity * t->item_size);
+        if (!items)
             return -1;
-        e->strings = strings, e->string_capacity = capacity;
+        t->items = items, t->capacity = capacity;
     }
-    if (2 * (e->string_count + 1) <= e->slot_count)
+    if (2 * (t->count + 1) <= t->slot_count)
         return 0;
-    size_t slot_count = e->slot_count ? 2 * e->slot_count : 128;
+    size_t slot_count = t->slot_count ? 2 * t->slot_count : 512;
     uint32_t *slots = malloc(slot_count * sizeof(*slots));
     if (!slots)
         return -1;
     memset(slots, 0xff, slot_count * sizeof(*slots)); /* UINT32_MAX: empty */
-    for (size_t i = 0; i < e->string_count; i++) {
-        size_t at = string_hash(e->strings[i]) & (slot_count - 1);
+    for (size_t i = 0; i < t->count; i++) {
+        size_t at = t->hash((char *)t->items + i * t->item_size) & (slot_count - 1);
         while (slots[at] != UINT32_MAX)
             at = (at + 1) & (slot_count - 1);
         slots[at] = (uint32_t)i;
     }
-    free(e->slots);
-    e->slots = slots, e->slot_count = slot_count;
+    free(t->slots);
+    t->slots = slots, t->slot_count = slot_count;
     return 0;
 }
+
+/* The index of item, a copy added when it has none; UINT32_MAX out of memory. */
+static uint32_t intern(interned *t, const void *item)
+{
+    if (make_room(t))
+        return UINT32_MAX;
+    size_t at = t->hash(item) & (t->slot_count - 1);
+    for (; t->slots[at] != UINT32_MAX; at = (at + 1) & (t->slot_count - 1))
+        if (t->equal((char *)t->items + t->slots[at] * t->item_size, item))
+            return t->slots[at];
+    memcpy((char *)t->items + t->count * t->item_size, item, t->item_size);
+    return t->slots[at] = (uint32_t)t->count++;
+}
+
+static uint64_t string_hash(const void *item)
+{
+    uint64_t hash = 14695981039346656037ull; /* FNV-1a */
+    for (const char *text = *(const char *const *)item; *text; text++)
+        hash = (hash ^ (unsigned char)*text) * 1099511628211ull;
+    return hash;
+}
+
+static int string_equal(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b) == 0;
+}
+
+static uint64_t location_hash(const void *item)
+{
+    const location *l = item;
+    return ((uint64_t)l->function * 0x9E3779B97F4A7C15ull) ^ l->line;
+}
+
+static int location_equal(const void *a, const void *b)
+{
+    const location *x = a, *y = b;
+    return x->function == y->function && x->line == y->line;
+}
+
+/* The profile being encoded: the string table, one function per method, one location per line of
+ * a function that a frame was at. */
+typedef struct encoder {
+    const jp_pprof_profile *profile;
+    pb_buffer out, message, inner;
+    pb_buffer functions, function_list; /* one function; all of them, written after the locations */
+    interned strings;      /* const char *, each written once (the texts outlive the encoder) */
+    jp_idmap function_ids; /* MethodID -> function id, from 1 */
+    MethodID *methods;     /* by function id - 1 */
+    size_t method_count, method_capacity;
+    interned locations;       /* location, by location id - 1 */
+    uint64_t *node_locations; /* the tree's node -> its location id; 0 until asked */
+    int failed;
+} encoder;
 
 /* The string's index in the string table, each text once (text must outlive the encoder). */
 static uint64_t string_index(encoder *e, const char *text)
 {
-    if (grow_strings(e)) {
+    uint32_t index = intern(&e->strings, &text);
+    if (index == UINT32_MAX) {
         e->failed = 1;
         return 0;
     }
-    size_t at = string_hash(text) & (e->slot_count - 1);
-    for (; e->slots[at] != UINT32_MAX; at = (at + 1) & (e->slot_count - 1))
-        if (strcmp(e->strings[e->slots[at]], text) == 0)
-            return e->slots[at];
-    e->slots[at] = (uint32_t)e->string_count;
-    e->strings[e->string_count] = text;
-    return e->string_count++;
+    return index;
 }
 
-/* The function (and location) id of method, given one when it has none. */
+/* The function id of method, given one when it has none. */
 static uint64_t function_id(encoder *e, MethodID method)
 {
     jp_idmap_entry *entry = jp_idmap_insert(&e->function_ids, method);
@@ -165,6 +207,27 @@ static uint64_t function_id(encoder *e, MethodID method)
     }
     e->methods[e->method_count++] = method;
     return entry->value = e->method_count;
+}
+
+/* The location id of a node of the tree: its method's function at the line of its offset (the
+ * method's first line when it has none), given one when that line has none; 0 when out of memory. */
+static uint64_t node_location(encoder *e, uint32_t node)
+{
+    if (e->node_locations[node])
+        return e->node_locations[node];
+    const jp_pprof_profile *p = e->profile;
+    const jp_node *n = &p->tree->nodes[node];
+    location wanted = {(uint32_t)function_id(e, n->method), 0};
+    if (p->line)
+        wanted.line = p->line(p->name_context, n->method, n->offset);
+    else if (p->source)
+        p->source(p->name_context, n->method, &wanted.line);
+    uint32_t index = wanted.function ? intern(&e->locations, &wanted) : UINT32_MAX;
+    if (index == UINT32_MAX) {
+        e->failed = 1;
+        return 0;
+    }
+    return e->node_locations[node] = (uint64_t)index + 1;
 }
 
 static void value_type(encoder *e, unsigned field, const char *type, const char *unit)
@@ -217,7 +280,7 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
         if (!first && !second)
             continue;
         for (uint32_t at = i; at != JP_ROOT; at = tree->nodes[at].parent)
-            pb_varint(&e->inner, function_id(e, tree->nodes[at].method));
+            pb_varint(&e->inner, node_location(e, at));
         pb_message(&e->message, SAMPLE_LOCATION_ID, &e->inner);
         pb_varint(&e->inner, first);
         pb_varint(&e->inner, second);
@@ -226,29 +289,30 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
     }
 }
 
-/* A location per method, its one line naming the function (whose id is the location's) and,
- * when the method's source is known, the method's first line: the trees record methods, not
- * bytecode offsets.  The function: its names, its source file and that line. */
+/* The locations, each one line of its function; then the functions: their names, their source
+ * files and first lines. */
 static void encode_locations_and_functions(encoder *e)
 {
     const jp_pprof_profile *p = e->profile;
-    for (size_t i = 0; i < e->method_count && !e->failed; i++) {
-        uint64_t id = i + 1;
-        unsigned long line = 0;
-        const char *file = p->source ? p->source(p->name_context, e->methods[i], &line) : NULL;
-        pb_uint(&e->message, LOCATION_ID, id);
-        pb_uint(&e->inner, LINE_FUNCTION_ID, id);
-        if (line)
-            pb_uint(&e->inner, LINE_LINE, line);
+    const location *locations = e->locations.items;
+    for (size_t i = 0; i < e->locations.count && !e->failed; i++) {
+        pb_uint(&e->message, LOCATION_ID, i + 1);
+        pb_uint(&e->inner, LINE_FUNCTION_ID, locations[i].function);
+        if (locations[i].line)
+            pb_uint(&e->inner, LINE_LINE, locations[i].line);
         pb_message(&e->message, LOCATION_LINE, &e->inner);
         pb_message(&e->out, PROFILE_LOCATION, &e->message);
-        pb_uint(&e->functions, FUNCTION_ID, id);
+    }
+    for (size_t i = 0; i < e->method_count && !e->failed; i++) {
+        unsigned long first_line = 0;
+        const char *file = p->source ? p->source(p->name_context, e->methods[i], &first_line) : NULL;
+        pb_uint(&e->functions, FUNCTION_ID, i + 1);
         pb_uint(&e->functions, FUNCTION_NAME, string_index(e, p->name(p->name_context, e->methods[i])));
         pb_uint(&e->functions, FUNCTION_SYSTEM_NAME, string_index(e, p->system_name(p->name_context, e->methods[i])));
         if (file)
             pb_uint(&e->functions, FUNCTION_FILENAME, string_index(e, file));
-        if (line)
-            pb_uint(&e->functions, FUNCTION_START_LINE, line);
+        if (first_line)
+            pb_uint(&e->functions, FUNCTION_START_LINE, first_line);
         pb_message(&e->function_list, PROFILE_FUNCTION, &e->functions);
     }
     e->out.failed |= e->function_list.failed;
@@ -260,9 +324,13 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     encoder e;
     memset(&e, 0, sizeof(e));
     e.profile = p;
+    e.strings = (interned){.item_size = sizeof(const char *), .hash = string_hash, .equal = string_equal};
+    e.locations = (interned){.item_size = sizeof(location), .hash = location_hash, .equal = location_equal};
     string_index(&e, ""); /* index 0, as the format requires */
     uint64_t *bytes = NULL;
     if (p->kind == JP_PPROF_ALLOCATIONS && !(bytes = bytes_by_node(p)))
+        e.failed = 1;
+    if (!(e.node_locations = calloc(p->tree->count ? p->tree->count : 1, sizeof(*e.node_locations))))
         e.failed = 1;
     const char *time = p->kind == JP_PPROF_CALLS && p->wall_time ? "wall" : "cpu";
     if (p->kind == JP_PPROF_SAMPLES) {
@@ -284,12 +352,14 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     if (!e.failed)
         encode_samples(&e, bytes);
     encode_locations_and_functions(&e);
-    for (size_t i = 0; i < e.string_count && !e.failed; i++)
-        pb_bytes(&e.out, PROFILE_STRING_TABLE, e.strings[i], strlen(e.strings[i]));
+    const char *const *strings = e.strings.items;
+    for (size_t i = 0; i < e.strings.count && !e.failed; i++)
+        pb_bytes(&e.out, PROFILE_STRING_TABLE, strings[i], strlen(strings[i]));
     int failed = e.failed || e.out.failed || e.message.failed || e.inner.failed || e.functions.failed;
     free(bytes);
     free(e.message.data), free(e.inner.data), free(e.functions.data), free(e.function_list.data);
-    free(e.strings), free(e.slots), free(e.methods);
+    free(e.strings.items), free(e.strings.slots), free(e.methods);
+    free(e.locations.items), free(e.locations.slots), free(e.node_locations);
     jp_idmap_free(&e.function_ids);
     if (failed) {
         free(e.out.data);

@@ -1,8 +1,9 @@
 /*
  * pprof.h - a profile in pprof's format (github.com/google/pprof, proto/profile.proto), as
  * `go tool pprof`, Pyroscope and Parca read it: one sample per path of a tree (its locations
- * innermost first), one location and one function per method (with its source file and first
- * line where the VM gives them).  The protobuf is encoded here
+ * innermost first), one function per method (with its source file and first line where the VM
+ * gives them), one location per line of a function that a frame was at (the line of the node's
+ * bytecode offset, its method's first line when it has none).  The protobuf is encoded here
  * by hand (varints and length-delimited fields: the few hundred lines it takes are smaller
  * than a protobuf-c dependency and its generated code); the caller gzips it.
  */
@@ -33,7 +34,8 @@ typedef struct jp_pprof_profile {
     int64_t duration_nanos;
     jp_method_namer name;        /* Function.name: as the report names methods */
     jp_method_namer system_name; /* Function.system_name: the brief name of the files */
-    jp_method_sourcer source;    /* Function.filename and start_line, Line.line; NULL: none */
+    jp_method_sourcer source;    /* Function.filename and start_line; NULL: none */
+    jp_method_liner line;        /* Line.line of a node at its offset; NULL: the function's start_line */
     void *name_context;
 } jp_pprof_profile;
 

@@ -144,7 +144,7 @@ static void write_sampling(FILE *out, const jp_report *r)
     if (c->location_failures)
         fprintf(out, "SampleThreadLocation failed %" PRIu64 " times: waiting threads were not told apart from "
                      "running ones there\n", c->location_failures);
-    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran (IJevmonSampling2), %" PRIu64
+    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran (IJevmonSampling2 or 3), %" PRIu64
                  " from GetStackTrace (at the thread's next safepoint)\n", c->walked, c->safepoint);
     if (c->truncated)
         fprintf(out, "Stacks cut (the innermost %d frames kept when walked, the outermost %d otherwise): %" PRIu64 "\n",

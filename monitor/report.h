@@ -21,7 +21,8 @@ typedef struct jp_report {
     const jp_config *config;
     double seconds;                        /* from Initialize to the end */
     uint64_t started_unix_ns;              /* Initialize's wall-clock time, ns since 1970 (pprof's time_nanos) */
-    const jp_tree *samples;                /* NULL when not sampling */
+    const jp_tree *samples;                /* NULL when not sampling; by method (jp_tree_by_method) */
+    const jp_tree *sample_lines;           /* with samples: the same, frames at their offsets (pprof) */
     const jp_sampler_counts *sample_counts;
     double sampling_seconds;
     const jp_tree *calls;                  /* NULL when not recording calls; weights in ns */
@@ -39,6 +40,7 @@ typedef struct jp_report {
     jp_method_namer signature_name; /* always the signature (the report's tables) */
     jp_method_kinder kind;          /* what each method is (the flame graphs' colours) */
     jp_method_sourcer source;       /* each method's source file and first line (pprof) */
+    jp_method_liner line;           /* the line of a frame at a bytecode offset (pprof) */
     void *name_context;
 } jp_report;
 

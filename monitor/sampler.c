@@ -22,7 +22,9 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
         jp_sampler_free(s);
         return -1;
     }
-    if (FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling2, (void **)&s->walker)))
+    if (FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling3, (void **)&s->framer)))
+        s->framer = NULL; /* an agent before offsets: no frame has one */
+    if (!s->framer && FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling2, (void **)&s->walker)))
         s->walker = NULL; /* another VM: GetStackTrace for every stack */
     return 0;
 }
@@ -33,6 +35,8 @@ void jp_sampler_free(jp_sampler *s)
     jp_idmap_free(&s->live);
     free(s->snapshot);
     jp_stack_trace_free(&s->stack);
+    if (s->framer)
+        IJevmonSampling3_Release(s->framer);
     if (s->walker)
         IJevmonSampling2_Release(s->walker);
     if (s->lock)
@@ -72,19 +76,37 @@ static int moved_on(const jp_stack_trace *stack, MethodID sampled)
     return !stack->truncated;
 }
 
-/* SampleThreadStack: S_OK with the stack walked at the sample (in s->walked from *first, *count
- * frames), S_FALSE with the sample alone, or its failure. */
+/* Sets the offsets of count frames (offsets[i] for frames[i]) to none but the innermost's, which
+ * is the sample's where it names that frame's method. */
+static void innermost_offset(DWORD *offsets, const JVM_METHOD_SAMPLE *where, const MethodID *frames, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        offsets[i] = JP_NO_OFFSET;
+    if (count && (where->flags & JVM_SAMPLE_PC) && (where->flags & JVM_SAMPLE_METHOD_ID) &&
+        frames[count - 1] == where->method_id)
+        offsets[count - 1] = where->pc_offset;
+}
+
+/* SampleThreadFrames (or SampleThreadStack): S_OK with the stack walked at the sample (in
+ * s->walked from *first, *count frames, their offsets in s->offsets as many from the same index),
+ * S_FALSE with the sample alone, or its failure. */
 static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMPLE *where, const MethodID **first,
-                                 size_t *count)
+                                 const DWORD **offsets, size_t *count)
 {
     DWORD frames = 0;
     BOOL truncated = FALSE;
-    HRESULT hr = IJevmonSampling2_SampleThreadStack(s->walker, thread, where, s->walked + 1, JP_WALKED_FRAMES, &frames,
-                                                    &truncated);
+    HRESULT hr = s->framer ? IJevmonSampling3_SampleThreadFrames(s->framer, thread, where, s->walked + 1, s->offsets + 1,
+                                                                 JP_WALKED_FRAMES, &frames, &truncated)
+                           : IJevmonSampling2_SampleThreadStack(s->walker, thread, where, s->walked + 1,
+                                                                JP_WALKED_FRAMES, &frames, &truncated);
     if (hr != S_OK)
         return hr;
+    if (!s->framer)
+        innermost_offset(s->offsets + 1, where, s->walked + 1, frames);
     s->walked[0] = JP_UNKNOWN_CALLERS; /* a cut stack keeps its innermost frames */
+    s->offsets[0] = JP_NO_OFFSET;
     *first = truncated ? s->walked : s->walked + 1;
+    *offsets = truncated ? s->offsets : s->offsets + 1;
     *count = frames + (truncated ? 1 : 0);
     s->counts.truncated += truncated != FALSE;
     return S_OK;
@@ -95,11 +117,13 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
 {
     JVM_METHOD_SAMPLE where;
     const MethodID *walked = NULL;
+    const DWORD *walked_offsets = NULL;
     size_t walked_count = 0;
     memset(&where, 0, sizeof(where));
-    where.flags = JVM_SAMPLE_METHOD_ID | JVM_SAMPLE_LOCATION;
-    HRESULT located = s->walker ? sample_with_stack(s, thread, &where, &walked, &walked_count)
-                                : IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
+    where.flags = JVM_SAMPLE_METHOD_ID | JVM_SAMPLE_LOCATION | JVM_SAMPLE_PC;
+    HRESULT located = s->framer || s->walker
+                          ? sample_with_stack(s, thread, &where, &walked, &walked_offsets, &walked_count)
+                          : IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
     if (FAILED(located)) {
         s->counts.location_failures++;
         where.flags = 0;
@@ -113,7 +137,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     if (located == S_OK && walked) {
         if (!walked_count) {
             s->counts.idle++; /* no Java frames */
-        } else if (jp_tree_add_stack(&s->profile, walked, walked_count, 1)) {
+        } else if (jp_tree_add_located_stack(&s->profile, walked, walked_offsets, walked_count, 1)) {
             s->counts.failed++;
         } else {
             s->counts.samples++;
@@ -137,8 +161,10 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         return;
     }
     const MethodID method_only[] = {JP_UNKNOWN_CALLERS, where.method_id};
-    if (have_stack ? jp_tree_add_stack(&s->profile, s->stack.frames, s->stack.count, 1)
-                   : jp_tree_add_stack(&s->profile, method_only, 2, 1)) {
+    const MethodID *frames = have_stack ? s->stack.frames : method_only;
+    size_t count = have_stack ? s->stack.count : 2;
+    innermost_offset(s->offsets, &where, frames, count);
+    if (jp_tree_add_located_stack(&s->profile, frames, s->offsets, count, 1)) {
         s->counts.failed++;
         return;
     }

@@ -6,14 +6,18 @@
  * under the sampler's lock and jp_sampler_thread_destroyed takes that lock: destruction waits
  * for a sample in progress, and a sample never starts on a destroyed thread.
  *
- * Where the VM offers the jevmon extension IJevmonSampling2, a sample is one SampleThreadStack:
- * the thread's location and the stack walked where it was interrupted (AsyncGetCallTrace), with
- * no safepoint bias and no JVMTI handshake.  Where that gives no stack (S_FALSE: Windows, a walk
+ * Where the VM offers the jevmon extension IJevmonSampling3, a sample is one SampleThreadFrames:
+ * the thread's location and the stack walked where it was interrupted (AsyncGetCallTrace), each
+ * frame at its bytecode offset, with no safepoint bias and no JVMTI handshake; IJevmonSampling2's
+ * SampleThreadStack, of an agent before it, gives the same stack without the offsets.  Where
+ * that gives no stack (S_FALSE: Windows, a walk
  * that failed) or the VM lacks the extension, a sample asks SampleThreadLocation (a waiting
  * thread is counted as idle, not profiled), then GetStackTrace for the stack (stacktrace.h), whose
  * frames arrive through NotifyEvent2(STACK_TRACE) on the sampler thread, taken at the thread's
  * next safepoint.  Either call may fail (E_FAIL, E_NOTIMPL): a stack alone, or the sampled method
- * alone (under JP_UNKNOWN_CALLERS), still makes a sample.
+ * alone (under JP_UNKNOWN_CALLERS), still makes a sample; the innermost frame then has the
+ * sample's pc_offset where the VM gives one, the others none.  The profile's nodes are methods at
+ * offsets (tree.h).
  */
 #ifndef JEVPROF_SAMPLER_H
 #define JEVPROF_SAMPLER_H
@@ -42,11 +46,12 @@ typedef struct jp_sampler_counts {
 
 typedef struct jp_sampler {
     IJavaEventMonitorIDInfo2 *info; /* not owned */
-    IJevmonSampling2 *walker;       /* the VM's stack-walking sampler; NULL when not offered */
+    IJevmonSampling3 *framer;       /* the VM's stack-walking sampler with offsets; NULL when not offered */
+    IJevmonSampling2 *walker;       /* without, when only that is offered (framer NULL); else NULL */
     unsigned interval_ms;
     plat_mutex *lock;               /* guards live, profile and counts; held while sampling a thread */
     jp_idmap live;                  /* ThreadID -> 1 */
-    jp_tree profile;                /* weights are samples */
+    jp_tree profile;                /* weights are samples; frames at their offsets */
     jp_sampler_counts counts;
     uint64_t started_ns, stopped_ns;
     plat_thread *thread;
@@ -57,6 +62,7 @@ typedef struct jp_sampler {
     size_t snapshot_capacity;
     jp_stack_trace stack;
     MethodID walked[1 + JP_WALKED_FRAMES]; /* [0] for JP_UNKNOWN_CALLERS above a cut stack */
+    DWORD offsets[JP_MAX_STACK_FRAMES];     /* of the frames of a walk (from [0] as walked) or a stack */
 } jp_sampler;
 
 int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms);

@@ -25,7 +25,7 @@ void jp_tree_free(jp_tree *tree)
     memset(tree, 0, sizeof(*tree));
 }
 
-static uint32_t add_node(jp_tree *tree, uint32_t parent, MethodID method)
+static uint32_t add_node(jp_tree *tree, uint32_t parent, MethodID method, DWORD offset)
 {
     if (tree->count == tree->capacity) {
         if (tree->capacity > UINT32_MAX / 2)
@@ -40,6 +40,7 @@ static uint32_t add_node(jp_tree *tree, uint32_t parent, MethodID method)
     jp_node *node = &tree->nodes[index];
     memset(node, 0, sizeof(*node));
     node->method = method;
+    node->offset = offset;
     node->parent = parent;
     node->first_child = JP_NO_NODE;
     node->next_sibling = tree->nodes[parent].first_child;
@@ -47,17 +48,27 @@ static uint32_t add_node(jp_tree *tree, uint32_t parent, MethodID method)
     return index;
 }
 
-uint32_t jp_tree_find(const jp_tree *tree, uint32_t parent, MethodID method)
+static uint32_t find_at(const jp_tree *tree, uint32_t parent, MethodID method, DWORD offset)
 {
     if (parent == JP_NO_NODE || !tree->nodes)
         return JP_NO_NODE;
     for (uint32_t child = tree->nodes[parent].first_child; child != JP_NO_NODE; child = tree->nodes[child].next_sibling)
-        if (tree->nodes[child].method == method)
+        if (tree->nodes[child].method == method && tree->nodes[child].offset == offset)
             return child;
     return JP_NO_NODE;
 }
 
+uint32_t jp_tree_find(const jp_tree *tree, uint32_t parent, MethodID method)
+{
+    return find_at(tree, parent, method, JP_NO_OFFSET);
+}
+
 uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method)
+{
+    return jp_tree_child_at(tree, parent, method, JP_NO_OFFSET);
+}
+
+uint32_t jp_tree_child_at(jp_tree *tree, uint32_t parent, MethodID method, DWORD offset)
 {
     if (parent == JP_NO_NODE || !tree->nodes)
         return JP_NO_NODE;
@@ -66,7 +77,7 @@ uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method)
     jp_node *nodes = tree->nodes;
     uint32_t previous = JP_NO_NODE;
     for (uint32_t i = nodes[parent].first_child; i != JP_NO_NODE; previous = i, i = nodes[i].next_sibling) {
-        if (nodes[i].method != method)
+        if (nodes[i].method != method || nodes[i].offset != offset)
             continue;
         if (previous != JP_NO_NODE) {
             nodes[previous].next_sibling = nodes[i].next_sibling;
@@ -75,14 +86,20 @@ uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method)
         }
         return i;
     }
-    return add_node(tree, parent, method);
+    return add_node(tree, parent, method, offset);
 }
 
 int jp_tree_add_stack(jp_tree *tree, const MethodID *frames, size_t count, uint64_t weight)
 {
+    return jp_tree_add_located_stack(tree, frames, NULL, count, weight);
+}
+
+int jp_tree_add_located_stack(jp_tree *tree, const MethodID *frames, const DWORD *offsets, size_t count,
+                              uint64_t weight)
+{
     uint32_t node = JP_ROOT;
     for (size_t i = 0; i < count; i++) {
-        node = jp_tree_child(tree, node, frames[i]);
+        node = jp_tree_child_at(tree, node, frames[i], offsets ? offsets[i] : JP_NO_OFFSET);
         if (node == JP_NO_NODE)
             return -1;
         tree->nodes[node].total += weight;
@@ -126,7 +143,7 @@ int jp_tree_merge(jp_tree *into, const jp_tree *from)
         uint32_t t = pending_into.items[--pending_into.count];
         for (uint32_t c = from->nodes[f].first_child; c != JP_NO_NODE; c = from->nodes[c].next_sibling) {
             const jp_node *source = &from->nodes[c];
-            uint32_t target = jp_tree_child(into, t, source->method);
+            uint32_t target = jp_tree_child_at(into, t, source->method, source->offset);
             if (target == JP_NO_NODE || push_index(&pending_from, c) || push_index(&pending_into, target)) {
                 result = -1;
                 break;
@@ -138,6 +155,33 @@ int jp_tree_merge(jp_tree *into, const jp_tree *from)
     }
     free(pending_from.items);
     free(pending_into.items);
+    return result;
+}
+
+int jp_tree_by_method(jp_tree *into, const jp_tree *from)
+{
+    if (!from->nodes || !into->nodes)
+        return -1;
+    /* Parents come before their children (lower indices); where[i]: the node of into of from's node i. */
+    uint32_t *where = malloc((size_t)from->count * sizeof(*where));
+    if (!where)
+        return -1;
+    where[JP_ROOT] = JP_ROOT;
+    into->nodes[JP_ROOT].calls = from->nodes[JP_ROOT].calls;
+    into->nodes[JP_ROOT].self = from->nodes[JP_ROOT].self;
+    into->nodes[JP_ROOT].total = from->nodes[JP_ROOT].total;
+    int result = 0;
+    for (uint32_t i = 1; i < from->count; i++) {
+        const jp_node *node = &from->nodes[i];
+        if ((where[i] = jp_tree_child(into, where[node->parent], node->method)) == JP_NO_NODE) {
+            result = -1;
+            break;
+        }
+        into->nodes[where[i]].calls += node->calls;
+        into->nodes[where[i]].self += node->self;
+        into->nodes[where[i]].total += node->total;
+    }
+    free(where);
     return result;
 }
 
@@ -163,16 +207,21 @@ void jp_tree_scale(jp_tree *tree, double factor)
     }
 }
 
-int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
+/* jp_tree_fold, keeping what is at least min_total, or (shape not NULL) what shape keeps. */
+static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp_tree *shape)
 {
-    if (!from->nodes || !into->nodes)
+    if (!from->nodes || !into->nodes || (shape && !shape->nodes))
         return -1;
     /* A node's parent always has a lower index (nodes are only appended), so one pass in index
-     * order sees every parent first.  where[i]: the node of into that node i is, or is folded into. */
+     * order sees every parent first.  where[i]: the node of into that node i is, or is folded into;
+     * shaped[i]: the node of shape with node i's path by method. */
     uint32_t *where = malloc((size_t)from->count * sizeof(*where));
+    uint32_t *shaped = shape ? malloc((size_t)from->count * sizeof(*shaped)) : NULL;
     unsigned char *kept = calloc(from->count, 1);
-    int result = where && kept ? 0 : -1;
+    int result = where && kept && (shaped || !shape) ? 0 : -1;
     if (result == 0) {
+        if (shaped)
+            shaped[JP_ROOT] = JP_ROOT;
         where[JP_ROOT] = JP_ROOT;
         kept[JP_ROOT] = 1;
         into->nodes[JP_ROOT].calls = from->nodes[JP_ROOT].calls;
@@ -182,8 +231,11 @@ int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
     for (uint32_t i = 1; result == 0 && i < from->count; i++) {
         const jp_node *node = &from->nodes[i];
         uint32_t parent = where[node->parent];
-        if (kept[node->parent] && (node->total >= min_total || node->parent == JP_ROOT)) {
-            uint32_t copy = add_node(into, parent, node->method);
+        if (shaped)
+            shaped[i] = jp_tree_find(shape, shaped[node->parent], node->method);
+        int keep = shaped ? shaped[i] != JP_NO_NODE : node->total >= min_total || node->parent == JP_ROOT;
+        if (kept[node->parent] && keep) {
+            uint32_t copy = add_node(into, parent, node->method, node->offset);
             if (copy == JP_NO_NODE) {
                 result = -1;
                 break;
@@ -201,8 +253,19 @@ int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
         }
     }
     free(where);
+    free(shaped);
     free(kept);
     return result;
+}
+
+int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total)
+{
+    return fold(into, from, min_total, NULL);
+}
+
+int jp_tree_fold_as(jp_tree *into, const jp_tree *from, const jp_tree *shape)
+{
+    return fold(into, from, 0, shape);
 }
 
 static uint64_t grown_by(uint64_t later, uint64_t earlier)
@@ -224,7 +287,7 @@ int jp_tree_difference(jp_tree *into, const jp_tree *later, const jp_tree *earli
         match[JP_ROOT] = earlier->nodes ? JP_ROOT : JP_NO_NODE, copy[JP_ROOT] = JP_ROOT;
     for (uint32_t i = 1; result == 0 && i < later->count; i++) {
         const jp_node *node = &later->nodes[i];
-        match[i] = jp_tree_find(earlier, match[node->parent], node->method);
+        match[i] = find_at(earlier, match[node->parent], node->method, node->offset);
         const jp_node *before = match[i] == JP_NO_NODE ? NULL : &earlier->nodes[match[i]];
         grew[i] = !before || node->calls > before->calls || node->self > before->self || node->total > before->total;
         grew[i] &= node->calls || node->self || node->total;
@@ -236,7 +299,7 @@ int jp_tree_difference(jp_tree *into, const jp_tree *later, const jp_tree *earli
             continue;
         const jp_node *node = &later->nodes[i];
         const jp_node *before = match[i] == JP_NO_NODE ? NULL : &earlier->nodes[match[i]];
-        if ((copy[i] = add_node(into, copy[node->parent], node->method)) == JP_NO_NODE) {
+        if ((copy[i] = add_node(into, copy[node->parent], node->method, node->offset)) == JP_NO_NODE) {
             result = -1;
             break;
         }

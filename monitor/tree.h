@@ -2,7 +2,10 @@
  * tree.h - a tree of call paths (a trie of MethodIDs) with weights per node.
  *
  * One structure serves both modes: a per-thread call tree (calls, inclusive and exclusive
- * nanoseconds) and the sampler's stack profile (samples).  Node 0 is the root; it stands
+ * nanoseconds) and the sampler's stack profile (samples).  A node is a method at a bytecode
+ * offset: the sampler's frames carry theirs where the VM gives them (pprof's source lines), every
+ * other frame has JP_NO_OFFSET; jp_tree_by_method gives the same paths by method alone, as the
+ * report, collapsed stacks and flame graphs show them.  Node 0 is the root; it stands
  * for "all frames" and carries no method.  Nodes live in one array addressed by index, so
  * growing it (by doubling, the only allocation) never invalidates what callers hold, and a
  * thread in its steady state allocates nothing.
@@ -25,8 +28,11 @@
 #define JP_UNKNOWN_METHOD ((MethodID)-2)
 #define JP_UNKNOWN_CALLERS ((MethodID)-1)
 
+#define JP_NO_OFFSET ((DWORD)JEVMON_NO_PC_OFFSET) /* a frame whose bytecode offset is not known */
+
 typedef struct jp_node {
     MethodID method;
+    DWORD offset;   /* the bytecode offset the frame was at (a caller: its call), or JP_NO_OFFSET */
     uint32_t parent;
     uint32_t first_child;
     uint32_t next_sibling;
@@ -45,15 +51,25 @@ typedef struct jp_tree {
 int jp_tree_init(jp_tree *tree);
 void jp_tree_free(jp_tree *tree);
 
-/* The child of parent for method (0 is taken as JP_UNKNOWN_METHOD), added when missing; JP_NO_NODE when parent is JP_NO_NODE or
+/* The child of parent for method (0 is taken as JP_UNKNOWN_METHOD) at no offset, added when missing; JP_NO_NODE when parent is JP_NO_NODE or
  * memory runs out.  A found child moves to the front of its siblings, so hot calls are found first. */
 uint32_t jp_tree_child(jp_tree *tree, uint32_t parent, MethodID method);
+/* The same for method at offset. */
+uint32_t jp_tree_child_at(jp_tree *tree, uint32_t parent, MethodID method, DWORD offset);
 
-/* The child of parent for method, or JP_NO_NODE (nothing is added or moved). */
+/* The child of parent for method at no offset, or JP_NO_NODE (nothing is added or moved). */
 uint32_t jp_tree_find(const jp_tree *tree, uint32_t parent, MethodID method);
 
 /* Adds one stack, outermost frame first: total += weight along the path, self += weight at its end. */
 int jp_tree_add_stack(jp_tree *tree, const MethodID *frames, size_t count, uint64_t weight);
+/* The same with each frame's offset (offsets[i] for frames[i]; NULL: none known). */
+int jp_tree_add_located_stack(jp_tree *tree, const MethodID *frames, const DWORD *offsets, size_t count,
+                              uint64_t weight);
+
+/* Fills into (initialized and empty) with the paths of from by method alone: nodes whose paths
+ * differ only in offsets become one, their weights and calls summed; the root's are copied.
+ * 0, or -1 out of memory. */
+int jp_tree_by_method(jp_tree *into, const jp_tree *from);
 
 /* Adds every node of from to the node with the same path in into.  0, or -1 out of memory. */
 int jp_tree_merge(jp_tree *into, const jp_tree *from);
@@ -70,6 +86,9 @@ void jp_tree_scale(jp_tree *tree, double factor);
  * and whose calls take the calls made in the path, so that the calls do too.  The root's
  * weights are copied.  0, or -1 out of memory. */
 int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total);
+/* The same, keeping the paths of from (frames at offsets) whose paths by method shape (from by
+ * method, folded: jp_tree_by_method, jp_tree_fold) kept: from folded as shape was.  0, or -1. */
+int jp_tree_fold_as(jp_tree *into, const jp_tree *from, const jp_tree *shape);
 
 /* Fills into (initialized and empty) with what later holds beyond earlier, path by path: each
  * node's calls, self and total less those of earlier's node with the same path (none below

@@ -1,8 +1,8 @@
 /*
  * idinfo.c - the IDInfo COM object: IUnknown, event masks, profiling capabilities and
  * the initialization options of IJavaEventMonitorIDInfo4.  One vtable serves all four
- * interface versions, since each extends the one before; IJevmonSampling2 is a second
- * interface of the same object, its vtable serving IJevmonSampling too.
+ * interface versions, since each extends the one before; IJevmonSampling3 is a second
+ * interface of the same object, its vtable serving IJevmonSampling and IJevmonSampling2 too.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -26,8 +26,9 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
     }
     if (IsEqualIID(riid, &IID_IJavaHeapMonitor) || IsEqualIID(riid, &IID_IJavaHeapMonitor2))
         return jv_heap_monitor_create(iface, ppv);
-    if (IsEqualIID(riid, &IID_IJevmonSampling) || IsEqualIID(riid, &IID_IJevmonSampling2)) {
-        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling2_iface;
+    if (IsEqualIID(riid, &IID_IJevmonSampling) || IsEqualIID(riid, &IID_IJevmonSampling2) ||
+        IsEqualIID(riid, &IID_IJevmonSampling3)) {
+        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling3_iface;
         IJavaEventMonitorIDInfo4_AddRef(iface);
         return S_OK;
     }
@@ -160,29 +161,29 @@ static const IJavaEventMonitorIDInfo4Vtbl idinfo_vtbl = {
     idinfo_SetMonitorInitializationOptions,
 };
 
-/* ---- IJevmonSampling2 (and IJevmonSampling): its IUnknown is the object's ------------------------- */
+/* ---- IJevmonSampling3 (and IJevmonSampling, IJevmonSampling2): its IUnknown is the object's ------- */
 
-static inline jv_idinfo *impl_from_IJevmonSampling2(IJevmonSampling2 *iface)
+static inline jv_idinfo *impl_from_IJevmonSampling3(IJevmonSampling3 *iface)
 {
-    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling2_iface));
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling3_iface));
 }
 
-static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling2 *iface, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling3 *iface, REFIID riid, void **ppv)
 {
-    return idinfo_QueryInterface(&impl_from_IJevmonSampling2(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
+    return idinfo_QueryInterface(&impl_from_IJevmonSampling3(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
 }
 
-static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling2 *iface)
+static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling3 *iface)
 {
-    return idinfo_AddRef(&impl_from_IJevmonSampling2(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_AddRef(&impl_from_IJevmonSampling3(iface)->IJavaEventMonitorIDInfo4_iface);
 }
 
-static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling2 *iface)
+static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling3 *iface)
 {
-    return idinfo_Release(&impl_from_IJevmonSampling2(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_Release(&impl_from_IJevmonSampling3(iface)->IJavaEventMonitorIDInfo4_iface);
 }
 
-static const IJevmonSampling2Vtbl sampling_vtbl = {
+static const IJevmonSampling3Vtbl sampling_vtbl = {
     sampling_QueryInterface,
     sampling_AddRef,
     sampling_Release,
@@ -190,6 +191,8 @@ static const IJevmonSampling2Vtbl sampling_vtbl = {
     sampling_SampleThreadLocation64,
     /* IJevmonSampling2 */
     sampling_SampleThreadStack,
+    /* IJevmonSampling3 */
+    sampling_SampleThreadFrames,
 };
 
 jv_idinfo *jv_idinfo_create(jv_monitor *owner)
@@ -198,7 +201,7 @@ jv_idinfo *jv_idinfo_create(jv_monitor *owner)
     if (!info)
         return NULL;
     info->IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
-    info->IJevmonSampling2_iface.lpVtbl = &sampling_vtbl;
+    info->IJevmonSampling3_iface.lpVtbl = &sampling_vtbl;
     atomic_store(&info->ref, 1);
     atomic_store(&info->owner, owner);
     return info;

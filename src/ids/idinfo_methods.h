@@ -27,8 +27,9 @@ HRESULT STDMETHODCALLTYPE idinfo_GetObjectsFromHandles(IJavaEventMonitorIDInfo4 
 HRESULT STDMETHODCALLTYPE idinfo_GetSpecialClassProperties(IJavaEventMonitorIDInfo4 *iface, unsigned *pnspecial_classes, ClassID **ppclass_ids, DWORD **ppclass_flags);
 HRESULT STDMETHODCALLTYPE idinfo_GetStackTrace(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id);
 HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample);
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling2 *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp);
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling2 *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated);
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling3 *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp);
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling3 *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated);
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadFrames(IJevmonSampling3 *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated);
 HRESULT STDMETHODCALLTYPE idinfo_StaticClassInformation(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, DWORD *pStaticDataSize, DWORD *pInstanceSize);
 HRESULT STDMETHODCALLTYPE idinfo_ThreadInformation(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id, DWORD *pwin32_thread_id);
 HRESULT STDMETHODCALLTYPE idinfo_ClassInformation2(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, ClassID *psuperclass, ClassID **ppinterfaces, unsigned int *pinterfaces_length, MethodID **ppimplemented_methods, unsigned int *pimplemented_methods_length);

@@ -1,7 +1,9 @@
 /*
- * sample.c - SampleThreadLocation, IJevmonSampling::SampleThreadLocation64 and
- * IJevmonSampling2::SampleThreadStack: what a thread executes right now, how sure that is
- * (accuracy), what kind of place it is in, and (SampleThreadStack) its stack at that moment.
+ * sample.c - SampleThreadLocation, IJevmonSampling::SampleThreadLocation64,
+ * IJevmonSampling2::SampleThreadStack and IJevmonSampling3::SampleThreadFrames: what a thread
+ * executes right now, how sure that is (accuracy), what kind of place it is in, and
+ * (SampleThreadStack) its stack at that moment, with (SampleThreadFrames) each frame's bytecode
+ * offset.
  *
  * A thread JVMTI shows waiting, sleeping, parked or blocked on a monitor is BLOCKING, and
  * JVMTI's frame for it is exact.  Any other thread is interrupted where it runs
@@ -116,9 +118,11 @@ typedef struct walk {
     };
 } walk;
 
-/* SampleThreadStack's buffer: frames outermost first, the innermost kept when it is too small. */
+/* SampleThreadStack's buffer: frames outermost first, the innermost kept when it is too small;
+ * SampleThreadFrames's offsets beside them (NULL: not wanted). */
 typedef struct stack_out {
     MethodID *frames;
+    DWORD *offsets;
     DWORD max, count;
     int truncated;
     int taken; /* a stack was taken at the sample's moment */
@@ -210,26 +214,36 @@ static void frame_from_jvmti(jthread thread, int accuracy, found *f)
         f->depth = (uint32_t)depth;
 }
 
+/* One frame of a walk, innermost first: its method, and its bytecode offset (negative: not known). */
+typedef jmethodID (*frame_reader)(const walk *w, int i, jlong *offset);
+
 /* Copies the innermost frames (outermost first) into out; not taken when a frame has no MethodID. */
-static void copy_frames(JNIEnv *env, stack_out *out, int count, jmethodID (*method_at)(const walk *, int),
-                        const walk *w, int deeper)
+static void copy_frames(JNIEnv *env, stack_out *out, int count, frame_reader frame_at, const walk *w, int deeper)
 {
     DWORD kept = (DWORD)count < out->max ? (DWORD)count : out->max;
-    for (DWORD i = 0; i < kept; i++)
-        if (!(out->frames[i] = jv_method_id(env, method_at(w, (int)(kept - 1 - i)))))
+    for (DWORD i = 0; i < kept; i++) {
+        jlong offset = -1;
+        if (!(out->frames[i] = jv_method_id(env, frame_at(w, (int)(kept - 1 - i), &offset))))
             return;
+        if (out->offsets)
+            out->offsets[i] = offset >= 0 && offset < (jlong)JEVMON_NO_PC_OFFSET ? (DWORD)offset : JEVMON_NO_PC_OFFSET;
+    }
     out->count = kept;
     out->truncated = deeper || kept < (DWORD)count;
     out->taken = 1;
 }
 
-static jmethodID walked_method(const walk *w, int i)
+/* AsyncGetCallTrace's lineno is the bci of a Java frame, negative for a native one. */
+static jmethodID walked_frame_at(const walk *w, int i, jlong *offset)
 {
+    *offset = w->frames[i].lineno;
     return w->frames[i].method_id;
 }
 
-static jmethodID standing_method(const walk *w, int i)
+/* JVMTI's location is the bci, -1 for a native frame. */
+static jmethodID standing_frame_at(const walk *w, int i, jlong *offset)
 {
+    *offset = w->standing[i].location;
     return w->standing[i].method;
 }
 
@@ -249,7 +263,7 @@ static void stack_from_jvmti(JNIEnv *env, jthread thread, int accuracy, found *f
         f->depth = (uint32_t)count;
     else if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > 0)
         f->depth = (uint32_t)depth;
-    copy_frames(env, out, count, standing_method, w, deeper);
+    copy_frames(env, out, count, standing_frame_at, w, deeper);
 }
 
 /*
@@ -294,7 +308,7 @@ static void locate(JNIEnv *env, DWORD os_tid, int standing, jthread thread, jint
         standing_frame(env, thread, self || (state & JVMTI_THREAD_STATE_IN_NATIVE) ? JVM_SAMPLE_EXACT : SAFEPOINT_VIEW,
                        f, w, out);
     } else if (f->walked && out)
-        copy_frames(env, out, w->trace.num_frames, walked_method, w, w->trace.num_frames >= WALK_DEPTH);
+        copy_frames(env, out, w->trace.num_frames, walked_frame_at, w, w->trace.num_frames >= WALK_DEPTH);
     else if (!f->method)
         frame_from_jvmti(thread, SAFEPOINT_VIEW, f);
     else if (f->unwalked)
@@ -395,16 +409,16 @@ HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *
     return sample_thread(thread_id, psample, NULL, NULL, NULL);
 }
 
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling2 *iface, ThreadID thread_id,
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling3 *iface, ThreadID thread_id,
                                                           JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
 {
     (void)iface;
     return sample_thread(thread_id, psample, pip, psp, NULL);
 }
 
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling2 *iface, ThreadID thread_id,
-                                                     JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD max_frames,
-                                                     DWORD *pframe_count, BOOL *ptruncated)
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadFrames(IJevmonSampling3 *iface, ThreadID thread_id,
+                                                      JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
+                                                      DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated)
 {
     (void)iface;
     if (!pframe_count || (max_frames && !pframes))
@@ -412,7 +426,7 @@ HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling2 *iface, Th
     *pframe_count = 0;
     if (ptruncated)
         *ptruncated = FALSE;
-    stack_out out = {pframes, max_frames, 0, 0, 0};
+    stack_out out = {pframes, poffsets, max_frames, 0, 0, 0};
     HRESULT hr = sample_thread(thread_id, psample, NULL, NULL, &out);
     if (FAILED(hr) || !out.taken)
         return FAILED(hr) ? hr : S_FALSE;
@@ -420,4 +434,11 @@ HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling2 *iface, Th
     if (ptruncated)
         *ptruncated = out.truncated ? TRUE : FALSE;
     return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling3 *iface, ThreadID thread_id,
+                                                     JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD max_frames,
+                                                     DWORD *pframe_count, BOOL *ptruncated)
+{
+    return sampling_SampleThreadFrames(iface, thread_id, psample, pframes, NULL, max_frames, pframe_count, ptruncated);
 }

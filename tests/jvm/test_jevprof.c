@@ -9,6 +9,7 @@
  * then clicks and searches the flame graph in a headless browser.
  */
 #include <check.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,8 +62,9 @@ static void prepare(char *dir, size_t size)
 
 /* monitors: ATTACHED, or NULL when the registry file has a monitor key for jevprof; extra, more:
  * more environment variables ("NAME=value"), or NULL. */
-static void run_jevprof_with(const char *jdk, const char *dir, const char *monitors, const char *mode,
-                             const char *rounds, const char *const *extras, jvmrun_result *r)
+static void run_jevprof_main(const char *jdk, const char *dir, const char *monitors, const char *mode,
+                             const char *main_class, const char *const *args, const char *const *extras,
+                             jvmrun_result *r)
 {
     static char files_env[1300], dir_env[1300], mode_env[64];
     snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", dir);
@@ -76,8 +78,14 @@ static void run_jevprof_with(const char *jdk, const char *dir, const char *monit
     for (const char *const *e = extras; e && *e && n < 11; e++)
         env[n++] = *e;
     env[n] = NULL;
+    jvmrun_main(jdk, main_class, "", env, args, r);
+}
+
+static void run_jevprof_with(const char *jdk, const char *dir, const char *monitors, const char *mode,
+                             const char *rounds, const char *const *extras, jvmrun_result *r)
+{
     const char *args[] = {rounds, NULL};
-    jvmrun_main(jdk, "Workload", "", env, args, r);
+    run_jevprof_main(jdk, dir, monitors, mode, "Workload", args, extras, r);
 }
 
 static void run_jevprof(const char *jdk, const char *dir, const char *monitors, const char *mode, const char *rounds,
@@ -331,21 +339,145 @@ START_TEST(sampling_finds_the_hot_method)
         ck_assert_uint_eq(time.total, in_profile * 2000000ull);
         ck_assert_str_eq(counts.top, "Workload.hot(long)");
         ck_assert_uint_eq(counts.top_flat, hot);
-        ck_assert_uint_eq(counts.samples, line_count(collapsed));
+        ck_assert_uint_ge(counts.samples, line_count(collapsed)); /* a path of the file at one line or more */
         unsigned long long methods = table_rows(report, "Top 1000 methods by total samples\n");
         ck_assert_msg(counts.locations < methods, "%llu locations in pprof, %llu methods in all", counts.locations,
                       methods);
-        /* its functions have their source files and first lines: -list shows Workload.hot's loop */
+        /* its functions have their source files, its locations the lines that ran: -list shows
+         * Workload.hot's samples on the lines of its loop, not all on its first line */
         char *list = pprof_list(dir, "jevprof.pb.gz", "Workload.hot");
         expect(list, "ROUTINE ======================== Workload.hot(long) in Workload.java\n");
-        const char *loop = strstr(list, ":        for (int i = 0; i < 4000; i++) {\n");
-        while (loop && loop > list && loop[-1] != '\n')
-            loop--;
-        ck_assert_msg(loop && loop[strspn(loop, " ")] != '.', "no samples at Workload.hot's first line:\n%s", list);
+        static const char *const loop_lines[] = {":        for (int i = 0; i < 4000; i++) {\n",
+                                                 ":            x ^= x << 13;\n", ":            x ^= x >>> 7;\n",
+                                                 ":            x ^= x << 17;\n"};
+        int lines_with_samples = 0;
+        for (size_t i = 0; i < sizeof(loop_lines) / sizeof(*loop_lines); i++) {
+            const char *row = strstr(list, loop_lines[i]);
+            while (row && row > list && row[-1] != '\n')
+                row--;
+            lines_with_samples += row && row[strspn(row, " ")] != '.';
+        }
+        ck_assert_msg(lines_with_samples >= 2, "Workload.hot's samples on %d of its loop's lines:\n%s",
+                      lines_with_samples, list);
         free(list);
     }
     free(report), free(collapsed), free(flame);
     jvmrun_free(&plain);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
+/* A location of `go tool pprof -raw`: its function, line and the function's first line (s=). */
+typedef struct raw_location {
+    char function[256];
+    unsigned long line, start_line;
+} raw_location;
+
+/* The locations of a pprof file whose function is function; at most max, their number returned. */
+static size_t raw_locations(const char *dir, const char *file, const char *function, raw_location *out, size_t max)
+{
+    char command[1600], line[4096];
+    size_t n = 0;
+    snprintf(command, sizeof(command), "go tool pprof -raw '%s/%s' 2>&1", dir, file);
+    FILE *raw = popen(command, "r");
+    ck_assert_ptr_nonnull(raw);
+    while (fgets(line, sizeof(line), raw)) {
+        /* "    70: 0x0 M=1 java.lang.Thread.run() java/lang/Thread.java:840 s=839(java.lang.Thread.run)" */
+        char *name = strstr(line, " M=1 "), *start = strstr(line, " s="), *colon;
+        if (!name || !start || n == max)
+            continue;
+        name += 5;
+        *start = '\0';
+        if (!(colon = strrchr(name, ':')) || strncmp(name, function, strlen(function)) != 0 ||
+            name[strlen(function)] != ' ')
+            continue;
+        snprintf(out[n].function, sizeof(out[n].function), "%s", function);
+        out[n].line = strtoul(colon + 1, NULL, 10);
+        out[n].start_line = strtoul(start + 3, NULL, 10);
+        n++;
+    }
+    ck_assert_int_eq(pclose(raw), 0);
+    return n;
+}
+
+/* The flat samples `go tool pprof -top -lines` gives function at source lines first to last. */
+static unsigned long long flat_at_lines(const char *dir, const char *file, const char *function, unsigned long first,
+                                        unsigned long last)
+{
+    char command[1600], line[4096];
+    unsigned long long sum = 0;
+    snprintf(command, sizeof(command), "go tool pprof -top -lines -sample_index=samples -nodecount=100000 '%s/%s' 2>&1",
+             dir, file);
+    FILE *top = popen(command, "r");
+    ck_assert_ptr_nonnull(top);
+    while (fgets(line, sizeof(line), top)) {
+        /* "      1610 97.51% 97.51%       1610 97.51%  SamplingWorkload.spinC(long) SamplingWorkload.java:169" */
+        unsigned long long flat = 0;
+        int name_at = 0;
+        char *file_line = strrchr(line, ' '), *colon = strrchr(line, ':');
+        if (sscanf(line, "%llu %*s %*s %*s %*s %n", &flat, &name_at) != 1 || !name_at || !file_line || !colon)
+            continue;
+        unsigned long at = strtoul(colon + 1, NULL, 10);
+        if (strncmp(line + name_at, function, strlen(function)) == 0 && line[name_at + (int)strlen(function)] == ' ' &&
+            at >= first && at <= last)
+            sum += flat;
+    }
+    ck_assert_int_eq(pclose(top), 0);
+    return sum;
+}
+
+/* SamplingWorkload.java's lines (tests/jvm/workloads): spinC's first line, its loop, the callers' calls. */
+#define SPIN_C_FIRST 166ul /* long x = 0; */
+#define SPIN_C_BODY 169ul  /* x = x * 31 + k; */
+#define SPIN_B_CALL 172ul
+#define SPIN_A_CALL 173ul
+
+START_TEST(samples_are_at_the_lines_that_ran)
+{
+    char dir[1200];
+    jvmrun_result r;
+    const char *args[] = {"stacks", "2", NULL}; /* a thread spinning in spinA > spinB > spinC for 2 s */
+    prepare(dir, sizeof(dir));
+    run_jevprof_main(jdks[_i], dir, ATTACHED, "sample", "SamplingWorkload", args, NULL, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_msg(strstr(r.err, "jevmon: jevprof: wrote "), "%s", r.err);
+    if (system("command -v go >/dev/null") != 0) {
+        fprintf(stderr, "skipped: no go (golang-go): the pprof file's lines are not read back\n");
+        jvmrun_free(&r);
+        return;
+    }
+    /* the innermost frames: spinC's loop body, not its first line, which runs once */
+    unsigned long long spin = flat_at_lines(dir, "jevprof.pb.gz", "SamplingWorkload.spinC(long)", 0, ULONG_MAX);
+    unsigned long long body = flat_at_lines(dir, "jevprof.pb.gz", "SamplingWorkload.spinC(long)", SPIN_C_BODY, SPIN_C_BODY);
+    unsigned long long first = flat_at_lines(dir, "jevprof.pb.gz", "SamplingWorkload.spinC(long)", SPIN_C_FIRST,
+                                             SPIN_C_FIRST);
+    printf("JDK %d: spinC %llu samples, %llu at x = x * 31 + k (line %lu), %llu at its first line\n", _i, spin, body,
+           SPIN_C_BODY, first);
+    ck_assert_uint_gt(spin, 200); /* 2 s at 2 ms */
+    ck_assert_uint_ge(body * 10, spin * 9);
+    ck_assert_uint_le(first * 20, spin);
+    /* the callers at their calls: spinB and spinA (one-line methods), and Thread.run, whose call to
+     * the thread's Runnable is not its first line */
+    raw_location found[64];
+    size_t n = raw_locations(dir, "jevprof.pb.gz", "SamplingWorkload.spinB(long)", found, 64);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(found[0].line, SPIN_B_CALL);
+    n = raw_locations(dir, "jevprof.pb.gz", "SamplingWorkload.spinA(long)", found, 64);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(found[0].line, SPIN_A_CALL);
+    n = raw_locations(dir, "jevprof.pb.gz", "SamplingWorkload.spinC(long)", found, 64);
+    ck_assert_uint_ge(n, 1);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(found[i].start_line, SPIN_C_FIRST);
+    n = raw_locations(dir, "jevprof.pb.gz", "java.lang.Thread.run()", found, 64);
+    int past_first = 0; /* (a stack taken at a safepoint, when a walk failed, has no offsets: first lines) */
+    for (size_t i = 0; i < n; i++) {
+        printf("JDK %d: java.lang.Thread.run() at line %lu, its first line %lu\n", _i, found[i].line,
+               found[i].start_line);
+        past_first |= found[i].line > found[i].start_line;
+    }
+    ck_assert_msg(past_first, "no location of java.lang.Thread.run() past its first line");
     jvmrun_free(&r);
     remove_outputs(dir);
 }
@@ -794,6 +926,7 @@ int main(void)
     TCase *tc = tcase_create("jevprof_jvm");
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, sampling_finds_the_hot_method, 0, jdk_count);
+    tcase_add_loop_test(tc, samples_are_at_the_lines_that_ran, 0, jdk_count);
     tcase_add_loop_test(tc, call_counts_are_exact, 0, jdk_count);
     tcase_add_loop_test(tc, allocation_sites_are_exact, 0, jdk_count);
     tcase_add_loop_test(tc, a_refused_allocation_callback_costs_one_line, 0, jdk_count);

@@ -13,8 +13,12 @@
  *     thread's samples name another thread's method.
  *   - IJevmonSampling2::SampleThreadStack: for a parked thread and a spinning one, each in a known
  *     stack, its frames are GetStackTrace's, taken right after.
+ *   - IJevmonSampling3::SampleThreadFrames: the same two threads' frames with their bytecode
+ *     offsets, which MethodInformation's line table puts on the lines of SamplingWorkload.java that
+ *     run: the spinning loop, the calls in each caller (not the methods' first lines).
  */
 #include <check.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,18 +263,80 @@ static void expect_agreeing_stacks(const char *log, const char *innermost, const
     ck_assert_msg(strstr(line, path), "expected %s in %s", path, line);
 }
 
-START_TEST(sample_thread_stack_gives_get_stack_traces_frames)
+/* SamplingWorkload's two stacks for 2 s under the sampler in a mode (extra_env) whose interface the
+ * VM must offer (the log says unavailable when not). */
+static void run_stacks(const char *jdk, const char *extra_env, const char *unavailable, jvmrun_result *r)
 {
     const char *args[] = {"stacks", "2", NULL};
+    run_sampled(jdk, extra_env, args, r);
+    ck_assert_int_eq(r->exit_code, 0);
+    ck_assert_ptr_null(strstr(r->log, unavailable));
+}
+
+START_TEST(sample_thread_stack_gives_get_stack_traces_frames)
+{
     jvmrun_result r;
-    run_sampled(jdks[_i], "FXSAMPLE_STACKS=1", args, &r);
-    ck_assert_int_eq(r.exit_code, 0);
-    ck_assert_ptr_null(strstr(r.log, "stacks unavailable"));
+    run_stacks(jdks[_i], "FXSAMPLE_STACKS=1", "stacks unavailable", &r);
     expect_agreeing_stacks(r.log, "SamplingWorkload.parkedC(J)V",
                            "SamplingWorkload.parkedA(J)V>SamplingWorkload.parkedB(J)V>SamplingWorkload.parkedC(J)V>"
                            "java/util/concurrent/locks/LockSupport.parkNanos(J)V>");
     expect_agreeing_stacks(r.log, "SamplingWorkload.spinC(J)J",
                            "SamplingWorkload.spinA(J)J>SamplingWorkload.spinB(J)J>SamplingWorkload.spinC(J)J");
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* The samples in which a frame of method (inner: innermost, or a caller) was at a line from first to
+ * last, from the "frame" lines of the log. */
+static unsigned long long frame_samples(const char *log, const char *method, int inner, unsigned long first,
+                                        unsigned long last)
+{
+    char prefix[512];
+    unsigned long long n = 0;
+    snprintf(prefix, sizeof(prefix), "frame %s inner=%d offset=", method, inner);
+    for (const char *p = strstr(log, prefix); p; p = strstr(p + 1, prefix)) {
+        unsigned long line = 0;
+        unsigned long long count = 0;
+        const char *at = strstr(p, " line=");
+        if (at && sscanf(at, " line=%lu n=%llu", &line, &count) == 2 && line >= first && line <= last)
+            n += count;
+    }
+    return n;
+}
+
+/* SamplingWorkload.java's lines (tests/jvm/workloads): spinC's first line, its loop, the calls. */
+#define PARKED_C_FIRST 159ul /* while (System.nanoTime() < end) */
+#define PARKED_C_CALL 160ul  /* LockSupport.parkNanos(...) */
+#define SPIN_C_FIRST 166ul   /* long x = 0; */
+#define SPIN_C_LOOP 167ul    /* while ..., for ..., x = x * 31 + k; (169) */
+#define SPIN_C_BODY 169ul
+#define SPIN_B_CALL 172ul
+#define SPIN_A_CALL 173ul
+
+START_TEST(sample_thread_frames_give_the_lines_that_run)
+{
+    jvmrun_result r;
+    run_stacks(jdks[_i], "FXSAMPLE_FRAMES=1", "frames unavailable", &r);
+    /* the innermost frame of the spinning thread: its loop's lines, hardly ever its first */
+    unsigned long long spin = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, 0, ULONG_MAX);
+    unsigned long long loop = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, SPIN_C_LOOP, SPIN_C_BODY);
+    unsigned long long body = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, SPIN_C_BODY, SPIN_C_BODY);
+    unsigned long long first = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, SPIN_C_FIRST, SPIN_C_FIRST);
+    printf("JDK %d: spinC %llu samples: %llu in its loop, %llu at x = x * 31 + k, %llu at its first line\n", _i,
+           spin, loop, body, first);
+    ck_assert_uint_gt(spin, 200); /* 2 s at 1 kHz */
+    ck_assert_uint_ge(loop * 10, spin * 9);
+    ck_assert_uint_le(first * 20, spin);
+    /* the callers: each at its call, the parked one's not on its first line */
+    unsigned long long b = frame_samples(r.log, "SamplingWorkload.spinB(J)J", 0, 0, ULONG_MAX);
+    ck_assert_uint_gt(b, 200);
+    ck_assert_uint_eq(frame_samples(r.log, "SamplingWorkload.spinB(J)J", 0, SPIN_B_CALL, SPIN_B_CALL), b);
+    ck_assert_uint_eq(frame_samples(r.log, "SamplingWorkload.spinA(J)J", 0, SPIN_A_CALL, SPIN_A_CALL),
+                      frame_samples(r.log, "SamplingWorkload.spinA(J)J", 0, 0, ULONG_MAX));
+    unsigned long long parked = frame_samples(r.log, "SamplingWorkload.parkedC(J)V", 0, 0, ULONG_MAX);
+    ck_assert_uint_gt(parked, 200);
+    ck_assert_uint_eq(frame_samples(r.log, "SamplingWorkload.parkedC(J)V", 0, PARKED_C_CALL, PARKED_C_CALL), parked);
+    ck_assert_uint_eq(frame_samples(r.log, "SamplingWorkload.parkedC(J)V", 0, PARKED_C_FIRST, PARKED_C_FIRST), 0);
     jvmrun_free(&r);
 }
 END_TEST
@@ -360,6 +426,7 @@ int main(void)
     tcase_add_loop_test(tc, compiled_methods_map_back_and_bad_ids_fail, 0, jdk_count);
     tcase_add_loop_test(tc, sixteen_threads_two_samplers_each_sample_its_own_thread, 0, jdk_count);
     tcase_add_loop_test(tc, sample_thread_stack_gives_get_stack_traces_frames, 0, jdk_count);
+    tcase_add_loop_test(tc, sample_thread_frames_give_the_lines_that_run, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -45,6 +45,7 @@ typedef struct decoded {
     size_t string_count;
     uint64_t function_name[16], function_system_name[16]; /* by function id */
     uint64_t function_filename[16], function_start_line[16], location_line[16];
+    uint64_t location_function[16], location_line_by_id[16]; /* by location id */
     uint64_t sample_locations[16][8], sample_depth[16], sample_values[16][2];
     size_t sample_count, location_count, function_count;
     uint64_t sample_types[2][2], period_type[2], period, time_nanos, duration_nanos;
@@ -91,16 +92,23 @@ static void sub_field(void *context, unsigned number, uint64_t value, const uint
         m->fields[number] = value;
 }
 
-/* A Location's fields: its Line (function_id 1, line 2) goes by its function's id. */
+/* A Location's fields: its id (first), then its Line (function_id 1, line 2), by its function's id
+ * and by its own. */
+static uint64_t decoding_location;
 static void location_field(void *context, unsigned number, uint64_t value, const uint8_t *bytes)
 {
     decoded *d = context;
     message line = {{0}};
+    if (number == 1)
+        decoding_location = value;
     if (number != 4)
         return;
     each_field(bytes, bytes + value, sub_field, &line);
     ck_assert_uint_lt(line.fields[1], 16);
+    ck_assert_uint_lt(decoding_location, 16);
     d->location_line[line.fields[1]] = line.fields[2];
+    d->location_function[decoding_location] = line.fields[1];
+    d->location_line_by_id[decoding_location] = line.fields[2];
 }
 
 static void profile_field(void *context, unsigned number, uint64_t value, const uint8_t *bytes)
@@ -227,6 +235,46 @@ START_TEST(samples_decode_back_to_the_tree)
 }
 END_TEST
 
+/* hot's line 31 from offset 0 to 7, line 33 from 8 on; every other frame at its first line. */
+static unsigned long line_at(void *context, MethodID method, DWORD offset)
+{
+    unsigned long first = 0;
+    source(context, method, &first);
+    return method == HOT && offset != JP_NO_OFFSET ? (offset < 8 ? 31 : 33) : first;
+}
+
+/* Frames at offsets: a location per line of a function (offsets 4 and 5 share one), the function once. */
+START_TEST(frames_at_offsets_have_a_location_per_line)
+{
+    jp_tree tree;
+    decoded d;
+    const MethodID hot[] = {MAIN, HOT};
+    const DWORD at4[] = {JP_NO_OFFSET, 4}, at5[] = {JP_NO_OFFSET, 5}, at9[] = {JP_NO_OFFSET, 9};
+    ck_assert_int_eq(jp_tree_init(&tree), 0);
+    jp_tree_add_located_stack(&tree, hot, at4, 2, 60);
+    jp_tree_add_located_stack(&tree, hot, at9, 2, 30);
+    jp_tree_add_located_stack(&tree, hot, at5, 2, 10);
+    jp_tree_sum_root(&tree);
+    jp_pprof_profile p = {.kind = JP_PPROF_SAMPLES, .tree = &tree, .scale = 1, .period = 1,
+                          .name = long_name, .system_name = brief_name, .source = source, .line = line_at};
+    decode(&p, &d);
+    ck_assert_uint_eq(d.function_count, 2);
+    ck_assert_uint_eq(d.location_count, 3);
+    ck_assert_uint_eq(d.sample_count, 3);
+    uint64_t at_line[40] = {0};
+    for (size_t s = 0; s < d.sample_count; s++) {
+        uint64_t leaf = d.sample_locations[s][0], outer = d.sample_locations[s][1];
+        ck_assert_str_eq(d.strings[d.function_name[d.location_function[leaf]]], "demo.Main.hot(int)");
+        ck_assert_uint_eq(d.function_start_line[d.location_function[leaf]], 30);
+        ck_assert_uint_eq(d.location_line_by_id[outer], 10);
+        at_line[d.location_line_by_id[leaf]] += d.sample_values[s][0];
+    }
+    ck_assert_uint_eq(at_line[31], 70);
+    ck_assert_uint_eq(at_line[33], 30);
+    jp_tree_free(&tree);
+}
+END_TEST
+
 /* Allocations in thousandths become whole ones; bytes come from the other tree by path, and a
  * path the bytes tree lacks (its object could not be sized) has none. */
 START_TEST(allocations_take_bytes_by_path)
@@ -330,6 +378,7 @@ int main(void)
     Suite *s = suite_create("jevprof_pprof");
     TCase *tc = tcase_create("pprof");
     tcase_add_test(tc, samples_decode_back_to_the_tree);
+    tcase_add_test(tc, frames_at_offsets_have_a_location_per_line);
     tcase_add_test(tc, allocations_take_bytes_by_path);
     tcase_add_test(tc, folded_allocations_keep_their_bytes_in_the_caller);
     tcase_add_loop_test(tc, gzip_member_ends_with_the_crc_and_length, 0,

@@ -91,6 +91,53 @@ START_TEST(scaling_multiplies_every_weight_but_not_calls)
 }
 END_TEST
 
+/* Frames at offsets: a node each (kept by merge and fold), one per method by method. */
+START_TEST(offsets_split_nodes_until_taken_by_method)
+{
+    jp_tree t, merged, folded, methods;
+    const MethodID ab[] = {1, 2};
+    const DWORD at4[] = {7, 4}, at9[] = {7, 9};
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    ck_assert_int_eq(jp_tree_add_located_stack(&t, ab, at4, 2, 3), 0);
+    ck_assert_int_eq(jp_tree_add_located_stack(&t, ab, at9, 2, 5), 0);
+    ck_assert_int_eq(jp_tree_add_stack(&t, ab, 2, 1), 0); /* no offsets: a path of its own */
+    jp_tree_sum_root(&t);
+    ck_assert_uint_eq(t.count, 6);
+    uint32_t a = jp_tree_child_at(&t, JP_ROOT, 1, 7);
+    ck_assert_uint_eq(t.nodes[a].total, 8);
+    ck_assert_uint_eq(t.nodes[jp_tree_child_at(&t, a, 2, 9)].self, 5);
+    ck_assert_uint_eq(t.nodes[jp_tree_child_at(&t, a, 2, 4)].self, 3);
+    ck_assert_uint_eq(jp_tree_find(&t, JP_ROOT, 1), jp_tree_child(&t, JP_ROOT, 1));
+    ck_assert_int_eq(jp_tree_init(&merged), 0);
+    ck_assert_int_eq(jp_tree_merge(&merged, &t), 0);
+    ck_assert_uint_eq(merged.count, 6);
+    ck_assert_uint_eq(merged.nodes[jp_tree_child_at(&merged, jp_tree_child_at(&merged, JP_ROOT, 1, 7), 2, 9)].self, 5);
+    ck_assert_int_eq(jp_tree_init(&folded), 0);
+    ck_assert_int_eq(jp_tree_fold(&folded, &t, 4), 0); /* 2 at offset 4 (3) goes into its caller */
+    uint32_t folded_a = jp_tree_child_at(&folded, JP_ROOT, 1, 7);
+    ck_assert_uint_eq(folded.nodes[folded_a].self, 3);
+    ck_assert_uint_eq(folded.nodes[jp_tree_child_at(&folded, folded_a, 2, 9)].self, 5);
+    ck_assert_int_eq(jp_tree_init(&methods), 0);
+    ck_assert_int_eq(jp_tree_by_method(&methods, &t), 0);
+    ck_assert_uint_eq(methods.count, 3);
+    ck_assert_uint_eq(methods.nodes[JP_ROOT].total, 9);
+    uint32_t method_a = jp_tree_find(&methods, JP_ROOT, 1);
+    ck_assert_uint_eq(methods.nodes[method_a].total, 9);
+    ck_assert_uint_eq(methods.nodes[jp_tree_find(&methods, method_a, 2)].self, 9);
+    /* folded as the paths by method are: 2 (9 in all) under 10 goes into 1 at every offset */
+    jp_tree shape, shaped;
+    ck_assert_int_eq(jp_tree_init(&shape), 0);
+    ck_assert_int_eq(jp_tree_fold(&shape, &methods, 10), 0);
+    ck_assert_int_eq(jp_tree_init(&shaped), 0);
+    ck_assert_int_eq(jp_tree_fold_as(&shaped, &t, &shape), 0);
+    ck_assert_uint_eq(shaped.count, 3);
+    ck_assert_uint_eq(shaped.nodes[jp_tree_child_at(&shaped, JP_ROOT, 1, 7)].self, 8);
+    ck_assert_uint_eq(shaped.nodes[jp_tree_find(&shaped, JP_ROOT, 1)].self, 1);
+    jp_tree_free(&shape), jp_tree_free(&shaped);
+    jp_tree_free(&t), jp_tree_free(&merged), jp_tree_free(&folded), jp_tree_free(&methods);
+}
+END_TEST
+
 START_TEST(merge_adds_matching_paths)
 {
     jp_tree x, y;
@@ -294,6 +341,7 @@ int main(void)
     tcase_add_test(tc, stacks_add_total_along_the_path_and_self_at_the_end);
     tcase_add_test(tc, scaling_multiplies_every_weight_but_not_calls);
     tcase_add_test(tc, merge_adds_matching_paths);
+    tcase_add_test(tc, offsets_split_nodes_until_taken_by_method);
     tcase_add_test(tc, fold_moves_small_paths_into_their_callers);
     tcase_add_test(tc, difference_keeps_what_grew_since);
     tcase_add_test(tc, walk_visits_parents_before_children_with_their_path);

@@ -19,7 +19,7 @@
     X(IJavaEventMonitorIDInfo) X(IJavaEventMonitorIDInfo2) X(IJavaEventMonitorIDInfo3)             \
     X(IJavaEventMonitorIDInfo4) X(IJavaEventMonitor) X(IJavaEventMonitor2) X(IHeapInfoCallback)    \
     X(IObjectAllocationCallback) X(IJavaHeapMonitor) X(IJavaHeapMonitor2) X(IJevmonSampling) \
-    X(IJevmonSampling2) X(IJevmonAllocationSampling) X(IJevmonCommands)
+    X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonAllocationSampling) X(IJevmonCommands)
 
 /* The documentation's spellings: IID_<alias> and the type <alias>. */
 #define API_ALIASES(X) X(IHeapInfoCallBack) X(IObjectAllocationCallBack)
@@ -61,6 +61,7 @@
 #define API_SLOTS_IJavaHeapMonitor2(X, i) API_SLOTS_IJavaHeapMonitor(X, i) X(i, RequestHeapDump)
 #define API_SLOTS_IJevmonSampling(X, i) API_SLOTS_IUnknown(X, i) X(i, SampleThreadLocation64)
 #define API_SLOTS_IJevmonSampling2(X, i) API_SLOTS_IJevmonSampling(X, i) X(i, SampleThreadStack)
+#define API_SLOTS_IJevmonSampling3(X, i) API_SLOTS_IJevmonSampling2(X, i) X(i, SampleThreadFrames)
 #define API_SLOTS_IJevmonAllocationSampling(X, i)                                                \
     API_SLOTS_IUnknown(X, i) X(i, GetAllocationSamplingInterval) X(i, GetAllocationWeight)
 #define API_SLOTS_IJevmonCommands(X, i) API_SLOTS_IUnknown(X, i) X(i, Command)
@@ -78,6 +79,7 @@
     API_SLOTS_IJavaHeapMonitor2(X, IJavaHeapMonitor2)                                            \
     API_SLOTS_IJevmonSampling(X, IJevmonSampling)                                                \
     API_SLOTS_IJevmonSampling2(X, IJevmonSampling2)                                              \
+    API_SLOTS_IJevmonSampling3(X, IJevmonSampling3)                                              \
     API_SLOTS_IJevmonAllocationSampling(X, IJevmonAllocationSampling) \
     API_SLOTS_IJevmonCommands(X, IJevmonCommands)
 
@@ -138,7 +140,8 @@
     X(JVM_LOCATION_UNKNOWN) X(JVM_LOCATION_JIT) X(JVM_LOCATION_NATIVE) X(JVM_LOCATION_GC)        \
     X(JVM_LOCATION_COMPILER) X(JVM_LOCATION_LOADER) X(JVM_LOCATION_DEBUGGER) X(JVM_LOCATION_SECURITY) \
     X(JVM_LOCATION_PROFILER) X(JVM_LOCATION_BLOCKING)                                            \
-    X(MSJDBG_FL_REQUIRE_BYTE_CODE_EXECUTION) X(MSJDBG_FL_ENABLE_PROFILING) X(MSJDBG_SEND_START_CLASS_EVENTS)
+    X(MSJDBG_FL_REQUIRE_BYTE_CODE_EXECUTION) X(MSJDBG_FL_ENABLE_PROFILING) X(MSJDBG_SEND_START_CLASS_EVENTS) \
+    X(JEVMON_NO_PC_OFFSET)
 
 /* String constants. */
 #define API_STRINGS(X) X(JEVMON_JAVA_VM_KEY) X(JEVMON_MONITORS_KEY)
