@@ -53,12 +53,12 @@ int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512])
     return n;
 }
 
-const char *jvmrun_build_path(const char *name)
+/* <build>/<name> into path (2 * PATH_MAX bytes). */
+static void build_path(char *path, const char *name)
 {
-    static char path[2 * PATH_MAX];
     const char *env = getenv("JEVMON_BUILD");
     if (env)
-        snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX, env, name);
+        snprintf(path, 2 * PATH_MAX, "%.*s/%s", PATH_MAX, env, name);
     else {
         char self[PATH_MAX];
         ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -66,8 +66,14 @@ const char *jvmrun_build_path(const char *name)
         char *cut = strstr(self, "/asan/tests/");
         if (cut)
             *cut = '\0';
-        snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX, self, name);
+        snprintf(path, 2 * PATH_MAX, "%.*s/%s", PATH_MAX, self, name);
     }
+}
+
+const char *jvmrun_build_path(const char *name)
+{
+    static char path[2 * PATH_MAX];
+    build_path(path, name);
     return path;
 }
 
@@ -75,7 +81,10 @@ const char *jvmrun_source_dir(void)
 {
     static char dir[2 * PATH_MAX];
     const char *env = getenv("JEVMON_SRC");
-    snprintf(dir, sizeof(dir), "%s", env ? env : jvmrun_build_path("../.."));
+    if (env)
+        snprintf(dir, sizeof(dir), "%.*s", PATH_MAX, env);
+    else
+        build_path(dir, "../..");
     return dir;
 }
 

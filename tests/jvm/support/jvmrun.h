@@ -23,8 +23,8 @@ int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 /* <build>/<name>, build being JEVMON_BUILD or derived from the test program's path. */
 const char *jvmrun_build_path(const char *name);
-/* The project's source tree: JEVMON_SRC, or the tree the build directory is in.  A buffer of
- * its own, so a jvmrun_build_path in the same expression leaves it whole. */
+/* The project's source tree: JEVMON_SRC, or the tree the build directory is in.  Neither this
+ * nor jvmrun_build_path touches the other's buffer, so both may stand in one expression. */
 const char *jvmrun_source_dir(void);
 /*
  * Runs a shell command line (printf-style) in dir, its stdout and stderr into dir's out.txt and
