@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -492,17 +491,6 @@ START_TEST(continuous_calls_hold_each_call_once)
 }
 END_TEST
 
-/* tools/jevprof.sh with arguments; its exit status. */
-static int script(const char *arguments)
-{
-    char command[2048];
-    const char *src = getenv("JEVMON_SRC");
-    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' %s >&2", src ? src : jvmrun_build_path("../.."),
-             arguments);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 START_TEST(the_script_attaches_jevprof_and_drives_it)
 {
     const char *jdk = jdks[_i];
@@ -517,20 +505,20 @@ START_TEST(the_script_attaches_jevprof_and_drives_it)
     jvmrun_start(&p, jdk, "AttachWorkload", NULL, env, args); /* no agent */
     ck_assert_msg(jvmrun_wait_output(&p, "ready", 1, 60000), "the program did not start");
     snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
-    ck_assert_int_eq(script(arguments), 1); /* no bridge yet: nothing to dump */
+    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 1); /* no bridge yet: nothing to dump */
     snprintf(arguments, sizeof(arguments), "--pid %d start", p.pid);
-    ck_assert_int_eq(script(arguments), 0);
+    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
     work(&p, "work 400", "done 400 ");
     snprintf(arguments, sizeof(arguments), "--pid %d --mode sample dump", p.pid);
-    ck_assert_int_eq(script(arguments), 2); /* settings cannot reach it */
+    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 2); /* settings cannot reach it */
     snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
-    ck_assert_int_eq(script(arguments), 0);
+    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
     char *report = read_file(dir, "jevprof-report.txt");
     ck_assert_ptr_nonnull(report);
     ck_assert_uint_eq(report_calls(report, "AttachWorkload.attachWork(int)"), 400); /* exact since the attach */
     free(report);
     snprintf(arguments, sizeof(arguments), "--pid %d stop", p.pid);
-    ck_assert_int_eq(script(arguments), 0);
+    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
     jvmrun_send(&p, "quit");
     jvmrun_finish(&p, &r);
     ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);

@@ -6,7 +6,6 @@
  * removing exactly what was installed.
  */
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,40 +23,12 @@ static char tmp[256];  /* the test's directory: dest/ (DESTDIR), work/ (the user
 static char dest[300]; /* DESTDIR */
 static char root[400]; /* DESTDIR + PREFIX: where the files are */
 
-/* Runs a shell command (printf-style) with stdout and stderr in <tmp>/out.txt; its exit status.
- * Make's variables of an enclosing `make check` are dropped, so `make` here starts afresh. */
-static int sh(char **output, const char *format, ...)
-{
-    char command[8192], line[8704], path[300];
-    va_list ap;
-    va_start(ap, format);
-    vsnprintf(command, sizeof(command), format, ap);
-    va_end(ap);
-    snprintf(path, sizeof(path), "%s/out.txt", tmp);
-    snprintf(line, sizeof(line), "unset MAKEFLAGS MFLAGS MAKELEVEL; ( %s ) >'%s' 2>&1", command, path);
-    int status = system(line);
-    char *text = tk_read_file(path);
-    if (status != 0)
-        fprintf(stderr, "command failed (%d): %s\n%s\n", status, command, text);
-    if (output)
-        *output = text;
-    else
-        free(text);
-    return status;
-}
-
 static int exists(const char *relative)
 {
     char path[600];
     struct stat st;
     snprintf(path, sizeof(path), "%s/%s", root, relative);
     return stat(path, &st) == 0;
-}
-
-static const char *src_dir(void)
-{
-    const char *src = getenv("JEVMON_SRC");
-    return src ? src : ".";
 }
 
 /* Once for the suite: make install into the temporary DESTDIR. */
@@ -67,15 +38,19 @@ static void install_once(void)
     ck_assert_ptr_nonnull(mkdtemp(tmp));
     snprintf(dest, sizeof(dest), "%s/dest", tmp);
     snprintf(root, sizeof(root), "%s%s", dest, PREFIX);
-    ck_assert_int_eq(sh(NULL, "make -C '%s' install DESTDIR='%s' PREFIX=" PREFIX, src_dir(), dest), 0);
+    ck_assert_int_eq(
+        jvmrun_shell(tmp, NULL, NULL, "make -C '%s' install DESTDIR='%s' PREFIX=" PREFIX, jvmrun_source_dir(), dest), 0);
 }
 
 static void remove_tmp(void)
 {
-    sh(NULL, "rm -rf '%s/dest' '%s/work'", tmp, tmp);
-    char path[300];
-    snprintf(path, sizeof(path), "%s/out.txt", tmp);
-    unlink(path);
+    jvmrun_shell(tmp, NULL, NULL, "rm -rf dest work");
+    static const char *const outputs[] = {"out.txt", "err.txt"}; /* jvmrun_shell's */
+    for (size_t i = 0; i < 2; i++) {
+        char path[300];
+        snprintf(path, sizeof(path), "%s/%s", tmp, outputs[i]);
+        unlink(path);
+    }
     rmdir(tmp);
 }
 
@@ -90,8 +65,9 @@ START_TEST(installs_the_sdk)
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
         ck_assert_msg(exists(files[i]), "%s was not installed under %s", files[i], root);
     char *flags;
-    ck_assert_int_eq(sh(&flags, "PKG_CONFIG_PATH='%s/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' "
-                                "pkg-config --cflags --libs jevmon", root, dest), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, &flags, NULL,
+                                  "PKG_CONFIG_PATH='%s/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' "
+                                  "pkg-config --cflags --libs jevmon", root, dest), 0);
     ck_assert_msg(strstr(flags, "/include/jevmon") && strstr(flags, "-ljevsdk"), "pkg-config said: %s", flags);
     free(flags);
 }
@@ -102,21 +78,21 @@ START_TEST(a_monitor_from_outside_the_tree_runs)
     const char *jdk = jdks[_i];
     char *out;
     /* The user's directory: the monitor's source, its build, its registry files. */
-    ck_assert_int_eq(sh(NULL, "rm -rf '%s/work' && mkdir -p '%s/work' && cp '%s/tests/jvm/sdk_monitor/countmon.c' '%s/work/'",
-                        tmp, tmp, src_dir(), tmp), 0);
-    ck_assert_int_eq(sh(NULL, "cd '%s/work' && gcc -shared -fPIC -o countmon.so countmon.c "
-                              "$(PKG_CONFIG_PATH='%s/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' pkg-config --cflags --libs jevmon)",
-                        tmp, root, dest), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "rm -rf work && mkdir -p work && cp '%s/tests/jvm/sdk_monitor/countmon.c' work/",
+                                  jvmrun_source_dir()), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "cd work && gcc -shared -fPIC -o countmon.so countmon.c "
+                                  "$(PKG_CONFIG_PATH='%s/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' pkg-config --cflags --libs jevmon)",
+                                  root, dest), 0);
     char registry[600];
     snprintf(registry, sizeof(registry), "JEVMON_REGISTRY_SYSTEM='%s/work/system.reg' JEVMON_REGISTRY_USER='%s/work/user.reg'",
              tmp, tmp);
-    ck_assert_int_eq(sh(NULL, "%s '%s/bin/jevmon-regsvr' '%s/work/countmon.so'", registry, root, tmp), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "%s '%s/bin/jevmon-regsvr' work/countmon.so", registry, root), 0);
 
     char *plain;
-    ck_assert_int_eq(sh(&plain, "'%s' -cp '%s' Workload 100 2>/dev/null", jdk, jvmrun_build_path("java")), 0);
-    ck_assert_int_eq(sh(&out, "%s MSJAVA_ENABLE_MONITORS=1 '%s' -agentpath:'%s/lib/jevmon/libjevmon.so' -cp '%s' "
-                              "Workload 100 2>'%s/work/err.txt'",
-                        registry, jdk, root, jvmrun_build_path("java"), tmp), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, &plain, NULL, "'%s' -cp '%s' Workload 100", jdk, jvmrun_build_path("java")), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, &out, NULL, "%s MSJAVA_ENABLE_MONITORS=1 '%s' -agentpath:'%s/lib/jevmon/libjevmon.so' -cp '%s' "
+                                  "Workload 100 2>work/err.txt",
+                                  registry, jdk, root, jvmrun_build_path("java")), 0);
     char err_path[600];
     snprintf(err_path, sizeof(err_path), "%s/work/err.txt", tmp);
     char *err = tk_read_file(err_path);
@@ -129,18 +105,17 @@ START_TEST(a_monitor_from_outside_the_tree_runs)
     free(plain);
     free(out);
 
-    ck_assert_int_eq(sh(NULL, "%s '%s/bin/jevmon-regsvr' -u '%s/work/countmon.so'", registry, root, tmp), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "%s '%s/bin/jevmon-regsvr' -u work/countmon.so", registry, root), 0);
 }
 END_TEST
 
 START_TEST(the_installed_jevprof_profiles)
 {
-    char *out;
-    ck_assert_int_eq(sh(&out, "cd '%s' && HOME='%s/work' XDG_CACHE_HOME= JEVPROF_OUTPUT_DIR='%s/work/out' PATH='%s/bin':\"$PATH\" "
-                              "jevprof java -cp '%s' Workload 100",
-                        tmp, tmp, tmp, root, jvmrun_build_path("java")),
+    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL,
+                                  "HOME='%s/work' XDG_CACHE_HOME= JEVPROF_OUTPUT_DIR='%s/work/out' PATH='%s/bin':\"$PATH\" "
+                                  "jevprof java -cp '%s' Workload 100",
+                                  tmp, tmp, root, jvmrun_build_path("java")),
                      0);
-    free(out);
     char report[600];
     snprintf(report, sizeof(report), "%s/work/out/jevprof-report.txt", tmp);
     char *text = tk_read_file(report);
@@ -157,10 +132,11 @@ START_TEST(dist_archives_have_the_sdk_layout)
         "bin/jevmon.dll", "bin/jevprof.dll", "bin/callcount.dll", "bin/logmon.dll", "include/jevmon.h",
         "include/jevmon_register.h", "lib/libjevsdk.a", "registry/enable-profiling.reg", "README.txt",
     };
-    ck_assert_int_eq(sh(NULL, "make -C '%s' dist", src_dir()), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "make -C '%s' dist", jvmrun_source_dir()), 0);
     for (size_t t = 0; t < 2; t++) {
         char *listing, entry[128];
-        ck_assert_int_eq(sh(&listing, "unzip -l '%s/build/dist/jevmon-%s.zip'", src_dir(), targets[t]), 0);
+        ck_assert_int_eq(
+            jvmrun_shell(tmp, &listing, NULL, "unzip -l '%s/build/dist/jevmon-%s.zip'", jvmrun_source_dir(), targets[t]), 0);
         for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
             snprintf(entry, sizeof(entry), "jevmon-%s/%s", targets[t], entries[i]);
             ck_assert_msg(strstr(listing, entry) != NULL, "%s is not in jevmon-%s.zip:\n%s", entry, targets[t], listing);
@@ -174,8 +150,9 @@ END_TEST
 START_TEST(uninstall_removes_what_was_installed)
 {
     char *left;
-    ck_assert_int_eq(sh(NULL, "make -C '%s' uninstall DESTDIR='%s' PREFIX=" PREFIX, src_dir(), dest), 0);
-    ck_assert_int_eq(sh(&left, "find '%s' -type f", dest), 0);
+    ck_assert_int_eq(
+        jvmrun_shell(tmp, NULL, NULL, "make -C '%s' uninstall DESTDIR='%s' PREFIX=" PREFIX, jvmrun_source_dir(), dest), 0);
+    ck_assert_int_eq(jvmrun_shell(tmp, &left, NULL, "find '%s' -type f", dest), 0);
     ck_assert_msg(left[0] == '\0', "left after make uninstall:\n%s", left);
     free(left);
     ck_assert_msg(!exists("include/jevmon") && !exists("lib/jevmon") && !exists("share/jevmon"),

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "support/jvmrun.h"
 #include "../support/testkit.h"
@@ -124,13 +123,12 @@ static void remove_outputs(const char *dir)
 static void check_flame_graph_in_browser(const char *dir, const char *frame)
 {
     char command[4096];
-    const char *src = getenv("JEVMON_SRC");
     if (system("command -v node >/dev/null && command -v ${CHROMIUM:-chromium} >/dev/null") != 0) {
         fprintf(stderr, "note: no node or chromium: the flame graph is not tried in a browser\n");
         return;
     }
     snprintf(command, sizeof(command), "node '%s/tools/flamegraph-check.js' '%s/jevprof-flame.html' '%s' >&2",
-             src ? src : jvmrun_build_path("../.."), dir, frame);
+             jvmrun_source_dir(), dir, frame);
     ck_assert_msg(system(command) == 0, "%s failed", command);
 }
 
@@ -236,19 +234,12 @@ static int read_pprof(const char *dir, const char *file, int index, pprof_view *
     return 1;
 }
 
-/* The source of the project, for `go tool pprof -source_path`. */
-static const char *source_dir(void)
-{
-    const char *src = getenv("JEVMON_SRC");
-    return src ? src : jvmrun_build_path("../..");
-}
-
 /* `go tool pprof -list function` with the samples' sources: malloc'ed, the whole output. */
 static char *pprof_list(const char *dir, const char *file, const char *function)
 {
     char command[2400];
     snprintf(command, sizeof(command), "go tool pprof -list '%s' -source_path '%s/samples/java' '%s/%s' 2>&1",
-             function, source_dir(), dir, file);
+             function, jvmrun_source_dir(), dir, file);
     FILE *list = popen(command, "r");
     ck_assert_ptr_nonnull(list);
     size_t size = 0, capacity = 1 << 16;
@@ -784,26 +775,6 @@ START_TEST(calls_take_processor_time_and_tell_overloads_apart)
 }
 END_TEST
 
-/* Runs command (a shell command line) with stdout and stderr into dir's out.txt and err.txt;
- * its exit status. */
-static int run_shell(const char *dir, const char *command, char **out, char **err)
-{
-    char line[8192];
-    snprintf(line, sizeof(line), "cd '%s' && %s >out.txt 2>err.txt", dir, command);
-    int status = system(line);
-    *out = read_text(dir, "out.txt");
-    *err = read_text(dir, "err.txt");
-    ck_assert_ptr_nonnull(*out);
-    ck_assert_ptr_nonnull(*err);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static const char *source_root(void)
-{
-    const char *src = getenv("JEVMON_SRC");
-    return src ? src : jvmrun_build_path("../..");
-}
-
 /*
  * tools/jevprof.sh as a user runs it: --help; "--mode calls" with a space; an output directory
  * that does not exist, with %p in it, and a file prefix with %t, both expanded; javac, a JDK
@@ -814,16 +785,16 @@ START_TEST(the_script_runs_any_launcher_into_a_new_directory)
     char dir[1200], command[4096], expected[1400];
     char *out, *err;
     prepare(dir, sizeof(dir));
-    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --help", source_root());
-    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --help", jvmrun_source_dir());
+    ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
     expect(out, "usage: tools/jevprof.sh [options] COMMAND");
     expect(out, "--mode LIST");
     free(out), free(err);
 
     snprintf(command, sizeof(command),
              "'%s/tools/jevprof.sh' --mode calls --out '%s/new/pid-%%p' --prefix 'run-%%t' java -cp '%s' Workload 200",
-             source_root(), dir, jvmrun_build_path("java"));
-    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+             jvmrun_source_dir(), dir, jvmrun_build_path("java"));
+    ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
     ck_assert_str_eq(out, "threads 8, rounds 200\nchecksum fb623432da6bd5f1\nexceptions caught 16\n");
     snprintf(expected, sizeof(expected), "jevmon: jevprof: wrote %s/new/pid-", dir);
     expect(err, expected); /* the directory, made at start-up */
@@ -849,8 +820,8 @@ START_TEST(the_script_runs_any_launcher_into_a_new_directory)
     free(out), free(err);
 
     snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --mode=sample --out javac-out javac -d classes '%s/samples/java/Workload.java'",
-             source_root(), source_root());
-    ck_assert_int_eq(run_shell(dir, command, &out, &err), 0);
+             jvmrun_source_dir(), jvmrun_source_dir());
+    ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
     ck_assert_msg(!strstr(err, "invalid flag"), "%s", err);
     expect(err, "jevmon: jevprof: wrote ");
     char javac_out[1300];

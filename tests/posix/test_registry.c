@@ -24,25 +24,6 @@
 #define JAVA_VM JEVMON_JAVA_VM_KEY
 
 static char dir[256], system_path[300], user_path[300];
-static char lines[32][1024];
-static int line_count;
-
-static void capture_line(const char *line, void *context)
-{
-    (void)context;
-    if (line_count < 32)
-        snprintf(lines[line_count], sizeof(lines[0]), "%s", line);
-    line_count++;
-}
-
-static int logged(const char *text)
-{
-    int n = 0;
-    for (int i = 0; i < line_count && i < 32; i++)
-        n += strstr(lines[i], text) != NULL;
-    return n;
-}
-
 static void in_dir(char *out, size_t size, const char *name)
 {
     snprintf(out, size, "%s/%s", dir, name);
@@ -79,8 +60,7 @@ static void setup(void)
     setenv("JEVMON_REGISTRY_SYSTEM", system_path, 1);
     setenv("JEVMON_REGISTRY_USER", user_path, 1);
     unsetenv("JEVMON_REGISTRY_FILES");
-    line_count = 0;
-    jv_log_set_sink(capture_line, NULL);
+    tk_capture_log();
 }
 
 static void remove_tree(const char *path)
@@ -143,7 +123,7 @@ START_TEST(missing_files_are_an_empty_registry)
     ck_assert_int_eq(plat_reg_get_dword(PLAT_HKLM, JAVA_VM, "x", &d), PLAT_REG_NOT_FOUND);
     ck_assert_int_eq(plat_reg_subkeys(PLAT_HKLM, JEVMON_MONITORS_KEY, &names, &count), PLAT_REG_NOT_FOUND);
     ck_assert_uint_eq(count, 0);
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -177,7 +157,7 @@ START_TEST(writes_create_the_file_and_read_back)
     ck_assert_int_eq(stat(system_path, &st), 0);
     ck_assert_uint_eq(st.st_mode & 07777, 0644);
     ck_assert_int_eq(access(user_path, F_OK), -1); /* HKLM writes leave the user's file alone */
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -269,7 +249,7 @@ START_TEST(malformed_paths_are_refused)
 {
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, "A\\\\B", "x", "1"), PLAT_REG_ERROR);
     ck_assert_int_eq(plat_reg_delete_tree(PLAT_HKLM, ""), PLAT_REG_ERROR);
-    ck_assert_int_eq(line_count, 2);
+    ck_assert_int_eq(tk_log_count, 2);
     ck_assert_int_eq(access(system_path, F_OK), -1);
 }
 END_TEST
@@ -280,12 +260,12 @@ static void assert_refused(const char *path, const char *reason)
 {
     ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
     ck_assert_int_eq(status_of(PLAT_HKCR, "CLSID", NULL), PLAT_REG_ERROR);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_msg(strstr(lines[0], path) && strstr(lines[0], "refused") && strstr(lines[0], reason), "%s",
-                  lines[0]);
+    ck_assert_int_eq(tk_log_count, 1);
+    const char *line = tk_log_lines[0];
+    ck_assert_msg(strstr(line, path) && strstr(line, "refused") && strstr(line, reason), "%s", line);
     /* Once per change of the file, not at every read. */
     ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    ck_assert_int_eq(line_count, 1);
+    ck_assert_int_eq(tk_log_count, 1);
     /* The other hive does not depend on the refused file. */
     assert_string(PLAT_HKCU, JAVA_VM, "u", "user");
     /* Nor is the refused file rewritten. */
@@ -329,7 +309,7 @@ START_TEST(directory_in_place_of_a_file_is_refused)
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKCU, JAVA_VM, "u", "user"), PLAT_REG_OK);
     ck_assert_int_eq(mkdir(system_path, 0755), 0);
     ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    ck_assert(logged("not a regular file"));
+    ck_assert(tk_logged("not a regular file"));
     assert_string(PLAT_HKCU, JAVA_VM, "u", "user");
 }
 END_TEST
@@ -347,7 +327,7 @@ START_TEST(owned_by_root_or_this_user_is_trusted)
 {
     write_both_hives(0600);
     assert_string(PLAT_HKLM, JAVA_VM, "v", "machine");
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -387,8 +367,9 @@ START_TEST(failed_write_leaves_the_file_alone)
     snprintf(inside, sizeof(inside), "%s/system.reg", blocker);
     setenv("JEVMON_REGISTRY_SYSTEM", inside, 1);
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, "K", "v", "x"), PLAT_REG_ERROR);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_msg(strstr(lines[0], inside) && strstr(lines[0], "cannot be written"), "%s", lines[0]);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], inside) && strstr(tk_log_lines[0], "cannot be written"), "%s",
+                  tk_log_lines[0]);
     char *text = read_file(blocker);
     ck_assert_str_eq(text, "a file, not a directory");
     free(text);
@@ -406,7 +387,7 @@ START_TEST(read_only_directory_fails_cleanly)
     snprintf(path, sizeof(path), "%s/system.reg", sub);
     setenv("JEVMON_REGISTRY_SYSTEM", path, 1);
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, "K", "v", "x"), PLAT_REG_ERROR);
-    ck_assert(logged("cannot create a temporary file"));
+    ck_assert(tk_logged("cannot create a temporary file"));
 }
 END_TEST
 
@@ -449,11 +430,12 @@ START_TEST(malformed_lines_are_reported_once_and_block_rewrites)
     write_file(system_path, text, 0644);
     assert_string(PLAT_HKLM, "K", "good", "1");
     assert_string(PLAT_HKLM, "K", "good", "1");
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_msg(strstr(lines[0], system_path) && strstr(lines[0], ":5: dword value is not 8 hex digits"), "%s",
-                  lines[0]);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], system_path) &&
+                      strstr(tk_log_lines[0], ":5: dword value is not 8 hex digits"),
+                  "%s", tk_log_lines[0]);
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, "K", "new", "x"), PLAT_REG_ERROR);
-    ck_assert(logged("is not rewritten: it has malformed lines"));
+    ck_assert(tk_logged("is not rewritten: it has malformed lines"));
     char *now = read_file(system_path);
     ck_assert_str_eq(now, text);
     free(now);
@@ -499,7 +481,7 @@ START_TEST(extra_files_merge_last_and_are_never_written)
     ck_assert_ptr_nonnull(strstr(text, "\"b\"=\"written\""));
     free(text);
     ck_assert_int_eq(plat_reg_delete_tree(PLAT_HKCR, "CLSID\\{X}"), PLAT_REG_NOT_FOUND);
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -511,8 +493,8 @@ START_TEST(refused_extra_file_fails_every_hive)
     setenv("JEVMON_REGISTRY_FILES", extra, 1);
     ck_assert_int_eq(status_of(PLAT_HKLM, "K", "v"), PLAT_REG_ERROR);
     ck_assert_int_eq(status_of(PLAT_HKCU, "U", "u"), PLAT_REG_ERROR);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert(logged(extra));
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert(tk_logged(extra));
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/platform.h"
 #include "testkit.h"
 
 char *tk_read_file(const char *path)
@@ -31,6 +32,31 @@ int tk_count(const char *text, const char *what)
             p += length;
         } else
             p++;
+    return n;
+}
+
+char tk_log_lines[TK_LOG_KEPT][1024];
+int tk_log_count;
+
+static void capture_line(const char *line, void *context)
+{
+    (void)context;
+    if (tk_log_count < TK_LOG_KEPT)
+        snprintf(tk_log_lines[tk_log_count], sizeof(tk_log_lines[0]), "%s", line);
+    tk_log_count++;
+}
+
+void tk_capture_log(void)
+{
+    tk_log_count = 0;
+    jv_log_set_sink(capture_line, NULL);
+}
+
+int tk_logged(const char *text)
+{
+    int n = 0;
+    for (int i = 0; i < tk_log_count && i < TK_LOG_KEPT; i++)
+        n += strstr(tk_log_lines[i], text) != NULL;
     return n;
 }
 

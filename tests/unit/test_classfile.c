@@ -12,6 +12,7 @@
 #include "classfile/classfile.h"
 #include "classfile/internal.h"
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 /* ---- Building class files ---------------------------------------------------------------- */
 
@@ -152,8 +153,6 @@ static bytes read_source_file(const char *relative)
 
 static int32_t next_id;
 static unsigned left_alone_count[4];
-static char log_lines[8][1024];
-static int log_count;
 
 static int32_t assign_id(void *context, const cf_method_info *m)
 {
@@ -169,13 +168,6 @@ static void note_left_alone(void *context, const cf_method_info *m, cf_left_alon
     left_alone_count[why]++;
 }
 
-static void capture_log(const char *line, void *context)
-{
-    (void)context;
-    if (log_count < 8)
-        snprintf(log_lines[log_count++], sizeof(log_lines[0]), "%s", line);
-}
-
 static const cf_hooks flagged = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", "on", "[B",
                                  assign_id, note_left_alone, NULL, NULL, NULL};
 static const cf_hooks unflagged = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", NULL, NULL,
@@ -185,8 +177,7 @@ static void setup(void)
 {
     next_id = 0;
     memset(left_alone_count, 0, sizeof(left_alone_count));
-    log_count = 0;
-    jv_log_set_sink(capture_log, NULL);
+    tk_capture_log();
 }
 
 static void teardown(void)
@@ -638,7 +629,7 @@ START_TEST(conditional_branch_out_of_range_is_split)
     ck_assert_int_eq(c->bytes[branch + 3 + displacement], OP_GETSTATIC);
     ck_assert_int_eq(c->bytes[branch + 3 + displacement + 14], OP_RETURN);
     ck_assert_int_eq(c->bytes[branch + 8], OP_GETSTATIC); /* the first return's exit call */
-    ck_assert_int_eq(log_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
     cf_free(cls);
     free(out);
     free(input.data);
@@ -667,8 +658,9 @@ START_TEST(method_near_64k_is_left_alone)
     ck_assert_uint_eq(stats.no_bytecode, 1);
     ck_assert_uint_eq(left_alone_count[CF_TOO_LONG], 1);
     ck_assert_uint_eq(left_alone_count[CF_NO_BYTECODE], 1);
-    ck_assert_int_eq(log_count, 1);
-    ck_assert_msg(strstr(log_lines[0], "test/Built.big()V") && strstr(log_lines[0], "65535"), "%s", log_lines[0]);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], "test/Built.big()V") && strstr(tk_log_lines[0], "65535"), "%s",
+                  tk_log_lines[0]);
     ck_assert_uint_eq(find_method(cls, "big", NULL)->code->length, length); /* unchanged */
     ck_assert_uint_gt(find_method(cls, "small", NULL)->code->length, 1);
     cf_free(cls);
@@ -841,9 +833,5 @@ int main(void)
     tcase_add_test(tc, truncated_and_corrupted_classes_fail_cleanly);
     tcase_add_test(tc, returns_are_found_past_switches_and_wide);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return tk_run_suite(s);
 }

@@ -13,16 +13,6 @@
 #include "platform/platform.h"
 #include "../support/testkit.h"
 
-static char lines[16][1024];
-static int line_count;
-
-static void capture_line(const char *line, void *context)
-{
-    (void)context;
-    if (line_count < 16)
-        snprintf(lines[line_count++], sizeof(lines[0]), "%s", line);
-}
-
 static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP",
                                         "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE", "JEVPROF_LOOP",
                                         "JEVPROF_EXCEPTIONS"};
@@ -39,8 +29,7 @@ static void setup(void)
     for (size_t i = 0; i < sizeof(variables) / sizeof(*variables); i++)
         plat_setenv(variables[i], NULL);
     plat_reg_delete_tree(PLAT_HKLM, JP_CONFIG_KEY);
-    line_count = 0;
-    jv_log_set_sink(capture_line, NULL);
+    tk_capture_log();
 }
 
 static void teardown(void)
@@ -62,7 +51,7 @@ START_TEST(defaults_without_settings)
     ck_assert_uint_eq(c.top, 20);
     ck_assert_uint_eq(c.loop_seconds, 0); /* no periods */
     ck_assert_uint_eq(c.exceptions, 0);   /* not counted: they would cost every throw a deoptimization */
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -91,7 +80,7 @@ START_TEST(registry_values_then_environment_over_them)
     ck_assert_uint_eq(c.top, 1000);
     ck_assert_uint_eq(c.loop_seconds, 60);
     ck_assert_uint_eq(c.exceptions, 1);
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -137,12 +126,12 @@ START_TEST(bad_value_is_one_line_and_the_default)
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JP_CONFIG_KEY, "OutputDir", "out"), PLAT_REG_OK);
     plat_setenv(bad->variable, bad->value);
     jp_config_load(&c);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_msg(strncmp(lines[0], "jevmon: jevprof: ", 17) == 0, "%s", lines[0]);
-    ck_assert_msg(strstr(lines[0], bad->reason) != NULL, "%s", lines[0]);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strncmp(tk_log_lines[0], "jevmon: jevprof: ", 17) == 0, "%s", tk_log_lines[0]);
+    ck_assert_msg(strstr(tk_log_lines[0], bad->reason) != NULL, "%s", tk_log_lines[0]);
     /* the report's copy: the same line, less "jevmon: jevprof: " */
-    ck_assert_msg(strncmp(c.problems, lines[0] + 17, strlen(lines[0] + 17)) == 0 &&
-                      strcmp(c.problems + strlen(lines[0] + 17), "\n") == 0, "%s", c.problems);
+    ck_assert_msg(strncmp(c.problems, tk_log_lines[0] + 17, strlen(tk_log_lines[0] + 17)) == 0 &&
+                      strcmp(c.problems + strlen(tk_log_lines[0] + 17), "\n") == 0, "%s", c.problems);
     jp_config defaults;
     jp_config_defaults(&defaults);
     if (strcmp(bad->variable, "JEVPROF_MODE") == 0)
@@ -181,7 +170,7 @@ START_TEST(time_and_min_share_settings)
     plat_setenv("JEVPROF_MIN_SHARE", "0");
     jp_config_load(&c);
     ck_assert(c.min_share == 0);
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -198,7 +187,7 @@ START_TEST(patterns_name_the_process_and_the_start)
     jp_config_expand(&c, 4242, mktime(&when));
     ck_assert_str_eq(c.output_dir, "profiles/4242");
     ck_assert_str_eq(c.file_prefix, "run-20261125-090807-4242-100%");
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
     ck_assert_str_eq(c.problems, "");
 }
 END_TEST
@@ -209,9 +198,9 @@ START_TEST(registry_values_of_the_wrong_type_or_range)
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JP_CONFIG_KEY, "IntervalMs", "5"), PLAT_REG_OK);
     ck_assert_int_eq(plat_reg_set_dword(PLAT_HKLM, JP_CONFIG_KEY, "TopN", 5000), PLAT_REG_OK);
     jp_config_load(&c);
-    ck_assert_int_eq(line_count, 2);
-    ck_assert_ptr_nonnull(strstr(lines[0], "registry value IntervalMs of HKLM\\Software\\Microsoft\\Java VM\\Monitors\\jevprof is not a DWORD; ignored"));
-    ck_assert_ptr_nonnull(strstr(lines[1], "registry value TopN of HKLM\\Software\\Microsoft\\Java VM\\Monitors\\jevprof \"5000\" is out of range"));
+    ck_assert_int_eq(tk_log_count, 2);
+    ck_assert_ptr_nonnull(strstr(tk_log_lines[0], "registry value IntervalMs of HKLM\\Software\\Microsoft\\Java VM\\Monitors\\jevprof is not a DWORD; ignored"));
+    ck_assert_ptr_nonnull(strstr(tk_log_lines[1], "registry value TopN of HKLM\\Software\\Microsoft\\Java VM\\Monitors\\jevprof \"5000\" is out of range"));
     ck_assert_uint_eq(c.interval_ms, 10);
     ck_assert_uint_eq(c.top, 20);
 }
@@ -247,7 +236,7 @@ START_TEST(mode_lists_combine)
     jp_config c;
     plat_setenv("JEVPROF_MODE", mode_lists[_i].text);
     jp_config_load(&c);
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
     ck_assert_int_eq(c.mode, mode_lists[_i].mode);
     plat_setenv("JEVPROF_MODE", jp_mode_name(c.mode));
     jp_config_load(&c);

@@ -29,25 +29,6 @@
 
 static char build_dir[512], sep[2] = "/";
 static char log_path[1200], fixture_path[1200];
-static char lines[64][1024];
-static int line_count;
-
-static void capture_line(const char *line, void *context)
-{
-    (void)context;
-    if (line_count < 64)
-        snprintf(lines[line_count++], sizeof(lines[0]), "%s", line);
-}
-
-/* Lines captured that contain text. */
-static int lines_with(const char *text)
-{
-    int n = 0;
-    for (int i = 0; i < line_count; i++)
-        n += strstr(lines[i], text) != NULL;
-    return n;
-}
-
 static void find_build_dir(void)
 {
     char *env = plat_getenv("JEVMON_BUILD");
@@ -126,8 +107,7 @@ static void setup(void)
         strcpy(strrchr(fixture_path, '.'), ".dll");
     for (size_t i = 0; i < sizeof(fixture_clsids) / sizeof(*fixture_clsids); i++)
         register_class(fixture_clsids[i], fixture_path);
-    line_count = 0;
-    jv_log_set_sink(capture_line, NULL);
+    tk_capture_log();
 }
 
 static void teardown(void)
@@ -174,7 +154,7 @@ START_TEST(registry_monitor_full_life_cycle)
         at = found + 1;
     }
     ck_assert_int_eq(tk_count(log, "Released"), 1);
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
     free(log);
 }
 END_TEST
@@ -206,8 +186,8 @@ START_TEST(agent_option_monitors_come_last)
     const char *first = strstr(log, "v2#1 Initialize"), *second = strstr(log, "v2#2 Initialize"),
                *third = strstr(log, "v1#3 Initialize");
     ck_assert_msg(first && second && third && first < second && second < third, "order:\n%s", log);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_int_eq(lines_with("agent option monitors entry 2 \"{not-a-clsid}\" is not a braced CLSID"), 1);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_int_eq(tk_logged("agent option monitors entry 2 \"{not-a-clsid}\" is not a braced CLSID"), 1);
     free(log);
 }
 END_TEST
@@ -246,8 +226,8 @@ START_TEST(init_options_of_the_wrong_type)
     snprintf(key, sizeof(key), "%s\\fx", MONITORS);
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, key, "InitOptions", "12"), PLAT_REG_OK);
     char *log = load_and_run(ALL_BUT_STEPPING);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_int_eq(lines_with("InitOptions is not a DWORD"), 1);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_int_eq(tk_logged("InitOptions is not a DWORD"), 1);
     ck_assert_msg(strstr(log, "GetFinalInitializationOptions hr=0x00000000 options=0x0"), "%s", log);
     free(log);
 }
@@ -316,8 +296,8 @@ START_TEST(bad_input_one_line_and_the_rest_goes_on)
     if (row->env)
         plat_setenv("MSJAVA_EVENT_MONITORS", row->env);
     char *log = load_and_run(ALL_BUT_STEPPING);
-    ck_assert_msg(line_count == 1 && lines_with(row->expect) == 1, "%s: %d lines, first: %s", row->name, line_count,
-                  line_count ? lines[0] : "");
+    ck_assert_msg(tk_log_count == 1 && tk_logged(row->expect) == 1, "%s: %d lines, first: %s", row->name, tk_log_count,
+                  tk_log_count ? tk_log_lines[0] : "");
     ck_assert_msg(tk_count(log, "v2#") && tk_count(log, " NotifyEvent 13 0") == row->good_monitors,
                   "%s: good monitors:\n%s", row->name, log);
     free(log);
@@ -342,9 +322,9 @@ START_TEST(long_monitors_subkey_names_load)
         else
             ck_assert_msg(lengths[i] > 255, "a %u-character key name could not be written", (unsigned)lengths[i]);
     }
-    line_count = 0; /* Windows' refusals of the longer names */
+    tk_log_count = 0; /* Windows' refusals of the longer names */
     char *log = load_and_run(ALL_BUT_STEPPING);
-    ck_assert_msg(line_count == 0, "%d lines, first: %s", line_count, line_count ? lines[0] : "");
+    ck_assert_msg(tk_log_count == 0, "%d lines, first: %s", tk_log_count, tk_log_count ? tk_log_lines[0] : "");
     ck_assert_msg(tk_count(log, " Initialize class=") == written, "%d monitors registered:\n%s", written, log);
     free(log);
 }
@@ -355,8 +335,8 @@ START_TEST(undeliverable_categories_are_masked_off)
     register_monitor("fx", FX);
     plat_setenv("FXMON_REQUEST", "119"); /* THREADS | BYTE_CODE | SOURCE_LINE | CLASS_LOADS */
     char *log = load_and_run(ALL_BUT_STEPPING);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_int_eq(lines_with("cannot deliver here; masked off"), 1);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_int_eq(tk_logged("cannot deliver here; masked off"), 1);
     ck_assert_msg(strstr(log, "GetEventMask 0x101"), "%s", log);
     free(log);
 }
@@ -421,12 +401,12 @@ START_TEST(enabling_rules)
     if (row->flags_reg >= 0)
         plat_reg_set_dword(PLAT_HKLM, JEVMON_JAVA_VM_KEY, "DebuggingFlags", (DWORD)row->flags_reg);
     ck_assert_msg(jv_profiling_enabled(&opts, why, sizeof(why)) == row->enabled, "row %d: %s", _i, why);
-    ck_assert_msg(line_count == row->log_lines, "row %d: %d lines, first: %s", _i, line_count,
-                  line_count ? lines[0] : "");
+    ck_assert_msg(tk_log_count == row->log_lines, "row %d: %d lines, first: %s", _i, tk_log_count,
+                  tk_log_count ? tk_log_lines[0] : "");
     if (row->log_lines)
-        ck_assert_msg(strstr(lines[0], "; ignored") && strstr(lines[0], row->enable_env ? "not a decimal DWORD"
-                                                                                       : "not a hexadecimal DWORD"),
-                      "row %d: %s", _i, lines[0]);
+        ck_assert_msg(strstr(tk_log_lines[0], "; ignored") &&
+                          strstr(tk_log_lines[0], row->enable_env ? "not a decimal DWORD" : "not a hexadecimal DWORD"),
+                      "row %d: %s", _i, tk_log_lines[0]);
 }
 END_TEST
 

@@ -17,25 +17,13 @@
 #define V5 "Windows Registry Editor Version 5.00\n\n"
 #define FILE_NAME "test.reg"
 
-static char lines[32][1024];
-static int line_count;
-
-static void capture_line(const char *line, void *context)
-{
-    (void)context;
-    if (line_count < 32)
-        snprintf(lines[line_count], sizeof(lines[0]), "%s", line);
-    line_count++;
-}
-
 static jv_reg_tree *tree;
 
 static void setup(void)
 {
     tree = jv_reg_tree_create();
     ck_assert_ptr_nonnull(tree);
-    line_count = 0;
-    jv_log_set_sink(capture_line, NULL);
+    tk_capture_log();
 }
 
 static void teardown(void)
@@ -123,14 +111,6 @@ static void free_names(char **names, size_t count)
     free(names);
 }
 
-static int logged(const char *text)
-{
-    for (int i = 0; i < line_count && i < 32; i++)
-        if (strstr(lines[i], text))
-            return 1;
-    return 0;
-}
-
 /* ---- Formats ---------------------------------------------------------------------------- */
 
 START_TEST(v5_utf8_strings_dwords_and_default_values)
@@ -148,7 +128,7 @@ START_TEST(v5_utf8_strings_dwords_and_default_values)
     ck_assert_uint_eq(dword_of(PLAT_HKLM, key, "InitOptions"), 10);
     ck_assert_uint_eq(dword_of(PLAT_HKLM, key, "Big"), 0xFFFFFFFFu);
     assert_bytes(value_of(PLAT_HKLM, key, "InitOptions"), JV_REG_DWORD, "\x0a\0\0\0", 4);
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -417,14 +397,14 @@ START_TEST(hives_a_file_may_not_hold_are_refused)
     ck_assert_uint_eq(jv_reg_parse(tree, "system.reg", text, strlen(text),
                                    JV_REG_HIVE_BIT(PLAT_HKLM) | JV_REG_HIVE_BIT(PLAT_HKCR)),
                       1);
-    ck_assert(logged("system.reg:3: HKEY_CURRENT_USER keys do not belong in this file"));
+    ck_assert(tk_logged("system.reg:3: HKEY_CURRENT_USER keys do not belong in this file"));
     ck_assert_ptr_null(jv_reg_find_key(tree, PLAT_HKCU, "Software\\Mine"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "Software\\Ok", "b"), "2");
     ck_assert_str_eq(string_of(PLAT_HKCR, "CLSID\\{X}", "c"), "3");
-    line_count = 0;
+    tk_log_count = 0;
     ck_assert_uint_eq(jv_reg_parse(tree, "user.reg", text, strlen(text), JV_REG_HIVE_BIT(PLAT_HKCU)), 2);
-    ck_assert(logged("user.reg:5: HKEY_LOCAL_MACHINE keys do not belong"));
-    ck_assert(logged("user.reg:7: HKEY_CLASSES_ROOT keys do not belong"));
+    ck_assert(tk_logged("user.reg:5: HKEY_LOCAL_MACHINE keys do not belong"));
+    ck_assert(tk_logged("user.reg:7: HKEY_CLASSES_ROOT keys do not belong"));
 }
 END_TEST
 
@@ -437,7 +417,7 @@ START_TEST(setting_through_the_api)
     assert_bytes(value_of(PLAT_HKLM, "A\\B", "d"), JV_REG_DWORD, "\x04\x03\x02\x01", 4);
     ck_assert_int_eq(jv_reg_set_string(tree, PLAT_HKLM, "A\\B", "S", "again"), PLAT_REG_OK);
     ck_assert_str_eq(jv_reg_find_key(tree, PLAT_HKLM, "A\\B")->values[0].name, "s");
-    ck_assert_int_eq(line_count, 0);
+    ck_assert_int_eq(tk_log_count, 0);
     /* Malformed paths and names are refused with one line each. */
     ck_assert_int_eq(jv_reg_set_string(tree, PLAT_HKLM, "A\\\\B", "x", "y"), PLAT_REG_ERROR);
     ck_assert_int_eq(jv_reg_set_string(tree, PLAT_HKLM, "\\A", "x", "y"), PLAT_REG_ERROR);
@@ -445,7 +425,7 @@ START_TEST(setting_through_the_api)
     ck_assert_int_eq(jv_reg_set_string(tree, PLAT_HKLM, "A", "two\nlines", "y"), PLAT_REG_ERROR);
     ck_assert_int_eq(jv_reg_set_string(tree, PLAT_HKLM, "A", "x", "\xFF"), PLAT_REG_ERROR);
     ck_assert_int_eq(jv_reg_delete_tree(tree, PLAT_HKLM, ""), PLAT_REG_ERROR);
-    ck_assert_int_eq(line_count, 6);
+    ck_assert_int_eq(tk_log_count, 6);
     ck_assert_int_eq(jv_reg_delete_tree(tree, PLAT_HKLM, "A\\Missing"), PLAT_REG_NOT_FOUND);
     ck_assert_int_eq(jv_reg_delete_tree(tree, PLAT_HKLM, "a"), PLAT_REG_OK);
     ck_assert_ptr_null(jv_reg_find_key(tree, PLAT_HKLM, "A"));
@@ -631,10 +611,10 @@ START_TEST(malformed_value_line_is_skipped_alone)
     const malformed_case *c = &bad_values[_i];
     char text[512];
     snprintf(text, sizeof(text), V5 "[HKLM\\T]\n%s\n\"after\"=\"ok\"\n", c->line);
-    ck_assert_msg(parse(text) == 1, "%s: %d errors", c->line, line_count);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_msg(strstr(lines[0], "jevmon: test.reg:4: ") == lines[0], "%s", lines[0]);
-    ck_assert_msg(strstr(lines[0], c->cause), "\"%s\" gave \"%s\"", c->line, lines[0]);
+    ck_assert_msg(parse(text) == 1, "%s: %d errors", c->line, tk_log_count);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], "jevmon: test.reg:4: ") == tk_log_lines[0], "%s", tk_log_lines[0]);
+    ck_assert_msg(strstr(tk_log_lines[0], c->cause), "\"%s\" gave \"%s\"", c->line, tk_log_lines[0]);
     ck_assert_ptr_null(value_of(PLAT_HKLM, "T", "a"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "T", "after"), "ok");
 }
@@ -664,10 +644,10 @@ START_TEST(malformed_key_line_skips_its_values)
     char text[512];
     snprintf(text, sizeof(text), V5 "[HKLM\\Before]\n%s\n\"under\"=\"skipped\"\n[HKLM\\After]\n\"after\"=\"ok\"\n",
              c->line);
-    ck_assert_msg(parse(text) == 1, "%s: %d errors", c->line, line_count);
-    ck_assert_int_eq(line_count, 1);
-    ck_assert_msg(strstr(lines[0], "jevmon: test.reg:4: ") == lines[0], "%s", lines[0]);
-    ck_assert_msg(strstr(lines[0], c->cause), "\"%s\" gave \"%s\"", c->line, lines[0]);
+    ck_assert_msg(parse(text) == 1, "%s: %d errors", c->line, tk_log_count);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], "jevmon: test.reg:4: ") == tk_log_lines[0], "%s", tk_log_lines[0]);
+    ck_assert_msg(strstr(tk_log_lines[0], c->cause), "\"%s\" gave \"%s\"", c->line, tk_log_lines[0]);
     ck_assert_ptr_null(value_of(PLAT_HKLM, "Before", "under"));
     ck_assert_ptr_null(value_of(PLAT_HKLM, "T", "under"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "After", "after"), "ok");
@@ -678,8 +658,8 @@ END_TEST
 START_TEST(value_outside_a_key)
 {
     ck_assert_uint_eq(parse(V5 "\"early\"=\"x\"\n[HKLM\\K]\n[-HKLM\\K]\n\"late\"=\"y\"\n[HKLM\\K2]\n\"ok\"=\"1\"\n"), 2);
-    ck_assert(logged("test.reg:3: value line before any key, or after a key deletion"));
-    ck_assert(logged("test.reg:6: value line before any key, or after a key deletion"));
+    ck_assert(tk_logged("test.reg:3: value line before any key, or after a key deletion"));
+    ck_assert(tk_logged("test.reg:6: value line before any key, or after a key deletion"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "K2", "ok"), "1");
 }
 END_TEST
@@ -687,7 +667,7 @@ END_TEST
 START_TEST(continuation_past_the_end_of_the_file)
 {
     ck_assert_uint_eq(parse(V5 "[HKLM\\T]\n\"ok\"=\"1\"\n\"a\"=hex:01,02,\\\n"), 1);
-    ck_assert(logged("test.reg:5: hex data continues past the end of the file"));
+    ck_assert(tk_logged("test.reg:5: hex data continues past the end of the file"));
     ck_assert_ptr_null(value_of(PLAT_HKLM, "T", "a"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "T", "ok"), "1");
 }
@@ -696,7 +676,7 @@ END_TEST
 START_TEST(error_in_a_continued_line_names_that_line)
 {
     ck_assert_uint_eq(parse(V5 "[HKLM\\T]\n\"a\"=hex:01,02,\\\n  03,zz\n\"b\"=\"1\"\n"), 1);
-    ck_assert(logged("test.reg:5: hex byte \"zz\" is not 2 hex digits"));
+    ck_assert(tk_logged("test.reg:5: hex byte \"zz\" is not 2 hex digits"));
     ck_assert_ptr_null(value_of(PLAT_HKLM, "T", "a"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "T", "b"), "1");
 }
@@ -705,7 +685,7 @@ END_TEST
 START_TEST(regedit4_string_data_that_is_not_utf8)
 {
     ck_assert_uint_eq(parse("REGEDIT4\n[HKLM\\T]\n\"a\"=hex(2):ff,00\n\"b\"=\"1\"\n"), 1);
-    ck_assert(logged("test.reg:3: hex(2) text is not UTF-8"));
+    ck_assert(tk_logged("test.reg:3: hex(2) text is not UTF-8"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "T", "b"), "1");
 }
 END_TEST
@@ -731,11 +711,11 @@ START_TEST(not_a_registry_file)
     };
 #undef BYTES
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-        line_count = 0;
+        tk_log_count = 0;
         ck_assert_uint_eq(jv_reg_parse(tree, "x.reg", files[i].bytes, files[i].size, JV_REG_ALL_HIVES), 1);
-        ck_assert_int_eq(line_count, 1);
-        ck_assert_msg(strstr(lines[0], "jevmon: x.reg:1: ") == lines[0], "%s", lines[0]);
-        ck_assert_msg(strstr(lines[0], files[i].cause), "file %u gave \"%s\"", (unsigned)i, lines[0]);
+        ck_assert_int_eq(tk_log_count, 1);
+        ck_assert_msg(strstr(tk_log_lines[0], "jevmon: x.reg:1: ") == tk_log_lines[0], "%s", tk_log_lines[0]);
+        ck_assert_msg(strstr(tk_log_lines[0], files[i].cause), "file %u gave \"%s\"", (unsigned)i, tk_log_lines[0]);
         ck_assert_ptr_null(jv_reg_find_key(tree, PLAT_HKLM, "T"));
     }
 }
@@ -747,9 +727,9 @@ START_TEST(nul_bytes_in_names_are_malformed)
 {
     static const char text[] = V5 "[HKLM\\A\0B]\n\"under\"=\"x\"\n[HKLM\\K]\n\"v\0w\"=\"x\"\n\"ok\"=\"1\"\n";
     ck_assert_uint_eq(jv_reg_parse(tree, FILE_NAME, text, sizeof(text) - 1, JV_REG_ALL_HIVES), 2);
-    ck_assert_int_eq(line_count, 2);
-    ck_assert_msg(logged("test.reg:3: key path holds a NUL byte"), "%s", lines[0]);
-    ck_assert_msg(logged("test.reg:6: value name holds a NUL byte"), "%s", lines[1]);
+    ck_assert_int_eq(tk_log_count, 2);
+    ck_assert_msg(tk_logged("test.reg:3: key path holds a NUL byte"), "%s", tk_log_lines[0]);
+    ck_assert_msg(tk_logged("test.reg:6: value name holds a NUL byte"), "%s", tk_log_lines[1]);
     ck_assert_ptr_null(jv_reg_find_key(tree, PLAT_HKLM, "A"));
     ck_assert_ptr_null(value_of(PLAT_HKLM, "K", "v"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "K", "ok"), "1");
@@ -766,10 +746,10 @@ START_TEST(nul_bytes_in_names_are_malformed)
         if (wide[i] == '@' && wide[i + 1] == 0)
             wide[i] = 0;
     jv_reg_tree *second = jv_reg_tree_create();
-    line_count = 0;
+    tk_log_count = 0;
     ck_assert_uint_eq(jv_reg_parse(second, FILE_NAME, wide, size, JV_REG_ALL_HIVES), 2);
-    ck_assert(logged("test.reg:3: key path holds a NUL byte"));
-    ck_assert(logged("test.reg:6: value name holds a NUL byte"));
+    ck_assert(tk_logged("test.reg:3: key path holds a NUL byte"));
+    ck_assert(tk_logged("test.reg:6: value name holds a NUL byte"));
     ck_assert_ptr_null(jv_reg_find_key(second, PLAT_HKLM, "A"));
     jv_reg_tree_free(second);
     free(wide);
@@ -781,10 +761,10 @@ START_TEST(every_error_is_reported)
     ck_assert_uint_eq(parse(V5 "[HKLM\\T]\n\"a\"=dword:1\n\"b\"=\"ok\"\n\"c\"=hex:1\n[HKEY_USERS\\x]\n"
                                "[HKLM\\U]\n\"d\"=x\n"),
                       4);
-    ck_assert(logged("test.reg:4: dword"));
-    ck_assert(logged("test.reg:6: hex byte"));
-    ck_assert(logged("test.reg:7: unknown hive"));
-    ck_assert(logged("test.reg:9: unknown value type"));
+    ck_assert(tk_logged("test.reg:4: dword"));
+    ck_assert(tk_logged("test.reg:6: hex byte"));
+    ck_assert(tk_logged("test.reg:7: unknown hive"));
+    ck_assert(tk_logged("test.reg:9: unknown value type"));
     ck_assert_str_eq(string_of(PLAT_HKLM, "T", "b"), "ok");
 }
 END_TEST

@@ -15,6 +15,7 @@
 #include "com/guid.h"
 #include "jevmon_register.h"
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 DEFINE_GUID(CLSID_RegisterTestMonitor, 0x3C7A5E21, 0x94B0, 0x4D8E, 0x9F, 0x1A, 0x6B, 0x2C, 0x8D, 0x40, 0x11, 0xE7);
 #define TEST_CLSID_TEXT "{3C7A5E21-94B0-4D8E-9F1A-6B2C8D4011E7}"
@@ -240,11 +241,8 @@ static void use_private_registry_files(void)
 int main(void)
 {
     use_private_registry_files();
-    SRunner *sr = srunner_create(register_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int status = tk_run_suite(register_suite());
     remove(system_file);
     remove(user_file);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return status;
 }

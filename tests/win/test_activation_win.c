@@ -18,6 +18,7 @@
 #include "../check_com.h"
 #include "jevmon.h"
 #include "platform/platform.h"
+#include "../support/testkit.h"
 
 /* fx_selfreg.c's class, and two that no DLL provides. */
 DEFINE_GUID(CLSID_FxSelfReg, 0x7E26BB20, 0x3543, 0x4BB4, 0x9C, 0x7F, 0x8B, 0x2C, 0xB2, 0x11, 0xF4, 0x6F);
@@ -238,10 +239,7 @@ int main(void)
         fprintf(stderr, "test_activation_win: CoInitializeEx failed: 0x%08lX\n", (unsigned long)hr);
         return EXIT_FAILURE;
     }
-    SRunner *sr = srunner_create(activation_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int status = tk_run_suite(activation_suite());
     plat_com_uninit();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return status;
 }

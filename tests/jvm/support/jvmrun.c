@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,12 +53,12 @@ int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512])
     return n;
 }
 
-const char *jvmrun_build_path(const char *name)
+/* <build>/<name> into path (2 * PATH_MAX bytes). */
+static void build_path(char *path, const char *name)
 {
-    static char path[2 * PATH_MAX];
     const char *env = getenv("JEVMON_BUILD");
     if (env)
-        snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX, env, name);
+        snprintf(path, 2 * PATH_MAX, "%.*s/%s", PATH_MAX, env, name);
     else {
         char self[PATH_MAX];
         ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -65,9 +66,68 @@ const char *jvmrun_build_path(const char *name)
         char *cut = strstr(self, "/asan/tests/");
         if (cut)
             *cut = '\0';
-        snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX, self, name);
+        snprintf(path, 2 * PATH_MAX, "%.*s/%s", PATH_MAX, self, name);
     }
+}
+
+const char *jvmrun_build_path(const char *name)
+{
+    static char path[2 * PATH_MAX];
+    build_path(path, name);
     return path;
+}
+
+const char *jvmrun_source_dir(void)
+{
+    static char dir[2 * PATH_MAX];
+    const char *env = getenv("JEVMON_SRC");
+    if (env)
+        snprintf(dir, sizeof(dir), "%.*s", PATH_MAX, env);
+    else
+        build_path(dir, "../..");
+    return dir;
+}
+
+/* The text of dir's file name, malloc'd; NULL when there is no such file. */
+static char *read_output(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX - 1, dir, name);
+    return access(path, R_OK) == 0 ? tk_read_file(path) : NULL;
+}
+
+int jvmrun_shell(const char *dir, char **out, char **err, const char *format, ...)
+{
+    char command[8192], line[8192 + PATH_MAX + 128];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(command, sizeof(command), format, ap);
+    va_end(ap);
+    snprintf(line, sizeof(line), "unset MAKEFLAGS MFLAGS MAKELEVEL; cd '%.*s' && ( %s ) >out.txt 2>err.txt",
+             PATH_MAX - 1, dir, command);
+    int status = system(line);
+    status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char *out_text = read_output(dir, "out.txt"), *err_text = read_output(dir, "err.txt");
+    ck_assert_msg(out_text && err_text, "no output files of: %s", line);
+    if (status != 0)
+        fprintf(stderr, "command failed (%d): %s\n%s%s\n", status, command, out_text, err_text);
+    if (out)
+        *out = out_text;
+    else
+        free(out_text);
+    if (err)
+        *err = err_text;
+    else
+        free(err_text);
+    return status;
+}
+
+int jvmrun_jevprof_script(const char *arguments)
+{
+    char command[2 * PATH_MAX + 2048];
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' %s >&2", jvmrun_source_dir(), arguments);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* A registry file that registers the test monitor's classes. */

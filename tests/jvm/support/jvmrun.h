@@ -23,6 +23,19 @@ int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 /* <build>/<name>, build being JEVMON_BUILD or derived from the test program's path. */
 const char *jvmrun_build_path(const char *name);
+/* The project's source tree: JEVMON_SRC, or the tree the build directory is in.  Neither this
+ * nor jvmrun_build_path touches the other's buffer, so both may stand in one expression. */
+const char *jvmrun_source_dir(void);
+/*
+ * Runs a shell command line (printf-style) in dir, its stdout and stderr into dir's out.txt and
+ * err.txt, without the Make variables of an enclosing `make check` (a `make` in it starts
+ * afresh).  *out and *err (either may be NULL) get what it wrote, malloc'd.  Returns its exit
+ * status (-1 when it did not exit); when that is not 0, prints the command and what it wrote.
+ */
+int jvmrun_shell(const char *dir, char **out, char **err, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Runs tools/jevprof.sh with arguments (a shell word list), its output on stderr; its exit status. */
+int jvmrun_jevprof_script(const char *arguments);
 /*
  * Runs `java [-agentpath:<agent>=<agent_options>] -cp <build>/java BridgeWorkload <args...>`
  * with the given extra environment ("NAME=value" strings, NULL-terminated), a fresh
