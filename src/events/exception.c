@@ -5,11 +5,8 @@
  * a deoptimization trap at every throw so that the interpreter can post them: several
  * microseconds per exception, whoever listens.
  */
-#include <stdlib.h>
-#include <string.h>
 
 #include "dispatch/dispatch.h"
-#include "dispatch/event_switch.h"
 #include "events/exception.h"
 #include "ids/ids.h"
 #include "ids/object.h"
