@@ -155,6 +155,8 @@ static allocation_weight weigh(jp_allocations *a, ObjectID object)
     ULONGLONG bytes = 0;
     if (a->sampling &&
         SUCCEEDED(IJevmonAllocationSampling_GetAllocationWeight(a->sampling, object, &objects, &bytes))) {
+        /* an estimate (1/p of a sampling probability): x87's extra bits (FLT_EVAL_METHOD 2) may
+         * round it one unit of the scale the other way, which no reader could tell */
         w.objects = (uint64_t)(objects * JP_ALLOCATION_COUNT_SCALE + 0.5);
         w.bytes = bytes;
         w.sized = w.weighted = 1;

@@ -84,7 +84,7 @@ static int fold(const jp_report *r, shown_profile *p)
     uint64_t whole = p->tree->nodes[JP_ROOT].total, divisor = divisor_for(r, p->tree);
     p->share = r->config->min_share;
     for (;;) {
-        uint64_t min_total = (uint64_t)((double)whole * p->share / 100.0);
+        uint64_t min_total = jp_tree_share(whole, p->share);
         if (jp_tree_init(&p->folded))
             return -1;
         if (jp_tree_fold(&p->folded, p->tree, min_total ? min_total : 1)) {

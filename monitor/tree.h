@@ -80,6 +80,10 @@ void jp_tree_sum_root(jp_tree *tree);
 /* Multiplies every node's self and total by factor, rounded (call mode: clock ticks into nanoseconds). */
 void jp_tree_scale(jp_tree *tree, double factor);
 
+/* The weight that is percent (0 to 100) of whole, rounded down, in integer arithmetic: the folding
+ * threshold of a share setting (JEVPROF_MIN_SHARE), the same on every target. */
+uint64_t jp_tree_share(uint64_t whole, double percent);
+
 /* Fills into (initialized and empty) with the paths of from whose total weight is at least
  * min_total, and every outermost frame: a path below that is folded into its caller, whose self
  * weight takes the path's total, so that the self weights still add up to the root's total,

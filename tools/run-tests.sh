@@ -3,6 +3,7 @@
 #
 # Runs every Check suite program, each in its own process with a time limit:
 #   build/linux/asan/tests/test_*     natively (ASan + UBSan)
+#   build/linux/x87/tests/test_*      natively: the unit suites with x87 math (target x87)
 #   build/win64/tests/test_*.exe      under 64-bit Wine, prefix build/wine64-prefix
 #   build/win32/tests/test_*.exe      under 32-bit Wine, prefix build/wine32-prefix, when
 #                                     tools/deps.sh could install 32-bit Wine
@@ -91,6 +92,15 @@ run_linux() {
     done
 }
 
+# The unit suites built with -mfpmath=387: x86's excess precision, where x86 code may not run.
+run_x87() {
+    local t
+    for t in "$BUILD"/linux/x87/tests/test_*; do
+        [[ -f $t && -x $t ]] || continue
+        JEVMON_BUILD=$BUILD/linux JEVMON_SRC=$ROOT run_suite x87 "$t"
+    done
+}
+
 # Wine settings shared by every Windows suite; build/deps/wine.env comes from deps.sh.
 setup_wine() {
     [[ -f $BUILD/deps/wine.env ]] || { echo "error: no build/deps/wine.env: run 'make deps'" >&2; exit 1; }
@@ -122,6 +132,7 @@ main() {
     rm -rf "$LOGS"
     mkdir -p "$LOGS"
     run_linux
+    run_x87
     setup_wine
     run_windows win64 "$JEVMON_WINE64" "$JEVMON_WINEPREFIX64"
     if [[ -n ${JEVMON_WINE32:-} && -x ${JEVMON_WINE32:-} ]]; then

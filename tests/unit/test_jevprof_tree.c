@@ -91,6 +91,20 @@ START_TEST(scaling_multiplies_every_weight_but_not_calls)
 }
 END_TEST
 
+/* The folding threshold of a share setting, exact on every target: in doubles, x87 extended
+ * precision (win32, the x87 build) made 0.03% of 10000 two, not three. */
+START_TEST(share_of_a_whole_is_exact)
+{
+    ck_assert_uint_eq(jp_tree_share(10000, 0.03), 3);
+    ck_assert_uint_eq(jp_tree_share(20000, 0.03), 6);
+    ck_assert_uint_eq(jp_tree_share(10000, 0.01), 1);
+    ck_assert_uint_eq(jp_tree_share(9999, 0.01), 0); /* rounded down */
+    ck_assert_uint_eq(jp_tree_share(12345, 100), 12345);
+    ck_assert_uint_eq(jp_tree_share(12345, 0), 0);
+    ck_assert_uint_eq(jp_tree_share(UINT64_MAX, 50), UINT64_MAX / 2);
+}
+END_TEST
+
 /* Frames at offsets: a node each (kept by merge and fold), one per method by method. */
 START_TEST(offsets_split_nodes_until_taken_by_method)
 {
@@ -340,6 +354,7 @@ int main(void)
     tcase_add_test(tc, growing_keeps_every_node);
     tcase_add_test(tc, stacks_add_total_along_the_path_and_self_at_the_end);
     tcase_add_test(tc, scaling_multiplies_every_weight_but_not_calls);
+    tcase_add_test(tc, share_of_a_whole_is_exact);
     tcase_add_test(tc, merge_adds_matching_paths);
     tcase_add_test(tc, offsets_split_nodes_until_taken_by_method);
     tcase_add_test(tc, fold_moves_small_paths_into_their_callers);
