@@ -28,12 +28,17 @@ TOTAL_FAILED=0
 # Check prints e.g. "100%: Checks: 3, Failures: 0, Errors: 0" once per SRunner.
 SUMMARY_RE='^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+)'
 
+# chosen_suite TARGET PROGRAM: whether JEVMON_TESTS leaves the suite in.
+chosen_suite() {
+    [[ -z $FILTER ]] || grep -qE "$FILTER" <<<"$1/$(basename "$2" .exe)"
+}
+
 # run_suite TARGET PROGRAM CMD...: run one suite, count its checks, print its line.
 run_suite() {
     local target=$1 prog=$2 name rc=0 log checks=0 fails=0 errors=0 found=no line why=""
     shift 2
     name=$(basename "$prog" .exe)
-    [[ -z $FILTER ]] || grep -qE "$FILTER" <<<"$target/$name" || return 0
+    chosen_suite "$target" "$prog" || return 0
     log=$LOGS/$target/$name.log
     mkdir -p "$(dirname "$log")"
     # Under Wine, a program that failed without printing a single byte never ran (CI saw a
@@ -108,8 +113,37 @@ setup_wine() {
     source "$BUILD/deps/wine.env"
     export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
     unset DISPLAY WAYLAND_DISPLAY
-    # No 'wineserver -p'/-k here: the server outlives each suite by 3 s anyway, so the
-    # next one reuses it, and another make check on the same prefix keeps its server.
+}
+
+# The wineserver of a loader's own Debian package (wine64: wineserver64; wine32: wineserver32),
+# else the other one: both of one Wine version speak the same protocol.
+server_of() {
+    local dir=${1%/*} bits=32
+    [[ ${1##*/} == wine64 ]] && bits=64
+    if [[ -x $dir/wineserver$bits ]]; then echo "$dir/wineserver$bits"; else echo "$dir/wineserver$((96 - bits))"; fi
+}
+
+# A wineserver left alone quits a few seconds after its last client, and a suite starting in
+# those seconds died with "wine client error:0: recvmsg: Connection reset by peer".  So each
+# prefix gets one persistent server for the whole run, killed at the end (also on failure or
+# interrupt: the EXIT trap).  A server already there that does not quit within 15 s belongs to
+# another run on this prefix: it is used and left to that run.
+STARTED_SERVERS=()
+start_wineserver() {
+    local server=$1 prefix=$2
+    if ! WINEPREFIX=$prefix "$server" -p 2>/dev/null; then
+        WINEPREFIX=$prefix timeout 15 "$server" -w || true
+        WINEPREFIX=$prefix "$server" -p 2>/dev/null || return 0
+    fi
+    STARTED_SERVERS+=("$server" "$prefix")
+}
+stop_wineservers() {
+    local i
+    trap '' INT TERM   # an interrupt now would leave a server running
+    for ((i = 0; i < ${#STARTED_SERVERS[@]}; i += 2)); do
+        WINEPREFIX=${STARTED_SERVERS[i + 1]} "${STARTED_SERVERS[i]}" -k 2>/dev/null || true
+    done
+    STARTED_SERVERS=()
 }
 
 # The Windows form of an absolute path: every prefix maps Z: to /. Computed here rather
@@ -120,10 +154,16 @@ windows_path() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
 # called directly (not through Debian's wine wrapper) in the target's own prefix.
 run_windows() {
     local target=$1 loader=$2 t
-    local progs=("$BUILD/$target"/tests/test_*.exe)
-    [[ -f ${progs[0]} ]] || return 0
+    local progs=("$BUILD/$target"/tests/test_*.exe) chosen=()
     for t in "${progs[@]}"; do
-        WINEPREFIX=$3 JEVMON_BUILD=$(windows_path "$BUILD/$target") JEVMON_SRC=$(windows_path "$ROOT") \
+        if [[ -f $t ]] && chosen_suite "$target" "$t"; then chosen+=("$t"); fi
+    done
+    ((${#chosen[@]})) || return 0   # no server for nothing
+    local server
+    server=$(server_of "$loader")
+    start_wineserver "$server" "$3"
+    for t in "${chosen[@]}"; do
+        WINESERVER=$server WINEPREFIX=$3 JEVMON_BUILD=$(windows_path "$BUILD/$target") JEVMON_SRC=$(windows_path "$ROOT") \
             run_suite "$target" "$t" "$loader"
     done
 }
@@ -131,6 +171,8 @@ run_windows() {
 main() {
     rm -rf "$LOGS"
     mkdir -p "$LOGS"
+    trap stop_wineservers EXIT
+    trap 'exit 130' INT TERM
     run_linux
     run_x87
     setup_wine
