@@ -14,7 +14,7 @@
 #              the directories of jevmon's own that are left empty.
 #   dist       build/dist/jevmon-<target>.zip for win64 and win32, laid out like the SDK for
 #              Java's: bin/ (jevmon.dll, jevprof.dll, the sample monitors), include/, lib/
-#              (libjevsdk.a, libjevplat.a), registry/ (.reg files), README.txt.
+#              (libjevsdk.a, libjevplat.a, monitor.def), registry/ (.reg files), README.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -111,6 +111,7 @@ do_uninstall() {
 do_dist() {
     command -v zip >/dev/null || die "zip is missing: run 'make deps'"
     local t stage zipfile f
+    local -A triplet=([win64]=x86_64-w64-mingw32 [win32]=i686-w64-mingw32) # of the README's commands
     mkdir -p "$BUILD/dist"
     for t in win64 win32; do
         stage=$BUILD/dist/jevmon-$t
@@ -123,8 +124,9 @@ do_dist() {
         cp "$BUILD/$t/jevmon.dll" "$BUILD/$t/jevprof.dll" "$BUILD/$t"/samples/*.dll "$stage/bin/"
         cp include/*.h idl/jevmon.idl "$stage/include/"
         cp "$BUILD/$t/libjevsdk.a" "$BUILD/$t/libjevplat.a" "$stage/lib/"
+        cp tools/dist-monitor.def "$stage/lib/monitor.def"
         cp registry/*.reg "$stage/registry/"
-        sed "s/@TARGET@/$t/g" tools/dist-readme.txt | sed 's/$/\r/' >"$stage/README.txt"
+        sed "s/@TARGET@/$t/g; s/@TRIPLET@/${triplet[$t]}/g" tools/dist-readme.txt | sed 's/$/\r/' >"$stage/README.txt"
         (cd "$BUILD/dist" && zip -qr "$zipfile" "jevmon-$t")
         rm -rf "$stage"
         say "wrote ${zipfile#"$ROOT"/}"

@@ -3,7 +3,8 @@
  * (make install): only <jevmon.h> and <jevmon_register.h>, built with
  * `cc -shared -fPIC countmon.c $(pkg-config --cflags --libs jevmon)`, registered with the
  * installed jevmon-regsvr.  It counts the classes whose loading finished and prints
- * "countmon: N classes loaded" to stderr at SHUTDOWN.  test_install.c copies it out of the tree.
+ * "countmon: N classes loaded" to stderr at SHUTDOWN.  test_install.c copies it out of the tree;
+ * test_dist.c builds it for Windows from a dist archive, as the archive's README.txt says.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -146,7 +147,8 @@ static HRESULT STDMETHODCALLTYPE factory_LockServer(IClassFactory *iface, BOOL l
     return S_OK;
 }
 
-static const IClassFactoryVtbl factory_vtbl = {
+/* Not const: Windows's headers declare lpVtbl const only under CONST_VTABLE. */
+static IClassFactoryVtbl factory_vtbl = {
     factory_QueryInterface, factory_AddRef, factory_Release, factory_CreateInstance, factory_LockServer,
 };
 static IClassFactory factory = {&factory_vtbl};
