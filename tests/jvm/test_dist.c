@@ -105,14 +105,7 @@ static void remove_tmp(void)
     for (int t = 0; t < TARGETS; t++)
         if (server_started[t])
             jvmrun_shell(tmp, NULL, NULL, "%s -k", server[t]);
-    jvmrun_shell(tmp, NULL, NULL, "rm -rf jevmon-win64 jevmon-win32");
-    static const char *const outputs[] = {"out.txt", "err.txt"}; /* jvmrun_shell's */
-    for (size_t i = 0; i < 2; i++) {
-        char path[300];
-        snprintf(path, sizeof(path), "%s/%s", tmp, outputs[i]);
-        unlink(path);
-    }
-    rmdir(tmp);
+    jvmrun_remove_shell_dir(tmp, "jevmon-win64 jevmon-win32");
 }
 
 /* reg query of a key (a value of it: "/ve", "/v CLSID") under the target's Wine: its exit

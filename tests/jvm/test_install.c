@@ -44,14 +44,7 @@ static void install_once(void)
 
 static void remove_tmp(void)
 {
-    jvmrun_shell(tmp, NULL, NULL, "rm -rf dest work");
-    static const char *const outputs[] = {"out.txt", "err.txt"}; /* jvmrun_shell's */
-    for (size_t i = 0; i < 2; i++) {
-        char path[300];
-        snprintf(path, sizeof(path), "%s/%s", tmp, outputs[i]);
-        unlink(path);
-    }
-    rmdir(tmp);
+    jvmrun_remove_shell_dir(tmp, "dest work");
 }
 
 START_TEST(installs_the_sdk)

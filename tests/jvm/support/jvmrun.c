@@ -122,6 +122,18 @@ int jvmrun_shell(const char *dir, char **out, char **err, const char *format, ..
     return status;
 }
 
+void jvmrun_remove_shell_dir(const char *dir, const char *contents)
+{
+    jvmrun_shell(dir, NULL, NULL, "rm -rf %s", contents);
+    static const char *const outputs[] = {"out.txt", "err.txt"}; /* jvmrun_shell's own */
+    for (size_t i = 0; i < 2; i++) {
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX - 1, dir, outputs[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int jvmrun_jevprof_script(const char *arguments)
 {
     char command[2 * PATH_MAX + 2048];

@@ -34,6 +34,9 @@ const char *jvmrun_source_dir(void);
  */
 int jvmrun_shell(const char *dir, char **out, char **err, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+/* Removes dir: contents (a shell word list of what is in it, for rm -rf), jvmrun_shell's
+ * out.txt and err.txt, then dir itself. */
+void jvmrun_remove_shell_dir(const char *dir, const char *contents);
 /* Runs tools/jevprof.sh with arguments (a shell word list), its output on stderr; its exit status. */
 int jvmrun_jevprof_script(const char *arguments);
 /*
