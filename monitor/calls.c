@@ -6,7 +6,7 @@
 
 struct jp_thread_calls {
     atomic_int busy;    /* the thread is inside a recording callback */
-    atomic_int folding; /* another thread is folding this state: record nothing meanwhile */
+    atomic_int folding; /* another thread folds or copies this state: its events wait meanwhile */
     ThreadID thread;
     DWORD os_thread;
     uint64_t last_ticks;       /* processor time: the thread's previous event */
@@ -126,25 +126,31 @@ static inline jp_thread_calls *current_state(jp_calls *calls)
     return attach_thread(calls);
 }
 
-/* Dekker-style handshake with fold_thread: busy is set before stopped/folding are read, and
- * they are set before busy is read there, so either the callback sees the flag and records
- * nothing, or the folder waits for it to finish.  Where the system has a process-wide barrier
- * the folder issues it, and the callback (twice per call) needs no fence of its own. */
+/* Dekker-style handshake with fold_thread and copy_calls: busy is set before stopped/folding are
+ * read, and they are set before busy is read there, so either the callback sees the flag or the
+ * other thread waits for it to finish.  Once stopped, nothing more is recorded; while another
+ * thread folds or copies this one's tree, the callback waits for it (a dump or a period's end
+ * must not lose the calls made meanwhile).  Where the system has a process-wide barrier the
+ * other thread issues it, and the callback (twice per call) needs no fence of its own. */
 static inline jp_thread_calls *begin_recording(jp_calls *calls)
 {
     jp_thread_calls *t = current_state(calls);
     if (!t)
         return NULL;
-    if (process_barrier) {
-        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
-        atomic_signal_fence(memory_order_seq_cst);
-    } else
-        atomic_store(&t->busy, 1);
-    if (atomic_load(&calls->stopped) || atomic_load(&t->folding)) {
+    for (;;) {
+        if (process_barrier) {
+            atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst);
+        } else
+            atomic_store(&t->busy, 1);
+        if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
+            return t;
         atomic_store_explicit(&t->busy, 0, memory_order_release);
-        return NULL;
+        if (atomic_load(&calls->stopped))
+            return NULL;
+        while (atomic_load(&t->folding) && !atomic_load(&calls->stopped))
+            plat_sleep_ms(1);
     }
-    return t;
 }
 
 static inline void end_recording(jp_thread_calls *t)
@@ -300,7 +306,7 @@ void jp_calls_stop(jp_calls *calls)
 
 /* Adds the calls so far to into: the totals and every thread's finished calls, in clock ticks
  * (*ns_per_tick: their ratio so far) while recording, in nanoseconds once stopped (*ns_per_tick:
- * 0).  Each thread records nothing for the moment its tree is copied.  0, or -1 out of memory. */
+ * 0).  Each thread's next event waits while its tree is copied.  0, or -1 out of memory. */
 static int copy_calls(jp_calls *calls, jp_tree *into, double *ns_per_tick)
 {
     int failed = 0;
@@ -312,7 +318,7 @@ static int copy_calls(jp_calls *calls, jp_tree *into, double *ns_per_tick)
         return failed;
     }
     for (jp_thread_calls *t = calls->threads; t; t = t->next) {
-        atomic_store(&t->folding, 1); /* the thread records nothing while its tree is copied */
+        atomic_store(&t->folding, 1); /* the thread's next event waits while its tree is copied */
         if (process_barrier)
             plat_process_barrier();
         while (atomic_load(&t->busy))

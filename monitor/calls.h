@@ -77,8 +77,8 @@ void jp_calls_stop(jp_calls *calls);
 int jp_calls_restart(jp_calls *calls);
 
 /* Adds the calls so far to into (initialized), in nanoseconds, root summed, while recording goes
- * on (a dump): every thread's finished calls; its open frames count once they end.  Each thread
- * records nothing for the moment its tree is copied.  0, or -1 out of memory. */
+ * on (a dump): every thread's finished calls; its open frames count once they end.  A thread's
+ * next event waits while its tree is copied (none is lost).  0, or -1 out of memory. */
 int jp_calls_snapshot(jp_calls *calls, jp_tree *into);
 
 /* Continuous mode: fills period (initialized, empty) with the calls that ended since before was

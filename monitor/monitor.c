@@ -117,6 +117,8 @@ static void monitor_destroy(jp_monitor *m)
         jp_calls_free(&m->calls);
     }
     jp_tree_free(&m->calls_before);
+    if (m->info) /* initialized: the output directory's lock file is this run's */
+        jp_output_release(&m->config);
     if (m->recording_allocations) /* the VM let go of the callback: no allocation is being recorded */
         jp_allocations_free(&m->allocations);
     jp_summary_free(&m->summary);
@@ -434,6 +436,7 @@ static void end_period(jp_monitor *m)
         return;
     }
     uint64_t now_ns = plat_now_ns();
+    time_t now = time(NULL); /* the next period's stamp: a second after this one's, however long writing takes */
     int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &p.sample_counts);
     failed |= m->recording_allocations && jp_allocations_take(&m->allocations, &sites, &bytes, &p.allocation_counts);
     int calls_failed = m->recording_calls && (jp_tree_init(&calls) ||
@@ -453,7 +456,7 @@ static void end_period(jp_monitor *m)
     if (p.samples || p.calls || p.sites || !(m->sampling || m->recording_calls || m->recording_allocations))
         write_outputs(m, &config, &p, written, sizeof(written));
     m->period_started_ns = now_ns;
-    m->period_started = time(NULL);
+    m->period_started = now;
     plat_mutex_unlock(m->writing);
     jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
 }

@@ -20,27 +20,104 @@ static const char *const every_suffix[] = {
     JP_PPROF_SUFFIX,           JP_CALLS_PPROF_SUFFIX,     JP_ALLOC_PPROF_SUFFIX,
 };
 #define SUFFIXES (sizeof(every_suffix) / sizeof(*every_suffix))
-#define PATH_BYTES (sizeof(((jp_config *)0)->output_dir) + sizeof(((jp_config *)0)->file_prefix) + 32)
+#define NAME_BYTES (sizeof(((jp_config *)0)->file_prefix) + 32)
+
+#define LOCK_SUFFIX ".lock" /* "<prefix>.lock": the process id of the run writing that prefix there */
 
 /* What the end has written so far: the paths, for the line on stderr. */
 typedef struct written_files {
+    const char *dir; /* where they go: the output directory, or the user's private one */
     int wrote[SUFFIXES];
     char list[SUFFIXES * 256];
 } written_files;
 
-static void file_path(const jp_config *c, const char *suffix, char *path, size_t size)
+static void file_name(const jp_config *c, const char *suffix, char *name, size_t size)
 {
-    snprintf(path, size, "%s/%s%s", c->output_dir, c->file_prefix, suffix);
+    snprintf(name, size, "%s%s", c->file_prefix, suffix);
 }
 
-int jp_output_prepare(const jp_config *c)
+/* Says problem in one line and puts the files in the user's private directory instead (written
+ * into dir, sizeof(jp_config.output_dir) bytes).  0, or -1 when that cannot be used either. */
+static int fall_back(const char *problem, char *dir)
 {
-    char why[256];
-    if (plat_make_directories(c->output_dir, why, sizeof(why)) == 0)
+    char private_dir[sizeof(((jp_config *)0)->output_dir)], why[256];
+    if (plat_user_private_directory(private_dir, sizeof(private_dir), why, sizeof(why))) {
+        jv_log("jevprof: %s; nor can the private directory %s be used: %s", problem, private_dir, why);
+        return -1;
+    }
+    jv_log("jevprof: %s; the files go to %s instead", problem, private_dir);
+    memcpy(dir, private_dir, strlen(private_dir) + 1);
+    return 0;
+}
+
+/* Makes dir (sizeof(jp_config.output_dir) bytes) a directory the files can safely go to: made
+ * when missing, and only this user's (or root's) to change; otherwise the private directory. */
+static int settle_directory(char *dir)
+{
+    char why[256], problem[1400];
+    if (plat_make_directories(dir, why, sizeof(why))) {
+        snprintf(problem, sizeof(problem), "cannot create the output directory %s: %s", dir, why);
+        return fall_back(problem, dir);
+    }
+    if (plat_check_private_directory(dir, why, sizeof(why))) {
+        snprintf(problem, sizeof(problem), "will not write in the output directory %s: %s", dir, why);
+        return fall_back(problem, dir);
+    }
+    return 0;
+}
+
+static int write_text(FILE *out, void *text)
+{
+    return fputs(text, out) < 0;
+}
+
+/* Takes the prefix in the output directory for this run (see output.h): its lock file made, or a
+ * dead run's taken over; a running process's kept, and this run's prefix gets "-<pid>".  -1 when
+ * nothing can be created there (the reason in why). */
+static int take_prefix(jp_config *c, char *why, size_t why_len)
+{
+    char name[NAME_BYTES], pid[32], held[32];
+    DWORD holder = 0;
+    file_name(c, LOCK_SUFFIX, name, sizeof(name));
+    snprintf(pid, sizeof(pid), "%lu\n", (unsigned long)plat_process_id());
+    int made = plat_create_new_file(c->output_dir, name, pid, why, why_len);
+    if (made <= 0)
+        return made;
+    if (plat_read_small_file(c->output_dir, name, held, sizeof(held)) == 0)
+        holder = (DWORD)strtoul(held, NULL, 10);
+    if (holder && plat_process_running(holder)) {
+        size_t used = strlen(c->file_prefix);
+        snprintf(c->file_prefix + used, sizeof(c->file_prefix) - used, "-%lu", (unsigned long)plat_process_id());
+        jv_log("jevprof: %s/%.*s* are being written by process %lu; this run's files are %s/%s*", c->output_dir,
+               (int)used, c->file_prefix, (unsigned long)holder, c->output_dir, c->file_prefix);
         return 0;
-    jv_log("jevprof: cannot create the output directory %s: %s; nothing can be written there at the end "
-           "unless it appears meanwhile (set JEVPROF_OUTPUT_DIR)", c->output_dir, why);
-    return -1;
+    }
+    if (plat_write_file(c->output_dir, name, write_text, pid, why, why_len)) /* a dead run's */
+        jv_log("jevprof: cannot take over %s/%s: %s; a run beside this one would not know of it", c->output_dir,
+               name, why);
+    return 0;
+}
+
+int jp_output_prepare(jp_config *c)
+{
+    char why[256], problem[1400];
+    if (settle_directory(c->output_dir))
+        return -1;
+    if (take_prefix(c, why, sizeof(why)) == 0)
+        return 0;
+    snprintf(problem, sizeof(problem), "cannot write in the output directory %s: %s", c->output_dir, why);
+    if (fall_back(problem, c->output_dir) || take_prefix(c, why, sizeof(why)))
+        return -1;
+    return 0;
+}
+
+void jp_output_release(const jp_config *c)
+{
+    char name[NAME_BYTES], held[32];
+    file_name(c, LOCK_SUFFIX, name, sizeof(name));
+    if (plat_read_small_file(c->output_dir, name, held, sizeof(held)) == 0 &&
+        strtoul(held, NULL, 10) == (unsigned long)plat_process_id())
+        plat_remove_file(c->output_dir, name);
 }
 
 /* A profile as the collapsed file and the flame graph show it: its tree with the paths under the
@@ -84,10 +161,12 @@ static int fold(const jp_report *r, shown_profile *p)
     uint64_t whole = p->tree->nodes[JP_ROOT].total, divisor = divisor_for(r, p->tree);
     p->share = r->config->min_share;
     for (;;) {
+        /* A share of 0 keeps every path, even one of no weight: folding it would move its calls
+         * into its caller's, and pprof would count calls of that caller that the report does not. */
         uint64_t min_total = jp_tree_share(whole, p->share);
         if (jp_tree_init(&p->folded))
             return -1;
-        if (jp_tree_fold(&p->folded, p->tree, min_total ? min_total : 1)) {
+        if (jp_tree_fold(&p->folded, p->tree, min_total || p->share <= 0 ? min_total : 1)) {
             jp_tree_free(&p->folded);
             return -1;
         }
@@ -102,40 +181,49 @@ static int fold(const jp_report *r, shown_profile *p)
     }
 }
 
+/* One file's writer with what it writes. */
+typedef struct file_contents {
+    file_writer write;
+    const jp_report *report;
+    const shown_profile *profile;
+} file_contents;
+
+static int fill_file(FILE *out, void *context)
+{
+    const file_contents *f = context;
+    return f->write(out, f->report, f->profile);
+}
+
 /* Writes one file; 0, or -1 after saying why on stderr. */
 static int write_file(const jp_report *r, written_files *w, size_t which, file_writer write,
                       const shown_profile *profile)
 {
-    char path[PATH_BYTES];
-    file_path(r->config, every_suffix[which], path, sizeof(path));
-    FILE *out = fopen(path, "wb");
-    if (!out) {
-        jv_log("jevprof: cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    int failed = write(out, r, profile);
-    if (fclose(out) || failed) {
-        jv_log("jevprof: error writing %s", path);
-        remove(path); /* half a file would pass for this run's */
+    char name[NAME_BYTES], why[256];
+    file_contents contents = {write, r, profile};
+    file_name(r->config, every_suffix[which], name, sizeof(name));
+    if (plat_write_file(w->dir, name, fill_file, &contents, why, sizeof(why))) {
+        jv_log("jevprof: cannot write %s/%s: %s", w->dir, name, why);
         return -1;
     }
     size_t used = strlen(w->list);
-    snprintf(w->list + used, sizeof(w->list) - used, "%s%s", used ? ", " : "", path);
+    snprintf(w->list + used, sizeof(w->list) - used, "%s%s/%s", used ? ", " : "", w->dir, name);
     w->wrote[which] = 1;
     return 0;
 }
 
-/* Removes the files of this prefix that this run did not write: an earlier run's. */
-static void remove_stale(const jp_config *c, const written_files *w)
+/* Names, in one line, the files of this prefix that this run did not write: an earlier run's,
+ * left as they are (never removed: only this run's own files are this run's to change). */
+static void tell_earlier_files(const jp_config *c, const written_files *w)
 {
-    char path[PATH_BYTES];
+    char name[NAME_BYTES], list[SUFFIXES * 256] = "", probe[2];
     for (size_t i = 0; i < SUFFIXES; i++) {
-        if (w->wrote[i])
-            continue;
-        file_path(c, every_suffix[i], path, sizeof(path));
-        if (remove(path) == 0)
-            jv_log("jevprof: removed %s, an earlier run's (this mode does not write it)", path);
+        file_name(c, every_suffix[i], name, sizeof(name));
+        size_t used = strlen(list);
+        if (!w->wrote[i] && plat_read_small_file(w->dir, name, probe, sizeof(probe)) == 0)
+            snprintf(list + used, sizeof(list) - used, "%s%s/%s", used ? ", " : "", w->dir, name);
     }
+    if (list[0])
+        jv_log("jevprof: left %s as they are: an earlier run's (this run does not write them)", list);
 }
 
 static int write_report(FILE *out, const jp_report *r, const shown_profile *profile)
@@ -267,11 +355,12 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
 {
     const jp_tree *main_profile = r->samples ? r->samples : r->calls;
     written_files w;
-    char why[256];
+    char dir[sizeof(r->config->output_dir)];
     uint64_t started = plat_now_ns();
     memset(&w, 0, sizeof(w));
-    if (plat_make_directories(r->config->output_dir, why, sizeof(why)))
-        jv_log("jevprof: cannot create the output directory %s: %s", r->config->output_dir, why);
+    memcpy(dir, r->config->output_dir, sizeof(dir));
+    settle_directory(dir); /* again: it may have gone or changed since the start */
+    w.dir = dir;
     int failed = write_file(r, &w, REPORT, write_report, NULL);
     if (main_profile)
         failed |= write_profile(r, &w, COLLAPSED, FLAME, PPROF, main_profile);
@@ -281,7 +370,7 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
         failed |= write_profile(r, &w, ALLOC_COLLAPSED, ALLOC_FLAME, ALLOC_PPROF, r->allocations);
         failed |= write_profile(r, &w, BYTES_COLLAPSED, BYTES_FLAME, SUFFIXES, r->allocated_bytes);
     }
-    remove_stale(r->config, &w);
+    tell_earlier_files(r->config, &w);
     snprintf(written, size, "%s %s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing");
     jv_log("jevprof: %s in %.3f s%s", written,
            (double)(plat_now_ns() - started) / 1e9,

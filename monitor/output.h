@@ -16,8 +16,15 @@
  *   <prefix>-calls.pb.gz       one, in "both" mode the call tree, in alloc mode the allocation
  *   <prefix>-alloc.pb.gz       sites with both allocations and bytes
  *
- * Files of the same prefix that this run does not write (an earlier run's, in another mode) are
- * removed, so that the directory never mixes two runs under one prefix.  On stderr (never
+ * Every file is written as a new temporary file renamed over its name (platform.h,
+ * plat_write_file): never through a link, and only a regular file is replaced (a FIFO, a
+ * directory, a link at the name gets one line and is left alone).  The output directory must be
+ * this user's or root's and writable by no one else; one that is not, or cannot be made, or
+ * cannot be written in, gets one line naming it and the user's private directory (where the
+ * files go instead).  While a run lives, "<prefix>.lock" in the directory holds its process id: a
+ * second run finding a running process's there writes "<prefix>-<its pid>*" instead, said in one
+ * line.  No run removes a file it did not write: files of the prefix that this run does not
+ * write (an earlier run's, in another mode) are named in one line and left.  On stderr (never
  * stdout: the program's output stays as it was), one line naming every file written and the
  * five hottest methods.
  */
@@ -39,9 +46,14 @@
 #define JP_CALLS_PPROF_SUFFIX "-calls.pb.gz"
 #define JP_ALLOC_PPROF_SUFFIX "-alloc.pb.gz"
 
-/* At start-up: creates the output directory when it is missing; when it cannot, says so now
- * (one "jevmon: jevprof:" line) rather than at the end.  0, or -1. */
-int jp_output_prepare(const jp_config *config);
+/* At start-up: creates the output directory when it is missing and takes the prefix there (its
+ * lock file); a directory that cannot be made, is not the user's own or cannot be written in is
+ * said now (one "jevmon: jevprof:" line) rather than at the end, and config's directory becomes
+ * the user's private one (config's prefix gets "-<pid>" when another run holds it).  0, or -1
+ * when nothing can be written anywhere. */
+int jp_output_prepare(jp_config *config);
+/* When the monitor goes: removes the prefix's lock file, if it is this process's. */
+void jp_output_release(const jp_config *config);
 
 /* Each file that cannot be written gets one "jevmon: jevprof:" line; the others are written.
  * written (size bytes) gets what the line on stderr says: "wrote <path>, <path>, ..." (or

@@ -86,6 +86,35 @@ DWORD plat_process_id(void);
  * 0 when it is a directory afterwards; else -1, with the reason in why. */
 int plat_make_directories(const char *path, char *why, size_t why_len);
 
+/* ---- Output files (a profiler's, written where a user points it) ---------------------------- */
+/* 0 when dir is a directory that only this user or root can change: owned by one of them, writable
+ * by neither its group nor other users (sticky or not).  Else -1 with the reason in why.  Windows:
+ * every directory that exists passes (its access control lists are not read). */
+int plat_check_private_directory(const char *dir, char *why, size_t why_len);
+/* The user's own directory for files that have nowhere else to go, made when missing and then
+ * checked as above: $XDG_RUNTIME_DIR/jevprof, else ~/.cache/jevprof, else /tmp/jevprof-<uid>, its
+ * mode 0700 (Windows: %LOCALAPPDATA%\jevprof).  0, or -1 with the reason in why. */
+int plat_user_private_directory(char *path, size_t size, char *why, size_t why_len);
+/* Writes the file name in directory dir without ever opening what is at that name: fill(out,
+ * context) writes a new temporary file of the directory (created, never through a link), which is
+ * flushed to disk and renamed over name.  Only a regular file (or nothing) at name is replaced:
+ * anything else (a FIFO, a directory, a link, a device) is left alone, and nothing is written.
+ * fill returns 0, or non-zero when it failed (errno says why; 0: out of memory).  0, or -1 with
+ * the reason in why and no file left behind. */
+typedef int (*plat_file_writer)(FILE *out, void *context);
+int plat_write_file(const char *dir, const char *name, plat_file_writer fill, void *context, char *why,
+                    size_t why_len);
+/* Creates the file name in dir holding text, only when nothing is at that name (never through a
+ * link): 0 created, 1 something is there already, -1 failed (the reason in why). */
+int plat_create_new_file(const char *dir, const char *name, const char *text, char *why, size_t why_len);
+/* Reads the regular file name in dir (a link or anything else is not read) into text, at most
+ * size - 1 bytes, NUL-terminated.  0, or -1. */
+int plat_read_small_file(const char *dir, const char *name, char *text, size_t size);
+/* Removes the regular file name in dir (nothing else).  0, or -1. */
+int plat_remove_file(const char *dir, const char *name);
+/* 1 when process pid (plat_process_id's) is running, else 0. */
+int plat_process_running(DWORD pid);
+
 /* Writes size bytes of data to out as one gzip member (RFC 1952).  0, or -1 on a write error or
  * out of memory.  Linux compresses with the system's zlib; the Windows targets have no zlib, so
  * they store the data in uncompressed deflate blocks (a valid gzip file, as large as the data). */

@@ -1,0 +1,469 @@
+/*
+ * test_jevprof_files.c - jevprof's files on real JVMs, as root against what user "nobody" made:
+ * links planted at output names and directories other users can write (nothing written through
+ * them; the files go to the user's private directory, said in one line), a FIFO at an output name
+ * (the JVM ends; the FIFO is left), two runs in one directory at once (each keeps its own files;
+ * no file of another run is removed), a directory that cannot be written in (said at the start)
+ * and a write error (its reason said); then no call lost to the periods of JEVPROF_LOOP, and
+ * pprof's call counts equal to the report's with JEVPROF_MIN_SHARE=0.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support/jvmrun.h"
+#include "../support/testkit.h"
+
+#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
+#define VICTIM_TEXT "root's own file\n"
+
+static char jdks[JVMRUN_MAX_JDKS][512];
+static int jdk_count;
+
+/* One test's files: base (root's, 0700) holds the registry file, the private directory the
+ * files fall back to (XDG_RUNTIME_DIR=base/private) and whatever the test makes. */
+typedef struct test_dirs {
+    char base[1024];
+    char private_dir[1100]; /* base/private/jevprof */
+} test_dirs;
+
+static void make_base(test_dirs *d)
+{
+    char path[1200];
+    snprintf(d->base, sizeof(d->base), "%s", jvmrun_build_path("jevprof-files.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(d->base));
+    snprintf(d->private_dir, sizeof(d->private_dir), "%s/private/jevprof", d->base);
+    snprintf(path, sizeof(path), "%s/jevprof.reg", d->base);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n"
+               "[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JEVPROF "\\InprocServer32]\n"
+               "@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
+            jvmrun_build_path("libjevprof.so"));
+    fclose(f);
+}
+
+/* base/name, made with mode (a directory) and given to owner (nobody's or root's). */
+static void make_dir(const test_dirs *d, const char *name, mode_t mode, uid_t owner, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", d->base, name);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    ck_assert_int_eq(chmod(path, mode), 0);
+    ck_assert_int_eq(chown(path, owner, owner), 0);
+}
+
+static uid_t nobody(void)
+{
+    struct passwd *pw = getpwnam("nobody");
+    ck_assert_ptr_nonnull(pw);
+    return pw->pw_uid;
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return tk_read_file(path);
+}
+
+/* Runs main_class with args under jevprof in mode, its files in out; more: "NAME=value" or NULL. */
+static void run_in(const char *jdk, const test_dirs *d, const char *out, const char *mode, const char *main_class,
+                   const char *const *args, const char *more, jvmrun_result *r)
+{
+    static char files_env[1300], dir_env[1300], mode_env[64], private_env[1300];
+    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", d->base);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", out);
+    snprintf(mode_env, sizeof(mode_env), "JEVPROF_MODE=%s", mode);
+    snprintf(private_env, sizeof(private_env), "XDG_RUNTIME_DIR=%s/private", d->base);
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env, mode_env,
+                         private_env, "JEVPROF_TOP=1000", more, NULL};
+    jvmrun_main(jdk, main_class, "", env, args, r);
+}
+
+static void run_workload(const test_dirs *d, const char *out, const char *mode, const char *more, jvmrun_result *r)
+{
+    const char *args[] = {"200", NULL};
+    run_in(jdks[0], d, out, mode, "Workload", args, more, r);
+    ck_assert_msg(r->exit_code == 0, "exit %d\n%s", r->exit_code, r->err);
+    ck_assert_str_eq(r->out, "threads 8, rounds 200\nchecksum fb623432da6bd5f1\nexceptions caught 16\n");
+}
+
+/* Fails, showing the whole text, unless text contains what. */
+static void expect(const char *text, const char *what)
+{
+    ck_assert_msg(text && strstr(text, what), "missing \"%s\" in:\n%s", what, text ? text : "(nothing)");
+}
+
+/* Fails unless text has no "jevmon: jevprof:" line before the first that starts with line. */
+static void expect_first(const char *text, const char *line)
+{
+    expect(text, line);
+    ck_assert_msg(strstr(text, "jevmon: jevprof:") == strstr(text, line), "said late:\n%s", text);
+}
+
+static void remove_tree(const test_dirs *d)
+{
+    char command[1200];
+    snprintf(command, sizeof(command), "rm -rf '%s'", d->base);
+    ck_assert_int_eq(system(command), 0);
+}
+
+static int is_fifo(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/*
+ * nobody's 0777 directory with nobody's link at the report's name to root's 0600 file, a sticky
+ * 1777 directory of root's with such a link, and root's own directory with a link at the flame
+ * graph's name: the file linked to is never written, the links stay, and each directory refused
+ * gets one line naming it and where the files went instead (where they are).
+ */
+START_TEST(links_and_directories_of_other_users_are_refused)
+{
+    test_dirs d;
+    char victim[1200], open_dir[1200], sticky[1200], own[1200], link[1400], line[4000];
+    jvmrun_result r;
+    make_base(&d);
+    snprintf(victim, sizeof(victim), "%s/victim", d.base);
+    FILE *f = fopen(victim, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(VICTIM_TEXT, f);
+    fclose(f);
+    ck_assert_int_eq(chmod(victim, 0600), 0);
+
+    static const struct {
+        const char *name;
+        mode_t mode;
+        int nobodys;
+        const char *why;
+    } dirs[] = {{"open", 0777, 1, "it is owned by another user (uid %lu)"},
+                {"sticky", 01777, 0, "its group or other users can write in it (mode 1777)"}};
+    for (size_t i = 0; i < 2; i++) {
+        char *dir = i ? sticky : open_dir, why[128];
+        make_dir(&d, dirs[i].name, dirs[i].mode, dirs[i].nobodys ? nobody() : 0, dir, 1200);
+        snprintf(link, sizeof(link), "%s/jevprof-report.txt", dir);
+        ck_assert_int_eq(symlink(victim, link), 0);
+        ck_assert_int_eq(lchown(link, nobody(), nobody()), 0);
+        run_workload(&d, dir, "sample", NULL, &r);
+        snprintf(why, sizeof(why), dirs[i].why, (unsigned long)nobody());
+        snprintf(line, sizeof(line), "jevmon: jevprof: will not write in the output directory %s: %s; the files go to %s instead",
+                 dir, why, d.private_dir);
+        expect_first(r.err, line);
+        char *report = read_in(d.private_dir, "jevprof-report.txt"), *kept = tk_read_file(victim);
+        expect(report, "jevprof report\n");
+        ck_assert_str_eq(kept, VICTIM_TEXT);
+        char target[1200] = "";
+        ck_assert_int_gt(readlink(link, target, sizeof(target) - 1), 0);
+        ck_assert_str_eq(target, victim);
+        free(report), free(kept);
+        jvmrun_free(&r);
+    }
+
+    make_dir(&d, "own", 0755, 0, own, sizeof(own));
+    snprintf(link, sizeof(link), "%s/jevprof-flame.html", own);
+    ck_assert_int_eq(symlink(victim, link), 0);
+    run_workload(&d, own, "sample", NULL, &r);
+    snprintf(line, sizeof(line), "jevmon: jevprof: cannot write %s: it is a symbolic link, not a regular file; left as it is",
+             link);
+    expect(r.err, line);
+    char *report = read_in(own, "jevprof-report.txt"), *kept = tk_read_file(victim);
+    expect(report, "jevprof report\n");
+    ck_assert_str_eq(kept, VICTIM_TEXT);
+    free(report), free(kept);
+    jvmrun_free(&r);
+    remove_tree(&d);
+}
+END_TEST
+
+/* A FIFO at the flame graph's name: never opened (the JVM ends), left as it is, said in one line;
+ * the other files are written. */
+START_TEST(a_fifo_at_an_output_name_is_left_alone)
+{
+    test_dirs d;
+    char out[1200], fifo[1400], line[2000];
+    jvmrun_result r;
+    make_base(&d);
+    make_dir(&d, "out", 0755, 0, out, sizeof(out));
+    snprintf(fifo, sizeof(fifo), "%s/jevprof-flame.html", out);
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    run_workload(&d, out, "sample", NULL, &r);
+    snprintf(line, sizeof(line), "jevmon: jevprof: cannot write %s: it is a FIFO, not a regular file; left as it is",
+             fifo);
+    expect(r.err, line);
+    ck_assert_int_eq(jvmrun_count(r.err, "jevprof-flame.html"), 1);
+    ck_assert(is_fifo(fifo));
+    char *report = read_in(out, "jevprof-report.txt");
+    expect(report, "jevprof report\n");
+    free(report);
+    jvmrun_free(&r);
+    remove_tree(&d);
+}
+END_TEST
+
+/* The pid of a process that has ended. */
+static pid_t ended_pid(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    ck_assert_int_gt(pid, 0);
+    ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+    return pid;
+}
+
+/*
+ * One JVM runs (AttachWorkload, waiting on its input) while another writes into the same
+ * directory with the same prefix: the second writes "<prefix>-<its pid>*" and says so; the first
+ * then writes its own files and leaves the second's.  A later run in another mode takes over a
+ * dead process's lock file, and leaves (naming them) the earlier runs' files it does not write.
+ */
+START_TEST(runs_at_once_keep_their_own_files)
+{
+    test_dirs d;
+    char out[1200], line[4000], name[256], files_env[1300], dir_env[1300], private_env[1300];
+    jvmrun_result r;
+    make_base(&d);
+    make_dir(&d, "out", 0755, 0, out, sizeof(out));
+    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", d.base);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", out);
+    snprintf(private_env, sizeof(private_env), "XDG_RUNTIME_DIR=%s/private", d.base);
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env,
+                         "JEVPROF_MODE=sample", private_env, NULL};
+    const char *no_args[] = {NULL};
+    jvmrun_process first;
+    jvmrun_start(&first, jdks[0], "AttachWorkload", "", env, no_args);
+    ck_assert(jvmrun_wait_output(&first, "ready", 1, 60000));
+    char *lock = read_in(out, "jevprof.lock");
+    ck_assert_int_eq(atoi(lock), first.pid);
+    free(lock);
+
+    run_workload(&d, out, "sample", NULL, &r);
+    const char *said = strstr(r.err, "this run's files are ");
+    ck_assert_msg(said, "%s", r.err);
+    int second = atoi(strrchr(said, '-') + 1);
+    snprintf(line, sizeof(line), "jevmon: jevprof: %s/jevprof* are being written by process %d; this run's files are %s/jevprof-%d*",
+             out, first.pid, out, second);
+    expect_first(r.err, line);
+    snprintf(name, sizeof(name), "jevprof-%d-report.txt", second);
+    char *report = read_in(out, name), *firsts = read_in(out, "jevprof-report.txt");
+    expect(report, "Program: Workload");
+    ck_assert_str_eq(firsts, ""); /* not written yet: the first still runs */
+    free(report), free(firsts);
+    jvmrun_free(&r);
+
+    jvmrun_send(&first, "quit");
+    jvmrun_finish(&first, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    firsts = read_in(out, "jevprof-report.txt"), report = read_in(out, name);
+    expect(firsts, "Program: AttachWorkload");
+    expect(report, "Program: Workload"); /* the first left the second's files */
+    lock = read_in(out, "jevprof.lock");
+    ck_assert_str_eq(lock, ""); /* gone with the first */
+    free(report), free(firsts), free(lock);
+    jvmrun_free(&r);
+
+    /* a dead run's lock is taken over; the sample runs' files alloc mode does not write are left */
+    snprintf(line, sizeof(line), "%s/jevprof.lock", out);
+    FILE *f = fopen(line, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%d\n", (int)ended_pid());
+    fclose(f);
+    run_workload(&d, out, "alloc", NULL, &r);
+    snprintf(line, sizeof(line), "jevmon: jevprof: left %s/jevprof.collapsed, %s/jevprof-flame.html, %s/jevprof.pb.gz as they are",
+             out, out, out);
+    expect(r.err, line);
+    ck_assert_msg(!strstr(r.err, "are being written by process"), "%s", r.err);
+    char *collapsed = read_in(out, "jevprof.collapsed"), *alloc = read_in(out, "jevprof-alloc.collapsed");
+    expect(collapsed, "Workload");
+    expect(alloc, "Workload");
+    free(collapsed), free(alloc);
+    jvmrun_free(&r);
+    remove_tree(&d);
+}
+END_TEST
+
+/*
+ * An output directory nobody can write in (immutable: not even root) is said at the start, and
+ * the files go to the private directory.  A write that fails (a file size limit standing in for a
+ * full disk) says its reason.
+ */
+START_TEST(write_problems_are_said_with_their_reason)
+{
+    test_dirs d;
+    char locked[1200], out[1200], line[4000], command[1400];
+    jvmrun_result r;
+    make_base(&d);
+    make_dir(&d, "locked", 0755, 0, locked, sizeof(locked));
+    snprintf(command, sizeof(command), "chattr +i '%s'", locked);
+    ck_assert_msg(system(command) == 0, "%s failed: the immutable flag is needed", command);
+    run_workload(&d, locked, "sample", NULL, &r);
+    snprintf(command, sizeof(command), "chattr -i '%s'", locked);
+    ck_assert_int_eq(system(command), 0);
+    snprintf(line, sizeof(line), "jevmon: jevprof: cannot write in the output directory %s: Operation not permitted; the files go to %s instead",
+             locked, d.private_dir);
+    expect_first(r.err, line);
+    char *report = read_in(d.private_dir, "jevprof-report.txt");
+    expect(report, "jevprof report\n");
+    free(report);
+    jvmrun_free(&r);
+
+    make_dir(&d, "out", 0755, 0, out, sizeof(out));
+    struct rlimit was, limit;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+    limit = was;
+    limit.rlim_cur = 8 << 10; /* under the report's size */
+    void (*handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+    run_workload(&d, out, "sample", NULL, &r);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+    signal(SIGXFSZ, handler);
+    snprintf(line, sizeof(line), "jevmon: jevprof: cannot write %s/jevprof-report.txt: File too large", out);
+    expect(r.err, line);
+    char *report_part = read_in(out, "jevprof-report.txt");
+    ck_assert_str_eq(report_part, ""); /* no half file */
+    free(report_part);
+    jvmrun_free(&r);
+    remove_tree(&d);
+}
+END_TEST
+
+/* The calls of name in the report's table of methods by total time, summed over its rows (two
+ * methods may share a name: pprof shows them as one function); 0 when it has none, or when one is
+ * among the table's last 100 rows (another may be past its end). */
+static unsigned long long calls_of(const char *report, const char *name)
+{
+    const char *table = strstr(report, " methods by total time\n"), *end = table ? strstr(table, "\n\n") : NULL;
+    size_t length = strlen(name);
+    unsigned long long sum = 0;
+    int row = 0;
+    for (const char *line = table ? strchr(table + 1, '\n') + 1 : NULL; line && line < end; row++) {
+        unsigned long long calls;
+        int at = 0;
+        if (sscanf(line, "%*f ms %*f%% %*f ms %*f%% %llu  %n", &calls, &at) == 1 && at > 0 &&
+            strncmp(line + at, name, length) == 0 && line[at + length] == '\n') {
+            if (row >= 900)
+                return 0;
+            sum += calls;
+        }
+        line = strchr(line, '\n') + 1;
+    }
+    return sum;
+}
+
+/*
+ * Calls mode with a period of 1 s (JEVPROF_LOOP) over a run of several: the periods' reports
+ * together count every call Workload is known to make, none lost while a period's trees are
+ * copied.
+ */
+START_TEST(periods_lose_no_call)
+{
+    test_dirs d;
+    char out[1200];
+    jvmrun_result r;
+    make_base(&d);
+    make_dir(&d, "out", 0755, 0, out, sizeof(out));
+    const char *args[] = {"60000", NULL};
+    run_in(jdks[_i], &d, out, "calls", "Workload", args, "JEVPROF_LOOP=1", &r);
+    ck_assert_msg(r.exit_code == 0, "%s", r.err);
+    expect(r.out, "threads 8, rounds 60000\n");
+    unsigned long long fib = 0, hot = 0, reports = 0;
+    DIR *dir = opendir(out);
+    ck_assert_ptr_nonnull(dir);
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        size_t length = strlen(e->d_name);
+        if (length < 11 || strcmp(e->d_name + length - 11, "-report.txt") != 0)
+            continue;
+        char *report = read_in(out, e->d_name);
+        fib += calls_of(report, "Workload.fib(int)");
+        hot += calls_of(report, "Workload.hot(long)");
+        reports++;
+        free(report);
+    }
+    closedir(dir);
+    printf("JDK %d: %llu periods\n", _i, reports);
+    ck_assert_uint_ge(reports, 3);
+    /* 8 threads x 60000 rounds; fib(15), 1973 calls, every 100 rounds */
+    ck_assert_uint_eq(hot, 480000);
+    ck_assert_uint_eq(fib, 8ull * 600 * 1973);
+    jvmrun_free(&r);
+    remove_tree(&d);
+}
+END_TEST
+
+/*
+ * With JEVPROF_MIN_SHARE=0 no path is folded, not even one of no time (a wait taken off as
+ * blocked time): go tool pprof counts each method's calls as the report does.
+ */
+START_TEST(pprof_counts_calls_as_the_report_does)
+{
+    test_dirs d;
+    char out[1200], command[2000], row[4096];
+    jvmrun_result r;
+    if (system("command -v go >/dev/null") != 0) {
+        fprintf(stderr, "skipped: no go (golang-go): pprof's counts are not read\n");
+        return;
+    }
+    make_base(&d);
+    make_dir(&d, "out", 0755, 0, out, sizeof(out));
+    const char *args[] = {"7", NULL};
+    run_in(jdks[_i], &d, out, "calls", "CallsWorkload", args, "JEVPROF_MIN_SHARE=0", &r);
+    ck_assert_msg(r.exit_code == 0, "%s", r.err);
+    char *report = read_in(out, "jevprof-report.txt");
+    snprintf(command, sizeof(command), "go tool pprof -top -sample_index=0 -nodecount=100000 '%s/jevprof.pb.gz' 2>&1", out);
+    FILE *top = popen(command, "r");
+    ck_assert_ptr_nonnull(top);
+    int rows = 0, compared = 0;
+    while (fgets(row, sizeof(row), top)) {
+        unsigned long long flat;
+        int name_at = 0;
+        if (strstr(row, "flat  flat%"))
+            rows = 1;
+        else if (rows && sscanf(row, "%llu %*s %*s %*s %*s %n", &flat, &name_at) == 1 && name_at > 0) {
+            row[strcspn(row, "\n")] = '\0';
+            /* 0: near or past the end of the report's 1000 rows, or overloads that pprof shows as one
+             * name without their parameters */
+            unsigned long long counted = calls_of(report, row + name_at);
+            ck_assert_msg(counted == 0 || counted == flat, "%s: %llu calls in pprof, %llu in the report",
+                          row + name_at, flat, counted);
+            compared += counted > 0;
+        }
+    }
+    ck_assert_int_eq(pclose(top), 0);
+    ck_assert_int_gt(compared, 10);
+    free(report);
+    jvmrun_free(&r);
+    remove_tree(&d);
+}
+END_TEST
+
+int main(void)
+{
+    jdk_count = jvmrun_suite_jdks(jdks);
+    if (jdk_count == 0)
+        return 0;
+    if (geteuid() != 0) {
+        printf("skipped: not root (the tests make files and links of user nobody)\n");
+        return 0;
+    }
+    Suite *s = suite_create("jevprof_files");
+    TCase *tc = tcase_create("jevprof_files");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, links_and_directories_of_other_users_are_refused);
+    tcase_add_test(tc, a_fifo_at_an_output_name_is_left_alone);
+    tcase_add_test(tc, runs_at_once_keep_their_own_files);
+    tcase_add_test(tc, write_problems_are_said_with_their_reason);
+    tcase_add_loop_test(tc, periods_lose_no_call, 0, jdk_count);
+    tcase_add_loop_test(tc, pprof_counts_calls_as_the_report_does, 0, jdk_count);
+    suite_add_tcase(s, tc);
+    return tk_run_suite(s);
+}
