@@ -187,6 +187,50 @@ public class BridgeWorkload {
         System.out.println("threads done");
     }
 
+    /** Entered by a daemon thread while main returns (a test monitor takes long in its MethodEntry). */
+    static void slowCall() {
+    }
+
+    /** main returns while a daemon thread is inside slowCall's MethodEntry callback. */
+    static void slowAtExit() throws InterruptedException {
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        Thread daemon = new Thread(() -> {
+            started.countDown();
+            slowCall();
+        }, "slow-daemon");
+        daemon.setDaemon(true);
+        daemon.start();
+        started.await();
+        Thread.sleep(500);
+        System.out.println("main returns");
+    }
+
+    static long rssKb() throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status")))
+            if (line.startsWith("VmRSS:"))
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        return -1;
+    }
+
+    /** n short platform threads, 100 at a time, each a few calls deep; "rss-kb-early" after a tenth, "rss-kb" at the end. */
+    static void churn(int n) throws Exception {
+        for (int started = 0; started < n; started += 100) {
+            Thread[] batch = new Thread[100];
+            for (int i = 0; i < batch.length; i++) {
+                batch[i] = new Thread(() -> recurse(20));
+                batch[i].start();
+            }
+            for (Thread t : batch)
+                t.join();
+            if (started + 100 == n / 10) {
+                System.gc();
+                System.out.println("rss-kb-early " + rssKb());
+            }
+        }
+        System.gc();
+        System.out.println("rss-kb " + rssKb());
+    }
+
     static long hot(long x) {
         return x * 31 + (x >>> 7);
     }
@@ -259,6 +303,12 @@ public class BridgeWorkload {
                 break;
             case "threads":
                 threads();
+                break;
+            case "slow-exit":
+                slowAtExit();
+                break;
+            case "churn":
+                churn(Integer.parseInt(args[1]));
                 break;
             default:
                 System.out.println("unknown mode " + args[0]);
