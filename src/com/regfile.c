@@ -249,6 +249,18 @@ static size_t subkey_index(const jv_reg_key *key, const char *name, size_t len, 
     return lo;
 }
 
+/*
+ * array (of count elements) with room for one more: it grows by doubling, its capacity implied
+ * by the count (4, 8, 16, ...), so that a key of many subkeys or values is built in linear time.
+ * NULL when out of memory (the array is as it was).
+ */
+static void *room_for_one(void *array, size_t count, size_t size)
+{
+    if (count >= 4 ? count & (count - 1) : count != 0)
+        return array; /* not full: only a count of 0 or a power of two from 4 on is */
+    return realloc(array, (count ? 2 * count : 4) * size);
+}
+
 /* The subkey named name[0..len); created when missing and `create`; NULL when absent or out of memory. */
 static jv_reg_key *subkey(jv_reg_key *key, const char *name, size_t len, int create)
 {
@@ -259,7 +271,7 @@ static jv_reg_key *subkey(jv_reg_key *key, const char *name, size_t len, int cre
     if (!create)
         return NULL;
     jv_reg_key *child = calloc(1, sizeof(*child));
-    jv_reg_key **subkeys = realloc(key->subkeys, (key->subkey_count + 1) * sizeof(*subkeys));
+    jv_reg_key **subkeys = room_for_one(key->subkeys, key->subkey_count, sizeof(*subkeys));
     if (subkeys)
         key->subkeys = subkeys;
     if (!child || !subkeys || !(child->name = copy_text(name, len))) {
@@ -421,7 +433,7 @@ static int key_set_value(jv_reg_key *key, const char *name, DWORD type, const vo
         memcpy(copy, data, size);
     jv_reg_value *value = value_in(key, name);
     if (!value) {
-        jv_reg_value *values = realloc(key->values, (key->value_count + 1) * sizeof(*values));
+        jv_reg_value *values = room_for_one(key->values, key->value_count, sizeof(*values));
         char *name_copy = copy_text(name, strlen(name));
         if (values)
             key->values = values;
@@ -430,7 +442,7 @@ static int key_set_value(jv_reg_key *key, const char *name, DWORD type, const vo
             free(copy);
             return 0;
         }
-        value = &values[key->value_count++];
+        value = &key->values[key->value_count++];
         value->name = name_copy;
         value->data = NULL;
         index_values(key, 0);

@@ -544,7 +544,7 @@ END_TEST
 
 /*
  * A monitor's callback that runs on when main returns holds the exit up: SHUTDOWN and the
- * last Release come after it returns (3 s, longer than any bound the bridge could pick),
+ * last Release come after it returns (5 s, longer than the old bound of 2 s),
  * and one stderr line says what the exit waits for.
  */
 START_TEST(exit_waits_for_a_callback_in_flight)
