@@ -99,6 +99,9 @@ static int monitor_initialize(jv_monitor *m, const char *start_class)
             jv_log("%s: GetPossibleEventCategories failed (hr=0x%08x); assuming every category", m->source,
                    (unsigned)hr);
             possible = ALL_JVM_MONITOR_EVENTS;
+        } else if (possible & ~(DWORD)ALL_JVM_MONITOR_EVENTS) {
+            jv_log("%s: GetPossibleEventCategories answered 0x%x, which holds unknown categories 0x%x; they are "
+                   "ignored", m->source, (unsigned)possible, (unsigned)(possible & ~(DWORD)ALL_JVM_MONITOR_EVENTS));
         }
         m->possible = (possible | requested) & ALL_JVM_MONITOR_EVENTS;
     } else {
