@@ -532,6 +532,12 @@ START_TEST(platform_thread_churn_keeps_memory_flat)
     jvmrun(jdks[_i], "", env, args, &r);
     ck_assert_msg(r.exit_code == 0, "%s", r.err);
     ck_assert_msg(jvmrun_count(r.err, VIA_JVMTI) == 1, "%s", r.err);
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "libasan")) { /* its allocator keeps freed memory in quarantine */
+        printf("%s: RSS not measured in a sanitized JVM\n", jdks[_i]);
+        jvmrun_free(&r);
+        return;
+    }
     const char *early = strstr(r.out, "rss-kb-early "), *end = strstr(r.out, "rss-kb ");
     ck_assert_msg(early && end, "%s", r.out);
     long long early_kb = atoll(early + strlen("rss-kb-early ")), end_kb = atoll(end + strlen("rss-kb "));

@@ -29,12 +29,21 @@ public class BridgeWorkload {
         }
     }
 
+    /** Each thread ends only once all have recursed: none ends early, so each keeps a ThreadID of its own
+     * (an ended thread's may be reused, as the API allows). */
     static void recursion(int threads, int depth) throws InterruptedException {
         List<Thread> all = new ArrayList<>();
+        java.util.concurrent.CountDownLatch recursed = new java.util.concurrent.CountDownLatch(threads);
         for (int t = 0; t < threads; t++) {
             Thread th = new Thread(() -> {
                 for (int i = 0; i < 10; i++) {
                     recurse(depth);
+                }
+                recursed.countDown();
+                try {
+                    recursed.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }, "worker-" + t);
             all.add(th);
