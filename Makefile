@@ -212,6 +212,23 @@ endef
 $(foreach t,win64 win32,$(eval $(call idl_rules,$(t))))
 $(eval $(call target_rules,linux,$(BUILD)/linux/asan,SAN))
 $(eval $(call test_rules,linux,$(BUILD)/linux/asan,SAN))
+
+# The agent, jevprof and the test monitors built with the sanitizers, laid out as build/linux is
+# (java/ is build/linux's), for the JVM suites tools/run-tests.sh runs again inside sanitized JVMs.
+ASAN_DIR := $(BUILD)/linux/asan
+san_link = $(linux_CC) -shared $(SAN) -o $(1) $(2) $(linux_SYSLIBS)
+$(ASAN_DIR)/libjevmon.so: $(ASAN_DIR)/libjevagent.a $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a
+	$(call san_link,$@,$(WHOLE) $(ASAN_DIR)/libjevagent.a $(NO_WHOLE) $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a)
+$(ASAN_DIR)/libjevprof.so: $(patsubst %.c,$(ASAN_DIR)/obj/%.o,$(MONITOR_SRC)) $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a
+	$(call san_link,$@,$(filter %.o,$^) $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a $(linux_JEVPROF_LIBS))
+$(foreach f,$(FIXTURES),$(ASAN_DIR)/fixtures/$(f).so): $(ASAN_DIR)/fixtures/%.so: $(ASAN_DIR)/obj/tests/fixtures/%.o $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a
+	@mkdir -p $(@D)
+	$(call san_link,$@,$< $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a)
+$(ASAN_DIR)/java:
+	@mkdir -p $(@D)
+	ln -sfn ../java $@
+SANITIZED_JVM_FILES := $(ASAN_DIR)/libjevmon.so $(ASAN_DIR)/libjevprof.so $(ASAN_DIR)/java \
+  $(foreach f,$(FIXTURES),$(ASAN_DIR)/fixtures/$(f).so)
 $(eval $(call test_rules,win64,$(BUILD)/win64,NO_FLAGS))
 $(eval $(call test_rules,win32,$(BUILD)/win32,NO_FLAGS))
 
@@ -260,7 +277,7 @@ FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$
 _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 	@python3 tools/gen-cobj.py --check
 
-_check: _all $(FIXTURE_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(x87_TESTS) $(win64_TESTS) $(win32_TESTS)
+_check: _all $(FIXTURE_FILES) $(SANITIZED_JVM_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(x87_TESTS) $(win64_TESTS) $(win32_TESTS)
 	@bash tools/run-tests.sh
 
 _demo: _all $(BUILD)/linux/java/classes.stamp

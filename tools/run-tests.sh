@@ -14,6 +14,7 @@
 #
 # Knobs: JEVMON_TEST_TIMEOUT (seconds per suite, default 900: the end-to-end suites start dozens of JVMs),
 #        JEVMON_TESTS (a grep -E pattern on "<target>/<name>" to run only some).
+# Some JVM suites also run inside sanitized JVMs, target "sanitized" (run_sanitized_jvms).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -106,6 +107,42 @@ run_x87() {
     done
 }
 
+# ---- JVM suites inside sanitized JVMs ----------------------------------------------------------
+# A chosen set of JVM suites (every event category, jevprof's modes, attach, heap dumps) runs again,
+# target "sanitized", with build/linux/asan's agent, jevprof and test monitors (ASan + UBSan) loaded
+# into real JVMs, on the newest JDK only: the runtime preloaded (HotSpot is not built with it),
+# leaks not traced (LeakSanitizer cannot follow HotSpot's memory), SIGSEGV left to HotSpot, which
+# takes it for null checks.  Reports go to build/test-logs/sanitized/<suite>/; any report fails.
+# Knob: JEVMON_SANITIZED_SUITES (names, default below; "" runs none).
+SANITIZED_SUITES=${JEVMON_SANITIZED_SUITES-test_bridge test_jevprof test_attach test_heap test_sampling}
+
+newest_jdk() {
+    grep -H '^JAVA_VERSION=' /usr/lib/jvm/*/release 2>/dev/null | sed 's|/release:JAVA_VERSION="\(.*\)"|\t\1|' |
+        sort -t$'\t' -k2,2V | tail -n 1 | cut -f1 | xargs -r readlink -f
+}
+
+run_sanitized_jvms() {
+    local t reports runtime jdk before
+    runtime=$(gcc -print-file-name=libasan.so)
+    jdk=$(newest_jdk)
+    for t in $SANITIZED_SUITES; do
+        [[ -x $BUILD/linux/asan/tests/$t && -f $BUILD/linux/asan/libjevmon.so ]] || continue
+        [[ -z $FILTER ]] || grep -qE "$FILTER" <<<"sanitized/$t" || continue
+        reports=$LOGS/sanitized/$t
+        mkdir -p "$reports"
+        before=$TOTAL_FAILED
+        LD_PRELOAD=$runtime JEVMON_TEST_JDK=$jdk JEVMON_BUILD=$BUILD/linux/asan JEVPROF_LIBDIR=$BUILD/linux/asan \
+            JEVMON_SRC=$ROOT ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:log_path=$reports/asan \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan \
+            run_suite sanitized "$BUILD/linux/asan/tests/$t"
+        if compgen -G "$reports/*san.*" >/dev/null; then
+            echo "sanitized $t: sanitizer reports (${reports#"$ROOT"/}):"
+            head -n 40 "$reports"/*san.*
+            if ((TOTAL_FAILED == before)); then TOTAL_FAILED=$((TOTAL_FAILED + 1)); fi
+        fi
+    done
+}
+
 # Wine settings shared by every Windows suite; build/deps/wine.env comes from deps.sh.
 setup_wine() {
     [[ -f $BUILD/deps/wine.env ]] || { echo "error: no build/deps/wine.env: run 'make deps'" >&2; exit 1; }
@@ -175,6 +212,7 @@ main() {
     trap 'exit 130' INT TERM
     run_linux
     run_x87
+    run_sanitized_jvms
     setup_wine
     run_windows win64 "$JEVMON_WINE64" "$JEVMON_WINEPREFIX64"
     if [[ -n ${JEVMON_WINE32:-} && -x ${JEVMON_WINE32:-} ]]; then

@@ -209,6 +209,7 @@ static void key_clear(jv_reg_key *key)
     }
     free(key->subkeys);
     free(key->values);
+    free(key->value_slots);
     free(key->name);
     memset(key, 0, sizeof(*key));
 }
@@ -248,6 +249,18 @@ static size_t subkey_index(const jv_reg_key *key, const char *name, size_t len, 
     return lo;
 }
 
+/*
+ * array (of count elements) with room for one more: it grows by doubling, its capacity implied
+ * by the count (4, 8, 16, ...), so that a key of many subkeys or values is built in linear time.
+ * NULL when out of memory (the array is as it was).
+ */
+static void *room_for_one(void *array, size_t count, size_t size)
+{
+    if (count >= 4 ? count & (count - 1) : count != 0)
+        return array; /* not full: only a count of 0 or a power of two from 4 on is */
+    return realloc(array, (count ? 2 * count : 4) * size);
+}
+
 /* The subkey named name[0..len); created when missing and `create`; NULL when absent or out of memory. */
 static jv_reg_key *subkey(jv_reg_key *key, const char *name, size_t len, int create)
 {
@@ -258,7 +271,7 @@ static jv_reg_key *subkey(jv_reg_key *key, const char *name, size_t len, int cre
     if (!create)
         return NULL;
     jv_reg_key *child = calloc(1, sizeof(*child));
-    jv_reg_key **subkeys = realloc(key->subkeys, (key->subkey_count + 1) * sizeof(*subkeys));
+    jv_reg_key **subkeys = room_for_one(key->subkeys, key->subkey_count, sizeof(*subkeys));
     if (subkeys)
         key->subkeys = subkeys;
     if (!child || !subkeys || !(child->name = copy_text(name, len))) {
@@ -335,12 +348,73 @@ static jv_reg_key *write_root(jv_reg_tree *tree, plat_hive hive)
     return hive == PLAT_HKCR ? classes_of(tree, PLAT_HKLM, 1) : &tree->roots[hive];
 }
 
+/*
+ * The values' index.  A key's values are kept in the order they were first set (the order
+ * regedit writes), which a binary search cannot use: a key of more than INDEXED_FROM values
+ * has a hash table of their positions, open-addressed, at most half full.  Without one
+ * (few values, or out of memory) the values are scanned.
+ */
+#define INDEXED_FROM 16
+
+static size_t name_hash(const char *name)
+{
+    uint64_t hash = 14695981039346656037ull; /* FNV-1a over the folded name (name_compare's folding) */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        hash ^= *c >= 'A' && *c <= 'Z' ? *c + 32u : *c;
+        hash *= 1099511628211ull;
+    }
+    return (size_t)(hash ^ hash >> 32);
+}
+
+/* Indexes values[position] (the table has room). */
+static void index_put(jv_reg_key *key, size_t position)
+{
+    size_t mask = key->slot_count - 1, i = name_hash(key->values[position].name) & mask;
+    while (key->value_slots[i])
+        i = (i + 1) & mask;
+    key->value_slots[i] = position + 1;
+}
+
+/* Makes the index fit the values now there, rebuilt when it is missing, too small or stale (after a
+ * deletion moved values); without one when they are few or memory runs out. */
+static void index_values(jv_reg_key *key, int stale)
+{
+    size_t needed = 2 * key->value_count;
+    if (!stale && key->value_slots && key->slot_count >= needed) {
+        index_put(key, key->value_count - 1); /* just appended */
+        return;
+    }
+    free(key->value_slots);
+    key->value_slots = NULL;
+    key->slot_count = 0;
+    if (key->value_count < INDEXED_FROM)
+        return;
+    size_t slots = 64;
+    while (slots < 2 * needed) /* room to grow before the next rebuild */
+        slots *= 2;
+    if (!(key->value_slots = calloc(slots, sizeof(*key->value_slots))))
+        return;
+    key->slot_count = slots;
+    for (size_t position = 0; position < key->value_count; position++)
+        index_put(key, position);
+}
+
 static jv_reg_value *value_in(const jv_reg_key *key, const char *name)
 {
     const char *n = name ? name : "";
-    for (size_t i = 0; i < key->value_count; i++)
-        if (name_compare(key->values[i].name, strlen(key->values[i].name), n, strlen(n)) == 0)
-            return &key->values[i];
+    size_t len = strlen(n);
+    if (!key->value_slots) {
+        for (size_t i = 0; i < key->value_count; i++)
+            if (name_compare(key->values[i].name, strlen(key->values[i].name), n, len) == 0)
+                return &key->values[i];
+        return NULL;
+    }
+    size_t mask = key->slot_count - 1;
+    for (size_t i = name_hash(n) & mask; key->value_slots[i]; i = (i + 1) & mask) {
+        jv_reg_value *value = &key->values[key->value_slots[i] - 1];
+        if (name_compare(value->name, strlen(value->name), n, len) == 0)
+            return value;
+    }
     return NULL;
 }
 
@@ -359,7 +433,7 @@ static int key_set_value(jv_reg_key *key, const char *name, DWORD type, const vo
         memcpy(copy, data, size);
     jv_reg_value *value = value_in(key, name);
     if (!value) {
-        jv_reg_value *values = realloc(key->values, (key->value_count + 1) * sizeof(*values));
+        jv_reg_value *values = room_for_one(key->values, key->value_count, sizeof(*values));
         char *name_copy = copy_text(name, strlen(name));
         if (values)
             key->values = values;
@@ -368,9 +442,10 @@ static int key_set_value(jv_reg_key *key, const char *name, DWORD type, const vo
             free(copy);
             return 0;
         }
-        value = &values[key->value_count++];
+        value = &key->values[key->value_count++];
         value->name = name_copy;
         value->data = NULL;
+        index_values(key, 0);
     }
     free(value->data);
     value->type = type;
@@ -389,6 +464,7 @@ static void key_delete_value(jv_reg_key *key, const char *name)
     size_t at = (size_t)(value - key->values);
     memmove(value, value + 1, (key->value_count - at - 1) * sizeof(*value));
     key->value_count--;
+    index_values(key, 1); /* the values after it moved */
 }
 
 /* Deletes the key at path[0..len) (valid, not empty) below root; 0 when there is none. */
@@ -589,6 +665,7 @@ typedef struct parser {
     unsigned line_no;   /* of the line read last */
     unsigned errors;
     int quiet;          /* count errors without saying them */
+    unsigned said;      /* errors said: after JV_REG_ERRORS_SAID, only their number is */
     jv_reg_key *key;    /* where value lines go */
     enum { NO_KEY, IN_KEY, SKIPPING_KEY } state;
 } parser;
@@ -601,8 +678,10 @@ static void parse_error(parser *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(cause, sizeof(cause), fmt, ap);
     va_end(ap);
-    if (!p->quiet)
+    if (!p->quiet && p->said < JV_REG_ERRORS_SAID) {
         jv_log("%s:%u: %s", p->file, p->line_no, cause);
+        p->said++;
+    }
     p->errors++;
 }
 
@@ -950,12 +1029,18 @@ static int decode_file(parser *p, const unsigned char *bytes, size_t size, buffe
 static unsigned parse_file(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives,
                            int quiet)
 {
-    parser p = {tree, file_name, hives, 0, NULL, 0, 0, 0, 0, quiet, NULL, NO_KEY};
+    parser p = {tree, file_name, hives, 0, NULL, 0, 0, 0, 0, quiet, 0, NULL, NO_KEY};
     buffer text = {0};
     const char *line;
     size_t len;
 
     p.line_no = 1; /* file-level errors are reported at line 1 */
+    if (size > JV_REG_MAX_FILE_SIZE) {
+        parse_error(&p, "file is %llu bytes, more than the %u MiB a registry file may have; file ignored",
+                    (unsigned long long)size,
+                    JV_REG_MAX_FILE_SIZE >> 20);
+        return p.errors;
+    }
     if (!decode_file(&p, data, size, &text) || text.failed) {
         if (text.failed)
             parse_error(&p, "out of memory; file ignored");
@@ -993,6 +1078,9 @@ static unsigned parse_file(jv_reg_tree *tree, const char *file_name, const void 
             parse_error(&p, "not a [key], a \"value\"=, @= or a ; comment; line skipped");
     }
     free(text.data);
+    if (p.errors > p.said && !quiet)
+        jv_log("%s: %u more malformed lines not shown (only the first %u are)", file_name, p.errors - p.said,
+               p.said);
     return p.errors;
 }
 

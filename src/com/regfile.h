@@ -50,6 +50,10 @@ struct jv_reg_key {
     size_t subkey_count;
     jv_reg_value *values;
     size_t value_count;
+    /* Where each value is, by its name's hash (regfile.c), so that a key of many values is read
+     * in linear time: positions + 1, 0 for a free slot; NULL for a key of few values. */
+    size_t *value_slots;
+    size_t slot_count;
 };
 
 typedef struct jv_reg_tree jv_reg_tree;
@@ -69,13 +73,18 @@ void jv_reg_tree_free(jv_reg_tree *tree);
  * UTF-8 with or without one, and "REGEDIT4" files (as UTF-8).  Keys of hives not in
  * `hives` are refused.
  *
- * Errors are logged one per line as "<file_name>:<line>: <cause>".  A malformed line
+ * Errors are logged one per line as "<file_name>:<line>: <cause>", the first
+ * JV_REG_ERRORS_SAID of a file; one more line counts the rest.  A file larger than
+ * JV_REG_MAX_FILE_SIZE (a thousand times what a registry of monitors holds) is refused
+ * whole, with one line.  A malformed line
  * is skipped and the rest of the file is still merged: the one bad line costs one
  * setting, not every setting of the file, and the message says which.  Under a
  * malformed or refused key line, the values up to the next key are skipped with it.
  * Only a file that is not a registry file at all (no header, bad encoding) is
  * refused whole.  Returns the number of errors.
  */
+#define JV_REG_ERRORS_SAID 20u
+#define JV_REG_MAX_FILE_SIZE (4u << 20)
 unsigned jv_reg_parse(jv_reg_tree *tree, const char *file_name, const void *data, size_t size, unsigned hives);
 /* As jv_reg_parse, saying nothing: for a file whose errors were reported already. */
 unsigned jv_reg_parse_quietly(jv_reg_tree *tree, const char *file_name, const void *data, size_t size,

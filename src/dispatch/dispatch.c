@@ -73,23 +73,36 @@ void jv_dispatch_thread_end(void)
     }
 }
 
-static int callbacks_in_flight(void)
+/* The slot's callbacks running on threads other than the calling one, which may itself be
+ * inside a callback (a monitor that ends the VM from one): its own are never waited for. */
+static int busy_elsewhere(jv_dispatch_slot *s)
 {
-    int n = atomic_load(&jv_dispatch_overflow_slot.count);
-    unsigned made = atomic_load(&slots_made);
-    for (unsigned i = 0; i < made; i++) {
-        jv_dispatch_slot *s = slot_at(i, 0);
-        n += s ? atomic_load(&s->count) + atomic_load(&s->bridge) : 0;
-    }
-    return n;
+    int n = atomic_load(&s->count) + atomic_load(&s->bridge);
+    if (s == jv_dispatch_own_slot)
+        n -= jv_dispatch_depth + jv_dispatch_in_bridge(s);
+    return n > 0;
 }
 
-void jv_dispatch_quiesce(void)
+int jv_dispatch_quiesce(const char *holder)
 {
     if (jv_dispatch_plain_counts)
         plat_process_barrier();
-    for (int waited = 0; callbacks_in_flight() > 0 && waited < 2000; waited++)
-        plat_sleep_ms(1);
+    /* Deliveries are off already: a slot seen idle once has finished every callback that
+     * could still reach a monitor, however soon its thread dispatches again. */
+    unsigned made = atomic_load(&slots_made), waited_ms = 0;
+    for (unsigned i = 0; i <= made; i++) {
+        jv_dispatch_slot *s = i < made ? slot_at(i, 0) : &jv_dispatch_overflow_slot;
+        while (s && busy_elsewhere(s)) {
+            if (waited_ms == QUIESCE_SAY_AFTER_MS)
+                jv_log("exit waits for %s still running on another thread: nothing it may use is released "
+                       "before it returns", holder);
+            if (waited_ms == QUIESCE_GIVE_UP_MS)
+                return 0;
+            plat_sleep_ms(1);
+            waited_ms++;
+        }
+    }
+    return 1;
 }
 
 void jv_notify(DWORD category, JVM_EVENT_TYPE event, UniqueID id)

@@ -119,8 +119,16 @@ static inline int jv_dispatching(void)
 }
 /* The calling thread ends: its in-flight counter may serve another thread. */
 void jv_dispatch_thread_end(void);
-/* Waits (bounded) until no thread is inside a dispatch. */
-void jv_dispatch_quiesce(void);
+/*
+ * With every mask off, waits until each callback into a monitor running on another thread
+ * has returned, however long it takes: nothing may be freed under one.  After about
+ * QUIESCE_SAY_AFTER_MS one line says the exit waits for holder ("a callback into ..."); after about
+ * QUIESCE_GIVE_UP_MS it returns 0, the callback still running, so that a monitor stuck in a
+ * callback cannot hang the exit (the caller then frees nothing).  Returns 1 once none runs.
+ */
+#define QUIESCE_SAY_AFTER_MS 1000u
+#define QUIESCE_GIVE_UP_MS 60000u
+int jv_dispatch_quiesce(const char *holder);
 
 /* Monitors in the table whose mask has any of the bits (the empty branch lets the body have an else). */
 #define JV_FOR_EACH_MONITOR(m, bits)                                                          \

@@ -29,12 +29,10 @@ void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
     jv_thread *t = is_virtual ? jv_thread_of(env, thread) : jv_thread_current(env, thread);
     if (t)
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
-    if (is_virtual && t)
+    if (t)
         jv_thread_release(env, t, thread);
     else if (is_virtual)
         jv_thread_unmount();
-    else if (t)
-        jv_thread_end(env, t);
     jv_dispatch_end(&d);
     if (!is_virtual)
         jv_dispatch_thread_end(); /* the OS thread ends: its dispatch slot may serve another */

@@ -150,7 +150,8 @@ void jv_heap_release_callbacks(void)
     }
     plat_mutex_unlock(registry_lock);
     jv_events_update();
-    jv_dispatch_quiesce(); /* allocation callbacks in flight finish first */
+    if (!jv_dispatch_quiesce("an allocation callback")) /* those in flight finish first */
+        return; /* still running: the retired callbacks stay, unreleased, for the process's end */
     lock_registry();
     for (size_t i = 0; i < retired_count; i++)
         IUnknown_Release(retired[i]);

@@ -22,7 +22,7 @@ HRESULT STDMETHODCALLTYPE idinfo_GetStackTrace(IJavaEventMonitorIDInfo4 *iface, 
     jv_thread *t = thread_id ? jv_thread_get(thread_id) : jv_thread_current(env, NULL);
     if (!t)
         return E_FAIL;
-    jthread thread = (*env)->NewLocalRef(env, t->ref);
+    jthread thread = jv_thread_local_ref(env, t);
     if (!thread)
         return E_FAIL;
     jvmtiFrameInfo *frames = malloc(MAX_TRACE_FRAMES * sizeof(*frames));

@@ -204,11 +204,13 @@ HRESULT STDMETHODCALLTYPE idinfo_ClassInformation(IJavaEventMonitorIDInfo4 *ifac
     if (pmethods)
         *pmethods = (int)c->method_count;
     if (ppmethod_ids) {
-        *ppmethod_ids = CoTaskMemAlloc(c->method_count * sizeof(MethodID));
-        if (*ppmethod_ids)
-            memcpy(*ppmethod_ids, c->methods, c->method_count * sizeof(MethodID));
-        else
+        /* At least one element, so that NULL means out of memory; an array class ([I) has no
+         * methods and c->methods is NULL then, which memcpy may not be given even for 0 bytes. */
+        *ppmethod_ids = CoTaskMemAlloc((c->method_count ? c->method_count : 1) * sizeof(MethodID));
+        if (!*ppmethod_ids)
             hr = E_OUTOFMEMORY;
+        else if (c->method_count)
+            memcpy(*ppmethod_ids, c->methods, c->method_count * sizeof(MethodID));
     }
     if (pobjects_created)
         *pobjects_created = atomic_load(&c->objects_created);

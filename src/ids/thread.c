@@ -66,16 +66,17 @@ static jv_thread *take_released(void)
     return t;
 }
 
-/* A new entry for thread, a released one when thread is virtual and one is free.  Under registering. */
+/* A new entry for thread, a released one when one is free.  Under registering. */
 static jv_thread *add_entry(JNIEnv *env, jthread thread)
 {
     jweak ref = (*env)->NewWeakGlobalRef(env, thread);
     if (!ref)
         return NULL;
     int is_virtual = jv_thread_is_virtual(env, thread);
-    jv_thread *t = is_virtual ? take_released() : NULL;
+    jv_thread *t = take_released();
     if (t) {
         t->ref = ref;
+        t->os_tid = 0;
         t->sync_epoch = 0;
         t->region_base = 0;
         atomic_store(&t->announced, 0); /* a new thread: its THREAD_CREATE is still to come */
@@ -137,19 +138,18 @@ jv_thread *jv_thread_get(ThreadID id)
     return t && atomic_load(&t->alive) ? t : NULL;
 }
 
+jthread jv_thread_local_ref(JNIEnv *env, jv_thread *t)
+{
+    /* Under registering, which jv_thread_release deletes the reference under. */
+    plat_mutex_lock(registering);
+    jthread thread = atomic_load(&t->alive) && t->ref ? (*env)->NewLocalRef(env, t->ref) : NULL;
+    plat_mutex_unlock(registering);
+    return thread;
+}
+
 ThreadID jv_thread_id(const jv_thread *t)
 {
     return t ? jv_id_make(JV_ID_THREAD, t->index) : 0;
-}
-
-void jv_thread_end(JNIEnv *env, jv_thread *t)
-{
-    (void)env;
-    atomic_store(&t->alive, 0);
-    if (jv_thread_self == t)
-        jv_thread_self = NULL;
-    if (platform_self == t)
-        platform_self = NULL;
 }
 
 void jv_threads_start(JNIEnv *env)
@@ -263,13 +263,21 @@ void jv_thread_unmount(void)
     jv_thread_self = platform_self;
 }
 
-void jv_thread_release(JNIEnv *env, jv_thread *t, jthread vthread)
+void jv_thread_release(JNIEnv *env, jv_thread *t, jthread thread)
 {
     atomic_store(&t->alive, 0);
-    jv_thread_unmount();
-    if (!t->is_virtual)
-        return;
-    (*jv_jvmti)->SetTag(jv_jvmti, vthread, 0);
+    if (t->is_virtual) {
+        jv_thread_unmount();
+    } else { /* the OS thread ends: nothing of it runs Java again */
+        jv_thread *mounted = atomic_exchange(&t->mounted_with, NULL);
+        if (mounted)
+            atomic_store(&mounted->mounted_with, NULL);
+        if (jv_thread_self == t)
+            jv_thread_self = NULL;
+        if (platform_self == t)
+            platform_self = NULL;
+    }
+    (*jv_jvmti)->SetTag(jv_jvmti, thread, 0);
     plat_mutex_lock(registering);
     free(t->frames);
     t->frames = NULL;

@@ -12,9 +12,9 @@
  * mounted, the OS thread's own (platform) entry otherwise; jv_thread_mount/unmount switch
  * it when the JVM mounts and unmounts one (event_vthread.c), so the method-call path stays
  * as it was and a virtual thread's shadow stack moves with it from carrier to carrier.
- * An ended virtual thread's entry is released (its frames and name freed) and its index
- * reused, oldest first, by a later virtual thread: the table holds at most the virtual
- * threads alive at once, plus the platform threads seen.
+ * An ended thread's entry, virtual or platform, is released (its frames, name and reference
+ * freed) and its index reused, oldest first, by a later thread: the table holds at most the
+ * threads alive at once, however many come and go.
  */
 #ifndef JEVMON_THREAD_H
 #define JEVMON_THREAD_H
@@ -62,9 +62,10 @@ static inline jv_thread *jv_thread_current(JNIEnv *env, jthread thread)
 jv_thread *jv_thread_of(JNIEnv *env, jthread thread);
 /* The entry of a live thread, or NULL for an invalid, foreign or destroyed ThreadID. */
 jv_thread *jv_thread_get(ThreadID id);
+/* A local reference to the entry's thread; NULL once the thread ended (its entry may be reused:
+ * the reference is not read while jv_thread_release deletes it). */
+jthread jv_thread_local_ref(JNIEnv *env, jv_thread *t);
 ThreadID jv_thread_id(const jv_thread *t);
-/* Marks the calling thread's entry destroyed (after THREAD_DESTROY was delivered). */
-void jv_thread_end(JNIEnv *env, jv_thread *t);
 
 /* Virtual threads.  At VMInit: finds out whether the JVM has them (JDK 21+). */
 void jv_threads_start(JNIEnv *env);
@@ -75,8 +76,9 @@ int jv_thread_is_virtual(JNIEnv *env, jthread thread);
 jv_thread *jv_thread_mount(JNIEnv *env, jthread vthread);
 /* The mounted virtual thread leaves: the carrier's own entry is the calling thread's again. */
 void jv_thread_unmount(void);
-/* The mounted virtual thread ended (after THREAD_DESTROY): unmounts it and releases its entry. */
-void jv_thread_release(JNIEnv *env, jv_thread *t, jthread vthread);
+/* The thread ended (after THREAD_DESTROY): releases its entry; a virtual thread is unmounted,
+ * a platform thread's (the calling thread's) entry is its own no more. */
+void jv_thread_release(JNIEnv *env, jv_thread *t, jthread thread);
 /*
  * A virtual thread's own frames start above its continuation's: Continuation.enter, enter0 and
  * the wrapper that starts the thread, code the JVM runs while it mounts and unmounts the thread,

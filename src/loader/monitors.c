@@ -99,6 +99,9 @@ static int monitor_initialize(jv_monitor *m, const char *start_class)
             jv_log("%s: GetPossibleEventCategories failed (hr=0x%08x); assuming every category", m->source,
                    (unsigned)hr);
             possible = ALL_JVM_MONITOR_EVENTS;
+        } else if (possible & ~(DWORD)ALL_JVM_MONITOR_EVENTS) {
+            jv_log("%s: GetPossibleEventCategories answered 0x%x, which holds unknown categories 0x%x; they are "
+                   "ignored", m->source, (unsigned)possible, (unsigned)(possible & ~(DWORD)ALL_JVM_MONITOR_EVENTS));
         }
         m->possible = (possible | requested) & ALL_JVM_MONITOR_EVENTS;
     } else {
@@ -177,7 +180,16 @@ void jv_monitors_shutdown(void)
         atomic_store(&m->phase, JV_PHASE_SHUT_DOWN);
     }
     jv_events_update();
-    jv_dispatch_quiesce(); /* callbacks still running on other threads finish first */
+    /* Callbacks still running on other threads finish first: a monitor is never shut down or
+     * released under one. */
+    char holder[512];
+    snprintf(holder, sizeof(holder), "a callback into %s%s", jv_monitors.count == 1 ? "the monitor of " : "a monitor",
+             jv_monitors.count == 1 ? jv_monitors.items[0]->source : "");
+    if (!jv_dispatch_quiesce(holder)) {
+        jv_log("a callback into a monitor still runs after %u s: no monitor is shut down or released (the "
+               "process ends with them)", QUIESCE_GIVE_UP_MS / 1000);
+        return;
+    }
     jv_monitors.receiver_count = 0;
     for (size_t i = 0; i < jv_monitors.count; i++)
         IJavaEventMonitor_NotifyEvent(jv_monitors.items[i]->mon, JVM_EVENT_TYPE_SHUTDOWN, 0);

@@ -3,8 +3,9 @@
  * in-process server, with a shared library for the DLL.
  *
  *   HKCR\CLSID\{clsid}\InprocServer32, default value: the library's absolute path
- *   refused unless it is a regular file that only root or this user could have written (check_trusted)
- *   dlopen(RTLD_NOW | RTLD_LOCAL), dlsym("DllGetClassObject")
+ *   refused unless it is a regular file that only root or this user could have put there,
+ *   by any step of its path (posix_open_trusted), and loaded from the descriptor checked:
+ *   dlopen("/proc/self/fd/N", RTLD_NOW | RTLD_LOCAL), dlsym("DllGetClassObject")
  *   DllGetClassObject(clsid, IID_IClassFactory) -> CreateInstance(NULL, iid) -> Release the factory
  *
  * A library is never closed once its DllGetClassObject has run: objects and factories
@@ -12,11 +13,12 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "com/guid.h"
 #include "platform/platform.h"
@@ -68,50 +70,33 @@ static HRESULT find_server(const char *clsid_text, char **path, char *why, size_
 }
 
 /*
- * Refuses, before dlopen, a library that is not a regular file (dlopen of a FIFO blocks
- * forever) or that someone other than root or this user could have replaced: it, or the
- * directory holding it, is writable by others, or belongs to another user (posix_trust.h).
+ * The library at path, loaded and holding DllGetClassObject; a failure HRESULT (why written)
+ * otherwise.  It is opened once, refused unless it is a regular file that only root or this
+ * user could have put there, by every step of its path (posix_open_trusted: dlopen of a FIFO
+ * would block for ever, and a library another user can swap would run as this user), and
+ * loaded from that descriptor, so that the file loaded is the file checked.  The descriptor
+ * stays open with the library, which is never unloaded: its name, /proc/self/fd/N, keeps
+ * leading to the file (plat_module_path).
  */
-static HRESULT check_trusted(const char *clsid_text, const char *path, const struct stat *st, char *why,
-                             size_t why_len)
-{
-    char reason[160], *dir;
-    struct stat dir_st;
-    const char *refusal = posix_distrust(st, 0, reason, sizeof(reason));
-    if (refusal)
-        return fail(E_ACCESSDENIED, why, why_len, clsid_text, "InprocServer32 %s refused: %s", path, refusal);
-    if (!(dir = strdup(path)))
-        return fail(E_OUTOFMEMORY, why, why_len, clsid_text, "InprocServer32 %s: out of memory", path);
-    char *slash = strrchr(dir, '/');
-    slash[slash == dir] = '\0'; /* "/lib.so" lives in "/" */
-    HRESULT hr = S_OK;
-    if (stat(dir, &dir_st) != 0)
-        hr = fail(E_ACCESSDENIED, why, why_len, clsid_text, "InprocServer32 %s refused: its directory %s: %s", path,
-                  dir, strerror(errno));
-    else if ((refusal = posix_distrust(&dir_st, 1, reason, sizeof(reason))))
-        hr = fail(E_ACCESSDENIED, why, why_len, clsid_text, "InprocServer32 %s refused: its directory %s: %s", path,
-                  dir, refusal);
-    free(dir);
-    return hr;
-}
-
-/* The library at path, loaded and holding DllGetClassObject; a failure HRESULT (why written) otherwise. */
 static HRESULT load_server(const char *clsid_text, const char *path, LPFNGETCLASSOBJECT *get_class_object,
                            char *why, size_t why_len)
 {
-    struct stat st;
-    HRESULT hr;
+    char reason[PATH_MAX + 256], fd_path[48];
     if (path[0] != '/')
         return fail(CO_E_DLLNOTFOUND, why, why_len, clsid_text,
                     "InprocServer32 is a relative path: %s (it must be absolute)", path);
-    if (stat(path, &st) != 0)
-        return fail(CO_E_DLLNOTFOUND, why, why_len, clsid_text, "InprocServer32 %s: %s", path, strerror(errno));
-    if (FAILED(hr = check_trusted(clsid_text, path, &st, why, why_len)))
-        return hr;
-    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!library)
-        return fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s cannot be loaded: %s", path,
-                    dlerror());
+    int fd = posix_open_trusted(path, reason, sizeof(reason));
+    if (fd < 0)
+        return errno == EACCES
+                   ? fail(E_ACCESSDENIED, why, why_len, clsid_text, "InprocServer32 %s refused: %s", path, reason)
+                   : fail(CO_E_DLLNOTFOUND, why, why_len, clsid_text, "InprocServer32 %s: %s", path, reason);
+    snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+    void *library = dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s cannot be loaded: %s", path, dlerror());
+        close(fd);
+        return CO_E_ERRORINDLL;
+    }
     dlerror();
     void *symbol = dlsym(library, "DllGetClassObject");
     if (!symbol) {
@@ -119,6 +104,7 @@ static HRESULT load_server(const char *clsid_text, const char *path, LPFNGETCLAS
         fail(CO_E_ERRORINDLL, why, why_len, clsid_text, "InprocServer32 %s has no DllGetClassObject (%s)", path,
              error ? error : "the symbol is NULL");
         dlclose(library); /* nothing of it has run but its initialisers */
+        close(fd);
         return CO_E_ERRORINDLL;
     }
     /* POSIX guarantees a function's address round-trips through void *, which dlsym relies on. */

@@ -10,7 +10,9 @@
  *
  * A missing file is an empty one.  A file that someone other than root or this user
  * could have written (group- or world-writable, owned by another user, not a regular
- * file) is refused with one log line: a monitor named in it would run inside the JVM.
+ * file), or put in its place (a directory or symbolic link on its path that another user
+ * could change: posix_open_trusted) is refused with one log line: a monitor named in it
+ * would run inside the JVM.
  * Reads of a hive one of its files was refused for, or could not be read, fail with
  * PLAT_REG_ERROR rather than answer from part of the registry.
  *
@@ -24,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -164,19 +167,20 @@ static int first_reading(const char *path, const file_state *state)
  */
 static int read_trusted(const char *path, char **data, size_t *size, file_state *state, int *say)
 {
-    char why[160];
+    char why[PATH_MAX + 256];
     struct stat st;
     *data = NULL;
     *size = 0;
     *say = 1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK); /* O_NONBLOCK: a FIFO must not hang us */
+    int fd = posix_open_trusted(path, why, sizeof(why)); /* the file and every step of its path */
     if (fd < 0) {
         int error = errno;
         state_of_path(path, state);
         if (error == ENOENT || error == ENOTDIR)
             return 1;
         if ((*say = first_reading(path, state)))
-            jv_log("registry file %s cannot be read: %s; ignored", path, strerror(error));
+            jv_log(error == EACCES ? "registry file %s refused: %s" : "registry file %s cannot be read: %s; ignored",
+                   path, why);
         return 0;
     }
     if (fstat(fd, &st) != 0) {
@@ -187,13 +191,6 @@ static int read_trusted(const char *path, char **data, size_t *size, file_state 
     }
     state_from_stat(state, &st);
     *say = first_reading(path, state);
-    const char *refusal = posix_distrust(&st, 0, why, sizeof(why));
-    if (refusal) {
-        if (*say)
-            jv_log("registry file %s refused: %s", path, refusal);
-        close(fd);
-        return 0;
-    }
     size_t cap = (size_t)st.st_size + 1, len = 0;
     char *buf = malloc(cap);
     for (ssize_t n = 1; buf && n > 0;) {

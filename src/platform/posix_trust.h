@@ -19,4 +19,17 @@
  */
 const char *posix_distrust(const struct stat *st, int directory, char *why, size_t why_len);
 
+/*
+ * Opens the file at path (relative to the current directory unless absolute) for reading, as the loader or open() would resolve it,
+ * refusing it unless no one but root or this user could have changed what the path leads to:
+ * every directory from the root down (posix_distrust), every symbolic link on the way (owned by
+ * root or this user: its directory is trusted, so only its owner can replace it; followed as
+ * the kernel follows it, its target's directories checked in turn) and the file itself, a
+ * regular file.  Each step is taken from the directory descriptor the previous one opened, so
+ * nothing can be swapped between the check and the use: the descriptor is what was checked.
+ * Returns it (O_RDONLY, close-on-exec, non-blocking), or -1 with errno set: EACCES when refused,
+ * another value (ENOENT, ...) when there is no such file; why then says which step and why.
+ */
+int posix_open_trusted(const char *path, char *why, size_t why_len);
+
 #endif

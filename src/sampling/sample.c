@@ -358,7 +358,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
     DWORD wanted = psample->flags;
     psample->flags = 0;
     psample->accuracy = JVM_SAMPLE_NONE;
-    jthread thread = (*env)->NewLocalRef(env, t->ref);
+    jthread thread = jv_thread_local_ref(env, t);
     if (!thread)
         return E_FAIL;
     jint state = 0;

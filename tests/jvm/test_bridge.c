@@ -514,6 +514,64 @@ START_TEST(threads_created_and_destroyed)
 }
 END_TEST
 
+/*
+ * Ended platform threads give their entries back (thread.h): 60,000 short threads, each
+ * a few calls deep under a monitor of method calls on the JVMTI path (a shadow stack
+ * each), grow nothing between the 6,000th and the last beyond the JVM's own noise (heap
+ * fixed and touched up front), far less than the 30 MB kept entries would add.
+ */
+#define FX_SILENT "{5C0E9F3A-2B71-4D8E-9A43-6F15E27BC094}"
+#define CHURN_RSS_GROWTH_LIMIT_KB (12 * 1024)
+
+START_TEST(platform_thread_churn_keeps_memory_flat)
+{
+    const char *args[] = {"churn", "60000", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX_SILENT, "FXSILENT_REQUEST=2",
+                         "JDK_JAVA_OPTIONS=-Xms64m -Xmx64m -XX:+AlwaysPreTouch", NULL};
+    jvmrun_result r;
+    jvmrun(jdks[_i], "", env, args, &r);
+    ck_assert_msg(r.exit_code == 0, "%s", r.err);
+    ck_assert_msg(jvmrun_count(r.err, VIA_JVMTI) == 1, "%s", r.err);
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "libasan")) { /* its allocator keeps freed memory in quarantine */
+        printf("%s: RSS not measured in a sanitized JVM\n", jdks[_i]);
+        jvmrun_free(&r);
+        return;
+    }
+    const char *early = strstr(r.out, "rss-kb-early "), *end = strstr(r.out, "rss-kb ");
+    ck_assert_msg(early && end, "%s", r.out);
+    long long early_kb = atoll(early + strlen("rss-kb-early ")), end_kb = atoll(end + strlen("rss-kb "));
+    printf("%s: RSS %lld KiB after 6,000 platform threads, %lld KiB after 60,000\n", jdks[_i], early_kb, end_kb);
+    ck_assert_int_gt(early_kb, 0);
+    ck_assert_int_le(end_kb - early_kb, CHURN_RSS_GROWTH_LIMIT_KB);
+    jvmrun_free(&r);
+}
+END_TEST
+
+/*
+ * A monitor's callback that runs on when main returns holds the exit up: SHUTDOWN and the
+ * last Release come after it returns (5 s, longer than the old bound of 2 s),
+ * and one stderr line says what the exit waits for.
+ */
+START_TEST(exit_waits_for_a_callback_in_flight)
+{
+    const char *args[] = {"slow-exit", NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=2",
+                         "FXMON_SLOW_IN=BridgeWorkload.slowCall", NULL};
+    jvmrun_result r;
+    jvmrun(jdks[_i], "", env, args, &r);
+    ck_assert_msg(r.exit_code == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "main returns\n");
+    const char *end = strstr(r.log, "Slow end"), *shutdown = strstr(r.log, "NotifyEvent 13 "),
+               *released = strstr(r.log, "Released");
+    ck_assert_msg(end && shutdown && released, "%s", r.log);
+    ck_assert_msg(end < shutdown && shutdown < released, "SHUTDOWN or Release while the callback ran:\n%s",
+                  strstr(r.log, "Slow begin"));
+    ck_assert_msg(jvmrun_count(r.err, "jevmon: exit waits for") == 1, "%s", r.err);
+    jvmrun_free(&r);
+}
+END_TEST
+
 START_TEST(thread_set_name_for_each_rename)
 {
     const char *args[] = {"threads", NULL};
@@ -663,7 +721,9 @@ int main(void)
     tcase_add_loop_test(tc, return_value_unless_promised_away, 0, jdk_count);
     tcase_add_loop_test(tc, bad_input_leaves_the_jvm_running, 0, jdk_count);
     tcase_add_loop_test(tc, threads_created_and_destroyed, 0, jdk_count);
+    tcase_add_loop_test(tc, platform_thread_churn_keeps_memory_flat, 0, jdk_count);
     tcase_add_loop_test(tc, thread_set_name_for_each_rename, 0, jdk_count);
+    tcase_add_loop_test(tc, exit_waits_for_a_callback_in_flight, 0, jdk_count);
     tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
     tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);
     tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, jdk_count);

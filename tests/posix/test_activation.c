@@ -9,7 +9,6 @@
  * (build/linux/asan/tests/test_activation).
  */
 #include <check.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "com/guid.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"
+#include "support/as_nobody.h"
 
 #define UNREGISTERED_TEXT "{0B5E1F2A-96C4-4C1B-9C0E-3F1D2A4B5C6D}"
 
@@ -65,16 +65,9 @@ static void setup(void)
 
 static void teardown(void)
 {
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char path[600];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (e->d_name[0] != '.' || strstr(e->d_name, ".reg."))
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
+    char command[300];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir); /* with what nobody made in it */
+    ck_assert_int_eq(system(command), 0);
 }
 
 static CLSID clsid_of(const char *text)
@@ -231,6 +224,7 @@ END_TEST
 static void copy_server(char *copy, size_t size, mode_t mode)
 {
     snprintf(copy, size, "%s/copied-server.so", dir);
+    unlink(copy);
     char *bytes = tk_read_file(server_path);
     FILE *f = fopen(copy, "wb");
     ck_assert_ptr_nonnull(bytes);
@@ -277,16 +271,120 @@ END_TEST
 
 START_TEST(server_in_a_directory_writable_by_others)
 {
-    char copy[400];
+    char copy[400], lib[300], moved[320];
     copy_server(copy, sizeof(copy), 0755);
-    ck_assert_int_eq(chmod(dir, 0777), 0);
-    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "refused: its directory");
+    snprintf(lib, sizeof(lib), "%s/lib", dir); /* not the registry's directory, refused as well */
+    ck_assert_int_eq(mkdir(lib, 0777), 0);
+    snprintf(moved, sizeof(moved), "%s/copied-server.so", lib);
+    ck_assert_int_eq(rename(copy, moved), 0);
+    register_server(FX_SERVER_TEXT, moved);
+    ck_assert_int_eq(chmod(lib, 0777), 0);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "refused: the directory");
     assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, "other users can write it (mode 0777");
-    ck_assert_int_eq(chmod(dir, 01777), 0); /* sticky, as /tmp: only the file's owner can replace it */
+    ck_assert_int_eq(chmod(lib, 01777), 0); /* sticky, as /tmp: only the file's owner can replace it */
     IUnknown *object = NULL;
     ck_assert_int_eq(plat_create_instance(&CLSID_FxServer, &IID_IUnknown, (void **)&object, NULL, 0), S_OK);
     IUnknown_Release(object);
-    ck_assert_int_eq(chmod(dir, 0700), 0);
+}
+END_TEST
+
+/*
+ * Every step of the path, as nobody could change it on a shared machine.  <dir> is root's
+ * (0711); <dir>/pub is sticky and world-writable, as /tmp, where nobody makes what follows.
+ */
+static void make_public_dir(char *pub, size_t size)
+{
+    ck_assert_int_eq(chmod(dir, 0711), 0);
+    snprintf(pub, size, "%s/pub", dir);
+    ck_assert_int_eq(mkdir(pub, 0755), 0);
+    ck_assert_int_eq(chmod(pub, 01777), 0);
+}
+
+/* A copy of the fixture server, root's (0755), at path, registered. */
+static void copy_server_to(const char *path)
+{
+    char copy[400];
+    copy_server(copy, sizeof(copy), 0755);
+    ck_assert_int_eq(rename(copy, path), 0);
+    register_server(FX_SERVER_TEXT, path);
+}
+
+/* Issue 27's race: root's library in root's directory sub, but sub sits in a directory anyone can
+ * write (nobody's, 0777), where nobody can swap sub between the check and dlopen. */
+START_TEST(server_below_a_directory_others_can_write)
+{
+    char pub[300], shared[320], sub[340], library[360];
+    if (!as_nobody_possible())
+        return;
+    make_public_dir(pub, sizeof(pub));
+    snprintf(shared, sizeof(shared), "%s/shared", pub);
+    as_nobody_mkdir(shared, 0777);
+    snprintf(sub, sizeof(sub), "%s/sub", shared);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(library, sizeof(library), "%s/mon.so", sub);
+    copy_server_to(library);
+    char cause[400];
+    snprintf(cause, sizeof(cause), "refused: the directory %s on its path: other users can write it (mode 0777", shared);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, cause);
+}
+END_TEST
+
+/* A link nobody made, in a sticky directory, to root's good library: nobody can point it elsewhere. */
+START_TEST(server_through_a_link_of_another_user)
+{
+    char pub[300], link[320];
+    if (!as_nobody_possible())
+        return;
+    make_public_dir(pub, sizeof(pub));
+    snprintf(link, sizeof(link), "%s/link.so", pub);
+    as_nobody_symlink(server_path, link);
+    register_server(FX_SERVER_TEXT, link);
+    char cause[400];
+    snprintf(cause, sizeof(cause), "refused: symbolic link %s: it belongs to uid 65534", link);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, cause);
+}
+END_TEST
+
+/* Root's link, in root's directory, to root's library in a directory nobody can write: the
+ * loader follows the link, so the directories of its target are checked too. */
+START_TEST(server_link_into_a_directory_others_can_write)
+{
+    char pub[300], shared[320], library[340], link[320];
+    if (!as_nobody_possible())
+        return;
+    make_public_dir(pub, sizeof(pub));
+    snprintf(shared, sizeof(shared), "%s/shared", pub);
+    as_nobody_mkdir(shared, 0777);
+    snprintf(library, sizeof(library), "%s/mon.so", shared);
+    copy_server_to(library);
+    snprintf(link, sizeof(link), "%s/link.so", dir);
+    ck_assert_int_eq(symlink(library, link), 0);
+    register_server(FX_SERVER_TEXT, link);
+    char cause[400];
+    snprintf(cause, sizeof(cause), "refused: the directory %s on its path: other users can write it (mode 0777", shared);
+    assert_fails(FX_SERVER_TEXT, &IID_IUnknown, E_ACCESSDENIED, cause);
+}
+END_TEST
+
+/* Links of root's or this user's, absolute or relative, through "..", to a trusted library load it. */
+START_TEST(server_through_trusted_links_loads)
+{
+    char link[320], relative[320], target[400];
+    snprintf(link, sizeof(link), "%s/absolute.so", dir);
+    ck_assert_int_eq(symlink(server_path, link), 0);
+    snprintf(relative, sizeof(relative), "%s/relative.so", dir);
+    snprintf(target, sizeof(target), "../%s/absolute.so", strrchr(dir, '/') + 1);
+    ck_assert_int_eq(symlink(target, relative), 0);
+    register_server(FX_SERVER_TEXT, relative);
+    IUnknown *object = NULL;
+    char why[512] = "";
+    ck_assert_msg(plat_create_instance(&CLSID_FxServer, &IID_IUnknown, (void **)&object, why, sizeof(why)) == S_OK,
+                  "%s", why);
+    IUnknown_Release(object);
+    /* Loaded from its descriptor, the library is the one at its path to the loader too. */
+    void *same = dlopen(server_path, RTLD_NOW | RTLD_NOLOAD);
+    ck_assert_ptr_nonnull(same);
+    dlclose(same);
 }
 END_TEST
 
@@ -453,6 +551,10 @@ static Suite *activation_suite(void)
     tcase_add_test(fails, server_writable_by_others);
     tcase_add_test(fails, server_in_a_directory_writable_by_others);
     tcase_add_test(fails, server_owned_by_another_user);
+    tcase_add_test(fails, server_below_a_directory_others_can_write);
+    tcase_add_test(fails, server_through_a_link_of_another_user);
+    tcase_add_test(fails, server_link_into_a_directory_others_can_write);
+    tcase_add_test(fails, server_through_trusted_links_loads);
     tcase_add_test(fails, server_without_dllgetclassobject);
     tcase_add_test(fails, class_factory_refused);
     tcase_add_test(fails, class_factory_missing_despite_success);

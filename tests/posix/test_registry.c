@@ -19,6 +19,7 @@
 
 #include "platform/platform.h"
 #include "../support/testkit.h"
+#include "support/as_nobody.h"
 
 #define V5 "Windows Registry Editor Version 5.00\n\n"
 #define JAVA_VM JEVMON_JAVA_VM_KEY
@@ -311,6 +312,56 @@ START_TEST(directory_in_place_of_a_file_is_refused)
     ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
     ck_assert(tk_logged("not a regular file"));
     assert_string(PLAT_HKCU, JAVA_VM, "u", "user");
+}
+END_TEST
+
+/* Every step of a registry file's path, as nobody could change it on a shared machine: <dir> is
+ * root's (0711), <dir>/pub sticky and world-writable, as /tmp, where nobody makes what follows. */
+static void make_public_dir(char *pub, size_t size)
+{
+    ck_assert_int_eq(chmod(dir, 0711), 0);
+    in_dir(pub, size, "pub");
+    ck_assert_int_eq(mkdir(pub, 0755), 0);
+    ck_assert_int_eq(chmod(pub, 01777), 0);
+}
+
+/* Root's good file in a directory nobody made and anyone can write: nobody could replace it. */
+START_TEST(file_in_a_directory_others_can_write_is_refused)
+{
+    char pub[300], shared[320], path[340];
+    if (!as_nobody_possible())
+        return;
+    make_public_dir(pub, sizeof(pub));
+    snprintf(shared, sizeof(shared), "%s/shared", pub);
+    as_nobody_mkdir(shared, 0777);
+    snprintf(path, sizeof(path), "%s/system.reg", shared);
+    write_file(path, V5 "[HKLM\\Software\\Microsoft\\Java VM]\n\"v\"=\"machine\"\n", 0644);
+    setenv("JEVMON_REGISTRY_SYSTEM", path, 1);
+    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
+    char line[1200];
+    snprintf(line, sizeof(line), "registry file %s refused: the directory %s on its path: other users can write it "
+             "(mode 0777", path, shared);
+    ck_assert_msg(tk_logged(line), "%s", tk_log_count ? tk_log_lines[0] : "nothing logged");
+}
+END_TEST
+
+/* A link nobody made to root's good file: nobody could point it elsewhere. */
+START_TEST(link_of_another_user_to_a_good_file_is_refused)
+{
+    char pub[300], link[320];
+    if (!as_nobody_possible())
+        return;
+    write_file(system_path, V5 "[HKLM\\Software\\Microsoft\\Java VM]\n\"v\"=\"machine\"\n", 0644);
+    make_public_dir(pub, sizeof(pub));
+    snprintf(link, sizeof(link), "%s/link.reg", pub);
+    as_nobody_symlink(system_path, link);
+    setenv("JEVMON_REGISTRY_SYSTEM", link, 1);
+    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
+    char line[1200];
+    snprintf(line, sizeof(line), "registry file %s refused: symbolic link %s: it belongs to uid 65534", link, link);
+    ck_assert_msg(tk_logged(line), "%s", tk_log_count ? tk_log_lines[0] : "nothing logged");
+    setenv("JEVMON_REGISTRY_SYSTEM", system_path, 1); /* the file itself is good */
+    assert_string(PLAT_HKLM, JAVA_VM, "v", "machine");
 }
 END_TEST
 
@@ -627,6 +678,8 @@ static Suite *registry_suite(void)
     tcase_add_test(trust, group_writable_file_is_refused);
     tcase_add_test(trust, world_writable_file_is_refused);
     tcase_add_test(trust, file_of_another_user_is_refused);
+    tcase_add_test(trust, file_in_a_directory_others_can_write_is_refused);
+    tcase_add_test(trust, link_of_another_user_to_a_good_file_is_refused);
     tcase_add_test(trust, directory_in_place_of_a_file_is_refused);
     tcase_add_test(trust, fixed_file_is_read_again);
     tcase_add_test(trust, owned_by_root_or_this_user_is_trusted);

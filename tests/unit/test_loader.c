@@ -177,6 +177,22 @@ START_TEST(registry_first_then_environment_and_duplicates_kept)
 }
 END_TEST
 
+/* An answer of GetPossibleEventCategories with bits no category has gets one line; the monitor runs. */
+START_TEST(garbage_possible_categories_get_a_line)
+{
+    register_monitor("fx", FX);
+    plat_setenv("FXMON_REQUEST", "100");
+    plat_setenv("FXMON_POSSIBLE", "DEADBEEF");
+    char *log = load_and_run(ALL_BUT_STEPPING);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(tk_logged("GetPossibleEventCategories answered 0xdeadbeef, which holds unknown categories "
+                            "0xdeadb000; they are ignored"), "%s", tk_log_lines[0]);
+    ck_assert_int_eq(tk_count(log, "NotifyEvent2 1031 1 "), 1); /* initialized all the same */
+    ck_assert_int_eq(tk_count(log, "Released"), 1);
+    free(log);
+}
+END_TEST
+
 START_TEST(agent_option_monitors_come_last)
 {
     register_monitor("fx", FX);
@@ -419,6 +435,7 @@ int main(void)
     tcase_add_test(tc, registry_monitor_full_life_cycle);
     tcase_add_test(tc, registry_first_then_environment_and_duplicates_kept);
     tcase_add_test(tc, agent_option_monitors_come_last);
+    tcase_add_test(tc, garbage_possible_categories_get_a_line);
     tcase_add_test(tc, init_options_registry_value_is_a_promise);
     tcase_add_test(tc, init_options_own_call_during_initialize);
     tcase_add_test(tc, init_options_of_the_wrong_type);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "com/regfile.h"
 #include "../support/testkit.h"
@@ -769,6 +770,67 @@ START_TEST(every_error_is_reported)
 }
 END_TEST
 
+/* 60,000 values of one key (a 2.6 MB file): looked up by name as they are set, they parse in
+ * linear time, well inside the bound, where a scan of the key's values per line takes minutes. */
+#define MANY_VALUES 60000
+
+START_TEST(many_values_of_one_key_parse_in_linear_time)
+{
+    size_t cap = MANY_VALUES * 48 + 64, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text, cap, V5 "[HKLM\\Many]\n");
+    for (int i = 0; i < MANY_VALUES; i++)
+        len += (size_t)snprintf(text + len, cap - len, "\"Value%d\"=\"text %d\"\n", i, i);
+    len += (size_t)snprintf(text + len, cap - len, "\"value7\"=-\n\"VALUE8\"=\"again\"\n");
+    clock_t start = clock();
+    ck_assert_uint_eq(jv_reg_parse(tree, FILE_NAME, text, len, JV_REG_ALL_HIVES), 0);
+    double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    printf("%d values of one key parsed in %.2f s\n", MANY_VALUES, seconds);
+    ck_assert_msg(seconds < 5.0, "%.1f s", seconds);
+    ck_assert_uint_eq(jv_reg_find_key(tree, PLAT_HKLM, "Many")->value_count, MANY_VALUES - 1);
+    ck_assert_ptr_null(string_of(PLAT_HKLM, "Many", "Value7"));
+    ck_assert_str_eq(string_of(PLAT_HKLM, "Many", "value8"), "again");
+    ck_assert_str_eq(string_of(PLAT_HKLM, "Many", "VALUE59999"), "text 59999");
+    ck_assert_str_eq(jv_reg_find_key(tree, PLAT_HKLM, "Many")->values[7].name, "Value8"); /* order kept */
+    free(text);
+}
+END_TEST
+
+START_TEST(a_file_over_the_size_bound_is_refused_in_one_line)
+{
+    size_t len = JV_REG_MAX_FILE_SIZE + 1;
+    char *text = malloc(len);
+    ck_assert_ptr_nonnull(text);
+    memset(text, '\n', len);
+    memcpy(text, V5 "[HKLM\\Big]\n\"a\"=\"b\"\n", strlen(V5 "[HKLM\\Big]\n\"a\"=\"b\"\n"));
+    ck_assert_uint_eq(jv_reg_parse(tree, FILE_NAME, text, len, JV_REG_ALL_HIVES), 1);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], "test.reg:1: file is 4194305 bytes, more than the 4 MiB"), "%s",
+                  tk_log_lines[0]);
+    ck_assert_ptr_null(jv_reg_find_key(tree, PLAT_HKLM, "Big"));
+    free(text);
+}
+END_TEST
+
+/* A file of garbage: the first lines' causes are said, then one line counts the rest. */
+START_TEST(complaints_about_one_file_are_capped_with_a_count)
+{
+    size_t cap = 1000 * 8 + 64, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text, cap, V5 "[HKLM\\G]\n");
+    for (int i = 0; i < 1000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "junk\n");
+    ck_assert_uint_eq(jv_reg_parse(tree, FILE_NAME, text, len, JV_REG_ALL_HIVES), 1000);
+    ck_assert_int_eq(tk_log_count, JV_REG_ERRORS_SAID + 1);
+    ck_assert(tk_logged("test.reg:4: not a [key]"));
+    ck_assert_msg(strstr(tk_log_lines[JV_REG_ERRORS_SAID], "test.reg: 980 more malformed lines not shown"), "%s",
+                  tk_log_lines[JV_REG_ERRORS_SAID]);
+    free(text);
+}
+END_TEST
+
 static Suite *regfile_suite(void)
 {
     Suite *s = suite_create("regfile");
@@ -811,6 +873,14 @@ static Suite *regfile_suite(void)
     tcase_add_test(errors, nul_bytes_in_names_are_malformed);
     tcase_add_test(errors, every_error_is_reported);
     suite_add_tcase(s, errors);
+
+    TCase *bounds = tcase_create("bounds");
+    tcase_add_checked_fixture(bounds, setup, teardown);
+    tcase_set_timeout(bounds, 120); /* the bound is the test's own, not Check's */
+    tcase_add_test(bounds, many_values_of_one_key_parse_in_linear_time);
+    tcase_add_test(bounds, a_file_over_the_size_bound_is_refused_in_one_line);
+    tcase_add_test(bounds, complaints_about_one_file_are_capped_with_a_count);
+    suite_add_tcase(s, bounds);
     return s;
 }
 

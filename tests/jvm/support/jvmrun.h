@@ -16,7 +16,8 @@ typedef struct jvmrun_result {
     char *log;   /* what the test monitor logged */
 } jvmrun_result;
 
-/* The distinct JDKs under /usr/lib/jvm (real directories with bin/java); returns how many. */
+/* The distinct JDKs under /usr/lib/jvm (real directories with bin/java), only those whose path
+ * holds $JEVMON_TEST_JDK when it is set; returns how many. */
 int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 /* For a suite's main: jvmrun_find_jdks, and prints them, or "skipped: ..." (run-tests.sh's
  * word for a suite with nothing to run) when there is none. */

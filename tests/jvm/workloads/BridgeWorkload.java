@@ -29,12 +29,21 @@ public class BridgeWorkload {
         }
     }
 
+    /** Each thread ends only once all have recursed: none ends early, so each keeps a ThreadID of its own
+     * (an ended thread's may be reused, as the API allows). */
     static void recursion(int threads, int depth) throws InterruptedException {
         List<Thread> all = new ArrayList<>();
+        java.util.concurrent.CountDownLatch recursed = new java.util.concurrent.CountDownLatch(threads);
         for (int t = 0; t < threads; t++) {
             Thread th = new Thread(() -> {
                 for (int i = 0; i < 10; i++) {
                     recurse(depth);
+                }
+                recursed.countDown();
+                try {
+                    recursed.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }, "worker-" + t);
             all.add(th);
@@ -187,6 +196,50 @@ public class BridgeWorkload {
         System.out.println("threads done");
     }
 
+    /** Entered by a daemon thread while main returns (a test monitor takes long in its MethodEntry). */
+    static void slowCall() {
+    }
+
+    /** main returns while a daemon thread is inside slowCall's MethodEntry callback. */
+    static void slowAtExit() throws InterruptedException {
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        Thread daemon = new Thread(() -> {
+            started.countDown();
+            slowCall();
+        }, "slow-daemon");
+        daemon.setDaemon(true);
+        daemon.start();
+        started.await();
+        Thread.sleep(500);
+        System.out.println("main returns");
+    }
+
+    static long rssKb() throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status")))
+            if (line.startsWith("VmRSS:"))
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        return -1;
+    }
+
+    /** n short platform threads, 100 at a time, each a few calls deep; "rss-kb-early" after a tenth, "rss-kb" at the end. */
+    static void churn(int n) throws Exception {
+        for (int started = 0; started < n; started += 100) {
+            Thread[] batch = new Thread[100];
+            for (int i = 0; i < batch.length; i++) {
+                batch[i] = new Thread(() -> recurse(20));
+                batch[i].start();
+            }
+            for (Thread t : batch)
+                t.join();
+            if (started + 100 == n / 10) {
+                System.gc();
+                System.out.println("rss-kb-early " + rssKb());
+            }
+        }
+        System.gc();
+        System.out.println("rss-kb " + rssKb());
+    }
+
     static long hot(long x) {
         return x * 31 + (x >>> 7);
     }
@@ -259,6 +312,12 @@ public class BridgeWorkload {
                 break;
             case "threads":
                 threads();
+                break;
+            case "slow-exit":
+                slowAtExit();
+                break;
+            case "churn":
+                churn(Integer.parseInt(args[1]));
                 break;
             default:
                 System.out.println("unknown mode " + args[0]);
