@@ -124,7 +124,7 @@ int cf_rebuild_stack_map(cf_class *cls, const cf_member *method, const cf_code *
     }
     cf_vtype uninitialized_this = {CF_ITEM_UNINITIALIZED_THIS, 0};
     uint32_t handler = reloc->body_end;
-    for (int before_super = lay->this_init ? 1 : 0; before_super >= 0; before_super--) {
+    for (int before_super = lay->this_state ? 1 : 0; before_super >= 0; before_super--) {
         const cf_vtype *local = before_super ? &uninitialized_this : NULL;
         if (add_handler_frame(cls->arena, &list, handler, local, throwable) < 0 ||
             (lay->handler.skip &&

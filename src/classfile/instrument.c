@@ -94,33 +94,6 @@ static int add_bridge_refs(cf_class *cls, const cf_hooks *hooks, bridge_refs *re
     return 0;
 }
 
-/* The pc of the invokespecial that initializes this in a constructor: the first <init>
- * call not paired with an earlier new.  0 when there is none (the caller checks). */
-static uint32_t find_this_init(const cf_class *cls, const cf_code *code)
-{
-    uint32_t pending_new = 0;
-    for (uint32_t pc = 0, n; pc < code->length; pc += n) {
-        n = cf_insn_length(code->bytes, code->length, pc);
-        if (!n)
-            return 0;
-        uint8_t op = code->bytes[pc];
-        if (op == OP_NEW)
-            pending_new++;
-        if (op != OP_INVOKESPECIAL)
-            continue;
-        uint16_t ref = cf_get_u2(code->bytes + pc + 1);
-        if (!cf_cp_has(cls, ref, CF_METHODREF) && !cf_cp_has(cls, ref, CF_INTERFACE_METHODREF))
-            return 0;
-        uint16_t nat = cls->cp[ref].v.ref.second;
-        if (!cf_cp_utf8_is(cls, cls->cp[nat].v.ref.first, "<init>"))
-            continue;
-        if (pending_new == 0)
-            return pc;
-        pending_new--;
-    }
-    return 0;
-}
-
 static int is_object_class(const cf_class *cls)
 {
     return cf_cp_utf8_is(cls, cls->cp[cls->this_class].v.ref.first, "java/lang/Object");
@@ -128,13 +101,42 @@ static int is_object_class(const cf_class *cls)
 
 /* ---- Code attribute ------------------------------------------------------------------ */
 
+/*
+ * Our handler entries over the original body, into out (when not NULL); returns how many.
+ * In a constructor one handler covers the instructions that run before this is
+ * initialized, typed with uninitializedThis, the other those after, in as many ranges as
+ * the paths make; neither covers a super()/this() call: the verifier checks a handler over
+ * that call with both the uninitialized and the initialized this, which no frame satisfies.
+ */
+static uint32_t our_handlers(const cf_code *code, const cf_method_layout *lay, cf_handler *out)
+{
+    const cf_relocation *reloc = &lay->reloc;
+    uint32_t count = 0, run_start = 0;
+    for (uint32_t pc = 0; pc <= code->length; pc++) {
+        if (!cf_is_boundary(reloc, pc))
+            continue;
+        uint8_t run = lay->this_state ? lay->this_state[run_start] : CF_THIS_INITIALIZED;
+        if (pc < code->length && (!lay->this_state || lay->this_state[pc] == run))
+            continue;
+        if (pc > run_start && run != CF_THIS_INIT_CALL) {
+            uint32_t handler = reloc->body_end + (lay->this_state && run == CF_THIS_INITIALIZED ? lay->handler.length : 0);
+            if (out)
+                out[count] = (cf_handler){(uint16_t)reloc->target[run_start], (uint16_t)reloc->target[pc],
+                                          (uint16_t)handler, 0};
+            count++;
+        }
+        run_start = pc;
+    }
+    return count;
+}
+
 static int remap_handlers(method_context *mc, const cf_code *code, const cf_method_layout *lay, cf_code *out)
 {
     const cf_relocation *reloc = &lay->reloc;
-    uint32_t added = lay->this_init ? 2 : 1;
+    uint32_t added = our_handlers(code, lay, NULL);
     if (code->handler_count + added > UINT16_MAX)
         return CF_CODE_UNSUPPORTED;
-    out->handlers = cf_arena_alloc(mc->cls->arena, sizeof(cf_handler) * (code->handler_count + added));
+    out->handlers = cf_arena_alloc(mc->cls->arena, sizeof(cf_handler) * (code->handler_count + added + 1u));
     if (!out->handlers)
         return cf_fail(mc->error, "out of memory");
     uint32_t n = 0;
@@ -150,19 +152,7 @@ static int remap_handlers(method_context *mc, const cf_code *code, const cf_meth
         m->catch_type = h->catch_type;
     }
     /* Ours come last so that every handler of the method itself sees exceptions first. */
-    uint32_t start = reloc->body_start, handler = reloc->body_end;
-    if (lay->this_init) {
-        /* No handler may cover the super()/this() call itself: the verifier checks it
-         * both with this uninitialized and initialized, and no frame satisfies both. */
-        uint32_t call = reloc->moved[lay->this_init];
-        if (call > start)
-            out->handlers[n++] = (cf_handler){(uint16_t)start, (uint16_t)call, (uint16_t)handler, 0};
-        start = call + 3;
-        handler += lay->handler.length;
-    }
-    if (start < reloc->body_end)
-        out->handlers[n++] = (cf_handler){(uint16_t)start, (uint16_t)reloc->body_end, (uint16_t)handler, 0};
-    out->handler_count = (uint16_t)n;
+    out->handler_count = (uint16_t)(n + our_handlers(code, lay, out->handlers + n));
     return 0;
 }
 
@@ -170,10 +160,11 @@ static int remap_handlers(method_context *mc, const cf_code *code, const cf_meth
  * attributes this file cannot remap dropped, the rest kept. */
 /*
  * Does the code have places control reaches other than by falling through (branch
- * targets, handlers)?  Such code in a class of version 51 or later carries a StackMapTable
- * whenever the JVM will verify it; one that has none (HotSpot hands out classes from its
- * shared archive without them when retransforming) is never verified, so its rewrite
- * gets none either: frames could not be computed without the original ones.
+ * targets, handlers)?  Such code in a class of version 50 or later carries a StackMapTable
+ * whenever HotSpot's type checker will pass it; one that has none (version 50: the old
+ * verifier checks it instead; later: HotSpot hands out classes from its shared archive
+ * without them when retransforming, unverified) gets none in its rewrite either: frames
+ * could not be computed without the original ones.
  */
 static int has_merge_points(const cf_code *code)
 {
@@ -235,6 +226,10 @@ static int rewrite_method(method_context *mc, int32_t id)
     uint16_t id_constant = 0;
     if (id > INT16_MAX && !(id_constant = cf_cp_integer(cls, id)))
         return cf_fail(mc->error, "constant pool full");
+    /* From version 50 on, a method that needed no frames needs some for our handler: without
+     * them its class would fail over to the old verifier (version 50) or fail (later). */
+    const cf_attr *old_map = cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable");
+    int wants_stack_map = cls->major_version >= 50 && (old_map || !has_merge_points(code));
     cf_method_layout lay;
     memset(&lay, 0, sizeof(lay));
     lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0);
@@ -247,14 +242,13 @@ static int rewrite_method(method_context *mc, int32_t id)
             cf_fail(mc->error, "java.lang.Object's constructor is special to the VM");
             return CF_CODE_UNSUPPORTED;
         }
-        if (!(lay.this_init = find_this_init(cls, code))) {
-            cf_fail(mc->error, "constructor without a super() or this() call");
-            return CF_CODE_UNSUPPORTED;
-        }
+        int result = cf_constructor_states(cls, mc->method, wants_stack_map, &lay.this_state, mc->error);
+        if (result < 0)
+            return result;
     }
     uint8_t handlers[2 * sizeof(lay.handler.bytes)];
     uint32_t handlers_length = 0;
-    for (int i = lay.this_init ? 2 : 1; i > 0; i--) {
+    for (int i = lay.this_state ? 2 : 1; i > 0; i--) {
         memcpy(handlers + handlers_length, lay.handler.bytes, lay.handler.length);
         handlers_length += lay.handler.length;
     }
@@ -274,9 +268,6 @@ static int rewrite_method(method_context *mc, int32_t id)
     out->max_locals = code->max_locals;
     out->length = lay.reloc.length;
     out->bytes = lay.reloc.code;
-    const cf_attr *old_map = cf_find_attribute(cls, code->attr_count, code->attrs, "StackMapTable");
-    int wants_stack_map = (cls->major_version > 50 && (old_map || !has_merge_points(code))) ||
-                          (cls->major_version == 50 && old_map);
     if ((result = remap_handlers(mc, code, &lay, out)) < 0 ||
         (result = remap_code_attributes(mc, code, &lay, wants_stack_map, out)) < 0)
         return result;
@@ -320,6 +311,8 @@ int cf_instrument(cf_class *cls, const cf_hooks *hooks, cf_instrument_stats *sta
     if (!class_name)
         return cf_fail(&error, "out of memory");
     int is_bridge = strcmp(class_name, hooks->bridge_class) == 0; /* would call itself */
+    if (!is_bridge && cf_check_descriptors(cls, &error) < 0)
+        return CF_MALFORMED;
     for (uint32_t i = 0; i < cls->method_count && !is_bridge; i++) {
         cf_member *m = &cls->methods[i];
         cf_method_info info = {class_name, arena_utf8(cls, m->name), arena_utf8(cls, m->descriptor), m->access};

@@ -68,7 +68,12 @@ int cf_is_short_branch(uint8_t op);
 int cf_is_conditional_branch(uint8_t op);
 int cf_is_return(uint8_t op);
 
-/* ---- descriptor.c: method descriptors ------------------------------------------------ */
+/* ---- descriptor.c: descriptors -------------------------------------------------------- */
+/* Length of the field type at s (NUL-terminated), or 0 when none starts there. */
+size_t cf_field_type_length(const char *s);
+/* CF_MALFORMED unless every member reference, (invoke)dynamic entry and method of the class
+ * has a well-formed descriptor: the type simulation trusts them. */
+int cf_check_descriptors(cf_class *cls, cf_error *error);
 /* Calls each(context, type, type_length) for every parameter type, then returns the
  * return type through ret / ret_length; -1 when the descriptor is malformed. */
 int cf_descriptor_walk(const char *descriptor, int (*each)(void *context, const char *type, size_t length),
@@ -105,6 +110,14 @@ int cf_stackmap_encode(cf_class *cls, const cf_frame *initial, const cf_frame *f
  * code from frame from (no branch target may lie between); out->pc is left 0. */
 int cf_simulate_frame(cf_class *cls, const cf_code *code, const cf_frame *from, uint32_t target_pc, cf_frame *out,
                       cf_error *error);
+
+/* What each instruction of a constructor finds `this` to be (cf_simulate_this). */
+enum { CF_THIS_INITIALIZED = 0, CF_THIS_UNINITIALIZED = 1, CF_THIS_INIT_CALL = 2 /* the super()/this() call */ };
+/* state[pc] for every instruction of the code, each path followed from the stack map frame
+ * before it (frames: absolute, sorted by pc, count of them; initial: the method's implicit
+ * first frame); CF_MALFORMED when the types cannot be followed. */
+int cf_simulate_this(cf_class *cls, const cf_code *code, const cf_frame *initial, const cf_frame *frames,
+                     uint32_t count, uint8_t *state, cf_error *error);
 
 /* ---- relocate.c: code layout after insertions --------------------------------------- */
 typedef struct cf_relocation {
@@ -160,8 +173,17 @@ typedef struct cf_snippet {
 typedef struct cf_method_layout {
     cf_relocation reloc;
     cf_snippet entry, exit, handler;
-    uint32_t this_init; /* constructors of subclasses: pc of super()/this(); else 0 */
+    /* Constructors of subclasses: per original pc, CF_THIS_* (constructor.c); else NULL.
+     * Such a method gets two handlers: for where this is uninitialized, then initialized. */
+    const uint8_t *this_state;
 } cf_method_layout;
+
+/* ---- constructor.c: this in a constructor -------------------------------------------- */
+/* The layout's this_state for a constructor (not Object's) with bytecode; has_stack_map:
+ * whether its rewrite will carry a StackMapTable.  CF_CODE_UNSUPPORTED (reason in error)
+ * when its paths cannot be followed or it calls no super()/this(). */
+int cf_constructor_states(cf_class *cls, const cf_member *method, int has_stack_map, const uint8_t **out,
+                          cf_error *error);
 
 /* The StackMapTable of the rewritten method (code: its original Code); CF_MALFORMED,
  * or CF_CODE_UNSUPPORTED when the types at a new frame cannot be worked out. */

@@ -10,6 +10,8 @@
 int cf_vtype_of(cf_class *cls, const char *type, size_t length, cf_vtype *out, cf_error *error)
 {
     out->data = 0;
+    if (length == 0 || cf_field_type_length(type) != length)
+        return cf_fail(error, "malformed type %.*s", (int)length, type);
     switch (type[0]) {
     case 'B': case 'C': case 'I': case 'S': case 'Z':
         out->item = CF_ITEM_INTEGER;
