@@ -1,4 +1,5 @@
 /* javaname.c - display names of Java methods and classes (see javaname.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "javaname.h"
@@ -79,6 +80,29 @@ void jp_signature_name(const char *vm_name, char *out, size_t out_size)
         append_type(out, out_size, &n, &d);
     }
     append(out, out_size, &n, ")", 1);
+}
+
+void jp_typed_name(const char *vm_name, char *out, size_t out_size)
+{
+    jp_signature_name(vm_name, out, out_size);
+    const char *d = strchr(vm_name, ')');
+    if (out_size == 0 || !d || !d[1])
+        return;
+    size_t n = strlen(out);
+    append(out, out_size, &n, ": ", 2);
+    d++;
+    append_type(out, out_size, &n, &d);
+}
+
+void jp_program_display_name(const char *start_class, char *out, size_t out_size)
+{
+    size_t length = strlen(start_class);
+    int file = (length >= 4 && !strcmp(start_class + length - 4, ".jar")) ||
+               (length >= 5 && !strcmp(start_class + length - 5, ".java"));
+    if (file && out_size)
+        snprintf(out, out_size, "%s", start_class);
+    else
+        copy_frame_name(start_class, length, out, out_size);
 }
 
 void jp_class_display_name(const char *vm_name, char *out, size_t out_size)

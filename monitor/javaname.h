@@ -23,6 +23,14 @@ void jp_display_name(const char *vm_name, char *out, size_t out_size);
  * writes it. */
 void jp_signature_name(const char *vm_name, char *out, size_t out_size);
 
+/* Writes jp_signature_name's form with the return type after a colon: "Gen$Sup.get(): java.lang.String",
+ * for methods that differ in it alone (a bridge and the covariant method it calls). */
+void jp_typed_name(const char *vm_name, char *out, size_t out_size);
+
+/* Writes the display form of the start class Initialize names: a class in class-file form
+ * ("com/sun/tools/javac/Main") with dots, a jar or a source file as it is. */
+void jp_program_display_name(const char *start_class, char *out, size_t out_size);
+
 /* Writes the display form of a class name as ClassInformation gives it ("java.lang.String",
  * "[I", "[Ljava.lang.String;"): arrays keep their descriptor, less the ';' that closes an
  * object array's element class ("[Ljava.lang.String"), and the characters that would break a

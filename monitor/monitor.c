@@ -261,7 +261,9 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
     IJavaEventMonitorIDInfo_AddRef(m->info);
     if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaEventMonitorIDInfo2, (void **)&m->info2)))
         m->info2 = NULL;
-    m->program = strdup(pclass_file_name ? pclass_file_name : "");
+    size_t program_size = pclass_file_name ? strlen(pclass_file_name) + 1 : 1;
+    if ((m->program = malloc(program_size)))
+        jp_program_display_name(pclass_file_name ? pclass_file_name : "", m->program, program_size);
     m->started_ns = plat_now_ns();
     m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
     jp_config_load(&m->config);

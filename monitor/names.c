@@ -8,13 +8,21 @@
 
 #define NAME_MAX_BYTES 1024
 
-/* A cached method name: the brief and the signature form, the source file and the line table,
- * in one allocation. */
+/* Which form of a method's name tells it apart from the others met so far. */
+typedef enum jp_name_form {
+    JP_NAME_BRIEF,     /* "pkg.Class.method": no other method has it */
+    JP_NAME_SIGNATURE, /* "pkg.Class.method(int, long)": overloads */
+    JP_NAME_TYPED      /* "pkg.Class.method(): java.lang.String": a bridge and the method it calls */
+} jp_name_form;
+
+/* A cached method name: the brief, the signature and the typed form, the source file and the
+ * line table, in one allocation. */
 typedef struct jp_method_name {
-    int overloaded;
+    jp_name_form form;
     jp_frame_kind kind;
     unsigned long first_line; /* 0: unknown */
     const char *signature;
+    const char *typed;
     const char *source_file;  /* NULL: unknown */
     const SourceLineInfo *lines; /* MethodInformation's line table, by code offset */
     size_t line_count;
@@ -44,17 +52,17 @@ static int by_code_offset(const void *a, const void *b)
 
 /* source_file may be NULL; the line table, line_count entries, is copied, sorted by code offset, and its
  * first line (the lowest) kept. */
-static jp_method_name *method_name_new(const char *brief, const char *signature, const char *source_file,
-                                       const SourceLineInfo *lines, size_t line_count)
+static jp_method_name *method_name_new(const char *brief, const char *signature, const char *typed,
+                                       const char *source_file, const SourceLineInfo *lines, size_t line_count)
 {
-    size_t brief_size = strlen(brief) + 1, signature_size = strlen(signature) + 1;
+    size_t brief_size = strlen(brief) + 1, signature_size = strlen(signature) + 1, typed_size = strlen(typed) + 1;
     size_t file_size = source_file ? strlen(source_file) + 1 : 0;
-    size_t lines_at = sizeof(jp_method_name) + brief_size + signature_size + file_size;
+    size_t lines_at = sizeof(jp_method_name) + brief_size + signature_size + typed_size + file_size;
     lines_at = (lines_at + _Alignof(SourceLineInfo) - 1) / _Alignof(SourceLineInfo) * _Alignof(SourceLineInfo);
     jp_method_name *name = malloc(lines_at + line_count * sizeof(SourceLineInfo));
     if (!name)
         return NULL;
-    name->overloaded = 0;
+    name->form = JP_NAME_BRIEF;
     name->kind = JP_FRAME_OTHER;
     name->first_line = 0;
     name->lines = line_count ? memcpy((char *)name + lines_at, lines, line_count * sizeof(*lines)) : NULL;
@@ -67,9 +75,11 @@ static jp_method_name *method_name_new(const char *brief, const char *signature,
     memcpy(name->brief, brief, brief_size);
     name->signature = name->brief + brief_size;
     memcpy(name->brief + brief_size, signature, signature_size);
-    name->source_file = source_file ? name->brief + brief_size + signature_size : NULL;
+    name->typed = name->signature + signature_size;
+    memcpy(name->brief + brief_size + signature_size, typed, typed_size);
+    name->source_file = source_file ? name->typed + typed_size : NULL;
     if (source_file)
-        memcpy(name->brief + brief_size + signature_size, source_file, file_size);
+        memcpy(name->brief + brief_size + signature_size + typed_size, source_file, file_size);
     return name;
 }
 
@@ -136,7 +146,7 @@ static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID m
     JAVA_EXECUTION_MODEL model = JVM_EXECUTION_INVALID;
     int line_count = 0;
     SourceLineInfo *lines = NULL;
-    char display[NAME_MAX_BYTES], signature[NAME_MAX_BYTES], source_file[NAME_MAX_BYTES];
+    char display[NAME_MAX_BYTES], signature[NAME_MAX_BYTES], typed[NAME_MAX_BYTES], source_file[NAME_MAX_BYTES];
     if (!info || FAILED(IJavaEventMonitorIDInfo_MethodInformation(info, method, &vm_name, &klass, &model,
                                                                   &line_count, &lines)))
         vm_name = NULL, lines = NULL;
@@ -146,9 +156,10 @@ static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID m
     }
     jp_display_name(vm_name, display, sizeof(display));
     jp_signature_name(vm_name, signature, sizeof(signature));
+    jp_typed_name(vm_name, typed, sizeof(typed));
     int have_source = ask_source_file(info, klass, vm_name, source_file, sizeof(source_file)) == 0;
     CoTaskMemFree(vm_name);
-    jp_method_name *name = method_name_new(display, signature, have_source ? source_file : NULL, lines,
+    jp_method_name *name = method_name_new(display, signature, typed, have_source ? source_file : NULL, lines,
                                            lines && line_count > 0 ? (size_t)line_count : 0);
     CoTaskMemFree(lines);
     if (name) {
@@ -188,7 +199,7 @@ static const jp_method_name *method_name(jp_names *names, IJavaEventMonitorIDInf
     if (!asked) {
         char unknown[64];
         snprintf(unknown, sizeof(unknown), "<unknown method 0x%llx>", (unsigned long long)method);
-        asked = method_name_new(unknown, unknown, NULL, NULL, 0);
+        asked = method_name_new(unknown, unknown, unknown, NULL, NULL, 0);
     }
     if (!asked)
         return NULL;
@@ -201,13 +212,16 @@ static const jp_method_name *method_name(jp_names *names, IJavaEventMonitorIDInf
 const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
 {
     const jp_method_name *name = method_name(names, info, method);
-    return !name ? "<out of memory>" : name->overloaded ? name->signature : name->brief;
+    return !name                              ? "<out of memory>"
+           : name->form == JP_NAME_TYPED     ? name->typed
+           : name->form == JP_NAME_SIGNATURE ? name->signature
+                                             : name->brief;
 }
 
 const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method)
 {
     const jp_method_name *name = method_name(names, info, method);
-    return name ? name->signature : "<out of memory>";
+    return !name ? "<out of memory>" : name->form == JP_NAME_TYPED ? name->typed : name->signature;
 }
 
 const char *jp_names_method_source(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method,
@@ -241,9 +255,33 @@ jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *inf
     return name ? name->kind : JP_FRAME_OTHER;
 }
 
-static int by_brief(const void *a, const void *b)
+static int by_brief_then_signature(const void *a, const void *b)
 {
-    return strcmp((*(jp_method_name *const *)a)->brief, (*(jp_method_name *const *)b)->brief);
+    const jp_method_name *x = *(jp_method_name *const *)a, *y = *(jp_method_name *const *)b;
+    int brief = strcmp(x->brief, y->brief);
+    return brief ? brief : strcmp(x->signature, y->signature);
+}
+
+static const char *signature_of(const jp_method_name *name)
+{
+    return name->signature;
+}
+
+static const char *typed_of(const jp_method_name *name)
+{
+    return name->typed;
+}
+
+/* Gives form to the methods of all[start, end) when their names in that form (name_in) differ. */
+static void distinguish(jp_method_name **all, size_t start, size_t end,
+                        const char *(*name_in)(const jp_method_name *), jp_name_form form)
+{
+    int differ = 0;
+    for (size_t i = start + 1; i < end; i++)
+        differ |= strcmp(name_in(all[i]), name_in(all[start])) != 0;
+    for (size_t i = start; differ && i < end; i++)
+        if (all[i]->form < form)
+            all[i]->form = form;
 }
 
 void jp_names_find_overloads(jp_names *names)
@@ -255,14 +293,18 @@ void jp_names_find_overloads(jp_names *names)
         if (names->methods.entries[i].key)
             all[count++] = (jp_method_name *)names->methods.entries[i].value;
     if (all)
-        qsort(all, count, sizeof(*all), by_brief);
-    /* Each run of one brief name: overloads when its signatures differ. */
+        qsort(all, count, sizeof(*all), by_brief_then_signature);
+    /* Each run of one brief name: overloads when its signatures differ; each run of one
+     * signature: a bridge and its covariant method when their return types differ. */
     for (size_t start = 0, end; all && start < count; start = end) {
-        int differ = 0;
         for (end = start + 1; end < count && strcmp(all[end]->brief, all[start]->brief) == 0; end++)
-            differ |= strcmp(all[end]->signature, all[start]->signature) != 0;
-        for (size_t i = start; differ && i < end; i++)
-            all[i]->overloaded = 1;
+            ;
+        distinguish(all, start, end, signature_of, JP_NAME_SIGNATURE);
+    }
+    for (size_t start = 0, end; all && start < count; start = end) {
+        for (end = start + 1; end < count && strcmp(all[end]->signature, all[start]->signature) == 0; end++)
+            ;
+        distinguish(all, start, end, typed_of, JP_NAME_TYPED);
     }
     free(all);
     plat_mutex_unlock(names->lock);

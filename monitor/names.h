@@ -5,9 +5,11 @@
  * keep MethodIDs until the program ends.  So method names are resolved lazily (at the end)
  * except for an unloading class, whose methods are resolved while its IDs are still valid.
  * Class names (for exceptions and allocations by class) are cached per ClassID and forgotten at unload.
- * Each method has a brief name ("pkg.Class.method") and a signature name ("pkg.Class.method(int,
- * long)"); overloads share a brief name, so where two methods met so far do, jp_names_method
- * gives the signature name once jp_names_find_overloads has run.  Thread-safe.
+ * Each method has a brief name ("pkg.Class.method"), a signature name ("pkg.Class.method(int,
+ * long)") and a typed name ("pkg.Class.get(): java.lang.String"); overloads share a brief name,
+ * so where two methods met so far do, jp_names_method gives the signature name once
+ * jp_names_find_overloads has run, and where two share the signature name too (a bridge and the
+ * covariant method it calls), the typed name.  Thread-safe.
  */
 #ifndef JEVPROF_NAMES_H
 #define JEVPROF_NAMES_H
@@ -30,7 +32,7 @@ void jp_names_free(jp_names *names);
  * signature name for an overload found by jp_names_find_overloads.  The string lives as long as
  * names; a method the VM cannot name gets "<unknown method 0x...>". */
 const char *jp_names_method(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
-/* The signature name of method, always. */
+/* The signature name of method, always (the typed name where the signature name is shared). */
 const char *jp_names_method_signature(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
 /* Where the method's source is (see jp_method_sourcer): its file, or NULL, and its first line, or 0. */
 const char *jp_names_method_source(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method,
@@ -41,7 +43,7 @@ const char *jp_names_method_source(jp_names *names, IJavaEventMonitorIDInfo *inf
 unsigned long jp_names_method_line(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method, DWORD offset);
 /* What the VM said the method is (MethodInformation's execution model). */
 jp_frame_kind jp_names_method_kind(jp_names *names, IJavaEventMonitorIDInfo *info, MethodID method);
-/* Marks the methods named so far whose brief names are shared by another method's. */
+/* Marks the methods named so far whose brief names (or signature names) are shared by another method's. */
 void jp_names_find_overloads(jp_names *names);
 
 /* The name of a class as ClassInformation gives it ("java.lang.String", "[I"), or NULL when the

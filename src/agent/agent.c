@@ -27,16 +27,41 @@
 #include "vm/options.h"
 #include "vm/vm.h"
 
-/* The start class or jar, as the launcher was given it: the first word of sun.java.command. */
+/* Does name end with suffix? */
+static int ends_with(const char *name, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len >= n && !strncmp(name + len - n, suffix, n);
+}
+
+/*
+ * The start class as the spec's strings name classes, in class-file form ("t3/Turn3Work"): the
+ * first word of sun.java.command, the main class the launcher was given ("t3.Turn3Work"), or
+ * "module/t3.Turn3Work" after -m, of which the class.  A jar (-jar), a source file (java
+ * Main.java) or a module given without its class (-m module) is no class name, so it is passed
+ * as the launcher was given it.
+ */
 static char *start_class_name(void)
 {
     char *command = NULL;
     if ((*jv_jvmti)->GetSystemProperty(jv_jvmti, "sun.java.command", &command) != JVMTI_ERROR_NONE || !command)
         return strdup("");
     size_t len = strcspn(command, " ");
+    char *module = NULL; /* set by the launcher for -m */
+    int launched_module = (*jv_jvmti)->GetSystemProperty(jv_jvmti, "jdk.module.main", &module) == JVMTI_ERROR_NONE &&
+                          module;
+    if (module)
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)module);
+    const char *start = command, *slash = memchr(command, '/', len);
+    int verbatim = ends_with(command, len, ".jar") || ends_with(command, len, ".java") || (launched_module && !slash);
+    if (!verbatim && slash) { /* module/class */
+        start = slash + 1;
+        len -= (size_t)(start - command);
+    }
     char *name = malloc(len + 1);
     if (name) {
-        memcpy(name, command, len);
+        for (size_t i = 0; i < len; i++)
+            name[i] = start[i] == '.' && !verbatim ? '/' : start[i];
         name[len] = '\0';
     }
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)command);

@@ -36,7 +36,10 @@ void jv_methods_destroy(void)
 {
     uint32_t n = jv_table_count(&methods);
     for (uint32_t i = 0; i < n; i++) {
-        jv_method_code *code = atomic_load(&((jv_method *)jv_table_get(&methods, i))->stepping);
+        jv_method *m = jv_table_get(&methods, i);
+        jv_method_code *code = atomic_load(&m->stepping);
+        free(m->facts.name);
+        free(m->facts.lines);
         if (code) {
             free(code->bytecodes);
             free(code->lines);
@@ -83,6 +86,50 @@ static void method_init(void *element, void *arg)
     jv_method *m = element, *from = arg;
     m->jmethod = from->jmethod;
     m->class_id = from->class_id;
+    m->facts = from->facts;
+}
+
+/* The method's line table as MethodInformation gives it (malloc'd), or NULL with *count 0. */
+static SourceLineInfo *read_line_table(jmethodID jmethod, int *count)
+{
+    jint n = 0;
+    jvmtiLineNumberEntry *lines = NULL;
+    SourceLineInfo *table = NULL;
+    *count = 0;
+    if ((*jv_jvmti)->GetLineNumberTable(jv_jvmti, jmethod, &n, &lines) != JVMTI_ERROR_NONE)
+        return NULL;
+    if (n > 0 && (table = malloc((size_t)n * sizeof(*table)))) {
+        for (jint i = 0; i < n; i++) {
+            table[i].code_offset = (DWORD)lines[i].start_location;
+            table[i].line_number = (DWORD)lines[i].line_number;
+        }
+        *count = n;
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)lines);
+    return table;
+}
+
+/* Reads what MethodInformation needs once the JVM has freed the method; 0 when it cannot. */
+static int read_facts(jmethodID jmethod, jv_method_facts *facts)
+{
+    char *name = NULL, *descriptor = NULL;
+    memset(facts, 0, sizeof(*facts));
+    if ((*jv_jvmti)->GetMethodName(jv_jvmti, jmethod, &name, &descriptor, NULL) != JVMTI_ERROR_NONE)
+        return 0;
+    size_t name_size = strlen(name) + 1, descriptor_size = strlen(descriptor) + 1;
+    if ((facts->name = malloc(name_size + descriptor_size))) {
+        memcpy(facts->name, name, name_size);
+        memcpy(facts->name + name_size, descriptor, descriptor_size);
+        facts->descriptor = facts->name + name_size;
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)descriptor);
+    if (!facts->name || (*jv_jvmti)->GetMethodModifiers(jv_jvmti, jmethod, &facts->modifiers) != JVMTI_ERROR_NONE) {
+        free(facts->name);
+        return 0;
+    }
+    facts->lines = read_line_table(jmethod, &facts->line_count);
+    return 1;
 }
 
 MethodID jv_method_register(jmethodID jmethod, ClassID class_id)
@@ -93,7 +140,11 @@ MethodID jv_method_register(jmethodID jmethod, ClassID class_id)
         jmethodID expected = NULL;
         if (atomic_compare_exchange_strong(&method_index[i].key, &expected, jmethod)) {
             jv_method m = {.jmethod = jmethod, .class_id = class_id};
-            uint32_t index = jv_table_add(&methods, method_init, &m);
+            uint32_t index = read_facts(jmethod, &m.facts) ? jv_table_add(&methods, method_init, &m) : UINT32_MAX;
+            if (index == UINT32_MAX) {
+                free(m.facts.name);
+                free(m.facts.lines);
+            }
             MethodID id = index == UINT32_MAX ? (MethodID)JV_ID_METHOD /* never valid */ : jv_id_make(JV_ID_METHOD, index);
             atomic_store_explicit(&method_index[i].value, id, memory_order_release);
             return index == UINT32_MAX ? 0 : id;
@@ -135,8 +186,8 @@ jv_method *jv_method_get(MethodID id)
 static char *method_full_name(jv_method *m)
 {
     jv_class *c = jv_class_get(m->class_id);
-    char *name = NULL, *sig = NULL, *result = NULL;
-    if (!c || (*jv_jvmti)->GetMethodName(jv_jvmti, m->jmethod, &name, &sig, NULL) != JVMTI_ERROR_NONE)
+    char *result = NULL;
+    if (!c)
         return NULL;
     const char *cls = c->signature;
     size_t cls_len = strlen(cls);
@@ -144,43 +195,39 @@ static char *method_full_name(jv_method *m)
         cls++;
         cls_len -= 2;
     }
-    size_t len = cls_len + 1 + strlen(name) + strlen(sig) + 1;
+    size_t len = cls_len + 1 + strlen(m->facts.name) + strlen(m->facts.descriptor) + 1;
     if ((result = CoTaskMemAlloc(len)))
-        snprintf(result, len, "%.*s.%s%s", (int)cls_len, cls, name, sig);
-    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
-    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)sig);
+        snprintf(result, len, "%.*s.%s%s", (int)cls_len, cls, m->facts.name, m->facts.descriptor);
     return result;
 }
 
 static JAVA_EXECUTION_MODEL execution_model(jv_method *m)
 {
-    jint modifiers = 0;
-    if ((*jv_jvmti)->GetMethodModifiers(jv_jvmti, m->jmethod, &modifiers) != JVMTI_ERROR_NONE)
-        return JVM_EXECUTION_INVALID;
-    if (modifiers & 0x0100 /* ACC_NATIVE */)
+    if (m->facts.modifiers & 0x0100 /* ACC_NATIVE */)
         return JVM_EXECUTION_NATIVE;
     /* HotSpot starts every method in the interpreter; only a -Xint VM never compiles. */
     return JVM_EXECUTION_INTERPRETED;
 }
 
+/* The JVM's line table while the class is loaded (the bridge may rewrite a class after its
+ * registration), the one read at registration while its CLASS_UNLOAD is delivered. */
 static HRESULT line_table(jv_method *m, int *plength, SourceLineInfo **pinfo)
 {
-    jint count = 0;
-    jvmtiLineNumberEntry *lines = NULL;
+    jv_class *c = jv_class_get(m->class_id);
+    int unloading = c && atomic_load(&c->state) == JV_CLASS_UNLOADING, count = 0;
+    SourceLineInfo *lines = unloading ? m->facts.lines : read_line_table(m->jmethod, &count);
+    if (unloading)
+        count = m->facts.line_count;
     *plength = 0;
     *pinfo = NULL;
-    if ((*jv_jvmti)->GetLineNumberTable(jv_jvmti, m->jmethod, &count, &lines) != JVMTI_ERROR_NONE)
-        return S_OK; /* no line numbers: an empty table */
     HRESULT hr = S_OK;
     if (count > 0 && (*pinfo = CoTaskMemAlloc((size_t)count * sizeof(SourceLineInfo)))) {
-        for (jint i = 0; i < count; i++) {
-            (*pinfo)[i].code_offset = (DWORD)lines[i].start_location;
-            (*pinfo)[i].line_number = (DWORD)lines[i].line_number;
-        }
+        memcpy(*pinfo, lines, (size_t)count * sizeof(SourceLineInfo));
         *plength = count;
     } else if (count > 0)
         hr = E_OUTOFMEMORY;
-    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)lines);
+    if (!unloading)
+        free(lines);
     return hr;
 }
 

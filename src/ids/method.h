@@ -23,9 +23,20 @@ typedef struct jv_method_code {
     jint line_count;
 } jv_method_code;
 
+/* What MethodInformation answers, read when the method is registered: a class's CLASS_UNLOAD
+ * comes after the JVM freed its methods, and the ID answers until that event returns. */
+typedef struct jv_method_facts {
+    char *name;      /* "name\0descriptor\0", malloc'd */
+    const char *descriptor;
+    jint modifiers;
+    SourceLineInfo *lines; /* malloc'd; NULL when it has none */
+    int line_count;
+} jv_method_facts;
+
 typedef struct jv_method {
     jmethodID jmethod;
     ClassID class_id;
+    jv_method_facts facts;
     _Atomic uint32_t specific_monitors; /* bit i: monitor i enabled this method with EnableMethodCallEvents */
     const void *_Atomic code;           /* its latest JIT-compiled code; the code map says if it is still there */
     jv_method_code *_Atomic stepping; /* read on the first step into the method */

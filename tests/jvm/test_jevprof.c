@@ -775,6 +775,68 @@ START_TEST(calls_take_processor_time_and_tell_overloads_apart)
 }
 END_TEST
 
+/* SpecWorkload <program> under jevprof in calls mode, every path kept; its report and collapsed calls. */
+static void run_spec_calls(const char *jdk, const char *dir, const char *program, jvmrun_result *r, char **report,
+                           char **collapsed)
+{
+    const char *args[] = {program, NULL}, *extras[] = {"JEVPROF_MIN_SHARE=0", NULL};
+    run_jevprof_main(jdk, dir, ATTACHED, "calls", "jevmon.test.SpecWorkload", args, extras, r);
+    ck_assert_int_eq(r->exit_code, 0);
+    *report = read_text(dir, "jevprof-report.txt");
+    *collapsed = read_text(dir, "jevprof.collapsed");
+    ck_assert_ptr_nonnull(*report);
+    ck_assert_ptr_nonnull(*collapsed);
+}
+
+/*
+ * A bridge and the covariant method it calls differ only in their return types: each gets its
+ * own row, and the call from one to the other is no recursion.
+ */
+START_TEST(bridge_and_covariant_methods_named_apart)
+{
+    char dir[1200], *report, *collapsed;
+    jvmrun_result r;
+    unsigned long long calls;
+    double self, total;
+    prepare(dir, sizeof(dir));
+    run_spec_calls(jdks[_i], dir, "covariant", &r, &report, &collapsed);
+    ck_assert_str_eq(r.out, "covariant v9\n");
+    expect(report, "  jevmon.test.SpecWorkload$Sup.get(): java.lang.Object\n");
+    expect(report, "  jevmon.test.SpecWorkload$Sup.get(): java.lang.String\n");
+    ck_assert(time_row(report, TOTAL_TIME, "jevmon.test.SpecWorkload$Sup.get(): java.lang.Object", &self, &total,
+                       &calls) && calls == 10);
+    ck_assert(time_row(report, TOTAL_TIME, "jevmon.test.SpecWorkload$Sup.get(): java.lang.String", &self, &total,
+                       &calls) && calls == 10);
+    expect(collapsed, "jevmon.test.SpecWorkload.covariant;jevmon.test.SpecWorkload$Sup.get(): java.lang.Object;"
+                      "jevmon.test.SpecWorkload$Sup.get(): java.lang.String");
+    ck_assert_msg(!strstr(collapsed, "SpecWorkload$Sup.get;"), "a fake recursion of Sup.get");
+    free(report), free(collapsed);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
+/* The methods of a class that unloaded before the report keep their names. */
+START_TEST(unloaded_classes_methods_keep_their_names)
+{
+    char dir[1200], *report, *collapsed;
+    jvmrun_result r;
+    unsigned long long calls;
+    double self, total;
+    prepare(dir, sizeof(dir));
+    run_spec_calls(jdks[_i], dir, "unload", &r, &report, &collapsed);
+    ck_assert_str_eq(r.out, "unloaded\n");
+    expect(report, "  jevmon.test.SpecWorkload$Unloadable.tick(int)\n");
+    ck_assert(time_row(report, TOTAL_TIME, "jevmon.test.SpecWorkload$Unloadable.tick(int)", &self, &total, &calls) &&
+              calls == 1000);
+    expect(collapsed, "jevmon.test.SpecWorkload$Unloadable.run;jevmon.test.SpecWorkload$Unloadable.tick ");
+    ck_assert_msg(!strstr(report, "<unknown method"), "a method without its name");
+    free(report), free(collapsed);
+    jvmrun_free(&r);
+    remove_outputs(dir);
+}
+END_TEST
+
 /*
  * tools/jevprof.sh as a user runs it: --help; "--mode calls" with a space; an output directory
  * that does not exist, with %p in it, and a file prefix with %t, both expanded; javac, a JDK
@@ -905,6 +967,8 @@ int main(void)
     tcase_add_loop_test(tc, runs_never_mix_and_problems_are_said_early, 0, jdk_count);
     tcase_add_test(tc, the_script_runs_any_launcher_into_a_new_directory);
     tcase_add_loop_test(tc, calls_take_processor_time_and_tell_overloads_apart, 0, jdk_count);
+    tcase_add_loop_test(tc, bridge_and_covariant_methods_named_apart, 0, jdk_count);
+    tcase_add_loop_test(tc, unloaded_classes_methods_keep_their_names, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

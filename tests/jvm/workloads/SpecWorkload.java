@@ -1,0 +1,110 @@
+package jevmon.test;
+
+import java.io.InputStream;
+import java.lang.ref.WeakReference;
+
+/**
+ * Programs for the answers the spec fixes (issue 28, section 3), in a package so that class names
+ * have a class-file form that differs from the dotted one; the first argument picks one.
+ *   gone        Class.forName of SpecWorkload$Gone, then new Gone(): two failed loads (the build
+ *               deletes SpecWorkload$Gone.class after compiling)
+ *   covariant   10 calls of Sup.get through Base: each call goes through the bridge
+ *               Sup.get()Object to Sup.get()String
+ *   unload      a copy of SpecWorkload$Unloadable in a loader of its own, run (1000 calls of its
+ *               tick), then loader and class dropped and collected until the class is gone
+ */
+public class SpecWorkload {
+    static class Gone {
+    }
+
+    static void gone() {
+        try {
+            Class.forName("jevmon.test.SpecWorkload$Gone");
+        } catch (ClassNotFoundException e) {
+            System.out.println("forName: " + e.getMessage());
+        }
+        try {
+            new Gone();
+        } catch (NoClassDefFoundError e) {
+            System.out.println("new: " + e.getMessage());
+        }
+    }
+
+    static class Base<T> {
+        T get() {
+            return null;
+        }
+    }
+
+    /** Its get() returns String: javac adds the bridge get()Object, which calls it. */
+    static class Sup extends Base<String> {
+        int n;
+
+        @Override
+        String get() {
+            return "v" + n++;
+        }
+    }
+
+    static void covariant() {
+        Base<String> base = new Sup();
+        String last = null;
+        for (int i = 0; i < 10; i++)
+            last = base.get();
+        System.out.println("covariant " + last);
+    }
+
+    public static class Unloadable implements Runnable {
+        long sum;
+
+        void tick(int i) {
+            sum += i;
+        }
+
+        @Override
+        public void run() {
+            for (int i = 0; i < 1000; i++)
+                tick(i);
+        }
+    }
+
+    static void unload() throws Exception {
+        byte[] bytes;
+        try (InputStream in = SpecWorkload.class.getResourceAsStream("SpecWorkload$Unloadable.class")) {
+            bytes = in.readAllBytes();
+        }
+        ClassLoader loader = new ClassLoader(null) {
+            @Override
+            protected Class<?> findClass(String name) {
+                return defineClass(name, bytes, 0, bytes.length);
+            }
+        };
+        Class<?> copy = Class.forName("jevmon.test.SpecWorkload$Unloadable", true, loader);
+        ((Runnable) copy.getDeclaredConstructor().newInstance()).run();
+        WeakReference<Class<?>> gone = new WeakReference<>(copy);
+        copy = null;
+        loader = null;
+        for (int i = 0; i < 50 && gone.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        Thread.sleep(300); /* the bridge reports unloads from a thread of its own, shortly after */
+        System.out.println(gone.get() == null ? "unloaded" : "still loaded");
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "gone":
+                gone();
+                break;
+            case "covariant":
+                covariant();
+                break;
+            case "unload":
+                unload();
+                break;
+            default:
+                throw new IllegalArgumentException(args[0]);
+        }
+    }
+}
