@@ -296,6 +296,8 @@ void jp_calls_stop(jp_calls *calls)
         fold_thread(calls, t);
     plat_mutex_unlock(calls->lock);
     uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
+    /* A measured rate: where x87 keeps extra bits (FLT_EVAL_METHOD 2), a converted time may come
+     * out a nanosecond apart from SSE's, far inside the measurement's own error. */
     double ns_per_tick = ticks ? (double)ns / (double)ticks : 1.0;
     calls->stop_ns_per_tick = ns_per_tick;
     jp_tree_scale(&calls->totals, ns_per_tick);

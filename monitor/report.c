@@ -26,6 +26,8 @@ static void format_weight(char *out, size_t size, const profile_view *v, uint64_
         snprintf(out, size, "%" PRIu64, (weight + divisor / 2) / divisor);
 }
 
+/* For printing only, to two decimals: the last bit x87's extra precision (FLT_EVAL_METHOD 2) may
+ * change shows only when a share falls within a hair of a rounding point; nothing compares it. */
 static double share(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
