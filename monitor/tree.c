@@ -218,7 +218,15 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
     uint32_t *where = malloc((size_t)from->count * sizeof(*where));
     uint32_t *shaped = shape ? malloc((size_t)from->count * sizeof(*shaped)) : NULL;
     unsigned char *kept = calloc(from->count, 1);
-    int result = where && kept && (shaped || !shape) ? 0 : -1;
+    /* weight[i]: node i's total, or its children's when more: a frame still open at a dump or a
+     * period's end has no total of its own yet, but its finished calls below it have theirs. */
+    uint64_t *weight = calloc(from->count, sizeof(*weight));
+    int result = where && kept && weight && (shaped || !shape) ? 0 : -1;
+    for (uint32_t i = from->count; result == 0 && i-- > 1;) {
+        if (weight[i] < from->nodes[i].total)
+            weight[i] = from->nodes[i].total;
+        weight[from->nodes[i].parent] += weight[i];
+    }
     if (result == 0) {
         if (shaped)
             shaped[JP_ROOT] = JP_ROOT;
@@ -233,7 +241,7 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
         uint32_t parent = where[node->parent];
         if (shaped)
             shaped[i] = jp_tree_find(shape, shaped[node->parent], node->method);
-        int keep = shaped ? shaped[i] != JP_NO_NODE : node->total >= min_total || node->parent == JP_ROOT;
+        int keep = shaped ? shaped[i] != JP_NO_NODE : weight[i] >= min_total || node->parent == JP_ROOT;
         if (kept[node->parent] && keep) {
             uint32_t copy = add_node(into, parent, node->method, node->offset);
             if (copy == JP_NO_NODE) {
@@ -247,7 +255,7 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
             kept[i] = 1;
         } else {
             if (kept[node->parent]) /* the outermost node of a folded path carries its whole weight */
-                into->nodes[parent].self += node->total;
+                into->nodes[parent].self += weight[i];
             into->nodes[parent].calls += node->calls; /* and every call made in it */
             where[i] = parent;
         }
@@ -255,6 +263,7 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
     free(where);
     free(shaped);
     free(kept);
+    free(weight);
     return result;
 }
 
