@@ -18,7 +18,7 @@
 #include "support/jvmrun.h"
 #include "../support/testkit.h"
 
-#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
+#define JEVPROF JVMRUN_JEVPROF_CLSID
 
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
@@ -47,13 +47,7 @@ static void prepare(char *dir, size_t size)
     snprintf(dir, size, "%s", jvmrun_build_path("jevprof-jvm.XXXXXX"));
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof(path), "%s/jevprof.reg", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "Windows Registry Editor Version 5.00\n\n"
-               "[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JEVPROF "\\InprocServer32]\n"
-               "@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
-            jvmrun_build_path("libjevprof.so"));
-    fclose(f);
+    jvmrun_write_jevprof_registry(path);
 }
 
 /* Attaches jevprof through MSJAVA_EVENT_MONITORS (the registry file names only its COM class). */

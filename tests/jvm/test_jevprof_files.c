@@ -22,7 +22,7 @@
 #include "support/jvmrun.h"
 #include "../support/testkit.h"
 
-#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
+#define JEVPROF JVMRUN_JEVPROF_CLSID
 #define VICTIM_TEXT "root's own file\n"
 
 static char jdks[JVMRUN_MAX_JDKS][512];
@@ -42,13 +42,7 @@ static void make_base(test_dirs *d)
     ck_assert_ptr_nonnull(mkdtemp(d->base));
     snprintf(d->private_dir, sizeof(d->private_dir), "%s/private/jevprof", d->base);
     snprintf(path, sizeof(path), "%s/jevprof.reg", d->base);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "Windows Registry Editor Version 5.00\n\n"
-               "[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JEVPROF "\\InprocServer32]\n"
-               "@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
-            jvmrun_build_path("libjevprof.so"));
-    fclose(f);
+    jvmrun_write_jevprof_registry(path);
 }
 
 /* base/name, made with mode (a directory) and given to owner (nobody's or root's). */

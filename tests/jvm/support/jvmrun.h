@@ -34,6 +34,10 @@ const char *jvmrun_source_dir(void);
  */
 int jvmrun_shell(const char *dir, char **out, char **err, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+/* jevprof's COM class, and a registry file at path (for JEVMON_REGISTRY_FILES) that makes it
+ * creatable from <build>/libjevprof.so. */
+#define JVMRUN_JEVPROF_CLSID "{75CDC682-D602-4669-A56F-09797AC9C430}"
+void jvmrun_write_jevprof_registry(const char *path);
 /* Runs tools/jevprof.sh with arguments (a shell word list), its output on stderr; its exit status. */
 int jvmrun_jevprof_script(const char *arguments);
 /*
