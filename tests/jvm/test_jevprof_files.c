@@ -206,6 +206,30 @@ START_TEST(a_fifo_at_an_output_name_is_left_alone)
 }
 END_TEST
 
+/* An output directory jevprof makes (with its parents) is its user's alone, whatever the umask
+ * (002 would make it group-writable, which jevprof refuses): the files go there. */
+START_TEST(a_directory_jevprof_makes_is_private)
+{
+    test_dirs d;
+    char out[1200];
+    jvmrun_result r;
+    make_base(&d);
+    snprintf(out, sizeof(out), "%s/made/by/jevprof", d.base);
+    mode_t was = umask(002);
+    run_workload(&d, out, "sample", &r);
+    umask(was);
+    ck_assert_msg(!strstr(r.err, "will not write"), "%s", r.err);
+    char *report = read_in(out, "jevprof-report.txt");
+    expect(report, "jevprof report\n");
+    struct stat st;
+    ck_assert_int_eq(stat(out, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 0777, 0755);
+    free(report);
+    jvmrun_free(&r);
+    remove_tree(&d);
+}
+END_TEST
+
 /* The pid of a process that has ended. */
 static pid_t ended_pid(void)
 {
@@ -441,6 +465,7 @@ int main(void)
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, links_and_directories_of_other_users_are_refused);
     tcase_add_test(tc, a_fifo_at_an_output_name_is_left_alone);
+    tcase_add_test(tc, a_directory_jevprof_makes_is_private);
     tcase_add_test(tc, runs_at_once_keep_their_own_files);
     tcase_add_test(tc, write_problems_are_said_with_their_reason);
     tcase_add_loop_test(tc, periods_lose_no_call, 0, jdk_count);
