@@ -74,7 +74,8 @@ int jp_tree_by_method(jp_tree *into, const jp_tree *from);
 /* Adds every node of from to the node with the same path in into.  0, or -1 out of memory. */
 int jp_tree_merge(jp_tree *into, const jp_tree *from);
 
-/* The root's weights, which nothing records directly: the sums over its children. */
+/* The root's weights, which nothing records directly: the sums over its children (a child's total
+ * is its own, or its children's when more: a frame still open at a dump has none of its own yet). */
 void jp_tree_sum_root(jp_tree *tree);
 
 /* Multiplies every node's self and total by factor, rounded (call mode: clock ticks into nanoseconds). */

@@ -358,7 +358,7 @@ START_TEST(write_problems_are_said_with_their_reason)
 END_TEST
 
 /* The calls of name in the report's table of methods by total time, summed over its rows (two
- * methods may share a name); 0 when it has none. */
+ * methods may share a name); 0 when it has none.  Each row's share of the whole must be a share. */
 static unsigned long long calls_of(const char *report, const char *name)
 {
     const char *table = strstr(report, " methods by total time\n"), *end = table ? strstr(table, "\n\n") : NULL;
@@ -366,10 +366,13 @@ static unsigned long long calls_of(const char *report, const char *name)
     unsigned long long sum = 0;
     for (const char *line = table ? strchr(table + 1, '\n') + 1 : NULL; line && line < end;) {
         unsigned long long calls;
+        double share;
         int at = 0;
-        if (sscanf(line, "%*f ms %*f%% %*f ms %*f%% %llu  %n", &calls, &at) == 1 && at > 0 &&
-            strncmp(line + at, name, length) == 0 && line[at + length] == '\n')
+        if (sscanf(line, "%*f ms %*f%% %*f ms %lf%% %llu  %n", &share, &calls, &at) == 2 && at > 0 &&
+            strncmp(line + at, name, length) == 0 && line[at + length] == '\n') {
+            ck_assert_msg(share <= 100, "%.*s", (int)(strchr(line, '\n') - line), line);
             sum += calls;
+        }
         line = strchr(line, '\n') + 1;
     }
     return sum;
@@ -402,7 +405,8 @@ static void add_pprof_calls(const char *dir, const char *file, const char *const
  * (JEVPROF_MIN_SHARE=0): the periods' reports together count every call Workload is known to
  * make, none lost while a period's trees are copied; and so do their pprof files, where a call
  * still running at a period's end (each worker's run(), in the first) is not moved into its
- * caller, nor is any other call, though the first period's collapsed file is folded to fit.
+ * caller, nor is any other call, though the first period's collapsed file is folded to fit.  The
+ * reports' shares are of each period's whole, finished calls under open frames included.
  */
 START_TEST(periods_lose_no_call)
 {

@@ -249,6 +249,7 @@ START_TEST(fold_keeps_open_frames_over_finished_calls)
     dump.nodes[three].calls = 1000;
     dump.nodes[three].self = dump.nodes[three].total = 500;
     jp_tree_sum_root(&dump);
+    ck_assert_uint_eq(dump.nodes[JP_ROOT].total, 500); /* the finished calls under the open frames */
     ck_assert_int_eq(jp_tree_fold(&folded, &dump, 100), 0);
     ck_assert_uint_eq(folded.count, 4); /* root, 1, 2, 3: 4 folded into 2 */
     uint32_t kept_two = jp_tree_find(&folded, jp_tree_find(&folded, JP_ROOT, 1), 2);
