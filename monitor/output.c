@@ -12,6 +12,7 @@
 #define NS_PER_US 1000u
 #define STDERR_TOP_METHODS 5
 #define JP_MAX_COLLAPSED_BYTES (12u << 20) /* the folding share rises until a collapsed file fits */
+#define JP_MAX_PPROF_NODES (4u << 20)      /* beyond which a pprof file is folded as the collapsed file is */
 
 static const char *const every_suffix[] = {
     JP_REPORT_SUFFIX,          JP_COLLAPSED_SUFFIX,       JP_FLAME_SUFFIX,
@@ -154,30 +155,40 @@ static uint64_t collapsed_bytes(const jp_report *r, const jp_tree *tree, uint64_
     return bytes;
 }
 
+/* Folds p->tree at share (percent of the whole).  A share of 0 keeps every path, even one of no
+ * weight: folding it would move its calls into its caller's, which the report does not count.
+ * 0, or -1 out of memory. */
+static int fold_at(shown_profile *p, double share)
+{
+    /* In integers: x87's excess precision must not move the threshold. */
+    uint64_t min_total = jp_tree_share(p->tree->nodes[JP_ROOT].total, share);
+    p->share = share;
+    if (jp_tree_init(&p->folded))
+        return -1;
+    if (jp_tree_fold(&p->folded, p->tree, min_total || share <= 0 ? min_total : 1)) {
+        jp_tree_free(&p->folded);
+        return -1;
+    }
+    return 0;
+}
+
 /* Folds p->tree at the minimum share, then at higher shares while the collapsed file would
  * exceed JP_MAX_COLLAPSED_BYTES.  0, or -1 out of memory. */
 static int fold(const jp_report *r, shown_profile *p)
 {
-    uint64_t whole = p->tree->nodes[JP_ROOT].total, divisor = divisor_for(r, p->tree);
-    p->share = r->config->min_share;
+    uint64_t divisor = divisor_for(r, p->tree);
+    double share = r->config->min_share;
     for (;;) {
-        /* A share of 0 keeps every path, even one of no weight: folding it would move its calls
-         * into its caller's, and pprof would count calls of that caller that the report does not. */
-        uint64_t min_total = jp_tree_share(whole, p->share);
-        if (jp_tree_init(&p->folded))
+        if (fold_at(p, share))
             return -1;
-        if (jp_tree_fold(&p->folded, p->tree, min_total || p->share <= 0 ? min_total : 1)) {
-            jp_tree_free(&p->folded);
-            return -1;
-        }
         uint64_t bytes = collapsed_bytes(r, &p->folded, divisor);
-        if (bytes <= JP_MAX_COLLAPSED_BYTES || p->share >= 100)
+        if (bytes <= JP_MAX_COLLAPSED_BYTES || share >= 100)
             return 0;
         jp_tree_free(&p->folded);
         double factor = (double)bytes / JP_MAX_COLLAPSED_BYTES;
-        p->share = (p->share > 0 ? p->share : 1e-4) * (factor > 2 ? factor : 2);
-        if (p->share > 100)
-            p->share = 100;
+        share = (share > 0 ? share : 1e-4) * (factor > 2 ? factor : 2);
+        if (share > 100)
+            share = 100;
     }
 }
 
@@ -331,23 +342,31 @@ enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, 
 static int write_profile(const jp_report *r, written_files *w, size_t collapsed, size_t flame, size_t pprof,
                          const jp_tree *tree)
 {
-    shown_profile p = {tree, {0}, 0};
+    shown_profile p = {tree, {0}, 0}, as_set = {tree, {0}, 0};
     if (fold(r, &p)) {
         jv_log("jevprof: out of memory: no collapsed file, flame graph or pprof file of a profile");
         return -1;
     }
+    /* The pprof file counts what the report counts: folded at the setting, not at the share the
+     * collapsed file's size needed, unless that would leave it over JP_MAX_PPROF_NODES. */
+    const shown_profile *for_pprof = &p;
+    if (pprof < SUFFIXES && p.share > r->config->min_share && fold_at(&as_set, r->config->min_share) == 0 &&
+        as_set.folded.count <= JP_MAX_PPROF_NODES)
+        for_pprof = &as_set;
+    int pprof_alike = pprof < SUFFIXES && for_pprof == &p;
     if (p.share > r->config->min_share)
         jv_log("jevprof: paths under %.3g%% of the profile folded into their callers in %s%s, %s%s%s%s%s (the "
                "setting, %g%%, left a collapsed file over %u MB)", p.share, r->config->file_prefix,
                every_suffix[collapsed], r->config->file_prefix, every_suffix[flame],
-               pprof < SUFFIXES ? ", " : "", pprof < SUFFIXES ? r->config->file_prefix : "",
-               pprof < SUFFIXES ? every_suffix[pprof] : "", r->config->min_share,
+               pprof_alike ? ", " : "", pprof_alike ? r->config->file_prefix : "",
+               pprof_alike ? every_suffix[pprof] : "", r->config->min_share,
                (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
     int failed = write_file(r, w, collapsed, write_collapsed, &p);
     failed |= write_file(r, w, flame, write_flame, &p);
     if (pprof < SUFFIXES)
-        failed |= write_file(r, w, pprof, write_pprof, &p);
+        failed |= write_file(r, w, pprof, write_pprof, for_pprof);
     jp_tree_free(&p.folded);
+    jp_tree_free(&as_set.folded);
     return failed;
 }
 

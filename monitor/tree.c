@@ -185,15 +185,33 @@ int jp_tree_by_method(jp_tree *into, const jp_tree *from)
     return result;
 }
 
+/* Fills weight[i] (count entries, zeroed) with node i's total, or its children's weights summed
+ * when more: a frame still open at a dump has no total of its own yet, but its finished calls have
+ * theirs.  weight[JP_ROOT] gets the children's sum. */
+static void path_weights(const jp_tree *tree, uint64_t *weight)
+{
+    for (uint32_t i = tree->count; i-- > 1;) {
+        if (weight[i] < tree->nodes[i].total)
+            weight[i] = tree->nodes[i].total;
+        weight[tree->nodes[i].parent] += weight[i];
+    }
+}
+
 void jp_tree_sum_root(jp_tree *tree)
 {
     if (!tree->nodes)
         return;
     jp_node *root = &tree->nodes[JP_ROOT];
+    uint64_t *weight = calloc(tree->count, sizeof(*weight));
     root->total = root->calls = 0;
     for (uint32_t c = root->first_child; c != JP_NO_NODE; c = tree->nodes[c].next_sibling) {
-        root->total += tree->nodes[c].total;
+        root->total += tree->nodes[c].total; /* without memory, open frames count as nothing */
         root->calls += tree->nodes[c].calls;
+    }
+    if (weight) {
+        path_weights(tree, weight);
+        root->total = weight[JP_ROOT];
+        free(weight);
     }
 }
 
@@ -231,7 +249,10 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
     uint32_t *where = malloc((size_t)from->count * sizeof(*where));
     uint32_t *shaped = shape ? malloc((size_t)from->count * sizeof(*shaped)) : NULL;
     unsigned char *kept = calloc(from->count, 1);
-    int result = where && kept && (shaped || !shape) ? 0 : -1;
+    uint64_t *weight = calloc(from->count, sizeof(*weight)); /* path_weights */
+    int result = where && kept && weight && (shaped || !shape) ? 0 : -1;
+    if (result == 0)
+        path_weights(from, weight);
     if (result == 0) {
         if (shaped)
             shaped[JP_ROOT] = JP_ROOT;
@@ -246,7 +267,7 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
         uint32_t parent = where[node->parent];
         if (shaped)
             shaped[i] = jp_tree_find(shape, shaped[node->parent], node->method);
-        int keep = shaped ? shaped[i] != JP_NO_NODE : node->total >= min_total || node->parent == JP_ROOT;
+        int keep = shaped ? shaped[i] != JP_NO_NODE : weight[i] >= min_total || node->parent == JP_ROOT;
         if (kept[node->parent] && keep) {
             uint32_t copy = add_node(into, parent, node->method, node->offset);
             if (copy == JP_NO_NODE) {
@@ -260,7 +281,7 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
             kept[i] = 1;
         } else {
             if (kept[node->parent]) /* the outermost node of a folded path carries its whole weight */
-                into->nodes[parent].self += node->total;
+                into->nodes[parent].self += weight[i];
             into->nodes[parent].calls += node->calls; /* and every call made in it */
             where[i] = parent;
         }
@@ -268,6 +289,7 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
     free(where);
     free(shaped);
     free(kept);
+    free(weight);
     return result;
 }
 

@@ -74,7 +74,8 @@ int jp_tree_by_method(jp_tree *into, const jp_tree *from);
 /* Adds every node of from to the node with the same path in into.  0, or -1 out of memory. */
 int jp_tree_merge(jp_tree *into, const jp_tree *from);
 
-/* The root's weights, which nothing records directly: the sums over its children. */
+/* The root's weights, which nothing records directly: the sums over its children (a child's total
+ * is its own, or its children's when more: a frame still open at a dump has none of its own yet). */
 void jp_tree_sum_root(jp_tree *tree);
 
 /* Multiplies every node's self and total by factor, rounded (call mode: clock ticks into nanoseconds). */
@@ -87,8 +88,9 @@ uint64_t jp_tree_share(uint64_t whole, double percent);
 /* Fills into (initialized and empty) with the paths of from whose total weight is at least
  * min_total, and every outermost frame: a path below that is folded into its caller, whose self
  * weight takes the path's total, so that the self weights still add up to the root's total,
- * and whose calls take the calls made in the path, so that the calls do too.  The root's
- * weights are copied.  0, or -1 out of memory. */
+ * and whose calls take the calls made in the path, so that the calls do too.  A path's total is
+ * its node's, or its children's when more (a frame still open at a dump has none of its own
+ * yet).  min_total 0 keeps every path.  The root's weights are copied.  0, or -1 out of memory. */
 int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total);
 /* The same, keeping the paths of from (frames at offsets) whose paths by method shape (from by
  * method, folded: jp_tree_by_method, jp_tree_fold) kept: from folded as shape was.  0, or -1. */

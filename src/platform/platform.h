@@ -82,8 +82,9 @@ void *plat_module_symbol(const void *addr, const char *name);
 /* ---- Processes and directories ------------------------------------------------------- */
 /* The operating system's id of this process (getpid / GetCurrentProcessId). */
 DWORD plat_process_id(void);
-/* Creates directory path and its missing parents ('/' separates them; '\\' too on Windows).
- * 0 when it is a directory afterwards; else -1, with the reason in why. */
+/* Creates directory path and its missing parents ('/' separates them; '\\' too on Windows), with
+ * mode 0755 less the umask (writable by no group or other user, as plat_check_private_directory
+ * wants).  0 when it is a directory afterwards; else -1, with the reason in why. */
 int plat_make_directories(const char *path, char *why, size_t why_len);
 
 /* ---- Output files (a profiler's, written where a user points it) ---------------------------- */

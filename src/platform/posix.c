@@ -79,7 +79,7 @@ int plat_make_directories(const char *path, char *why, size_t why_len)
             continue;
         char kept = *p;
         *p = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST && !error)
+        if (mkdir(copy, 0755) != 0 && errno != EEXIST && !error) /* private to its owner's writes, whatever the umask */
             error = errno;
         *p = kept;
     }

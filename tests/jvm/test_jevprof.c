@@ -18,7 +18,7 @@
 #include "support/jvmrun.h"
 #include "../support/testkit.h"
 
-#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
+#define JEVPROF JVMRUN_JEVPROF_CLSID
 
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
@@ -47,13 +47,7 @@ static void prepare(char *dir, size_t size)
     snprintf(dir, size, "%s", jvmrun_build_path("jevprof-jvm.XXXXXX"));
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof(path), "%s/jevprof.reg", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "Windows Registry Editor Version 5.00\n\n"
-               "[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JEVPROF "\\InprocServer32]\n"
-               "@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
-            jvmrun_build_path("libjevprof.so"));
-    fclose(f);
+    jvmrun_write_jevprof_registry(path);
 }
 
 /* Attaches jevprof through MSJAVA_EVENT_MONITORS (the registry file names only its COM class). */
@@ -902,11 +896,11 @@ END_TEST
 
 /*
  * Two runs into one directory: a sample,alloc run, then a sample run with a bad interval.  The
- * second leaves no alloc file of the first beside its own, and its report starts with the bad
- * setting.  Then an output directory that cannot be made is said at start-up, before the program
+ * second leaves the first's alloc files, naming them in one line, and its report starts with the
+ * bad setting.  Then an output directory that cannot be made is said at start-up, before the program
  * runs, not at the end.
  */
-START_TEST(runs_never_mix_and_problems_are_said_early)
+START_TEST(earlier_runs_are_named_and_problems_are_said_early)
 {
     char dir[1200], blocked[1300];
     jvmrun_result r;
@@ -919,16 +913,18 @@ START_TEST(runs_never_mix_and_problems_are_said_early)
     jvmrun_free(&r);
     run_jevprof(jdks[_i], dir, ATTACHED, "sample", "200", "JEVPROF_INTERVAL_MS=0.5", &r);
     ck_assert_int_eq(r.exit_code, 0);
-    static const char *const stale[] = {"jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
-                                        "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html",
-                                        "jevprof.pb.gz",        "jevprof-calls.pb.gz",      "jevprof-alloc.pb.gz"};
-    for (size_t i = 0; i < 4; i++) {
-        char *text = read_text(dir, stale[i]);
-        ck_assert_msg(text == NULL, "%s of the earlier run is still there", stale[i]);
-        char removed[1500];
-        snprintf(removed, sizeof(removed), "jevmon: jevprof: removed %s/%s, an earlier run's", dir, stale[i]);
-        expect(r.err, removed);
+    static const char *const earlier[] = {"jevprof-alloc.collapsed", "jevprof-alloc-flame.html",
+                                          "jevprof-alloc-bytes.collapsed", "jevprof-alloc-bytes-flame.html",
+                                          "jevprof-alloc.pb.gz"};
+    char left[8000] = "jevmon: jevprof: left ";
+    for (size_t i = 0; i < 5; i++) { /* never removed (no run removes what it did not write), but named */
+        char *text = read_text(dir, earlier[i]);
+        ck_assert_msg(text != NULL, "%s of the earlier run is gone", earlier[i]);
+        free(text);
+        snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%s/%s", i ? ", " : "", dir, earlier[i]);
     }
+    expect(r.err, left);
+    expect(r.err, " as they are: an earlier run's (this run does not write them)\n");
     char *report = read_text(dir, "jevprof-report.txt");
     ck_assert_ptr_nonnull(report);
     ck_assert_msg(strncmp(report, "jevprof report\n==============\nBAD SETTINGS (each replaced by its default):\n"
@@ -936,18 +932,25 @@ START_TEST(runs_never_mix_and_problems_are_said_early)
     free(report);
     jvmrun_free(&r);
 
-    /* A directory below a file cannot be made: said before the program's first line. */
-    char dir_env[1400];
+    /* A directory below a file cannot be made: said before the program's first line, with where
+     * the files go instead (the user's private directory, here one of the test's). */
+    char dir_env[1400], private_env[1400];
     snprintf(blocked, sizeof(blocked), "%s/jevprof.reg/out", dir);
     snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", blocked);
-    run_jevprof(jdks[_i], dir, ATTACHED, "sample", "200", dir_env, &r); /* the later setting wins */
+    snprintf(private_env, sizeof(private_env), "XDG_RUNTIME_DIR=%s/private", dir);
+    const char *extras[] = {dir_env, private_env, NULL};
+    run_jevprof_with(jdks[_i], dir, ATTACHED, "sample", "200", extras, &r); /* the later setting wins */
     ck_assert_int_eq(r.exit_code, 0);
-    char said[1500];
-    snprintf(said, sizeof(said), "jevmon: jevprof: cannot create the output directory %s: Not a directory", blocked);
+    char said[3000];
+    snprintf(said, sizeof(said), "jevmon: jevprof: cannot create the output directory %s: Not a directory; "
+             "the files go to %s/private/jevprof instead", blocked, dir);
     expect(r.err, said);
     const char *first = strstr(r.err, "jevmon: jevprof:");
     ck_assert_msg(first == strstr(r.err, said), "said late:\n%s", r.err);
     jvmrun_free(&r);
+    char command[1400];
+    snprintf(command, sizeof(command), "rm -rf '%s/private'", dir);
+    ck_assert_int_eq(system(command), 0);
     remove_outputs(dir);
 }
 END_TEST
@@ -964,7 +967,7 @@ int main(void)
     tcase_add_loop_test(tc, allocation_sites_are_exact, 0, jdk_count);
     tcase_add_loop_test(tc, a_refused_allocation_callback_costs_one_line, 0, jdk_count);
     tcase_add_loop_test(tc, allocation_estimates_match_the_truth, 0, jdk_count);
-    tcase_add_loop_test(tc, runs_never_mix_and_problems_are_said_early, 0, jdk_count);
+    tcase_add_loop_test(tc, earlier_runs_are_named_and_problems_are_said_early, 0, jdk_count);
     tcase_add_test(tc, the_script_runs_any_launcher_into_a_new_directory);
     tcase_add_loop_test(tc, calls_take_processor_time_and_tell_overloads_apart, 0, jdk_count);
     tcase_add_loop_test(tc, bridge_and_covariant_methods_named_apart, 0, jdk_count);

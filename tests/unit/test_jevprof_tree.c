@@ -250,6 +250,35 @@ START_TEST(fold_moves_small_paths_into_their_callers)
 }
 END_TEST
 
+/* A dump's tree: frames still open (1 > 2, 2's total still 0) above finished calls (3), and an
+ * open frame with nothing finished under it (2 > 4: a call, no weight). */
+START_TEST(fold_keeps_open_frames_over_finished_calls)
+{
+    jp_tree dump, folded;
+    ck_assert_int_eq(jp_tree_init(&dump), 0);
+    ck_assert_int_eq(jp_tree_init(&folded), 0);
+    uint32_t one = jp_tree_child(&dump, JP_ROOT, 1), two = jp_tree_child(&dump, one, 2);
+    uint32_t three = jp_tree_child(&dump, two, 3), four = jp_tree_child(&dump, two, 4);
+    dump.nodes[one].calls = dump.nodes[two].calls = dump.nodes[four].calls = 1;
+    dump.nodes[three].calls = 1000;
+    dump.nodes[three].self = dump.nodes[three].total = 500;
+    jp_tree_sum_root(&dump);
+    ck_assert_uint_eq(dump.nodes[JP_ROOT].total, 500); /* the finished calls under the open frames */
+    ck_assert_int_eq(jp_tree_fold(&folded, &dump, 100), 0);
+    ck_assert_uint_eq(folded.count, 4); /* root, 1, 2, 3: 4 folded into 2 */
+    uint32_t kept_two = jp_tree_find(&folded, jp_tree_find(&folded, JP_ROOT, 1), 2);
+    ck_assert_uint_ne(kept_two, JP_NO_NODE);
+    ck_assert_uint_eq(folded.nodes[jp_tree_find(&folded, kept_two, 3)].calls, 1000);
+    ck_assert_uint_eq(folded.nodes[kept_two].calls, 2); /* its own and 4's */
+    jp_tree_free(&folded);
+    ck_assert_int_eq(jp_tree_init(&folded), 0);
+    ck_assert_int_eq(jp_tree_fold(&folded, &dump, 0), 0); /* 0 keeps every path, weightless ones too */
+    ck_assert_uint_eq(folded.count, dump.count);
+    jp_tree_free(&folded);
+    jp_tree_free(&dump);
+}
+END_TEST
+
 typedef struct visit_log {
     MethodID methods[16];
     size_t depths[16];
@@ -358,6 +387,7 @@ int main(void)
     tcase_add_test(tc, merge_adds_matching_paths);
     tcase_add_test(tc, offsets_split_nodes_until_taken_by_method);
     tcase_add_test(tc, fold_moves_small_paths_into_their_callers);
+    tcase_add_test(tc, fold_keeps_open_frames_over_finished_calls);
     tcase_add_test(tc, difference_keeps_what_grew_since);
     tcase_add_test(tc, walk_visits_parents_before_children_with_their_path);
     tcase_add_test(tc, rollup_counts_recursive_totals_once);

@@ -145,6 +145,18 @@ int jvmrun_jevprof_script(const char *arguments)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+void jvmrun_write_jevprof_registry(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        abort();
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n"
+               "[HKEY_LOCAL_MACHINE\\Software\\Classes\\CLSID\\" JVMRUN_JEVPROF_CLSID "\\InprocServer32]\n"
+               "@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n",
+            jvmrun_build_path("libjevprof.so"));
+    fclose(f);
+}
+
 /* A registry file that registers the test monitor's classes. */
 static void write_registry(const char *path)
 {

@@ -38,6 +38,10 @@ int jvmrun_shell(const char *dir, char **out, char **err, const char *format, ..
 /* Removes dir: contents (a shell word list of what is in it, for rm -rf), jvmrun_shell's
  * out.txt and err.txt, then dir itself. */
 void jvmrun_remove_shell_dir(const char *dir, const char *contents);
+/* jevprof's COM class, and a registry file at path (for JEVMON_REGISTRY_FILES) that makes it
+ * creatable from <build>/libjevprof.so. */
+#define JVMRUN_JEVPROF_CLSID "{75CDC682-D602-4669-A56F-09797AC9C430}"
+void jvmrun_write_jevprof_registry(const char *path);
 /* Runs tools/jevprof.sh with arguments (a shell word list), its output on stderr; its exit status. */
 int jvmrun_jevprof_script(const char *arguments);
 /*
