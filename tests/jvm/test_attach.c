@@ -428,7 +428,8 @@ START_TEST(continuous_profiles_keep_memory_flat)
     ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
     ck_assert_msg(periods >= 60, "%d periods in 150 s", periods);
     printf("%s: %d periods, resident %ld KiB at the tenth, %ld KiB at the last\n", jdk, periods, tenth, last);
-    ck_assert_msg(tenth > 0 && last <= tenth + tenth / 10, "resident %ld KiB at the tenth period, %ld at the last",
+    ck_assert_msg(jvmrun_sanitized() || (tenth > 0 && last <= tenth + tenth / 10), /* see jvmrun_sanitized */
+                  "resident %ld KiB at the tenth period, %ld at the last",
                   tenth, last);
     ck_assert_int_eq(files_ending(dir, "-report.txt"), files_ending(dir, "-alloc.pb.gz")); /* each complete */
     char plain[1300];

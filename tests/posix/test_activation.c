@@ -288,18 +288,6 @@ START_TEST(server_in_a_directory_writable_by_others)
 }
 END_TEST
 
-/*
- * Every step of the path, as nobody could change it on a shared machine.  <dir> is root's
- * (0711); <dir>/pub is sticky and world-writable, as /tmp, where nobody makes what follows.
- */
-static void make_public_dir(char *pub, size_t size)
-{
-    ck_assert_int_eq(chmod(dir, 0711), 0);
-    snprintf(pub, size, "%s/pub", dir);
-    ck_assert_int_eq(mkdir(pub, 0755), 0);
-    ck_assert_int_eq(chmod(pub, 01777), 0);
-}
-
 /* A copy of the fixture server, root's (0755), at path, registered. */
 static void copy_server_to(const char *path)
 {
@@ -316,9 +304,8 @@ START_TEST(server_below_a_directory_others_can_write)
     char pub[300], shared[320], sub[340], library[360];
     if (!as_nobody_possible())
         return;
-    make_public_dir(pub, sizeof(pub));
-    snprintf(shared, sizeof(shared), "%s/shared", pub);
-    as_nobody_mkdir(shared, 0777);
+    as_nobody_public_dir(dir, pub, sizeof(pub));
+    as_nobody_shared_dir(pub, shared, sizeof(shared));
     snprintf(sub, sizeof(sub), "%s/sub", shared);
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     snprintf(library, sizeof(library), "%s/mon.so", sub);
@@ -335,7 +322,7 @@ START_TEST(server_through_a_link_of_another_user)
     char pub[300], link[320];
     if (!as_nobody_possible())
         return;
-    make_public_dir(pub, sizeof(pub));
+    as_nobody_public_dir(dir, pub, sizeof(pub));
     snprintf(link, sizeof(link), "%s/link.so", pub);
     as_nobody_symlink(server_path, link);
     register_server(FX_SERVER_TEXT, link);
@@ -352,9 +339,8 @@ START_TEST(server_link_into_a_directory_others_can_write)
     char pub[300], shared[320], library[340], link[320];
     if (!as_nobody_possible())
         return;
-    make_public_dir(pub, sizeof(pub));
-    snprintf(shared, sizeof(shared), "%s/shared", pub);
-    as_nobody_mkdir(shared, 0777);
+    as_nobody_public_dir(dir, pub, sizeof(pub));
+    as_nobody_shared_dir(pub, shared, sizeof(shared));
     snprintf(library, sizeof(library), "%s/mon.so", shared);
     copy_server_to(library);
     snprintf(link, sizeof(link), "%s/link.so", dir);

@@ -315,25 +315,14 @@ START_TEST(directory_in_place_of_a_file_is_refused)
 }
 END_TEST
 
-/* Every step of a registry file's path, as nobody could change it on a shared machine: <dir> is
- * root's (0711), <dir>/pub sticky and world-writable, as /tmp, where nobody makes what follows. */
-static void make_public_dir(char *pub, size_t size)
-{
-    ck_assert_int_eq(chmod(dir, 0711), 0);
-    in_dir(pub, size, "pub");
-    ck_assert_int_eq(mkdir(pub, 0755), 0);
-    ck_assert_int_eq(chmod(pub, 01777), 0);
-}
-
 /* Root's good file in a directory nobody made and anyone can write: nobody could replace it. */
 START_TEST(file_in_a_directory_others_can_write_is_refused)
 {
     char pub[300], shared[320], path[340];
     if (!as_nobody_possible())
         return;
-    make_public_dir(pub, sizeof(pub));
-    snprintf(shared, sizeof(shared), "%s/shared", pub);
-    as_nobody_mkdir(shared, 0777);
+    as_nobody_public_dir(dir, pub, sizeof(pub));
+    as_nobody_shared_dir(pub, shared, sizeof(shared));
     snprintf(path, sizeof(path), "%s/system.reg", shared);
     write_file(path, V5 "[HKLM\\Software\\Microsoft\\Java VM]\n\"v\"=\"machine\"\n", 0644);
     setenv("JEVMON_REGISTRY_SYSTEM", path, 1);
@@ -352,7 +341,7 @@ START_TEST(link_of_another_user_to_a_good_file_is_refused)
     if (!as_nobody_possible())
         return;
     write_file(system_path, V5 "[HKLM\\Software\\Microsoft\\Java VM]\n\"v\"=\"machine\"\n", 0644);
-    make_public_dir(pub, sizeof(pub));
+    as_nobody_public_dir(dir, pub, sizeof(pub));
     snprintf(link, sizeof(link), "%s/link.reg", pub);
     as_nobody_symlink(system_path, link);
     setenv("JEVMON_REGISTRY_SYSTEM", link, 1);

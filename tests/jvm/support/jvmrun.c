@@ -56,6 +56,12 @@ int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512])
     return n;
 }
 
+int jvmrun_sanitized(void)
+{
+    const char *preload = getenv("LD_PRELOAD");
+    return preload && strstr(preload, "libasan") != NULL;
+}
+
 /* <build>/<name> into path (2 * PATH_MAX bytes). */
 static void build_path(char *path, const char *name)
 {

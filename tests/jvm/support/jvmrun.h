@@ -22,6 +22,9 @@ int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 /* For a suite's main: jvmrun_find_jdks, and prints them, or "skipped: ..." (run-tests.sh's
  * word for a suite with nothing to run) when there is none. */
 int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
+/* Non-zero when the JVMs run with the sanitizers' runtime preloaded (run-tests.sh's sanitized runs):
+ * its allocator keeps freed memory in quarantine, so resident sizes say nothing of leaks then. */
+int jvmrun_sanitized(void);
 /* <build>/<name>, build being JEVMON_BUILD or derived from the test program's path. */
 const char *jvmrun_build_path(const char *name);
 /* The project's source tree: JEVMON_SRC, or the tree the build directory is in.  Neither this

@@ -43,3 +43,17 @@ void as_nobody_mkdir(const char *path, unsigned mode)
 {
     make_as_nobody(MAKE_DIR, path, NULL, mode);
 }
+
+void as_nobody_public_dir(const char *dir, char *pub, size_t size)
+{
+    ck_assert_int_eq(chmod(dir, 0711), 0);
+    snprintf(pub, size, "%s/pub", dir);
+    ck_assert_int_eq(mkdir(pub, 0755), 0);
+    ck_assert_int_eq(chmod(pub, 01777), 0);
+}
+
+void as_nobody_shared_dir(const char *pub, char *shared, size_t size)
+{
+    snprintf(shared, size, "%s/shared", pub);
+    as_nobody_mkdir(shared, 0777);
+}
