@@ -68,7 +68,7 @@ public class LinkSweep {
         } catch (NoClassDefFoundError e) {
             return e.getClass().getName();
         } catch (Throwable t) {
-            String message = String.valueOf(t.getMessage()).split("\n", 2)[0].replaceAll("@[0-9a-f]+", "@");
+            String message = String.valueOf(t.getMessage()).split("\n", 2)[0].replaceAll("@(0x)?[0-9a-f]+", "@");
             return t.getClass().getName() + ": " + message;
         }
     }
