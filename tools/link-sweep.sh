@@ -37,7 +37,7 @@ run() {
     shift 2
     [[ $agent == yes ]] && java=("$root/tools/jevprof.sh" --mode calls --out "$dir/jevprof-$tag" "$jdk/bin/java")
     env -u JAVA_TOOL_OPTIONS "${java[@]}" -Xshare:off -XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal \
-        --add-modules ALL-SYSTEM -Xlog:verification=info:file="$dir/$tag.log" -cp "$root/build/linux/java" \
+        --add-modules ALL-SYSTEM -Xlog:verification=info:file="$dir/$tag.log"::filecount=0 -cp "$root/build/linux/java" \
         LinkSweep "$@" >"$dir/$tag.out" 2>"$dir/$tag.err" || { echo "sweep: $tag exited $?: $(tail -3 "$dir/$tag.err")"; exit 1; }
     sed -n 's/.*Fail over class verification to old verifier for: //p' "$dir/$tag.log" | sort >"$dir/$tag.failover"
     rm -f "$dir/$tag.log"
