@@ -6,6 +6,7 @@
 #   make install the Linux SDK under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
 #   make dist    build/dist/jevmon-win64.zip and jevmon-win32.zip, laid out like the old SDK
 #   make fuzz    the libFuzzer targets, FUZZ_SECONDS each (default 60)
+#   make sweep   the rewriter's full verification sweep over /usr/share/java and the JDKs
 #
 # Sources are found by where they live, so adding a file needs no edit here:
 #   src/platform/posix*.c, src/platform/win32*.c   the platform layer of each system
@@ -27,9 +28,9 @@ SHELL := /bin/bash
 BUILD := build
 DEPS_STAMP := $(BUILD)/deps/done.stamp
 
-.PHONY: all check demo bench fuzz install dist uninstall deps clean
+.PHONY: all check demo bench fuzz sweep install dist uninstall deps clean
 # The sub-make builds on every core; tests still run one suite at a time (tools/run-tests.sh).
-all check demo bench fuzz install dist: $(DEPS_STAMP)
+all check demo bench fuzz sweep install dist: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
 
 # Removes what the manifest of the last make install under $(DESTDIR)$(PREFIX) lists.
@@ -43,7 +44,7 @@ clean:
 	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
 
 # ---- Everything below runs in a sub-make, after deps are in place ------------------------
-ifneq ($(filter-out all check demo bench fuzz install dist uninstall deps clean,$(MAKECMDGOALS)),)
+ifneq ($(filter-out all check demo bench fuzz sweep install dist uninstall deps clean,$(MAKECMDGOALS)),)
 
 JDK_INC := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v javac)))); echo $$d/include)
 SRC_ALL := $(shell find src -name '*.c' | sort)
@@ -275,7 +276,7 @@ $(foreach t,linux win64 win32,$(eval $(call api_check_rules,$(t))))
 
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
 
-.PHONY: _all _check _demo _bench _fuzz _install _dist
+.PHONY: _all _check _demo _bench _fuzz _sweep _install _dist
 _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 	@python3 tools/gen-cobj.py --check
 
@@ -284,6 +285,11 @@ _check: _all $(FIXTURE_FILES) $(SANITIZED_JVM_FILES) $(BUILD)/linux/java/classes
 
 _demo: _all $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
+
+# Every class of every jar under /usr/share/java and of the JDK loaded and linked with and without
+# the agent in calls mode, on every JDK (tools/link-sweep.sh; `make check` runs a fixed sample).
+_sweep: $(BUILD)/linux/libjevmon.so $(BUILD)/linux/libjevprof.so $(BUILD)/linux/java/classes.stamp
+	@status=0; for jdk in $$(for d in /usr/lib/jvm/*/; do [ -x $$d/bin/java ] && readlink -f $$d; done | sort -u); do 	  bash tools/link-sweep.sh $$jdk $(BUILD)/sweep/$$(basename $$jdk) full || status=1; done; exit $$status
 
 # PREFIX and DESTDIR reach tools/install.sh through the environment (make exports command-line variables).
 _install _dist: _all

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/deps.sh - what `make deps` runs: install what jevmon needs on Debian 12.
 #
-#   1. apt packages (toolchains, Wine, Check, a JDK; Chromium if it can be had)
+#   1. apt packages (toolchains, Wine, Check, a JDK; Chromium and the libraries of the
+#      rewriter's verification sweep if they can be had)
 #   2. Check built from Debian's source package for both MinGW targets, into
 #      build/deps/check-{win64,win32}/{include,lib} (the Makefile links those)
 #   3. 32-bit Wine if the registry can serve it (else i386 is removed again)
@@ -103,26 +104,33 @@ install_packages() {
         apt_install "${missing[@]}"
     fi
     command -v javac >/dev/null || die "no javac after installing a JDK"
-    install_chromium
+    # Chromium is only for a test that looks at an HTML flame graph: nice to have.
+    install_optional chromium "tests that need it will skip" chromium
+    # The libraries whose class files the rewriter's verification sweep loads (test_rewrite_sweep,
+    # `make sweep`): Groovy, Scala, Kotlin, and two compiled for Java 1.4 and 5.
+    install_optional sweep-libraries "test_rewrite_sweep will skip" \
+        groovy scala kotlin libcommons-collections3-java libxalan2-java
 }
 
-# Chromium is only for a test that looks at an HTML flame graph: nice to have.
-# Its outcome is recorded so a machine without it does not retry on every run.
-install_chromium() {
-    local status=$DEPS/chromium.status
-    if installed chromium; then
+# install_optional NAME CONSEQUENCE PACKAGE...: packages that are nice to have.  The outcome is
+# recorded in build/deps/NAME.status so a machine without them does not retry on every run.
+install_optional() {
+    local status=$DEPS/$1.status consequence=$2 missing=() p
+    shift 2
+    for p in "$@"; do installed "$p" || missing+=("$p"); done
+    if ((${#missing[@]} == 0)); then
         echo ok >"$status"
         return 0
     fi
     [[ -f $status ]] && return 0
-    need_root "installing chromium"
+    need_root "installing ${missing[*]}"
     apt_update || true
-    say "installing: chromium"
-    if QUIET_FAIL=1 apt_install chromium; then
+    say "installing: ${missing[*]}"
+    if QUIET_FAIL=1 apt_install "${missing[@]}"; then
         echo ok >"$status"
     else
         echo unavailable >"$status"
-        say "chromium could not be installed (build/deps/apt-install.log); tests that need it will skip"
+        say "${missing[*]} could not be installed (build/deps/apt-install.log); $consequence"
     fi
 }
 

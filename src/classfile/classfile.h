@@ -12,8 +12,10 @@
  *   a handler for any Throwable over the original body, last in the exception table:
  *                       push N; invokestatic B.unwind; athrow
  *                       (with no unwind method: [flag check] push N; invokestatic B.exit; athrow)
- * In constructors the handler is split around the super()/this() call, the part before
- * it typed with uninitializedThis: HotSpot checks a handler over that call with both
+ * In constructors there are two handlers: one over the code that runs before this is
+ * initialized, typed with uninitializedThis, one over the code after, each in as many
+ * ranges as the paths make (a switch may choose among several super()/this() calls), and
+ * neither over a super()/this() call: HotSpot checks a handler over that call with both
  * the uninitialized and the initialized this, which no frame satisfies.  So an
  * exception thrown by super()/this() itself leaves the constructor without an exit
  * call; the bridge must tolerate a missing exit (e.g. unwind its shadow stack to the
@@ -22,6 +24,10 @@
  * straight-line code since the preceding frame.  Branches pushed out of 16-bit reach
  * by the inserted code grow: goto/jsr into goto_w/jsr_w, a conditional branch into the
  * opposite branch over a goto_w (with a simulated frame after it).
+ *
+ * From class-file version 50 on, a rewritten method carries a StackMapTable whenever the
+ * original needed none or had one, so HotSpot's type checker passes the class as it did.
+ * A class whose member references or methods have malformed descriptors is not rewritten.
  *
  * Attributes are kept as raw bytes.  Inside rewritten Code attributes: StackMapTable,
  * LineNumberTable, LocalVariableTable and LocalVariableTypeTable are remapped;
@@ -146,9 +152,10 @@ typedef enum cf_left_alone {
     CF_EMPTY_FINALIZER,
     CF_TOO_LONG,    /* the instrumented code would exceed 65535 bytes (also logged) */
     CF_UNSUPPORTED  /* a construct the rewriter does not handle, the reason logged: code the
-                     * type simulation cannot follow to a return, a constructor without
-                     * super()/this(), too many handlers or too deep a stack, and
-                     * java.lang.Object.<init>, which HotSpot treats specially */
+                     * type simulation cannot follow (to a return, or along a constructor's
+                     * paths), a constructor without super()/this(), too many handlers or
+                     * too deep a stack, and java.lang.Object.<init>, which HotSpot treats
+                     * specially */
 } cf_left_alone;
 
 #define CF_SKIP_METHOD (-1)

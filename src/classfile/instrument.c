@@ -119,7 +119,8 @@ static uint32_t our_handlers(const cf_code *code, const cf_method_layout *lay, c
         if (pc < code->length && (!lay->this_state || lay->this_state[pc] == run))
             continue;
         if (pc > run_start && run != CF_THIS_INIT_CALL) {
-            uint32_t handler = reloc->body_end + (lay->this_state && run == CF_THIS_INITIALIZED ? lay->handler.length : 0);
+            int second = lay->this_state && run == CF_THIS_INITIALIZED; /* after the uninitialized one */
+            uint32_t handler = reloc->body_end + (second ? lay->handler.length : 0);
             if (out)
                 out[count] = (cf_handler){(uint16_t)reloc->target[run_start], (uint16_t)reloc->target[pc],
                                           (uint16_t)handler, 0};
