@@ -74,6 +74,21 @@ START_TEST(one_class_load_failed_per_failed_load)
 }
 END_TEST
 
+/*
+ * A loader whose parent (ClassLoader.loadClass's delegation) fails first: when the loader then
+ * finds the class, no load failed; when it fails too, one did.
+ */
+START_TEST(a_parent_failing_for_its_child_is_no_failed_load)
+{
+    jvmrun_result r;
+    run_spec(_i, "1", "delegated", &r);
+    ck_assert_str_eq(r.out, "defined jevmon.test.SpecWorkload$Unloadable\nmissing: jevmon.test.Missing\n");
+    expect_lines(r.log, "NotifyEvent 17 jevmon/test/SpecWorkload$Unloadable\n", 0);
+    expect_lines(r.log, "NotifyEvent 17 jevmon/test/Missing\n", 1);
+    jvmrun_free(&r);
+}
+END_TEST
+
 /* During CLASS_UNLOAD, MethodInformation names every method of the class, with its line table. */
 START_TEST(unloading_class_methods_described)
 {
@@ -103,6 +118,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, start_class_in_class_file_form, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, one_class_load_failed_per_failed_load, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, a_parent_failing_for_its_child_is_no_failed_load, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, unloading_class_methods_described, 0, 2 * jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
