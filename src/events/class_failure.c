@@ -4,7 +4,10 @@
  * One failed load is one event.  When the VM itself loads a class (new, a field or method of
  * it, a cast) and the loader answers with a ClassNotFoundException, the VM throws a
  * NoClassDefFoundError naming the same class, right after, on the same thread: that second
- * failure is the same load's, so it is not sent again.
+ * failure is the same load's, so it is not sent again.  And a class loader that fails for a
+ * child loader which asked it first (ClassLoader.loadClass's parent delegation) has not failed
+ * the load: the child looks for the class next, and constructs its own exception if it fails
+ * too, so the parent's is not sent.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +21,9 @@ static const char *const failure_class_names[] = {[CLASS_NOT_FOUND] = "java/lang
                                                   [NO_CLASS_DEF_FOUND] = "java/lang/NoClassDefFoundError"};
 #define FAILURE_CLASSES (sizeof(failure_class_names) / sizeof(*failure_class_names))
 /* The constructors whose first parameter is the message: it names the class that failed.  The
- * others (no message, or only a cause) name none, so they get no breakpoint. */
-#define NAMING_DESCRIPTOR_PREFIX "(Ljava/lang/String;"
+ * others (no message, or only a cause) name none, so they get no breakpoint.  (loadClass's first
+ * parameter is the name too.) */
+#define STRING_FIRST "(Ljava/lang/String;"
 static jmethodID constructors[16];
 static unsigned char constructor_kinds[16]; /* CLASS_NOT_FOUND or NO_CLASS_DEF_FOUND, by constructor */
 static size_t constructor_count;
@@ -27,6 +31,10 @@ static size_t constructor_count;
 /* The class of this thread's latest ClassNotFoundException sent, until the next failure; "" for
  * none (a name too long to keep is not kept: its NoClassDefFoundError is then sent too). */
 static _Thread_local char not_found[512];
+
+static jclass class_loader_class; /* a global reference to java.lang.ClassLoader */
+/* How far down the stack a child's loadClass is looked for: delegation chains are short. */
+#define DELEGATION_FRAMES 32
 
 void jv_class_failures_capabilities(jvmtiCapabilities *caps)
 {
@@ -47,7 +55,7 @@ static size_t watch_constructors(jclass k, unsigned char kind)
         if ((*jv_jvmti)->GetMethodName(jv_jvmti, methods[i], &name, &descriptor, NULL) != JVMTI_ERROR_NONE)
             continue;
         if (!strcmp(name, "<init>") &&
-            !strncmp(descriptor, NAMING_DESCRIPTOR_PREFIX, strlen(NAMING_DESCRIPTOR_PREFIX)) &&
+            !strncmp(descriptor, STRING_FIRST, strlen(STRING_FIRST)) &&
             (*jv_jvmti)->SetBreakpoint(jv_jvmti, methods[i], 0) == JVMTI_ERROR_NONE) {
             constructor_kinds[constructor_count] = kind;
             constructors[constructor_count++] = methods[i];
@@ -76,6 +84,57 @@ void jv_class_failures_start(JNIEnv *env)
         if (k)
             (*env)->DeleteLocalRef(env, k);
     }
+    jclass loader = (*env)->FindClass(env, "java/lang/ClassLoader");
+    if (loader && !class_loader_class)
+        class_loader_class = (*env)->NewGlobalRef(env, loader);
+    if (loader)
+        (*env)->DeleteLocalRef(env, loader);
+    else
+        (*env)->ExceptionClear(env);
+}
+
+/* The class loader whose loadClass(String...) runs in the frame at depth, as a local
+ * reference; NULL when the frame is another method's. */
+static jobject loading_loader(JNIEnv *env, jthread thread, jint depth, jmethodID method)
+{
+    char *name = NULL, *descriptor = NULL;
+    jobject loader = NULL;
+    if ((*jv_jvmti)->GetMethodName(jv_jvmti, method, &name, &descriptor, NULL) != JVMTI_ERROR_NONE)
+        return NULL;
+    if (!strcmp(name, "loadClass") && !strncmp(descriptor, STRING_FIRST, strlen(STRING_FIRST)) &&
+        (*jv_jvmti)->GetLocalObject(jv_jvmti, thread, depth, 0, &loader) == JVMTI_ERROR_NONE && loader &&
+        !(*env)->IsInstanceOf(env, loader, class_loader_class)) { /* slot 0 of a static method */
+        (*env)->DeleteLocalRef(env, loader);
+        loader = NULL;
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)descriptor);
+    return loader;
+}
+
+/* Is the ClassNotFoundException being constructed (at depth 0) a parent loader's answer to a
+ * child: does a loadClass of another loader run further down than the innermost loadClass? */
+static int answers_a_child(JNIEnv *env, jthread thread)
+{
+    jvmtiFrameInfo frames[DELEGATION_FRAMES];
+    jint count = 0;
+    jobject inner = NULL;
+    int child = 0;
+    if (!class_loader_class ||
+        (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 1, DELEGATION_FRAMES, frames, &count) != JVMTI_ERROR_NONE)
+        return 0;
+    for (jint i = 0; i < count && !child; i++) {
+        jobject loader = loading_loader(env, thread, i + 1, frames[i].method);
+        if (loader && !inner)
+            inner = loader;
+        else if (loader) {
+            child = !(*env)->IsSameObject(env, loader, inner);
+            (*env)->DeleteLocalRef(env, loader);
+        }
+    }
+    if (inner)
+        (*env)->DeleteLocalRef(env, inner);
+    return child;
 }
 
 /* The class name in the message, in internal form, malloc'd; NULL when there is none. */
@@ -104,6 +163,10 @@ int jv_class_failure_breakpoint(JNIEnv *env, jthread thread, jmethodID method)
     if (!(jv_monitors_mask_union() & JVM_MONITOR_CLASS_LOADS) ||
         (*jv_jvmti)->GetLocalObject(jv_jvmti, thread, 0, 1, &message) != JVMTI_ERROR_NONE || !message)
         return 1; /* slot 1: the message, after this */
+    if (constructor_kinds[i] == CLASS_NOT_FOUND && answers_a_child(env, thread)) {
+        (*env)->DeleteLocalRef(env, message);
+        return 1;
+    }
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     char *name = internal_name(env, message);

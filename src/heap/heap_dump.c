@@ -14,8 +14,14 @@
  *   C_RT_JNI_GLOBAL: JNI global references
  *   C_RT_INTERNAL: system classes, monitors in use and other VM roots
  *   C_RT_FINALIZE: objects registered for finalization (referents of java.lang.ref.Finalizer)
- *   C_HEAP, then ObjectReferences for every object holding references (fields, array elements)
+ *   C_HEAP, then ObjectReferences for every object with reference fields or elements: one
+ *     entry per reference field (its class's fields in GetClassFields order, its superclasses'
+ *     first) or per element, null ones included, so that a reference's position names its field
  *   C_END: the dump's ObjectIDs expire
+ *
+ * Fields are read with JNI as the report is made (JVMTI's field indices count static and
+ * interface fields, and HotSpot's have differed from the specification); array elements come
+ * from the walk.
  *
  * A tag in the dump environment: bits 32-63 the dump that last numbered the object, bits
  * 0-31 its number there.  In the age environment: the GC count at its birth, plus one.
@@ -75,6 +81,7 @@ typedef struct root {
     jmethodID method;
 } root;
 
+/* An element of an array of references: the array's number, the element's, its index. */
 typedef struct edge {
     uint32_t from, to, order;
 } edge;
@@ -87,6 +94,8 @@ typedef struct walk {
     size_t root_count, root_capacity;
     edge *edges;
     size_t edge_count, edge_capacity;
+    uint32_t *class_of;    /* by number, for the objects named before the walk: their class's number */
+    uint32_t class_of_count;
     int failed;
 } walk;
 
@@ -140,11 +149,15 @@ static jint JNICALL follow(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
                            jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
                            jint length, void *user_data)
 {
-    (void)class_tag, (void)referrer_class_tag, (void)size, (void)length;
+    (void)referrer_class_tag, (void)size, (void)length;
     walk *w = user_data;
     if (w->failed)
         return JVMTI_VISIT_ABORT;
     uint32_t to = number(w, tag_ptr);
+    int own_local = kind == JVMTI_HEAP_REFERENCE_JNI_LOCAL && w->self &&
+                    number_of_tag(w, info->jni_local.thread_tag) == w->self;
+    if (to < w->class_of_count && !own_local) /* an object only the dump holds is not reported */
+        w->class_of[to] = number_of_tag(w, class_tag);
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_THREAD:
         add_root(w, (root){ROOT_THREAD, to, 0, 0, NULL});
@@ -154,7 +167,7 @@ static jint JNICALL follow(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
                            info->stack_local.method});
         break;
     case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
-        if (w->self && number_of_tag(w, info->jni_local.thread_tag) == w->self)
+        if (own_local)
             return 0; /* the references this thread holds to number the objects */
         add_root(w, (root){ROOT_NATIVE_FRAME, to, number_of_tag(w, info->jni_local.thread_tag), info->jni_local.depth,
                            info->jni_local.method});
@@ -170,19 +183,25 @@ static jint JNICALL follow(jvmtiHeapReferenceKind kind, const jvmtiHeapReference
     case JVMTI_HEAP_REFERENCE_STATIC_FIELD:
         add_root(w, (root){ROOT_STATIC, to, number(w, referrer_tag_ptr), 0, NULL});
         break;
-    case JVMTI_HEAP_REFERENCE_FIELD:
-        add_edge(w, number(w, referrer_tag_ptr), to, (uint32_t)info->field.index);
-        break;
     case JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT:
         add_edge(w, number(w, referrer_tag_ptr), to, (uint32_t)info->array.index);
         break;
-    default: /* class, loader, signers, protection domain, interfaces, constant pool, superclass */
+    default: /* fields (read at the report), class, loader, signers, protection domain, interfaces, ... */
         break;
     }
     return JVMTI_VISIT_OBJECTS;
 }
 
 /* ---- The report ------------------------------------------------------------------------- */
+
+/* What ObjectReferences lists for the instances of a class. */
+typedef struct layout {
+    int object_array;   /* its instances are arrays of references: one entry per element */
+    size_t count;       /* otherwise one per reference field, in fields */
+    jfieldID fields[];
+} layout;
+
+static layout no_references; /* primitive arrays, classes without reference fields, unknown */
 
 typedef struct report {
     walk *w;
@@ -194,6 +213,7 @@ typedef struct report {
     ObjectID *refs;      /* scratch for one call */
     DWORD *flags;
     size_t scratch;
+    layout **layouts;    /* by class number, made on first use */
 } report;
 
 static int by_edge(const void *a, const void *b)
@@ -313,6 +333,120 @@ static void report_finalizable(report *r, IHeapInfoCallback *cb)
     (*env)->DeleteLocalRef(env, reference);
 }
 
+static int is_reference(const char *descriptor)
+{
+    return descriptor[0] == 'L' || descriptor[0] == '[';
+}
+
+/* Appends the instance reference fields of klass to l, its superclasses' first; NULL (l freed)
+ * when JVMTI cannot list them or memory runs out. */
+static layout *add_fields(JNIEnv *env, jclass klass, layout *l)
+{
+    jclass super = (*env)->GetSuperclass(env, klass);
+    if (super) {
+        l = add_fields(env, super, l);
+        (*env)->DeleteLocalRef(env, super);
+    }
+    jint n = 0;
+    jfieldID *fields = NULL;
+    if (!l || (*jv_jvmti)->GetClassFields(jv_jvmti, klass, &n, &fields) != JVMTI_ERROR_NONE) {
+        free(l);
+        return NULL;
+    }
+    for (jint i = 0; l && i < n; i++) {
+        jint modifiers = 0;
+        char *descriptor = NULL;
+        if ((*jv_jvmti)->GetFieldModifiers(jv_jvmti, klass, fields[i], &modifiers) != JVMTI_ERROR_NONE ||
+            (*jv_jvmti)->GetFieldName(jv_jvmti, klass, fields[i], NULL, &descriptor, NULL) != JVMTI_ERROR_NONE) {
+            free(l);
+            l = NULL;
+        } else if (!(modifiers & 0x0008 /* ACC_STATIC */) && is_reference(descriptor)) {
+            layout *bigger = realloc(l, sizeof(*l) + (l->count + 1) * sizeof(jfieldID));
+            if (bigger)
+                bigger->fields[bigger->count++] = fields[i];
+            else
+                free(l);
+            l = bigger;
+        }
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)descriptor);
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)fields);
+    return l;
+}
+
+/* The layout of the instances of the class numbered class_number, made on first use. */
+static const layout *layout_of(report *r, uint32_t class_number)
+{
+    if (!class_number || class_number > r->named || !r->objects[class_number])
+        return &no_references;
+    if (r->layouts[class_number])
+        return r->layouts[class_number];
+    jclass klass = (jclass)r->objects[class_number];
+    char *signature = NULL;
+    layout *l = NULL;
+    if ((*jv_jvmti)->GetClassSignature(jv_jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
+        if (signature[0] != '[')
+            l = add_fields(r->env, klass, calloc(1, sizeof(*l)));
+        else if (is_reference(signature + 1) && (l = calloc(1, sizeof(*l))))
+            l->object_array = 1;
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)signature);
+    }
+    if (l && !l->count && !l->object_array) {
+        free(l);
+        l = NULL;
+    }
+    return r->layouts[class_number] = l ? l : &no_references;
+}
+
+/* Entry i of the scratch: value (a local reference, maybe NULL), read from a field now. */
+static void refer(report *r, size_t i, jobject value)
+{
+    jlong tag = 0;
+    jvmtiEnv *numbers = jv_heap_env();
+    uint32_t object = value && (*numbers)->GetTag(numbers, value, &tag) == JVMTI_ERROR_NONE ? number_of_tag(r->w, tag) : 0;
+    if (object && object <= r->named)
+        fill(r, i, object);
+    else { /* null, or an object newer than the walk */
+        r->refs[i] = value ? jv_object_id(r->env, value) : 0;
+        r->flags[i] = 0;
+    }
+}
+
+/* ObjectReferences for every named object with reference fields or elements, in number order. */
+static void object_references(report *r, IHeapInfoCallback *cb)
+{
+    walk *w = r->w;
+    JNIEnv *env = r->env;
+    size_t e = 0; /* the first array element not yet passed */
+    for (uint32_t from = 1; from <= r->named; from++) {
+        size_t first = e;
+        while (e < w->edge_count && w->edges[e].from <= from)
+            if (w->edges[e++].from < from)
+                first = e;
+        const layout *l = layout_of(r, from < w->class_of_count ? w->class_of[from] : 0);
+        jobject object = r->objects[from];
+        size_t n = !object ? 0 : l->object_array ? (size_t)(*env)->GetArrayLength(env, (jarray)object) : l->count;
+        if (!n || !scratch_for(r, n))
+            continue;
+        DWORD objflags = r->seen[from] ? JVM_OBJ_ALREADY_REPORTED : 0;
+        r->seen[from] = 1;
+        if (l->object_array) {
+            memset(r->refs, 0, n * sizeof(*r->refs));
+            memset(r->flags, 0, n * sizeof(*r->flags));
+            for (size_t k = first; k < e; k++)
+                if (w->edges[k].order < n)
+                    fill(r, w->edges[k].order, w->edges[k].to);
+        } else
+            for (size_t i = 0; i < n; i++) {
+                jobject value = (*env)->GetObjectField(env, object, l->fields[i]);
+                refer(r, i, value);
+                if (value)
+                    (*env)->DeleteLocalRef(env, value);
+            }
+        IHeapInfoCallback_ObjectReferences(cb, r->ids[from], objflags, r->refs, (unsigned)n, r->flags);
+    }
+}
+
 static void report_to(report *r, IHeapInfoCallback *cb)
 {
     walk *w = r->w;
@@ -345,20 +479,7 @@ static void report_to(report *r, IHeapInfoCallback *cb)
     }
     report_finalizable(r, cb);
     IHeapInfoCallback_BeginContainer(cb, C_HEAP, 0, 0);
-    for (size_t i = 0; i < w->edge_count;) {
-        size_t end = i + 1;
-        while (end < w->edge_count && w->edges[end].from == w->edges[i].from)
-            end++;
-        uint32_t from = w->edges[i].from;
-        if (scratch_for(r, end - i)) {
-            DWORD objflags = r->seen[from] ? JVM_OBJ_ALREADY_REPORTED : 0;
-            r->seen[from] = 1;
-            for (size_t k = i; k < end; k++)
-                fill(r, k - i, w->edges[k].to);
-            IHeapInfoCallback_ObjectReferences(cb, r->ids[from], objflags, r->refs, (unsigned)(end - i), r->flags);
-        }
-        i = end;
-    }
+    object_references(r, cb);
     IHeapInfoCallback_BeginContainer(cb, C_END, 0, 0);
 }
 
@@ -383,7 +504,8 @@ static jint JNICALL mark(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
     return JVMTI_VISIT_OBJECTS;
 }
 
-/* The first walk and the numbering; r->objects[1..w->objects] hold local references. */
+/* The first walk and the numbering; r->objects[1..w->objects] hold local references; room for
+ * the second walk's classes and the report's layouts. */
 static int name_objects(report *r)
 {
     jvmtiEnv *marks = jv_heap_mark_env(), *numbers = jv_heap_env();
@@ -410,6 +532,9 @@ static int name_objects(report *r)
     (*marks)->Deallocate(marks, (unsigned char *)found_tags);
     r->w->objects = (uint32_t)found;
     r->named = (uint32_t)found;
+    r->w->class_of = calloc((size_t)found + 1, sizeof(*r->w->class_of));
+    r->w->class_of_count = r->w->class_of ? (uint32_t)found + 1 : 0;
+    r->layouts = calloc((size_t)found + 1, sizeof(*r->layouts));
     jthread self = NULL;
     jlong self_tag = 0;
     if ((*numbers)->GetCurrentThread(numbers, &self) == JVMTI_ERROR_NONE && self) {
@@ -417,7 +542,7 @@ static int name_objects(report *r)
             r->w->self = number_of_tag(r->w, self_tag);
         (*r->env)->DeleteLocalRef(r->env, self);
     }
-    return r->objects != NULL;
+    return r->objects && r->w->class_of && r->layouts;
 }
 
 /* After the second walk: room for the objects it numbered, and ObjectIDs for the named ones. */
@@ -476,6 +601,11 @@ static void dump(JNIEnv *env)
     free(r.flags);
     free(w.roots);
     free(w.edges);
+    free(w.class_of);
+    for (uint32_t i = 0; r.layouts && i <= r.named; i++)
+        if (r.layouts[i] != &no_references)
+            free(r.layouts[i]);
+    free(r.layouts);
 }
 
 /* ---- The thread ------------------------------------------------------------------------- */

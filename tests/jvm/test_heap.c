@@ -148,6 +148,35 @@ START_TEST(dump_after_gc_shows_statics_nodes_and_frames)
 }
 END_TEST
 
+/* Fails unless the log has at least count lines containing what (the log goes to stderr). */
+static void expect_at_least(const char *log, const char *what, int count)
+{
+    int found = jvmrun_count(log, what);
+    if (found < count)
+        fprintf(stderr, "---- %d lines with \"%s\", not %d, in:\n%s\n----\n", found, what, count, log);
+    ck_assert_msg(found >= count, "%d lines with \"%s\", fewer than %d", found, what, count);
+}
+
+/*
+ * Null references are reported: one entry per reference field, in GetClassFields order (the
+ * superclass's fields first), so that a reference's position names its field; an array of
+ * references has one entry per element.
+ */
+START_TEST(dump_reports_null_references_in_field_order)
+{
+    const char *settings[] = {"FXHEAP_DUMP=1", NULL}, *args[] = {"list", NULL};
+    jvmrun_result r;
+    run_heap(jdks[_i], settings, args, &r);
+    ck_assert_str_eq(r.out, "list of 1000 nodes\n");
+    expect_at_least(r.log, "branch fields tag,next,leaf\n", 1);
+    expect_at_least(r.log, "branch null,HeapWorkload$Branch,HeapWorkload$Marker\n", 3);
+    expect_at_least(r.log, "branch java.lang.String,HeapWorkload$Branch,null\n", 3);
+    expect_at_least(r.log, "branch null,null,null\n", 3);
+    expect_at_least(r.log, "branch null,HeapWorkload$Branch,null\n", 3);
+    jvmrun_free(&r);
+}
+END_TEST
+
 /*
  * GetObjectAge in each of the three dumps (one per System.gc()) of the Aged object: first_age,
  * then one more per collection.  options: the monitor's FXMON_OPTIONS setting.
@@ -224,6 +253,7 @@ int main(void)
     tcase_add_loop_test(tc, a_statistical_sample_at_512_kib, 0, jdk_count);
     tcase_add_loop_test(tc, no_allocations_after_promising_not_to_need_them, 0, jdk_count);
     tcase_add_loop_test(tc, dump_after_gc_shows_statics_nodes_and_frames, 0, jdk_count);
+    tcase_add_loop_test(tc, dump_reports_null_references_in_field_order, 0, jdk_count);
     tcase_add_loop_test(tc, object_age_counts_collections_since_allocation, 0, jdk_count);
     tcase_add_loop_test(tc, object_age_counts_collections_since_first_asked, 0, jdk_count);
     tcase_add_loop_test(tc, request_heap_dump_without_a_collection, 0, jdk_count);

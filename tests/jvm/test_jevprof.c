@@ -771,17 +771,42 @@ START_TEST(calls_take_processor_time_and_tell_overloads_apart)
 }
 END_TEST
 
-/* SpecWorkload <program> under jevprof in calls mode, every path kept; its report and collapsed calls. */
-static void run_spec_calls(const char *jdk, const char *dir, const char *program, jvmrun_result *r, char **report,
-                           char **collapsed)
+/* A run of SpecWorkload under jevprof in calls mode, every path kept, and the files it wrote. */
+typedef struct spec_calls {
+    char dir[1200];
+    jvmrun_result r;
+    char *report, *collapsed;
+} spec_calls;
+
+static void run_spec_calls(const char *jdk, const char *program, spec_calls *run)
 {
     const char *args[] = {program, NULL}, *extras[] = {"JEVPROF_MIN_SHARE=0", NULL};
-    run_jevprof_main(jdk, dir, ATTACHED, "calls", "jevmon.test.SpecWorkload", args, extras, r);
-    ck_assert_int_eq(r->exit_code, 0);
-    *report = read_text(dir, "jevprof-report.txt");
-    *collapsed = read_text(dir, "jevprof.collapsed");
-    ck_assert_ptr_nonnull(*report);
-    ck_assert_ptr_nonnull(*collapsed);
+    prepare(run->dir, sizeof(run->dir));
+    run_jevprof_main(jdk, run->dir, ATTACHED, "calls", "jevmon.test.SpecWorkload", args, extras, &run->r);
+    ck_assert_int_eq(run->r.exit_code, 0);
+    run->report = read_text(run->dir, "jevprof-report.txt");
+    run->collapsed = read_text(run->dir, "jevprof.collapsed");
+    ck_assert_ptr_nonnull(run->report);
+    ck_assert_ptr_nonnull(run->collapsed);
+}
+
+static void spec_calls_free(spec_calls *run)
+{
+    free(run->report), free(run->collapsed);
+    jvmrun_free(&run->r);
+    remove_outputs(run->dir);
+}
+
+/* The report's row for name in the table by total time counts expected calls. */
+static void expect_calls(const char *report, const char *name, unsigned long long expected)
+{
+    char row_end[300];
+    double self, total;
+    unsigned long long calls = 0;
+    snprintf(row_end, sizeof(row_end), "  %s\n", name);
+    expect(report, row_end);
+    ck_assert_msg(time_row(report, TOTAL_TIME, name, &self, &total, &calls) && calls == expected, "%s: %llu calls",
+                  name, calls);
 }
 
 /*
@@ -790,46 +815,28 @@ static void run_spec_calls(const char *jdk, const char *dir, const char *program
  */
 START_TEST(bridge_and_covariant_methods_named_apart)
 {
-    char dir[1200], *report, *collapsed;
-    jvmrun_result r;
-    unsigned long long calls;
-    double self, total;
-    prepare(dir, sizeof(dir));
-    run_spec_calls(jdks[_i], dir, "covariant", &r, &report, &collapsed);
-    ck_assert_str_eq(r.out, "covariant v9\n");
-    expect(report, "  jevmon.test.SpecWorkload$Sup.get(): java.lang.Object\n");
-    expect(report, "  jevmon.test.SpecWorkload$Sup.get(): java.lang.String\n");
-    ck_assert(time_row(report, TOTAL_TIME, "jevmon.test.SpecWorkload$Sup.get(): java.lang.Object", &self, &total,
-                       &calls) && calls == 10);
-    ck_assert(time_row(report, TOTAL_TIME, "jevmon.test.SpecWorkload$Sup.get(): java.lang.String", &self, &total,
-                       &calls) && calls == 10);
-    expect(collapsed, "jevmon.test.SpecWorkload.covariant;jevmon.test.SpecWorkload$Sup.get(): java.lang.Object;"
-                      "jevmon.test.SpecWorkload$Sup.get(): java.lang.String");
-    ck_assert_msg(!strstr(collapsed, "SpecWorkload$Sup.get;"), "a fake recursion of Sup.get");
-    free(report), free(collapsed);
-    jvmrun_free(&r);
-    remove_outputs(dir);
+    spec_calls run;
+    run_spec_calls(jdks[_i], "covariant", &run);
+    ck_assert_str_eq(run.r.out, "covariant v9\n");
+    expect_calls(run.report, "jevmon.test.SpecWorkload$Sup.get(): java.lang.Object", 10);
+    expect_calls(run.report, "jevmon.test.SpecWorkload$Sup.get(): java.lang.String", 10);
+    expect(run.collapsed, "jevmon.test.SpecWorkload.covariant;jevmon.test.SpecWorkload$Sup.get(): java.lang.Object;"
+                          "jevmon.test.SpecWorkload$Sup.get(): java.lang.String");
+    ck_assert_msg(!strstr(run.collapsed, "SpecWorkload$Sup.get;"), "a fake recursion of Sup.get");
+    spec_calls_free(&run);
 }
 END_TEST
 
 /* The methods of a class that unloaded before the report keep their names. */
 START_TEST(unloaded_classes_methods_keep_their_names)
 {
-    char dir[1200], *report, *collapsed;
-    jvmrun_result r;
-    unsigned long long calls;
-    double self, total;
-    prepare(dir, sizeof(dir));
-    run_spec_calls(jdks[_i], dir, "unload", &r, &report, &collapsed);
-    ck_assert_str_eq(r.out, "unloaded\n");
-    expect(report, "  jevmon.test.SpecWorkload$Unloadable.tick(int)\n");
-    ck_assert(time_row(report, TOTAL_TIME, "jevmon.test.SpecWorkload$Unloadable.tick(int)", &self, &total, &calls) &&
-              calls == 1000);
-    expect(collapsed, "jevmon.test.SpecWorkload$Unloadable.run;jevmon.test.SpecWorkload$Unloadable.tick ");
-    ck_assert_msg(!strstr(report, "<unknown method"), "a method without its name");
-    free(report), free(collapsed);
-    jvmrun_free(&r);
-    remove_outputs(dir);
+    spec_calls run;
+    run_spec_calls(jdks[_i], "unload", &run);
+    ck_assert_str_eq(run.r.out, "unloaded\n");
+    expect_calls(run.report, "jevmon.test.SpecWorkload$Unloadable.tick(int)", 1000);
+    expect(run.collapsed, "jevmon.test.SpecWorkload$Unloadable.run;jevmon.test.SpecWorkload$Unloadable.tick ");
+    ck_assert_msg(!strstr(run.report, "<unknown method"), "a method without its name");
+    spec_calls_free(&run);
 }
 END_TEST
 

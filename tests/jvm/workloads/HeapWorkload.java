@@ -8,7 +8,8 @@ import java.util.concurrent.CountDownLatch;
  *   alloc N       allocates N HeapWorkload$Counted objects (each escapes into a ring)
  *   reflect N     allocates N one-element HeapWorkload$Counted[] arrays through reflection (made by the VM)
  *   list          a 1000-node list in a static field, an Aged and a Finalizable object, a thread
- *                 holding a Marker array in a local variable, and three System.gc() calls
+ *                 holding a Marker array in a local variable, three Branches with null references
+ *                 (and an array holding the last between nulls), and three System.gc() calls
  *   stress        eight threads allocating while the main thread collects garbage
  */
 public class HeapWorkload {
@@ -28,6 +29,33 @@ public class HeapWorkload {
 
     static class Counted {
         int value;
+    }
+
+    static class Base {
+        Object tag;
+        int weight;
+    }
+
+    /** Reference fields, in a heap dump's order: Base.tag, next, leaf. */
+    static class Branch extends Base {
+        static Object shared;
+        Branch next;
+        long n;
+        Object leaf;
+    }
+
+    static Branch branches;
+    static Object[] sparse;
+
+    /** b1 (next b2, leaf a Marker), b2 (tag a String, next b3), b3 (all null); sparse = {null, b3, null}. */
+    static void branches() {
+        Branch b1 = new Branch(), b2 = new Branch(), b3 = new Branch();
+        b1.next = b2;
+        b1.leaf = new Marker();
+        b2.tag = "tag";
+        b2.next = b3;
+        branches = b1;
+        sparse = new Object[] {null, b3, null};
     }
 
     static class Aged {
@@ -83,6 +111,7 @@ public class HeapWorkload {
         head = h;
         aged = new Aged();
         finalizable = new Finalizable();
+        branches();
         CountDownLatch ready = new CountDownLatch(1), release = new CountDownLatch(1);
         Thread holder = new Thread(() -> {
             try {
@@ -95,7 +124,7 @@ public class HeapWorkload {
         ready.await();
         for (int i = 0; i < 3; i++) {
             System.gc();
-            Thread.sleep(400); /* the dump after each collection finishes */
+            Thread.sleep(600); /* the dump after each collection finishes (a dump takes about 250 ms here) */
         }
         release.countDown();
         holder.join();

@@ -10,6 +10,9 @@ import java.lang.ref.WeakReference;
  *               deletes SpecWorkload$Gone.class after compiling)
  *   covariant   10 calls of Sup.get through Base: each call goes through the bridge
  *               Sup.get()Object to Sup.get()String
+ *   delegated   a loader under the platform loader that defines a copy of SpecWorkload$Unloadable
+ *               (its parent fails first: no failed load) and fails for jevmon.test.Missing (its
+ *               parent fails first: one failed load)
  *   unload      a copy of SpecWorkload$Unloadable in a loader of its own, run (1000 calls of its
  *               tick), then loader and class dropped and collected until the class is gone
  */
@@ -68,17 +71,34 @@ public class SpecWorkload {
         }
     }
 
-    static void unload() throws Exception {
+    /** A loader under parent that defines a copy of Unloadable and nothing else. */
+    static ClassLoader unloadableLoader(ClassLoader parent) throws Exception {
         byte[] bytes;
         try (InputStream in = SpecWorkload.class.getResourceAsStream("SpecWorkload$Unloadable.class")) {
             bytes = in.readAllBytes();
         }
-        ClassLoader loader = new ClassLoader(null) {
+        return new ClassLoader(parent) {
             @Override
-            protected Class<?> findClass(String name) {
+            protected Class<?> findClass(String name) throws ClassNotFoundException {
+                if (!name.equals("jevmon.test.SpecWorkload$Unloadable"))
+                    throw new ClassNotFoundException(name);
                 return defineClass(name, bytes, 0, bytes.length);
             }
         };
+    }
+
+    static void delegated() throws Exception {
+        ClassLoader loader = unloadableLoader(ClassLoader.getPlatformClassLoader());
+        System.out.println("defined " + Class.forName("jevmon.test.SpecWorkload$Unloadable", false, loader).getName());
+        try {
+            Class.forName("jevmon.test.Missing", false, loader);
+        } catch (ClassNotFoundException e) {
+            System.out.println("missing: " + e.getMessage());
+        }
+    }
+
+    static void unload() throws Exception {
+        ClassLoader loader = unloadableLoader(null);
         Class<?> copy = Class.forName("jevmon.test.SpecWorkload$Unloadable", true, loader);
         ((Runnable) copy.getDeclaredConstructor().newInstance()).run();
         WeakReference<Class<?>> gone = new WeakReference<>(copy);
@@ -99,6 +119,9 @@ public class SpecWorkload {
                 break;
             case "covariant":
                 covariant();
+                break;
+            case "delegated":
+                delegated();
                 break;
             case "unload":
                 unload();
