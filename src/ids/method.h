@@ -34,6 +34,7 @@ typedef struct jv_method {
     const void *_Atomic code;           /* its latest JIT-compiled code; the code map says if it is still there */
     jv_method_code *_Atomic stepping; /* read on the first step into the method */
     _Atomic uint32_t bridge_int;      /* instrumented path: its latest method int + 1, 0 before its first call */
+    _Atomic int entry_watch;          /* JVMTI path, while enabled: how its calls are caught (specific_regions.c) */
 } jv_method;
 
 void jv_methods_init(void);

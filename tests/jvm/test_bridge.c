@@ -571,6 +571,31 @@ START_TEST(jit_compiles_the_hot_method)
 }
 END_TEST
 
+/*
+ * SPECIFIC_METHOD_CALLS on the JVMTI path keeps the JIT for the methods nobody enabled: with
+ * sun.invoke.util.Wrapper's methods enabled (they run for the concatenation after the loop, and
+ * their calls are delivered), the loop's hot method, called 2 million times outside them, is
+ * compiled.  (Main's whole-JVM MethodEntry/MethodExit kept every thread interpreted: no compilation
+ * of hot, and the run took 6x as long.)
+ */
+START_TEST(specific_method_calls_leave_the_jit_on)
+{
+    const char *args[] = {"jit", NULL};
+    jvmrun_result r;
+    run_fx_options(jdks[_i], "805" /* CLASS_LOADS | JIT_COMPILATION | SPECIFIC_METHOD_CALLS */, NULL,
+                   "FXMON_SPECIFIC=sun.invoke.util.Wrapper", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "jit done true\n");
+    ck_assert_int_eq(jvmrun_count(r.err, VIA_JVMTI), 1);
+    ck_assert_msg(jvmrun_count(r.log, "EnableMethodCallEvents(sun.invoke.util.Wrapper) hr=0x00000000") == 1, "%.3000s",
+                  r.log);
+    ck_assert_int_gt(jvmrun_count(r.log, " sun/invoke/util/Wrapper."), 0);
+    ck_assert_int_eq(jvmrun_count(r.log, "MethodEntry t="), jvmrun_count(r.log, "MethodExit2 t="));
+    ck_assert_msg(jvmrun_count(r.log, " BridgeWorkload.hot(J)J\n") > 0, "hot() was never compiled:\n%.3000s", r.log);
+    jvmrun_free(&r);
+}
+END_TEST
+
 /* On both mechanisms: the instrumented path's bridge frames are not the program's. */
 START_TEST(stack_trace_agrees_with_java)
 {
@@ -679,6 +704,7 @@ int main(void)
     tcase_add_loop_test(tc, thread_set_name_for_each_rename, 0, jdk_count);
     tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
     tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);
+    tcase_add_loop_test(tc, specific_method_calls_leave_the_jit_on, 0, jdk_count);
     tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, v1_monitor_gets_method_exit_and_notify_event, 0, jdk_count);
     tcase_add_loop_test(tc, calls_into_classes_loaded_before_vminit_counted, 0, jdk_count);
