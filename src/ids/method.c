@@ -265,7 +265,7 @@ static const jv_rewrite *rewrite_of(jv_method *m, const uint8_t *code, jint leng
 {
     jv_class *c = jv_class_get(m->class_id);
     char *name = NULL, *sig = NULL;
-    if (!c || c->signature[0] != 'L' ||
+    if (!jv_rewrites_recorded() || !c || c->signature[0] != 'L' ||
         (*jv_jvmti)->GetMethodName(jv_jvmti, m->jmethod, &name, &sig, NULL) != JVMTI_ERROR_NONE)
         return NULL;
     const jv_rewrite *found = NULL;

@@ -27,6 +27,7 @@ struct jv_rewrite {
 
 static plat_mutex *lock;
 static jv_rewrite *buckets[BUCKETS];
+static atomic_int recorded;
 static _Atomic(jmethodID) bridge_methods[BRIDGE_METHODS];
 
 void jv_rewrites_init(void)
@@ -86,6 +87,12 @@ void jv_rewrite_record(const char *class_name, const char *name, const char *des
     r->next = buckets[h];
     buckets[h] = r;
     plat_mutex_unlock(lock);
+    atomic_store(&recorded, 1);
+}
+
+int jv_rewrites_recorded(void)
+{
+    return atomic_load_explicit(&recorded, memory_order_relaxed);
 }
 
 /* Branches the rewriter may turn into others (goto into goto_w, a conditional branch into its

@@ -23,6 +23,8 @@ void jv_rewrites_init(void);
 
 /* A method the class-file hook rewrote (any thread; class_name in internal form). */
 void jv_rewrite_record(const char *class_name, const char *name, const char *descriptor, const cf_offset_map *map);
+/* Has any method been recorded?  (Without, the JVM runs every class file's own code.) */
+int jv_rewrites_recorded(void);
 /* The record of the method whose bytecodes are now code, or NULL when they are the class file's. */
 const jv_rewrite *jv_rewrite_find(const char *class_name, const char *name, const char *descriptor,
                                   const uint8_t *code, uint32_t length);

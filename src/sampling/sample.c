@@ -237,7 +237,8 @@ typedef jmethodID (*frame_reader)(const walk *w, int i, jlong *offset);
  * rewrite of it); negative stays: not known. */
 static jlong class_file_offset(MethodID method, jlong offset)
 {
-    const jv_method_code *code = offset >= 0 ? jv_method_code_of(jv_method_entry(method)) : NULL;
+    const jv_method_code *code =
+        offset >= 0 && jv_rewrites_recorded() ? jv_method_code_of(jv_method_entry(method)) : NULL;
     int starts;
     return code ? (jlong)jv_method_code_offset(code, (jlocation)offset, &starts) : offset;
 }
