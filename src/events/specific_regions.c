@@ -101,9 +101,9 @@ int jv_specific_regions_breakpoint(JNIEnv *env, jthread thread, jmethodID method
     return 1;
 }
 
-void jv_specific_regions_exited(jthread thread)
+void jv_specific_regions_exited(JNIEnv *env, jthread thread)
 {
-    jv_thread *t = jv_thread_self;
+    jv_thread *t = jv_thread_current(env, thread); /* the region's owner, as at its breakpoint */
     if (t && t->region_base && t->depth < t->region_base) {
         t->region_base = 0;
         switch_thread_events(thread, JVMTI_DISABLE);

@@ -29,6 +29,6 @@ void jv_specific_regions_method_changed(jv_method *m);
 /* A breakpoint: 1 when it is a region's (handled), 0 when it is another part's. */
 int jv_specific_regions_breakpoint(JNIEnv *env, jthread thread, jmethodID method, jlocation location);
 /* After an exit on the calling thread: closes its region when its enabled frame has gone. */
-void jv_specific_regions_exited(jthread thread);
+void jv_specific_regions_exited(JNIEnv *env, jthread thread);
 
 #endif
