@@ -13,6 +13,10 @@
  * The whole-JVM events stay for what breakpoints cannot do: an enabled native method, a JVM
  * without the breakpoint capability, or EXCEPTION_UNWIND asked for beside (its MethodExit
  * events are the JVM's anyway).  Not used when method calls are instrumented.
+ *
+ * Known limits: a method whose first bytecode already has another part's breakpoint (the
+ * constructors class_failure.c watches) is delivered only inside regions; a jump back to the first
+ * bytecode of an enabled frame entered before its method was enabled opens a region as an entry.
  */
 #ifndef JEVMON_SPECIFIC_REGIONS_H
 #define JEVMON_SPECIFIC_REGIONS_H
