@@ -18,6 +18,7 @@
 #include "ids/codemap.h"
 #include "ids/method.h"
 #include "ids/object.h"
+#include "ids/rewrite.h"
 #include "ids/thread.h"
 #include "instrument/instrument.h"
 #include "loader/discovery.h"
@@ -164,6 +165,7 @@ static jint start_bridge(JavaVM *vm, const char *options, int live)
     jv_heap_init(vm);
     jv_methods_init();
     jv_codemap_init();
+    jv_rewrites_init();
     jv_threads_init();
     jv_objects_init();
     plat_com_init();

@@ -12,6 +12,7 @@
 #include "events/class_failure.h"
 #include "events/events.h"
 #include "events/exception.h"
+#include "events/specific_regions.h"
 #include "events/thread_name.h"
 #include "events/unload.h"
 #include "heap/heap.h"
@@ -40,6 +41,8 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     } else if (categories & (JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND)) {
         caps->can_generate_method_entry_events = 1;
         caps->can_generate_method_exit_events = 1;
+        if (categories & JVM_MONITOR_SPECIFIC_METHOD_CALLS)
+            jv_specific_regions_capabilities(caps);
     }
     if (categories & (JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND))
         caps->can_generate_exception_events = 1; /* costs every throw, listened to or not: class_failure.h */
@@ -112,6 +115,8 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
     }
     jv_sample_start(env);
+    if (!jv_events_method_calls_instrumented())
+        jv_specific_regions_start(); /* before INITIALIZED, where monitors may enable methods */
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     for (size_t i = 0; i < jv_monitors.count; i++)
@@ -161,7 +166,8 @@ static void JNICALL on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thr
 
 static void JNICALL on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
 {
-    if (!jv_class_failure_breakpoint(env, thread, method))
+    if (!jv_specific_regions_breakpoint(env, thread, method, location) &&
+        !jv_class_failure_breakpoint(env, thread, method))
         jv_on_breakpoint(jvmti, env, thread, method, location);
 }
 

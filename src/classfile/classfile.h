@@ -160,6 +160,20 @@ typedef enum cf_left_alone {
 
 #define CF_SKIP_METHOD (-1)
 
+/*
+ * Where a rewritten method's instructions went (cf_hooks.rewritten), for whoever must show
+ * the class file's offsets: for every pc of the original code that starts an instruction,
+ * and for original_length, target[pc] is where the code run for it starts (the exit call
+ * injected before a return included) and moved[pc] where the instruction itself now is;
+ * other pcs hold UINT32_MAX.  The rewritten code is rewritten_length bytes: the entry call
+ * before target[0], the injected handlers from target[original_length] on.
+ */
+typedef struct cf_offset_map {
+    const uint8_t *original; /* the class file's code */
+    uint32_t original_length, rewritten_length;
+    const uint32_t *target, *moved;
+} cf_offset_map;
+
 typedef struct cf_hooks {
     const char *bridge_class;           /* internal name, e.g. "jevmon/Bridge" */
     /* Static methods of the bridge taking the method id, e.g. "enter", "(I)V"; the
@@ -179,6 +193,9 @@ typedef struct cf_hooks {
     /* Optional: the bridge method the handler calls instead of exit (same form), so the
      * bridge can tell an exit by exception from a return.  NULL: exit. */
     const char *unwind_name, *unwind_descriptor;
+    /* Optional: called for each method rewritten, with where its code went; map and what it
+     * points to live only during the call. */
+    void (*rewritten)(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map);
 } cf_hooks;
 
 typedef struct cf_instrument_stats {

@@ -273,6 +273,10 @@ static int rewrite_method(method_context *mc, int32_t id)
         (result = remap_code_attributes(mc, code, &lay, wants_stack_map, out)) < 0)
         return result;
     mc->method->code = out;
+    if (mc->hooks->rewritten) {
+        cf_offset_map map = {code->bytes, code->length, lay.reloc.length, lay.reloc.target, lay.reloc.moved};
+        mc->hooks->rewritten(mc->hooks->context, &mc->info, id, &map);
+    }
     return 0;
 }
 

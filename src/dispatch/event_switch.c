@@ -19,8 +19,9 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_CLASS_LOAD, JVM_MONITOR_SAMPLING}, /* AsyncGetCallTrace walks only while ClassLoad is on */
     {JVMTI_EVENT_CLASS_PREPARE, JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING}, /* sampling: jmethodIDs for AGCT */
     {JVMTI_EVENT_OBJECT_FREE, JVM_MONITOR_CLASS_LOADS},
-    {JVMTI_EVENT_METHOD_ENTRY, JV_METHOD_CALL_BITS},
-    {JVMTI_EVENT_METHOD_EXIT, JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND},
+    /* SPECIFIC_METHOD_CALLS: per thread, and for the whole JVM only when events/specific_regions.c says */
+    {JVMTI_EVENT_METHOD_ENTRY, JVM_MONITOR_METHOD_CALLS},
+    {JVMTI_EVENT_METHOD_EXIT, JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_SINGLE_STEP, JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION},
     {JVMTI_EVENT_EXCEPTION, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
     {JVMTI_EVENT_EXCEPTION_CATCH, JVM_MONITOR_EXCEPTIONS | JVM_MONITOR_EXCEPTION_UNWIND},
@@ -29,7 +30,8 @@ static event_route routes[] = { /* the method rows change when calls are instrum
     {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0}, /* while allocations are tracked (heap.c) */
     {JVMTI_EVENT_THREAD_START, JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING}, /* sampling: each thread's OS id */
     {JVMTI_EVENT_THREAD_END, ALL_JVM_MONITOR_EVENTS}, /* also returns the thread's dispatch slot */
-    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS}, /* setName; failed class loads */
+    /* setName; failed class loads; the regions of SPECIFIC_METHOD_CALLS on the JVMTI path */
+    {JVMTI_EVENT_BREAKPOINT, JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SPECIFIC_METHOD_CALLS},
 };
 
 static int instrumented;
@@ -39,9 +41,12 @@ void jv_events_instrument_method_calls(int on)
     instrumented = on;
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
         if (routes[i].event == JVMTI_EVENT_METHOD_ENTRY)
-            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS;
+            routes[i].categories = on ? 0 : JVM_MONITOR_METHOD_CALLS;
         else if (routes[i].event == JVMTI_EVENT_METHOD_EXIT)
-            routes[i].categories = on ? 0 : JV_METHOD_CALL_BITS | JVM_MONITOR_EXCEPTION_UNWIND; /* the bridge's unwind */
+            routes[i].categories = on ? 0 : JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_EXCEPTION_UNWIND; /* the bridge's unwind */
+        else if (routes[i].event == JVMTI_EVENT_BREAKPOINT)
+            routes[i].categories = JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS |
+                                   (on ? 0 : JVM_MONITOR_SPECIFIC_METHOD_CALLS);
     }
 }
 
@@ -60,7 +65,7 @@ typedef struct event_need {
     jvmtiEvent event;
     int (*needed)(void);
 } event_need;
-static event_need needs[4];
+static event_need needs[6];
 static size_t need_count;
 
 void jv_events_also_when(jvmtiEvent event, int (*needed)(void))

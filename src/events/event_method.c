@@ -15,6 +15,7 @@
 #include "dispatch/method_calls.h"
 #include "events/events.h"
 #include "events/exception.h"
+#include "events/specific_regions.h"
 #include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
@@ -126,6 +127,7 @@ void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 {
     (void)jvmti;
     jv_method_calls_exit(env, thread, method, 0, 0, 0, was_popped_by_exception, &return_value);
+    jv_specific_regions_exited(env, thread);
 }
 
 /* The return value widened to 64 bits by the method's return type; objects as ObjectIDs. */

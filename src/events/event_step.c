@@ -5,7 +5,9 @@
  * ExecuteByteCode(MethodID, the method's bytecodes, offset) before each bytecode.  The bytecodes and
  * the line table of a method are read from the JVM once and kept with the method, so a
  * step costs a table lookup, not a JVMTI call.  Stepping runs the stepping threads in the
- * interpreter, as the reference says bytecode events turn the JIT off.
+ * interpreter, as the reference says bytecode events turn the JIT off.  On the instrumented
+ * path the steps through the injected code are not reported and the others carry the class
+ * file's offsets (method.h), so the events are the JVMTI path's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,10 @@ void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
     jv_dispatch_begin(&d, env);
     MethodID id = jv_method_id(env, method);
     const jv_method_code *code = id ? jv_method_code_of(jv_method_entry(id)) : NULL;
-    if (code) {
+    int starts = 0;
+    if (code)
+        location = jv_method_code_offset(code, location, &starts);
+    if (starts) { /* not code the instrumenter injected */
         jint line = line_at(code, location);
         if (line >= 0 && (id != line_method || line != line_number)) {
             line_method = id;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "dispatch/monitor_table.h"
+#include "events/specific_regions.h"
 #include "ids/class.h"
 #include "ids/idinfo_methods.h"
 #include "ids/ids.h"
@@ -19,9 +20,11 @@ static void set_specific(jv_method *m, unsigned monitor, int permit)
 {
     if (!permit) {
         atomic_fetch_and(&m->specific_monitors, ~(1u << monitor));
+        jv_specific_regions_method_changed(m);
         return;
     }
     atomic_fetch_or(&m->specific_monitors, 1u << monitor);
+    jv_specific_regions_method_changed(m);
     uint32_t bridge_int = atomic_load(&m->bridge_int);
     if (bridge_int)
         jv_instrument_flag_raise(jv_jni(), bridge_int - 1);

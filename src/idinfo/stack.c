@@ -2,6 +2,7 @@
  * stack.c - GetStackTrace: one NotifyEvent2(STACK_TRACE, MethodID, StackID) per frame of a
  * thread, outermost frame first, on the calling thread.  A virtual thread, mounted or not, is
  * traced from above its continuation's frames (thread.h), as its method calls count depth.
+ * The instrumented path's bridge frames (jevmon/Bridge's natives) are left out.
  */
 #include <stdlib.h>
 
@@ -9,6 +10,7 @@
 #include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
+#include "ids/rewrite.h"
 #include "ids/thread.h"
 
 #define MAX_TRACE_FRAMES 4096
@@ -33,6 +35,11 @@ HRESULT STDMETHODCALLTYPE idinfo_GetStackTrace(IJavaEventMonitorIDInfo4 *iface, 
         (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 0, MAX_TRACE_FRAMES, frames, &count) == JVMTI_ERROR_NONE) {
         hr = S_OK;
         jint base = jv_thread_base_frames(env, thread, t); /* a virtual thread's continuation's frames */
+        jint kept = 0; /* the bridge's frames (instrumented path) are not the program's */
+        for (jint i = 0; i < count - base; i++)
+            if (!jv_rewrite_is_bridge_method(frames[i].method))
+                frames[kept++] = frames[i];
+        count = kept + base;
         for (jint i = count - 1 - base; i >= 0 && hr == S_OK; i--) {
             MethodID method = jv_method_id(env, frames[i].method);
             hr = IJavaEventMonitor2_NotifyEvent2(m->mon2, JVM_EVENT_TYPE2_STACK_TRACE, method,

@@ -214,21 +214,30 @@ static JAVA_EXECUTION_MODEL execution_model(jv_method *m)
 static HRESULT line_table(jv_method *m, int *plength, SourceLineInfo **pinfo)
 {
     jv_class *c = jv_class_get(m->class_id);
-    int unloading = c && atomic_load(&c->state) == JV_CLASS_UNLOADING, count = 0;
-    SourceLineInfo *lines = unloading ? m->facts.lines : read_line_table(m->jmethod, &count);
-    if (unloading)
-        count = m->facts.line_count;
     *plength = 0;
     *pinfo = NULL;
-    HRESULT hr = S_OK;
-    if (count > 0 && (*pinfo = CoTaskMemAlloc((size_t)count * sizeof(SourceLineInfo)))) {
-        memcpy(*pinfo, lines, (size_t)count * sizeof(SourceLineInfo));
+    if (c && atomic_load(&c->state) == JV_CLASS_UNLOADING) {
+        /* The class is going: the table read at registration. */
+        int count = m->facts.line_count;
+        if (count <= 0)
+            return S_OK;
+        if (!(*pinfo = CoTaskMemAlloc((size_t)count * sizeof(SourceLineInfo))))
+            return E_OUTOFMEMORY;
+        memcpy(*pinfo, m->facts.lines, (size_t)count * sizeof(SourceLineInfo));
         *plength = count;
-    } else if (count > 0)
-        hr = E_OUTOFMEMORY;
-    if (!unloading)
-        free(lines);
-    return hr;
+        return S_OK;
+    }
+    const jv_method_code *code = jv_method_code_of(m);
+    if (!code || code->line_count <= 0)
+        return S_OK; /* no line numbers (or no bytecode): an empty table */
+    if (!(*pinfo = CoTaskMemAlloc((size_t)code->line_count * sizeof(SourceLineInfo))))
+        return E_OUTOFMEMORY;
+    for (jint i = 0; i < code->line_count; i++) {
+        (*pinfo)[i].code_offset = (DWORD)code->lines[i].start_location;
+        (*pinfo)[i].line_number = (DWORD)code->lines[i].line_number;
+    }
+    *plength = code->line_count;
+    return S_OK;
 }
 
 HRESULT STDMETHODCALLTYPE idinfo_MethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id,
@@ -258,18 +267,15 @@ HRESULT STDMETHODCALLTYPE idinfo_InterpretedMethodInformation(IJavaEventMonitorI
 {
     (void)iface;
     jv_method *m = jv_method_get(method_id);
-    jint length = 0;
-    unsigned char *codes = NULL;
     jv_jni(); /* attached first, as above */
-    if (!m || !pbyte_code_length || !ppbyte_codes ||
-        (*jv_jvmti)->GetBytecodes(jv_jvmti, m->jmethod, &length, &codes) != JVMTI_ERROR_NONE)
+    const jv_method_code *code = jv_method_code_of(m);
+    if (!code || !pbyte_code_length || !ppbyte_codes)
         return E_FAIL;
-    *ppbyte_codes = CoTaskMemAlloc(length ? (size_t)length : 1);
+    *ppbyte_codes = CoTaskMemAlloc(code->bytecode_count ? (size_t)code->bytecode_count : 1);
     if (*ppbyte_codes) {
-        memcpy(*ppbyte_codes, codes, (size_t)length);
-        *pbyte_code_length = (unsigned)length;
+        memcpy(*ppbyte_codes, code->bytecodes, (size_t)code->bytecode_count);
+        *pbyte_code_length = (unsigned)code->bytecode_count;
     }
-    (*jv_jvmti)->Deallocate(jv_jvmti, codes);
     return *ppbyte_codes ? S_OK : E_OUTOFMEMORY;
 }
 
@@ -314,6 +320,51 @@ static void *take_jvmti_memory(void *data, size_t size)
     return copy;
 }
 
+/* The record of m's rewrite when the JVM runs one (its bytecodes are code), else NULL. */
+static const jv_rewrite *rewrite_of(jv_method *m, const uint8_t *code, jint length)
+{
+    jv_class *c = jv_class_get(m->class_id);
+    char *name = NULL, *sig = NULL;
+    if (!jv_rewrites_recorded() || !c || c->signature[0] != 'L' ||
+        (*jv_jvmti)->GetMethodName(jv_jvmti, m->jmethod, &name, &sig, NULL) != JVMTI_ERROR_NONE)
+        return NULL;
+    const jv_rewrite *found = NULL;
+    size_t class_length = strlen(c->signature) - 2; /* "Lpkg/Name;" */
+    char *class_name = malloc(class_length + 1);
+    if (class_name) {
+        memcpy(class_name, c->signature + 1, class_length);
+        class_name[class_length] = '\0';
+        found = jv_rewrite_find(class_name, name, sig, code, (uint32_t)length);
+    }
+    free(class_name);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)sig);
+    return found;
+}
+
+/* fresh's bytecodes and line offsets made the class file's, when they are a rewrite's. */
+static void undo_rewrite(jv_method *m, jv_method_code *fresh)
+{
+    if (!(fresh->rewrite = rewrite_of(m, fresh->bytecodes, fresh->bytecode_count)))
+        return;
+    uint32_t length;
+    const uint8_t *original = jv_rewrite_original(fresh->rewrite, &length);
+    BYTE_CODE *copy = malloc(length ? length : 1);
+    if (!copy) {
+        free(fresh->bytecodes);
+        fresh->bytecodes = NULL; /* out of memory: no code rather than the rewrite */
+        return;
+    }
+    memcpy(copy, original, length);
+    free(fresh->bytecodes);
+    fresh->bytecodes = copy;
+    fresh->bytecode_count = (jint)length;
+    for (jint i = 0; i < fresh->line_count; i++) {
+        int starts;
+        fresh->lines[i].start_location = jv_method_code_offset(fresh, fresh->lines[i].start_location, &starts);
+    }
+}
+
 const jv_method_code *jv_method_code_of(jv_method *m)
 {
     if (!m)
@@ -331,6 +382,8 @@ const jv_method_code *jv_method_code_of(jv_method *m)
         fresh.lines = take_jvmti_memory(lines, (size_t)fresh.line_count * sizeof(*lines));
     if (!fresh.lines)
         fresh.line_count = 0;
+    if (fresh.bytecodes)
+        undo_rewrite(m, &fresh);
     code = malloc(sizeof(*code));
     jv_method_code *expected = NULL;
     if (code && fresh.bytecodes) {
@@ -343,4 +396,12 @@ const jv_method_code *jv_method_code_of(jv_method *m)
     free(fresh.lines);
     free(code);
     return expected;
+}
+
+jlocation jv_method_code_offset(const jv_method_code *code, jlocation location, int *starts)
+{
+    *starts = 1;
+    if (!code->rewrite || location < 0)
+        return location;
+    return (jlocation)jv_rewrite_offset(code->rewrite, (uint32_t)location, starts);
 }

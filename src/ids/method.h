@@ -12,15 +12,19 @@
 #include <stdint.h>
 
 #include "ids/codemap.h"
+#include "ids/rewrite.h"
 #include "jevmon.h"
 #include "vm/vm.h"
 
-/* A method's bytecodes and line table, read once for single-stepping. */
+/* A method's bytecodes and line table as its class file has them, read once (single-stepping
+ * needs them at every step).  On the instrumented path rewrite says how the code the JVM runs
+ * maps to them (NULL: the JVM runs the class file's code). */
 typedef struct jv_method_code {
     BYTE_CODE *bytecodes;
     jint bytecode_count;
     jvmtiLineNumberEntry *lines;
     jint line_count;
+    const jv_rewrite *rewrite;
 } jv_method_code;
 
 /* What MethodInformation answers, read when the method is registered: a class's CLASS_UNLOAD
@@ -41,6 +45,7 @@ typedef struct jv_method {
     const void *_Atomic code;           /* its latest JIT-compiled code; the code map says if it is still there */
     jv_method_code *_Atomic stepping; /* read on the first step into the method */
     _Atomic uint32_t bridge_int;      /* instrumented path: its latest method int + 1, 0 before its first call */
+    _Atomic int entry_watch;          /* JVMTI path, while enabled: how its calls are caught (specific_regions.c) */
 } jv_method;
 
 void jv_methods_init(void);
@@ -54,6 +59,9 @@ MethodID jv_method_id(JNIEnv *env, jmethodID jmethod);
 jv_method *jv_method_get(MethodID id);
 /* The method's bytecodes and line table, read from the JVM the first time; NULL on failure. */
 const jv_method_code *jv_method_code_of(jv_method *m);
+/* The class file's offset of a location in the code the JVM runs (rewrite.h's jv_rewrite_offset;
+ * *starts set for any location of code the JVM runs as the class file has it). */
+jlocation jv_method_code_offset(const jv_method_code *code, jlocation location, int *starts);
 /* Records the latest compiled code of a method (CompiledMethodLoad). */
 void jv_method_set_code(jmethodID jmethod, const void *code);
 /* Is the method's latest compiled code still in place (not unloaded, its memory not reused)?

@@ -25,6 +25,7 @@
 #include "events/events.h"
 #include "ids/ids.h"
 #include "ids/method.h"
+#include "ids/rewrite.h"
 #include "ids/thread.h"
 #include "classfile/classfile.h"
 #include "instrument/instrument.h"
@@ -286,6 +287,13 @@ static void JNICALL bridge_unwind(JNIEnv *env, jclass bridge, jint n)
     on_bridge_call(env, n, CALL_UNWIND);
 }
 
+/* Where the rewritten method's code went, so monitors are shown the class file's (ids/rewrite.h). */
+static void rewritten(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map)
+{
+    (void)context, (void)id;
+    jv_rewrite_record(method->class_name, method->name, method->descriptor, map);
+}
+
 void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const unsigned char *data, jint *new_length,
                               unsigned char **new_data)
 {
@@ -296,7 +304,7 @@ void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const 
                       .exit_name = "exit", .exit_descriptor = "(I)V",
                       .flags_name = flagless ? NULL : FLAGS_FIELD, .flags_descriptor = FLAGS_DESCRIPTOR,
                       .unwind_name = "unwind", .unwind_descriptor = "(I)V",
-                      .method_id = method_int};
+                      .method_id = method_int, .rewritten = rewritten};
     uint8_t *out = NULL;
     size_t out_size = 0;
     char error[256];
@@ -421,6 +429,10 @@ int jv_instrument_start(JNIEnv *env)
         jv_log("could not bind the natives of %s; method calls are not delivered", BRIDGE_CLASS);
         return 0;
     }
+    jmethodID own[3];
+    for (int i = 0; i < 3; i++)
+        own[i] = (*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature);
+    jv_rewrite_set_bridge_methods(own, 3);
     if (!jv_instrument_flags_start(env, bridge, FLAGS_FIELD, FLAGS_DESCRIPTOR)) {
         jv_log("could not set up the flag array of %s; method calls are not delivered", BRIDGE_CLASS);
         return 0;

@@ -29,6 +29,7 @@
 #include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
+#include "ids/rewrite.h"
 #include "ids/thread.h"
 #include "platform/platform.h"
 #include "sampling/sample.h"
@@ -163,6 +164,17 @@ static JVM_METHOD_SAMPLE_LOCATION location_of_stub(const char *name)
     return JVM_LOCATION_UNKNOWN; /* the interpreter (the enumeration has no value for it) or another stub */
 }
 
+/* The walk's frames without the bridge's (the instrumented path's jevmon/Bridge natives, which
+ * are not the program's); their new count.  Runs after the walk, outside the signal handler. */
+static jint without_bridge_frames(agct_frame *frames, jint count)
+{
+    jint kept = 0;
+    for (jint i = 0; i < count; i++)
+        if (!jv_rewrite_is_bridge_method(frames[i].method_id))
+            frames[kept++] = frames[i];
+    return kept;
+}
+
 /* Interrupts the thread; returns 0 when it could not be (then nothing in f is set). */
 static int interrupt(DWORD os_tid, walk *w, found *f)
 {
@@ -183,6 +195,8 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
         f->location = JVM_LOCATION_PROFILER;
     else if (w->walked && w->trace.num_frames == AGCT_GC_ACTIVE)
         f->location = JVM_LOCATION_GC;
+    if (w->walked && w->trace.num_frames > 0)
+        w->trace.num_frames = without_bridge_frames(w->frames, w->trace.num_frames);
     if (w->walked && w->trace.num_frames > 0 && w->frames[0].method_id) {
         f->method = w->frames[0].method_id;
         f->bci = w->frames[0].lineno >= 0 ? w->frames[0].lineno : -1;
@@ -191,7 +205,7 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
                     (kind == JV_CODE_STUB && strcmp(code.name, "Interpreter") == 0);
         f->accuracy = agree ? WALK_AND_CODE_AGREE : WALK_ONLY;
         f->walked = 1;
-    } else if (kind == JV_CODE_COMPILED) {
+    } else if (kind == JV_CODE_COMPILED && !jv_rewrite_is_bridge_method(code.method)) {
         f->method = code.method;
         f->accuracy = COMPILED_CODE;
         f->unwalked = w->walked && w->trace.num_frames <= AGCT_UNKNOWN_JAVA;
@@ -202,20 +216,32 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
 /* JVMTI's view of the thread's innermost frame, for what the interruption did not tell. */
 static void frame_from_jvmti(jthread thread, int accuracy, found *f)
 {
-    jint depth = 0;
+    jint depth = 0, above = 0; /* the bridge's frames above the program's innermost */
     jlocation location = -1;
-    if ((*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, 0, &f->method, &location) != JVMTI_ERROR_NONE) {
-        f->method = NULL;
-        return; /* no Java frame: VM-internal work, or not started yet */
-    }
+    do {
+        if ((*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, above, &f->method, &location) != JVMTI_ERROR_NONE) {
+            f->method = NULL;
+            return; /* no Java frame: VM-internal work, or not started yet */
+        }
+    } while (jv_rewrite_is_bridge_method(f->method) && ++above);
     f->bci = location >= 0 ? (jint)location : -1;
     f->accuracy = accuracy;
-    if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > 0)
-        f->depth = (uint32_t)depth;
+    if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > above)
+        f->depth = (uint32_t)(depth - above);
 }
 
 /* One frame of a walk, innermost first: its method, and its bytecode offset (negative: not known). */
 typedef jmethodID (*frame_reader)(const walk *w, int i, jlong *offset);
+
+/* A frame's bytecode offset as the method's class file has it (the instrumented path runs a
+ * rewrite of it); negative stays: not known. */
+static jlong class_file_offset(MethodID method, jlong offset)
+{
+    const jv_method_code *code =
+        offset >= 0 && jv_rewrites_recorded() ? jv_method_code_of(jv_method_entry(method)) : NULL;
+    int starts;
+    return code ? (jlong)jv_method_code_offset(code, (jlocation)offset, &starts) : offset;
+}
 
 /* Copies the innermost frames (outermost first) into out; not taken when a frame has no MethodID. */
 static void copy_frames(JNIEnv *env, stack_out *out, int count, frame_reader frame_at, const walk *w, int deeper)
@@ -225,6 +251,7 @@ static void copy_frames(JNIEnv *env, stack_out *out, int count, frame_reader fra
         jlong offset = -1;
         if (!(out->frames[i] = jv_method_id(env, frame_at(w, (int)(kept - 1 - i), &offset))))
             return;
+        offset = class_file_offset(out->frames[i], offset);
         if (out->offsets)
             out->offsets[i] = offset >= 0 && offset < (jlong)JEVMON_NO_PC_OFFSET ? (DWORD)offset : JEVMON_NO_PC_OFFSET;
     }
@@ -252,8 +279,14 @@ static void stack_from_jvmti(JNIEnv *env, jthread thread, int accuracy, found *f
 {
     jint count = 0, depth = 0;
     f->method = NULL;
-    if ((*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 0, WALK_DEPTH, w->standing, &count) != JVMTI_ERROR_NONE ||
-        count <= 0)
+    if ((*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 0, WALK_DEPTH, w->standing, &count) != JVMTI_ERROR_NONE)
+        return;
+    jint kept = 0; /* without the bridge's frames, as without_bridge_frames */
+    for (jint i = 0; i < count; i++)
+        if (!jv_rewrite_is_bridge_method(w->standing[i].method))
+            w->standing[kept++] = w->standing[i];
+    jint bridge = count - kept;
+    if ((count = kept) <= 0)
         return; /* no Java frame: VM-internal work, or not started yet */
     f->method = w->standing[0].method;
     f->bci = w->standing[0].location >= 0 ? (jint)w->standing[0].location : -1;
@@ -261,8 +294,8 @@ static void stack_from_jvmti(JNIEnv *env, jthread thread, int accuracy, found *f
     int deeper = count == WALK_DEPTH;
     if (!deeper)
         f->depth = (uint32_t)count;
-    else if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > 0)
-        f->depth = (uint32_t)depth;
+    else if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > bridge)
+        f->depth = (uint32_t)(depth - bridge);
     copy_frames(env, out, count, standing_frame_at, w, deeper);
 }
 
@@ -396,7 +429,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
     if (f.method && f.depth && (wanted & JVM_SAMPLE_STACK_ID) && (psample->stack_id = jv_stack_id(t->index, f.depth)))
         psample->flags |= JVM_SAMPLE_STACK_ID;
     if (f.method && f.bci >= 0 && (wanted & JVM_SAMPLE_PC)) {
-        psample->pc_offset = (DWORD)f.bci;
+        psample->pc_offset = (DWORD)class_file_offset(jv_method_id(env, f.method), f.bci);
         psample->flags |= JVM_SAMPLE_PC;
     }
     return S_OK;

@@ -17,20 +17,22 @@
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
 
-/* options: FXMON_OPTIONS (hex initialization options the monitor asks for), NULL for none. */
-static void run_fx_options(const char *jdk, const char *request, const char *options, const char *const *args,
-                           jvmrun_result *r)
+/* options: FXMON_OPTIONS (hex initialization options the monitor asks for), NULL for none;
+ * extra_env: one more variable, or NULL. */
+static void run_fx_options(const char *jdk, const char *request, const char *options, const char *extra_env,
+                           const char *const *args, jvmrun_result *r)
 {
     static char request_env[64], options_env[64];
     snprintf(request_env, sizeof(request_env), "FXMON_REQUEST=%s", request);
     snprintf(options_env, sizeof(options_env), "FXMON_OPTIONS=%s", options ? options : "0");
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, request_env, options_env, NULL};
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, request_env, options_env,
+                         extra_env, NULL};
     jvmrun(jdk, "", env, args, r);
 }
 
 static void run_fx(const char *jdk, const char *request, const char *const *args, jvmrun_result *r)
 {
-    run_fx_options(jdk, request, NULL, args, r);
+    run_fx_options(jdk, request, NULL, NULL, args, r);
 }
 
 #define VIA_JVMTI "jevmon: method calls via JVMTI events\n"
@@ -39,13 +41,20 @@ static void run_fx(const char *jdk, const char *request, const char *const *args
 /*
  * The method-call cases run twice: _i / jdk_count picks the mechanism.  Mode 0: no
  * promises, JVMTI events.  Mode 1: GC_SAFE | WONT_TOGGLE granted (FXMON_OPTIONS=a), so
- * the bridge instruments classes; the stderr line says which.
+ * the bridge instruments classes; the stderr line says which.  extra_env: one more variable, or NULL.
  */
-static void run_mode(int mode, const char *request, const char *const *args, jvmrun_result *r)
+static void run_mode_env(int mode, const char *request, const char *extra_env, const char *const *args,
+                         jvmrun_result *r)
 {
-    run_fx_options(jdks[mode % jdk_count], request, mode / jdk_count ? "a" : NULL, args, r);
+    run_fx_options(jdks[mode % jdk_count], request, mode / jdk_count ? "a" : NULL, extra_env, args, r);
     const char *line = mode / jdk_count ? VIA_BYTECODE : VIA_JVMTI;
     ck_assert_msg(jvmrun_count(r->err, line) == 1, "expected \"%s\" once in stderr:\n%s", line, r->err);
+}
+
+/* The same, and the mechanism's line the only one on stderr. */
+static void run_mode(int mode, const char *request, const char *const *args, jvmrun_result *r)
+{
+    run_mode_env(mode, request, NULL, args, r);
     ck_assert_msg(jvmrun_count(r->err, "jevmon: ") == 1, "%s", r->err);
 }
 
@@ -385,7 +394,7 @@ START_TEST(gc_safe_alone_stays_on_jvmti)
 {
     const char *args[] = {"recursion", "1", "3", NULL};
     jvmrun_result r;
-    run_fx_options(jdks[_i], "2", "2", args, &r);
+    run_fx_options(jdks[_i], "2", "2", NULL, args, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_msg(jvmrun_count(r.err, VIA_JVMTI) == 1 && jvmrun_count(r.err, "jevmon: ") == 1, "%s", r.err);
     jvmrun_free(&r);
@@ -407,13 +416,15 @@ static int workload_line(const char *text)
     return found;
 }
 
+/*
+ * The class file's code, on both mechanisms (the instrumented path runs a rewrite of it): each
+ * bytecode stepped once at its own offset, the bytecodes and the line table as javac wrote them.
+ */
 START_TEST(bytecodes_and_source_lines_stepped)
 {
     const char *args[] = {"step", NULL};
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=18",
-                         "FXMON_STEP_IN=BridgeWorkload.stepped", NULL};
     jvmrun_result r;
-    jvmrun(jdks[_i], "", env, args, &r);
+    run_mode_env(_i, "18", "FXMON_STEP_IN=BridgeWorkload.stepped", args, &r);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.out, "stepped 7\n");
     /* iload_0 iconst_1 iadd istore_1 | iload_1 iconst_2 imul istore_2 | iload_2 iload_0 isub ireturn */
@@ -427,6 +438,9 @@ START_TEST(bytecodes_and_source_lines_stepped)
             len += (size_t)snprintf(expected + len, sizeof(expected) - len, "ExecuteSourceLine %u\n", first + i / 4);
         snprintf(expected + len, sizeof(expected) - len, "ExecuteByteCode %u 0x%02x\n", i, codes[i]);
     }
+    char code[256];
+    snprintf(code, sizeof(code), "MethodCode length=12 lines=0:%d,4:%d,8:%d\n", first, first + 1, first + 2);
+    ck_assert_msg(jvmrun_count(r.log, code) == 1, "expected %s in:\n%.2000s", code, r.log);
     /* The log's step lines, without the instance tags. */
     char got[4096] = "";
     for (const char *line = r.log; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
@@ -614,13 +628,37 @@ START_TEST(jit_compiles_the_hot_method)
 }
 END_TEST
 
+/*
+ * SPECIFIC_METHOD_CALLS on the JVMTI path keeps the JIT for the methods nobody enabled: with
+ * sun.invoke.util.Wrapper's methods enabled (they run for the concatenation after the loop, and
+ * their calls are delivered), the loop's hot method, called 2 million times outside them, is
+ * compiled.  (Main's whole-JVM MethodEntry/MethodExit kept every thread interpreted: no compilation
+ * of hot, and the run took 6x as long.)
+ */
+START_TEST(specific_method_calls_leave_the_jit_on)
+{
+    const char *args[] = {"jit", NULL};
+    jvmrun_result r;
+    run_fx_options(jdks[_i], "805" /* CLASS_LOADS | JIT_COMPILATION | SPECIFIC_METHOD_CALLS */, NULL,
+                   "FXMON_SPECIFIC=sun.invoke.util.Wrapper", args, &r);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_str_eq(r.out, "jit done true\n");
+    ck_assert_int_eq(jvmrun_count(r.err, VIA_JVMTI), 1);
+    ck_assert_msg(jvmrun_count(r.log, "EnableMethodCallEvents(sun.invoke.util.Wrapper) hr=0x00000000") == 1, "%.3000s",
+                  r.log);
+    ck_assert_int_gt(jvmrun_count(r.log, " sun/invoke/util/Wrapper."), 0);
+    ck_assert_int_eq(jvmrun_count(r.log, "MethodEntry t="), jvmrun_count(r.log, "MethodExit2 t="));
+    ck_assert_msg(jvmrun_count(r.log, " BridgeWorkload.hot(J)J\n") > 0, "hot() was never compiled:\n%.3000s", r.log);
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* On both mechanisms: the instrumented path's bridge frames are not the program's. */
 START_TEST(stack_trace_agrees_with_java)
 {
     const char *args[] = {"stack", NULL};
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=2",
-                         "FXMON_TRACE_AT=BridgeWorkload.traceHere", NULL};
     jvmrun_result r;
-    jvmrun(jdks[_i], "", env, args, &r);
+    run_mode_env(_i, "2", "FXMON_TRACE_AT=BridgeWorkload.traceHere", args, &r);
     ck_assert_int_eq(r.exit_code, 0);
     /* Java's view, innermost first, from getStackTrace(); drop getStackTrace itself. */
     char java[2048];
@@ -715,7 +753,7 @@ int main(void)
     tcase_add_loop_test(tc, class_loads_started_finished_failed, 0, jdk_count);
     tcase_add_loop_test(tc, class_unload_reported_with_its_name, 0, jdk_count);
     tcase_add_loop_test(tc, set_event_mask_toggles_method_calls_live, 0, jdk_count);
-    tcase_add_loop_test(tc, bytecodes_and_source_lines_stepped, 0, jdk_count);
+    tcase_add_loop_test(tc, bytecodes_and_source_lines_stepped, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, execution_state_flags_follow_the_jvm, 0, jdk_count);
     tcase_add_loop_test(tc, return_value_unless_promised_away, 0, jdk_count);
     tcase_add_loop_test(tc, bad_input_leaves_the_jvm_running, 0, jdk_count);
@@ -725,7 +763,8 @@ int main(void)
     tcase_add_loop_test(tc, exit_waits_for_a_callback_in_flight, 0, jdk_count);
     tcase_add_loop_test(tc, gc_started_and_finished, 0, jdk_count);
     tcase_add_loop_test(tc, jit_compiles_the_hot_method, 0, jdk_count);
-    tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, jdk_count);
+    tcase_add_loop_test(tc, specific_method_calls_leave_the_jit_on, 0, jdk_count);
+    tcase_add_loop_test(tc, stack_trace_agrees_with_java, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, v1_monitor_gets_method_exit_and_notify_event, 0, jdk_count);
     tcase_add_loop_test(tc, calls_into_classes_loaded_before_vminit_counted, 0, jdk_count);
     suite_add_tcase(s, tc);

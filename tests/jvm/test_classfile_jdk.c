@@ -149,7 +149,7 @@ static void instrument_tree(tree_run *t, const char *in, const char *out, const 
 {
     /* the agent's own configuration (instrument.c): flags, and the handler calling unwind */
     cf_hooks hooks = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", "on", "[B", assign_id, NULL, t,
-                      "unwind", "(I)V"};
+                      "unwind", "(I)V", NULL};
     char *names = read_all(list, NULL);
     ck_assert_ptr_nonnull(names);
     char error[512], in_path[PATH_MAX], out_path[PATH_MAX];

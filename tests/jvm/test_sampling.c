@@ -15,7 +15,8 @@
  *     stack, its frames are GetStackTrace's, taken right after.
  *   - IJevmonSampling3::SampleThreadFrames: the same two threads' frames with their bytecode
  *     offsets, which MethodInformation's line table puts on the lines of SamplingWorkload.java that
- *     run: the spinning loop, the calls in each caller (not the methods' first lines).
+ *     run: the spinning loop, the calls in each caller (not the methods' first lines); on both
+ *     mechanisms (JVMTI events, instrumentation), the offsets are instructions javap lists.
  */
 #include <check.h>
 #include <limits.h>
@@ -33,13 +34,20 @@
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
 
-static void run_sampled(const char *jdk, const char *extra_env, const char *const *args, jvmrun_result *r)
+/* extra_env, more_env: variables to add, or NULL. */
+static void run_sampled_with(const char *jdk, const char *extra_env, const char *more_env, const char *const *args,
+                             jvmrun_result *r)
 {
     const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX_SAMPLER, "FXSAMPLE_HZ=1000",
-                         extra_env, NULL};
+                         extra_env, more_env, NULL};
     jvmrun_main(jdk, "SamplingWorkload", "", env, args, r);
     if (r->exit_code != 0)
         printf("exit %d\nstdout:\n%s\nstderr:\n%s\n", r->exit_code, r->out, r->err);
+}
+
+static void run_sampled(const char *jdk, const char *extra_env, const char *const *args, jvmrun_result *r)
+{
+    run_sampled_with(jdk, extra_env, NULL, args, r);
 }
 
 /* One "sample" line of the monitor's log. */
@@ -265,10 +273,11 @@ static void expect_agreeing_stacks(const char *log, const char *innermost, const
 
 /* SamplingWorkload's two stacks for 2 s under the sampler in a mode (extra_env) whose interface the
  * VM must offer (the log says unavailable when not). */
-static void run_stacks(const char *jdk, const char *extra_env, const char *unavailable, jvmrun_result *r)
+static void run_stacks(const char *jdk, const char *extra_env, const char *mechanism_env, const char *unavailable,
+                       jvmrun_result *r)
 {
     const char *args[] = {"stacks", "2", NULL};
-    run_sampled(jdk, extra_env, args, r);
+    run_sampled_with(jdk, extra_env, mechanism_env, args, r);
     ck_assert_int_eq(r->exit_code, 0);
     ck_assert_ptr_null(strstr(r->log, unavailable));
 }
@@ -276,7 +285,7 @@ static void run_stacks(const char *jdk, const char *extra_env, const char *unava
 START_TEST(sample_thread_stack_gives_get_stack_traces_frames)
 {
     jvmrun_result r;
-    run_stacks(jdks[_i], "FXSAMPLE_STACKS=1", "stacks unavailable", &r);
+    run_stacks(jdks[_i], "FXSAMPLE_STACKS=1", NULL, "stacks unavailable", &r);
     expect_agreeing_stacks(r.log, "SamplingWorkload.parkedC(J)V",
                            "SamplingWorkload.parkedA(J)V>SamplingWorkload.parkedB(J)V>SamplingWorkload.parkedC(J)V>"
                            "java/util/concurrent/locks/LockSupport.parkNanos(J)V>");
@@ -313,10 +322,71 @@ static unsigned long long frame_samples(const char *log, const char *method, int
 #define SPIN_B_CALL 172ul
 #define SPIN_A_CALL 173ul
 
+/* The offsets javap (beside the JDK's java) lists for SamplingWorkload's method whose declaration line is declaration:
+ * offsets[pc] set for each instruction; *call the offset of its first invokestatic (0: none). */
+static void javap_offsets(const char *java, const char *declaration, char offsets[256], unsigned *call)
+{
+    char command[2048], line[512];
+    snprintf(command, sizeof(command), "%sp -c -p -cp %s SamplingWorkload", java, jvmrun_build_path("java"));
+    FILE *p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    int in = 0;
+    memset(offsets, 0, 256);
+    *call = 0;
+    while (fgets(line, sizeof(line), p)) {
+        unsigned pc;
+        char op[64];
+        if (strstr(line, declaration))
+            in = 1;
+        else if (in && sscanf(line, " %u: %63s", &pc, op) == 2 && pc < 256) {
+            offsets[pc] = 1;
+            if (!*call && strcmp(op, "invokestatic") == 0)
+                *call = pc;
+        } else if (in && line[0] == '\n')
+            in = 0;
+    }
+    pclose(p);
+}
+
+/* Every offset the log's frames of method (inner: innermost, or a caller) have is in offsets,
+ * and (call non-zero) is call; how many samples there were. */
+static unsigned long long expect_class_file_offsets(const char *log, const char *method, int inner,
+                                                    const char offsets[256], unsigned call)
+{
+    char prefix[512];
+    unsigned long long n = 0;
+    snprintf(prefix, sizeof(prefix), "frame %s inner=%d offset=", method, inner);
+    for (const char *p = strstr(log, prefix); p; p = strstr(p + 1, prefix)) {
+        unsigned offset = 0;
+        unsigned long long count = 0;
+        if (p[strlen(prefix)] == '-')
+            continue; /* not known */
+        ck_assert_int_eq(sscanf(p + strlen(prefix), "%u line=%*u n=%llu", &offset, &count), 2);
+        ck_assert_msg(offset < 256 && offsets[offset] && (!call || offset == call), "%s at offset %u", method, offset);
+        n += count;
+    }
+    return n;
+}
+
+/*
+ * On both mechanisms (_i / jdk_count: 1 puts the VM on the instrumented path, which runs a rewrite
+ * of every method): the frames' offsets are the class file's, instructions javap lists.
+ */
 START_TEST(sample_thread_frames_give_the_lines_that_run)
 {
     jvmrun_result r;
-    run_stacks(jdks[_i], "FXSAMPLE_FRAMES=1", "frames unavailable", &r);
+    const char *jdk = jdks[_i % jdk_count];
+    run_stacks(jdk, "FXSAMPLE_FRAMES=1", _i / jdk_count ? "FXSAMPLE_OPTIONS=a" : NULL, "frames unavailable", &r);
+    ck_assert_msg(strstr(r.err, _i / jdk_count ? "method calls via bytecode instrumentation"
+                                               : "method calls via JVMTI events"),
+                  "%s", r.err);
+    char spin_c[256], spin_b[256];
+    unsigned no_call, spin_b_call;
+    javap_offsets(jdk, "static long spinC(long);", spin_c, &no_call);
+    javap_offsets(jdk, "static long spinB(long);", spin_b, &spin_b_call);
+    ck_assert_uint_gt(spin_b_call, 0);
+    ck_assert_uint_gt(expect_class_file_offsets(r.log, "SamplingWorkload.spinC(J)J", 1, spin_c, 0), 200);
+    ck_assert_uint_gt(expect_class_file_offsets(r.log, "SamplingWorkload.spinB(J)J", 0, spin_b, spin_b_call), 200);
     /* the innermost frame of the spinning thread: its loop's lines, hardly ever its first */
     unsigned long long spin = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, 0, ULONG_MAX);
     unsigned long long loop = frame_samples(r.log, "SamplingWorkload.spinC(J)J", 1, SPIN_C_LOOP, SPIN_C_BODY);
@@ -426,7 +496,7 @@ int main(void)
     tcase_add_loop_test(tc, compiled_methods_map_back_and_bad_ids_fail, 0, jdk_count);
     tcase_add_loop_test(tc, sixteen_threads_two_samplers_each_sample_its_own_thread, 0, jdk_count);
     tcase_add_loop_test(tc, sample_thread_stack_gives_get_stack_traces_frames, 0, jdk_count);
-    tcase_add_loop_test(tc, sample_thread_frames_give_the_lines_that_run, 0, jdk_count);
+    tcase_add_loop_test(tc, sample_thread_frames_give_the_lines_that_run, 0, 2 * jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -169,9 +169,9 @@ static void note_left_alone(void *context, const cf_method_info *m, cf_left_alon
 }
 
 static const cf_hooks flagged = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", "on", "[B",
-                                 assign_id, note_left_alone, NULL, NULL, NULL};
+                                 assign_id, note_left_alone, NULL, NULL, NULL, NULL};
 static const cf_hooks unflagged = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", NULL, NULL,
-                                   assign_id, note_left_alone, NULL, NULL, NULL};
+                                   assign_id, note_left_alone, NULL, NULL, NULL, NULL};
 
 static void setup(void)
 {
@@ -636,6 +636,78 @@ START_TEST(conditional_branch_out_of_range_is_split)
 }
 END_TEST
 
+/* What the rewritten hook said of the last method rewritten (copies: its map lives only during the call). */
+static struct {
+    uint8_t *original;
+    uint32_t original_length, rewritten_length;
+    uint32_t *target, *moved;
+} reported;
+
+static void note_rewritten(void *context, const cf_method_info *m, int32_t id, const cf_offset_map *map)
+{
+    (void)context, (void)m, (void)id;
+    free(reported.original);
+    free(reported.target);
+    free(reported.moved);
+    size_t entries = map->original_length + 1u;
+    reported.original = malloc(map->original_length);
+    reported.target = malloc(entries * sizeof(uint32_t));
+    reported.moved = malloc(entries * sizeof(uint32_t));
+    memcpy(reported.original, map->original, map->original_length);
+    memcpy(reported.target, map->target, entries * sizeof(uint32_t));
+    memcpy(reported.moved, map->moved, entries * sizeof(uint32_t));
+    reported.original_length = map->original_length;
+    reported.rewritten_length = map->rewritten_length;
+}
+
+/*
+ * The offset map of a rewrite with a split branch and many returns: every original instruction
+ * is where moved says (the same opcode, but the split branch's), its code starts at target (the
+ * exit call before a return), the entry call is all before target[0], the body ends at
+ * target[length], and pcs inside instructions are marked so.
+ */
+START_TEST(offset_map_says_where_each_instruction_went)
+{
+    bytes input = far_branch(OP_IFEQ, 1500);
+    cf_hooks hooks = flagged;
+    hooks.rewritten = note_rewritten;
+    uint8_t *out;
+    cf_instrument_stats stats;
+    next_id = 7;
+    cf_class *cls = instrument(&input, &hooks, &out, &stats);
+    const cf_code *c = find_method(cls, "m", NULL)->code;
+    ck_assert_uint_eq(reported.rewritten_length, c->length);
+    ck_assert_uint_eq(reported.original_length, 30000);
+    ck_assert_uint_eq(reported.target[0], 14); /* the guarded entry call */
+    ck_assert_uint_eq(reported.moved[0], 14);
+    ck_assert_int_eq(c->bytes[reported.moved[1]], 0x9a); /* ifeq, split into ifne over a goto_w */
+    ck_assert_uint_eq(reported.moved[2], UINT32_MAX); /* inside the branch */
+    unsigned returns = 0;
+    for (uint32_t pc = 0; pc < reported.original_length; pc++) {
+        if (reported.moved[pc] == UINT32_MAX)
+            continue;
+        uint8_t op = reported.original[pc];
+        if (pc != 1)
+            ck_assert_int_eq(c->bytes[reported.moved[pc]], op);
+        if (op == OP_RETURN) {
+            returns++;
+            ck_assert_uint_eq(reported.moved[pc] - reported.target[pc], 14); /* the exit call before it */
+        } else
+            ck_assert_uint_eq(reported.moved[pc], reported.target[pc]);
+    }
+    ck_assert_uint_eq(returns, 1501);
+    ck_assert_uint_eq(reported.target[30000], reported.moved[30000]);
+    ck_assert_int_eq(c->bytes[reported.target[30000]], OP_GETSTATIC); /* the injected handler */
+    free(reported.original);
+    free(reported.target);
+    free(reported.moved);
+    memset(&reported, 0, sizeof(reported));
+    cf_free(cls);
+    free(out);
+    free(input.data);
+}
+END_TEST
+
 START_TEST(method_near_64k_is_left_alone)
 {
     size_t length = 65530;
@@ -826,6 +898,7 @@ int main(void)
     tcase_add_test(tc, goto_widens_when_inserted_code_pushes_it_out_of_range);
     tcase_add_test(tc, jsr_widens_too);
     tcase_add_test(tc, conditional_branch_out_of_range_is_split);
+    tcase_add_test(tc, offset_map_says_where_each_instruction_went);
     tcase_add_test(tc, method_near_64k_is_left_alone);
     tcase_add_test(tc, exit_frame_keeps_the_whole_stack);
     tcase_add_test(tc, large_ids_use_an_integer_constant);

@@ -40,7 +40,7 @@ const char *fuzz_classfile_check(const uint8_t *data, size_t size)
 {
     int32_t ids = 0;
     const cf_hooks hooks = {"jevmon/Bridge", "enter", "(I)V", "exit", "(I)V", "on", "[B",
-                            next_id, NULL, &ids, "unwind", "(I)V"};
+                            next_id, NULL, &ids, "unwind", "(I)V", NULL};
     char error[256];
     uint8_t *out = NULL;
     size_t out_size = 0;
