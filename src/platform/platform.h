@@ -159,4 +159,21 @@ typedef struct plat_registers {
 int plat_sample_init(void);
 int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs);
 
+/* ---- Processor-time timers ------------------------------------------------------------------ */
+/*
+ * A timer on one thread's processor-time clock: each time that thread has used another period_ns
+ * of processor time, the sampling signal interrupts it where it runs and the handler runs the
+ * tick hook on it (async-signal-safe only, as the sample hook), with how many expiries were
+ * merged into this one while its signal was pending (overruns).  No thread has to be scheduled
+ * to take the samples, and a thread that waits is never interrupted.  plat_cpu_timers_init, once
+ * after plat_sample_init succeeded, sets the hook; it returns 0 where the system has no such
+ * timers (Windows).  plat_cpu_timer_start: NULL when the thread cannot have one (gone, the
+ * limit of timers).
+ */
+typedef void (*plat_cpu_tick_hook)(void *context, int overruns);
+typedef struct plat_cpu_timer plat_cpu_timer;
+int plat_cpu_timers_init(plat_cpu_tick_hook hook);
+plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns);
+void plat_cpu_timer_stop(plat_cpu_timer *timer);
+
 #endif /* JEVMON_PLATFORM_H */

@@ -13,6 +13,7 @@
 #endif
 
 #include "platform/platform.h"
+#include "platform/posix_cpu_clock.h"
 
 struct plat_mutex {
     pthread_mutex_t mutex;
@@ -184,10 +185,8 @@ DWORD plat_os_thread_id(void)
 uint64_t plat_thread_cpu_ns(DWORD os_thread)
 {
     struct timespec used;
-    /* Another thread's clock, as glibc's pthread_getcpuclockid makes it from the thread id
-     * (Linux's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)). */
     clockid_t clock = os_thread == plat_os_thread_id() ? CLOCK_THREAD_CPUTIME_ID
-                                                       : (clockid_t)((~(unsigned)os_thread << 3) | 6u);
+                                                       : posix_thread_cpu_clock((unsigned)os_thread);
     if (clock_gettime(clock, &used) != 0)
         return UINT64_MAX;
     return (uint64_t)used.tv_sec * 1000000000u + (uint64_t)used.tv_nsec;
