@@ -27,7 +27,7 @@ const char *jp_mode_name(jp_mode mode)
 {
     static const char *const names[] = {"", "cpu", "calls", "both", "alloc", "cpu,alloc", "calls,alloc", "both,alloc",
                                         "", "wall", "", "wall,calls", "", "wall,alloc", "", "wall,calls,alloc"};
-    return names[mode & JP_MODE_ALL];
+    return names[mode & (JP_MODE_ALL | JP_MODE_WALL)];
 }
 
 /* Logs one bad setting ("jevprof: " and the text) and keeps the text for the report. */

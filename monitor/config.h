@@ -36,8 +36,8 @@ typedef enum jp_mode {
     JP_MODE_CALLS = 0x2,
     JP_MODE_BOTH = JP_MODE_SAMPLE | JP_MODE_CALLS,
     JP_MODE_ALLOC = 0x4,
-    JP_MODE_WALL = 0x8,
-    JP_MODE_ALL = JP_MODE_BOTH | JP_MODE_ALLOC | JP_MODE_WALL
+    JP_MODE_ALL = JP_MODE_BOTH | JP_MODE_ALLOC,
+    JP_MODE_WALL = 0x8
 } jp_mode;
 
 #define JP_DEFAULT_OUTPUT_DIR "."

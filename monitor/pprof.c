@@ -282,7 +282,7 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
         if (!first && !second)
             continue;
         /* A wall-mode sample's last frame is the thread's state: a label, not a location. */
-        const char *state = p->kind == JP_PPROF_SAMPLES ? jp_sampler_state_name(node->method) : NULL;
+        const char *state = p->kind == JP_PPROF_SAMPLES ? jp_sampler_state_label(node->method) : NULL;
         for (uint32_t at = state ? node->parent : i; at != JP_ROOT; at = tree->nodes[at].parent)
             pb_varint(&e->inner, node_location(e, at));
         pb_message(&e->message, SAMPLE_LOCATION_ID, &e->inner);

@@ -13,14 +13,28 @@
  * again nor sample itself. */
 static _Thread_local int on_sampler_thread;
 
-const char *jp_sampler_state_name(MethodID method)
+/* The frames' names, and without their brackets pprof's labels. */
+static const char *const state_names[JP_THREAD_STATES] = {"[unknown state]", "[running]", "[native]",
+                                                          "[blocked]",       "[waiting]", "[sleeping]"};
+static const char *const state_labels[JP_THREAD_STATES] = {"unknown", "running", "native",
+                                                           "blocked", "waiting", "sleeping"};
+
+static const char *state_text(MethodID method, const char *const *texts)
 {
-    static const char *const names[JP_THREAD_STATES] = {"[unknown state]", "[running]", "[native]", "[blocked]",
-                                                        "[waiting]", "[sleeping]"};
     for (DWORD state = 0; state < JP_THREAD_STATES; state++)
         if (method == JP_STATE_FRAME(state))
-            return names[state];
+            return texts[state];
     return NULL;
+}
+
+const char *jp_sampler_state_name(MethodID method)
+{
+    return state_text(method, state_names);
+}
+
+const char *jp_sampler_state_label(MethodID method)
+{
+    return state_text(method, state_labels);
 }
 
 int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms, int wall)
@@ -479,7 +493,7 @@ static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned i
         fprintf(out, "Threads without a timer: %" PRIu64 " (started before the agent, or refused one): their "
                      "processor time is not in the profile\n", (uint64_t)t->untimed_threads);
     fprintf(out, "Thread samples: %" PRIu64 " in the profile\n", c->periods);
-    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran\n", c->walked);
+    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran\n", c->periods);
 }
 
 /* The tick sampler: ticks, thread samples asked for and taken, and why not. */

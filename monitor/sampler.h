@@ -55,6 +55,8 @@
 #define JP_STATE_FRAME(state) (JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) - 1 - (MethodID)(state))
 /* The state's name ("[waiting]") when method is a state frame, else NULL. */
 const char *jp_sampler_state_name(MethodID method);
+/* The same without the brackets ("waiting"), for pprof's label; NULL when not a state frame. */
+const char *jp_sampler_state_label(MethodID method);
 
 typedef struct jp_sampler_counts {
     uint64_t ticks;             /* timer expiries */

@@ -9,13 +9,8 @@
  *   define SECONDS      the main thread defines a class over and over, each time in a new class loader
  *   stacks SECONDS      thread "parked" parks in parkedA > parkedB > parkedC; thread "spinning" runs in
  *                       spinA > spinB > spinC: two stacks that stay the same for the whole run
- *   truth CPU-SECONDS   the known truth of cpu and wall modes: the main thread runs rounds of shares (a,
- *                       b, c: 60/30/10% of its processor time) until it has used CPU-SECONDS of processor
- *                       time (however loaded the machine), while thread "acceptor" blocks in accept
- *                       (acceptor > ServerSocket.accept, on loopback), thread "waiter" in Object.wait
- *                       (waiter > Object.wait) and thread "sleeper" in Thread.sleep (sleeper > sleep)
  *
- * Each mode prints what it did when done.
+ * Each mode prints what it did when done.  (truth CPU-SECONDS: see acceptor(), below spinC.)
  */
 public class SamplingWorkload {
     static volatile long sink;
@@ -188,6 +183,28 @@ public class SamplingWorkload {
         System.out.println("stacks done");
     }
 
+    /*
+     * truth CPU-SECONDS: the known truth of cpu and wall modes.  The main thread runs rounds of a, b
+     * and c (60/30/10% of its processor time once compiled: warm first warms them up) in measured
+     * until it has used CPU-SECONDS of processor time, however loaded the machine, while thread
+     * "acceptor" blocks in accept (on loopback), "waiter" in Object.wait and "sleeper" in
+     * Thread.sleep.
+     */
+    /* Short rounds: no sampling period lines up with them. */
+    static long rounds(java.lang.management.ThreadMXBean bean, long until) {
+        long rounds = 0;
+        while (bean.getCurrentThreadCpuTime() < until) {
+            sink += a(600_000);
+            sink += b(300_000);
+            sink += c(100_000);
+            rounds++;
+        }
+        return rounds;
+    }
+
+    static long warm(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+    static long measured(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+
     static void acceptor(java.net.ServerSocket server) {
         try {
             server.accept().close();
@@ -225,13 +242,9 @@ public class SamplingWorkload {
             t.start();
         }
         java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
-        long cpu = (long) (Double.parseDouble(seconds) * 1e9), rounds = 0;
-        while (bean.getCurrentThreadCpuTime() < cpu) { /* short rounds: no sampling period lines up with them */
-            sink += a(600_000);
-            sink += b(300_000);
-            sink += c(100_000);
-            rounds++;
-        }
+        long cpu = bean.getCurrentThreadCpuTime();
+        warm(bean, cpu + 500_000_000L);
+        long rounds = measured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
         server.close();
         System.out.println("truth rounds " + rounds);
     }
