@@ -62,6 +62,7 @@ void jp_sampler_free(jp_sampler *s)
 {
     jp_tree_free(&s->profile);
     jp_idmap_free(&s->live);
+    jp_idmap_free(&s->ran_at);
     free(s->snapshot);
     jp_stack_trace_free(&s->stack);
     if (s->timers)
@@ -83,7 +84,7 @@ void jp_sampler_thread_created(jp_sampler *s, ThreadID thread)
     plat_mutex_lock(s->lock);
     jp_idmap_entry *e = jp_idmap_insert(&s->live, thread);
     if (e && !e->value)
-        e->value = 1; /* its processor time at the last tick, plus 1 (cpu mode's tick sampler) */
+        e->value = 1; /* not read yet (cpu mode's tick sampler: see ran_since_last_tick) */
     plat_mutex_unlock(s->lock);
 }
 
@@ -93,6 +94,7 @@ void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread)
         return;
     plat_mutex_lock(s->lock); /* waits for a sample of this thread in progress */
     jp_idmap_remove(&s->live, thread);
+    jp_idmap_remove(&s->ran_at, thread);
     plat_mutex_unlock(s->lock);
 }
 
@@ -157,17 +159,26 @@ static int add_stack(jp_sampler *s, MethodID *frames, DWORD *offsets, size_t cou
     return jp_tree_add_located_stack(&s->profile, frames, offsets, count, 1);
 }
 
-/* cpu mode's tick sampler: did the thread use processor time since the last tick?  Yes when
- * that cannot be told.  Its last reading is kept in the live map, plus 1. */
+/* cpu mode's tick sampler: did the thread use processor time lately?  Yes when that cannot be
+ * told, and while its processor time has not stood still for JP_CPU_CLOCK_GRAIN_MS: Windows counts
+ * it at the clock tick, so a busy thread's time may not move between two of our ticks.  Its last
+ * reading (in microseconds, cut to a uintptr_t, never 1: the value of a thread not read yet) is
+ * kept in the live map, the tick at which it last moved in ran_at. */
 static int ran_since_last_tick(jp_sampler *s, ThreadID thread)
 {
     ULONGLONG cpu = 0;
     jp_idmap_entry *e = jp_idmap_find(&s->live, thread);
     if (!s->timers || !e || FAILED(IJevmonSampling4_GetThreadCpuTime(s->timers, thread, &cpu)))
         return 1;
-    int ran = cpu + 1 != e->value || e->value == 1; /* 1: never read, the first tick counts it */
-    e->value = cpu + 1;
-    return ran;
+    uintptr_t seen = (uintptr_t)(cpu / 1000) | 2;
+    jp_idmap_entry *ran = jp_idmap_insert(&s->ran_at, thread);
+    if (e->value != seen) {
+        e->value = seen;
+        if (ran)
+            ran->value = s->tick;
+        return 1;
+    }
+    return !ran || (uint64_t)(s->tick - ran->value) * s->interval_ms < JP_CPU_CLOCK_GRAIN_MS;
 }
 
 /* Samples one live thread; called with the lock held. */
@@ -252,6 +263,7 @@ static size_t take_snapshot(jp_sampler *s)
     size_t n = 0;
     plat_mutex_lock(s->lock);
     s->counts.ticks++;
+    s->tick++;
     if (s->live.count > s->snapshot_capacity) {
         ThreadID *grown = realloc(s->snapshot, s->live.capacity * sizeof(*grown));
         if (grown) {

@@ -76,6 +76,10 @@ typedef struct jp_sampler_counts {
     JEVMON_CPU_SAMPLING_COUNTS cpu;   /* timers: the bridge's counts over the same span */
 } jp_sampler_counts;
 
+/* How long a thread's processor time may seem to stand still while it runs: Windows counts it at
+ * the clock tick (15.6 ms by default); Linux exactly. */
+#define JP_CPU_CLOCK_GRAIN_MS 16u
+
 /* The deepest stack SampleThreadStack is asked for (the bridge walks 1024 frames at most). */
 #define JP_WALKED_FRAMES 1024
 
@@ -90,7 +94,9 @@ typedef struct jp_sampler {
     JEVMON_CPU_SAMPLING_COUNTS cpu_base; /* the bridge's counts when counts was last emptied */
     JEVMON_CPU_SAMPLING_COUNTS cpu_last; /* ... and when they were last read */
     plat_mutex *lock;               /* guards live, profile and counts; held while sampling a thread */
-    jp_idmap live;                  /* ThreadID -> 1 */
+    jp_idmap live;                  /* ThreadID -> 1, or its processor time at the last tick (cpu mode's tick sampler) */
+    jp_idmap ran_at;                /* cpu mode's tick sampler: ThreadID -> the tick its processor time last moved at */
+    uintptr_t tick;                 /* ticks since the start */
     jp_tree profile;                /* weights are samples; frames at their offsets */
     jp_sampler_counts counts;
     uint64_t started_ns, stopped_ns;
