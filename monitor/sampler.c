@@ -498,11 +498,11 @@ static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned i
                      "the scheduler tick), so %" PRIu64 " expiries came merged into the next, whose stack stands for "
                      "them\n", c->samples, interval_ms, (uint64_t)t->overruns);
     fprintf(out, "Samples missing: %" PRIu64 " lost (buffer full), %" PRIu64 " with no Java frame (a thread starting, "
-                 "ending or in the VM), %" PRIu64 " during a collection, %" PRIu64 " where the stack could not be "
+                 "ending or in the VM; after an attach, the JVM's own threads too), %" PRIu64 " during a collection, %" PRIu64 " where the stack could not be "
                  "walked, %" PRIu64 " failed\n",
             (uint64_t)t->lost, c->no_java, c->gc, c->unwalkable, c->failed);
     if (t->untimed_threads)
-        fprintf(out, "Threads without a timer: %" PRIu64 " (started before the agent, or refused one): their "
+        fprintf(out, "Threads without a timer: %" PRIu64 " (OS thread not known, or a timer refused): their "
                      "processor time is not in the profile\n", (uint64_t)t->untimed_threads);
     fprintf(out, "Thread samples: %" PRIu64 " in the profile\n", c->periods);
     fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran\n", c->periods);

@@ -111,7 +111,7 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         }
         (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
     }
-    jv_sample_start(env);
+    jv_sample_start(env, attached);
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     for (size_t i = 0; i < jv_monitors.count; i++)

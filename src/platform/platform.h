@@ -125,6 +125,9 @@ uint64_t plat_now_ns(void);
  * UINT64_MAX when it cannot be read (the thread is gone).  A system call: microseconds on some
  * machines, so not for every event.  Windows counts it in scheduler quanta (about 15.6 ms). */
 uint64_t plat_thread_cpu_ns(DWORD os_thread);
+/* The operating system's ids of this process's threads now, at most max of them into ids; how
+ * many there are (more than max: call again with more room). */
+size_t plat_process_threads(DWORD *ids, size_t max);
 /* A cheaper counter for timing many short intervals (the processor's time-stamp counter, a few
  * times cheaper than the clock): ticks of a constant rate, which the caller converts by comparing
  * plat_ticks and plat_now_ns taken together at two moments. */

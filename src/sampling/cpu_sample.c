@@ -13,8 +13,12 @@
  * Linux checks these timers at the scheduler tick, so at a period shorter than the tick several
  * expiries come as one signal: the kernel counts the merged ones (its overrun), and the sample
  * stands for them all (its periods), so that the profile's weight stays the processor time used.
- * Why a sample may be missing is counted: an expiry that finds every slot full is lost, and a thread that cannot have a timer (its OS thread unknown: started before an
- * attach) is not timed at all.
+ * Why a sample may be missing is counted: an expiry that finds every slot full is lost, and a
+ * thread that cannot have a timer (the system refused one) is not timed at all.
+ *
+ * Loaded into a running JVM, the agent knows no OS id of the threads already there: then every
+ * thread of the process is timed (as async-profiler times them), the JVM's own (compilers,
+ * collectors) included, whose samples have no Java frame and are counted as such.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -54,6 +58,7 @@ static slot slots[SLOTS]; /* zero pages until a sample is written: see SLOTS */
 static atomic_int running;     /* sampling was asked for and not stopped */
 static atomic_int unavailable; /* VMInit found no timers or no walk */
 static atomic_int walkable;    /* VMInit found both */
+static atomic_int every_thread; /* attached: the process's threads are timed, the JVM's included */
 static _Atomic uint64_t expiries, overruns, lost, taken;
 
 /* Guarded by lock: the timed threads, and the counts of their time and number. */
@@ -138,11 +143,28 @@ static void disarm(size_t i)
     timed[i] = timed[--timed_count];
 }
 
+/* Every thread of the process (after an attach), called with the lock held. */
+static void arm_process_threads(void)
+{
+    size_t count = plat_process_threads(NULL, 0), listed;
+    DWORD *ids = count ? malloc((count + 16) * sizeof(*ids)) : NULL; /* room for a few more starting */
+    if (!ids)
+        return;
+    listed = plat_process_threads(ids, count + 16);
+    for (size_t i = 0; i < listed && i < count + 16; i++)
+        arm(ids[i]);
+    free(ids);
+}
+
 /* Every live platform thread (in the live phase), called with the lock held. */
 static void arm_live_threads(JNIEnv *env)
 {
     jint count = 0;
     jthread *threads = NULL;
+    if (atomic_load(&every_thread)) {
+        arm_process_threads();
+        return;
+    }
     if (!env || (*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE)
         return;
     for (jint i = 0; i < count; i++) {
@@ -156,8 +178,9 @@ static void arm_live_threads(JNIEnv *env)
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
 }
 
-void jv_cpu_sample_start(JNIEnv *env, int can_walk)
+void jv_cpu_sample_start(JNIEnv *env, int can_walk, int attached)
 {
+    atomic_store(&every_thread, attached);
     if (!can_walk || !plat_cpu_timers_init(on_tick)) {
         atomic_store(&unavailable, 1);
         if (atomic_load(&running))

@@ -78,14 +78,14 @@ static void find_loader_natives(JNIEnv *env)
     (*env)->DeleteLocalRef(env, loader);
 }
 
-void jv_sample_start(JNIEnv *env)
+void jv_sample_start(JNIEnv *env, int attached)
 {
     can_interrupt = plat_sample_init();
     /* Any JVMTI function's address lies in the JVM's library, which exports AGCT if it has one. */
     jv_async_get_call_trace = (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber,
                                                                 "AsyncGetCallTrace");
     find_loader_natives(env);
-    jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace);
+    jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace, attached);
 }
 
 int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context)
