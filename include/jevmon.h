@@ -45,6 +45,7 @@ DEFINE_GUID(IID_IObjectAllocationCallback, 0xC26482B2, 0xDA55, 0x46BE, 0xA2, 0xF
 DEFINE_GUID(IID_IJevmonSampling, 0xCC2A2404, 0xA033, 0x4AB2, 0x83, 0xF9, 0x98, 0xEA, 0x8B, 0x4E, 0xD1, 0xE1);
 DEFINE_GUID(IID_IJevmonSampling2, 0x48E9F2CF, 0xD604, 0x4E08, 0xA7, 0x2A, 0xCD, 0xF2, 0x99, 0x87, 0xD2, 0x93);
 DEFINE_GUID(IID_IJevmonSampling3, 0x5D04F96C, 0xC671, 0x4138, 0x9A, 0x4F, 0x28, 0x92, 0x47, 0x32, 0x2E, 0xCF);
+DEFINE_GUID(IID_IJevmonSampling4, 0x9B6E1F3A, 0x42C7, 0x4D8E, 0xB1, 0xA5, 0x7C, 0x3D, 0x2E, 0x9F, 0x6A, 0x14);
 DEFINE_GUID(IID_IJevmonAllocationSampling, 0x228C9E1D, 0xB71C, 0x4EE6, 0xA2, 0x60, 0x75, 0xEE, 0x53, 0x28, 0x05, 0xF9);
 DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
 /* Spelling variants used by the documentation. */
@@ -256,6 +257,35 @@ typedef enum JVM_METHOD_SAMPLE_LOCATION {
 } JVM_METHOD_SAMPLE_LOCATION;
 typedef JVM_METHOD_SAMPLE_LOCATION JVM_METHOD_SAMPLE_LOCATION_TYPES;
 
+/* jevmon extension: IJevmonSampling4's thread states (SampleThreadState). */
+typedef enum JEVMON_THREAD_STATE {
+    JEVMON_THREAD_RUNNING = 1,  /* runnable in Java code */
+    JEVMON_THREAD_NATIVE = 2,   /* runnable in native code: running, or waiting where the JVM cannot tell */
+    JEVMON_THREAD_BLOCKED = 3,  /* entering a monitor */
+    JEVMON_THREAD_WAITING = 4,  /* Object.wait, LockSupport.park, Thread.join */
+    JEVMON_THREAD_SLEEPING = 5  /* Thread.sleep */
+} JEVMON_THREAD_STATE;
+
+/* jevmon extension: what a processor-time sample (IJevmonSampling4::NextCpuSample) holds. */
+typedef enum JEVMON_CPU_SAMPLE_KIND {
+    JEVMON_CPU_SAMPLE_JAVA = 0,           /* the thread's Java stack */
+    JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES = 1, /* the thread ran with no Java frame (starting, ending, VM work) */
+    JEVMON_CPU_SAMPLE_GC = 2,             /* a collection was under way */
+    JEVMON_CPU_SAMPLE_UNWALKABLE = 3      /* in Java code, at a moment its stack cannot be walked */
+} JEVMON_CPU_SAMPLE_KIND;
+
+/* jevmon extension: IJevmonSampling4::GetCpuSamplingCounts, since StartCpuSampling. */
+typedef struct JEVMON_CPU_SAMPLING_COUNTS {
+    ULONGLONG period_ns;       /* the processor time one sample stands for */
+    ULONGLONG cpu_ns;          /* processor time the timed threads used while they were timed */
+    ULONGLONG expiries;        /* timer expiries, overruns included: the samples asked for */
+    ULONGLONG overruns;        /* expiries merged into the next one while its signal was pending: weigh it */
+    ULONGLONG lost;            /* expiries that found the sample buffer full: not taken */
+    ULONGLONG taken;           /* samples put into the buffer */
+    ULONGLONG threads;         /* threads given a timer */
+    ULONGLONG untimed_threads; /* threads that could not be given one (OS thread not known, timer refused) */
+} JEVMON_CPU_SAMPLING_COUNTS;
+
 /* On 64-bit targets ip and sp hold the low 32 bits (RESOLUTION); IJevmonSampling gives all 64. */
 typedef struct JVM_METHOD_SAMPLE {
     DWORD flags;
@@ -417,6 +447,28 @@ typedef struct JVM_METHOD_SAMPLE {
     STDMETHOD(SampleThreadFrames)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,         \
                                   DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated) PURE;
 
+/* jevmon extension: processor-time sampling (README: Sampling).  StartCpuSampling gives every
+ * Java thread, and each one started later, a timer on its own processor-time clock that interrupts
+ * it every period_ns of the processor time it uses and walks its stack into a buffer; S_OK, or
+ * E_NOTIMPL where the system or the JVM has no such timers or walk (then sample on a timer thread,
+ * and GetThreadCpuTime tells which threads ran).  NextCpuSample takes one sample out of the buffer
+ * (S_OK; S_FALSE when it is empty): its frames outermost first with their bytecode offsets (as
+ * SampleThreadFrames; poffsets may be NULL), its kind (JEVMON_CPU_SAMPLE_KIND: no frames unless
+ * JAVA) and the periods of processor time it stands for (1; more where the system's timers are
+ * coarser than the period and merged expiries into it: Linux checks them at the scheduler tick).  GetCpuSamplingCounts says what was asked for and taken.  GetThreadCpuTime: the processor
+ * time a thread has used.  SampleThreadState: SampleThreadFrames, and the thread's state then
+ * (JEVMON_THREAD_STATE). */
+#define IJevmonSampling4_SLOTS                                                                                     \
+    STDMETHOD(StartCpuSampling)(THIS_ ULONGLONG period_ns) PURE;                                                   \
+    STDMETHOD(StopCpuSampling)(THIS) PURE;                                                                         \
+    STDMETHOD(NextCpuSample)(THIS_ MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count,      \
+                             BOOL *ptruncated, DWORD *pkind, DWORD *pperiods) PURE;                                \
+    STDMETHOD(GetCpuSamplingCounts)(THIS_ JEVMON_CPU_SAMPLING_COUNTS *pcounts) PURE;                               \
+    STDMETHOD(GetThreadCpuTime)(THIS_ ThreadID thread_id, ULONGLONG *pcpu_ns) PURE;                                \
+    STDMETHOD(SampleThreadState)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,          \
+                                 DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,         \
+                                 DWORD *pstate) PURE;
+
 /* jevmon extension, on the heap monitor object: what each OnObjectAllocated stands for when
  * allocations are sampled (README: the heap monitor). */
 #define IJevmonAllocationSampling_SLOTS                                                                            \
@@ -567,6 +619,19 @@ JEVMON_INTERFACE(IJevmonSampling3, IJevmonSampling2)
     IJevmonSampling_SLOTS
     IJevmonSampling2_SLOTS
     IJevmonSampling3_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonSampling4
+JEVMON_INTERFACE(IJevmonSampling4, IJevmonSampling3)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonSampling_SLOTS
+    IJevmonSampling2_SLOTS
+    IJevmonSampling3_SLOTS
+    IJevmonSampling4_SLOTS
     END_INTERFACE
 };
 

@@ -25,9 +25,9 @@ void jp_config_defaults(jp_config *config)
 
 const char *jp_mode_name(jp_mode mode)
 {
-    static const char *const names[] = {"", "sample", "calls", "both", "alloc", "sample,alloc", "calls,alloc",
-                                        "both,alloc"};
-    return names[mode & JP_MODE_ALL];
+    static const char *const names[] = {"", "cpu", "calls", "both", "alloc", "cpu,alloc", "calls,alloc", "both,alloc",
+                                        "", "wall", "", "wall,calls", "", "wall,alloc", "", "wall,calls,alloc"};
+    return names[mode & (JP_MODE_ALL | JP_MODE_WALL)];
 }
 
 /* Logs one bad setting ("jevprof: " and the text) and keeps the text for the report. */
@@ -78,7 +78,8 @@ static void set_file_prefix(jp_config *config, const char *text, const char *sou
 static jp_mode mode_of_word(const char *word, size_t length)
 {
     static const struct { const char *name; jp_mode mode; } modes[] = {
-        {"sample", JP_MODE_SAMPLE}, {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH}, {"alloc", JP_MODE_ALLOC}};
+        {"cpu", JP_MODE_SAMPLE},  {"sample", JP_MODE_SAMPLE}, {"wall", JP_MODE_SAMPLE | JP_MODE_WALL},
+        {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH},      {"alloc", JP_MODE_ALLOC}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
         if (strlen(modes[i].name) == length && memcmp(word, modes[i].name, length) == 0)
             return modes[i].mode;
@@ -92,8 +93,9 @@ static void set_mode(jp_config *config, const char *text, const char *source)
         size_t length = strcspn(word, ",");
         jp_mode part = mode_of_word(word, length);
         if (!part) {
-            bad_setting(config, "%s \"%s\" is not calls, sample, both, alloc or a list of them (\"sample,alloc\"); "
-                        "using the default, %s", source, text, jp_mode_name(JP_DEFAULT_MODE));
+            bad_setting(config, "%s \"%s\" is not cpu, wall, calls, both (cpu and calls), alloc or a list of them "
+                        "(\"cpu,alloc\"; sample is cpu's old name); using the default, %s", source, text,
+                        jp_mode_name(JP_DEFAULT_MODE));
             config->mode = JP_DEFAULT_MODE;
             return;
         }

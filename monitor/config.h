@@ -5,7 +5,7 @@
  *   what              registry value        environment            default
  *   output directory  OutputDir (REG_SZ)    JEVPROF_OUTPUT_DIR     "."        (created when missing)
  *   file names        FilePrefix (REG_SZ)   JEVPROF_FILE_PREFIX    "jevprof"  (jevprof-report.txt, ...)
- *   mode              Mode (REG_SZ)         JEVPROF_MODE           "sample"   (a list: see jp_mode)
+ *   mode              Mode (REG_SZ)         JEVPROF_MODE           "cpu"      (a list: see jp_mode)
  *   sample interval   IntervalMs (DWORD)    JEVPROF_INTERVAL_MS    10         (whole ms, 1..60000)
  *   report length     TopN (DWORD)          JEVPROF_TOP            20         (1..1000)
  *   calls' time       Time (REG_SZ)         JEVPROF_TIME           "cpu"      ("cpu" or "wall")
@@ -28,14 +28,16 @@
 #define JP_MONITOR_KEY_NAME "jevprof"
 #define JP_CONFIG_KEY "Software\\Microsoft\\Java VM\\Monitors\\jevprof"
 
-/* What jevprof records.  The setting is a comma-separated list of "sample", "calls", "alloc"
- * and "both" (sample and calls), whose parts add up: "sample,alloc", "both,alloc". */
+/* What jevprof records.  The setting is a comma-separated list of "cpu" (or its old name
+ * "sample"), "wall", "calls", "alloc" and "both" (cpu and calls), whose parts add up: "cpu,alloc",
+ * "wall,calls".  JP_MODE_SAMPLE is a sampler of either kind; JP_MODE_WALL makes it wall's. */
 typedef enum jp_mode {
     JP_MODE_SAMPLE = 0x1,
     JP_MODE_CALLS = 0x2,
     JP_MODE_BOTH = JP_MODE_SAMPLE | JP_MODE_CALLS,
     JP_MODE_ALLOC = 0x4,
-    JP_MODE_ALL = JP_MODE_BOTH | JP_MODE_ALLOC
+    JP_MODE_ALL = JP_MODE_BOTH | JP_MODE_ALLOC,
+    JP_MODE_WALL = 0x8
 } jp_mode;
 
 #define JP_DEFAULT_OUTPUT_DIR "."
@@ -74,7 +76,7 @@ void jp_config_load(jp_config *config);
  * A result that does not fit is a bad setting: logged, and the default is used. */
 void jp_config_expand(jp_config *config, unsigned long pid, time_t started);
 
-/* The mode as the setting spells it: "sample", "calls", "both", "alloc", "sample,alloc", ... */
+/* The mode as the setting spells it: "cpu", "wall", "calls", "both", "alloc", "cpu,alloc", ... */
 const char *jp_mode_name(jp_mode mode);
 
 #endif /* JEVPROF_CONFIG_H */

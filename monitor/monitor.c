@@ -224,7 +224,8 @@ static void start_recording(jp_monitor *m)
 {
     if ((m->config.mode & JP_MODE_SAMPLE) && !m->info2)
         jv_log("jevprof: the VM has no IJavaEventMonitorIDInfo2, so it cannot be sampled; sampling is off");
-    else if ((m->config.mode & JP_MODE_SAMPLE) && jp_sampler_init(&m->sampler, m->info2, m->config.interval_ms))
+    else if ((m->config.mode & JP_MODE_SAMPLE) && jp_sampler_init(&m->sampler, m->info2, m->config.interval_ms,
+                                                                     (m->config.mode & JP_MODE_WALL) != 0))
         jv_log("jevprof: out of memory; sampling is off");
     else if (m->config.mode & JP_MODE_SAMPLE)
         m->sampling = 1;
@@ -300,6 +301,9 @@ static const char *frame_name(jp_monitor *m, MethodID method)
     const char *class_name = m->recording_allocations ? jp_allocations_class_name(&m->allocations, method) : NULL;
     if (class_name)
         return class_name;
+    const char *state = jp_sampler_state_name(method);
+    if (state)
+        return state;
     if (method == JP_UNKNOWN_CALLERS)
         return "(callers unknown)";
     if (method == JP_UNKNOWN_METHOD)

@@ -255,8 +255,9 @@ static void describe_profile(const jp_report *r, const shown_profile *p, char *o
     double total = (double)tree->nodes[JP_ROOT].total / (double)divisor_for(r, tree);
     int estimates = r->allocations_weighted && r->allocation_interval > 0;
     if (tree == r->samples)
-        snprintf(out, size, "%.0f samples in all, one every %u ms of each running thread (asked for)", total,
-                 r->config->interval_ms);
+        snprintf(out, size, "%.0f samples in all, one every %u ms of %s", total, r->config->interval_ms,
+                 r->config->mode & JP_MODE_WALL ? "wall-clock time of every thread, its state last"
+                                                : "each thread's processor time");
     else if (tree == r->calls)
         snprintf(out, size, "%.3f ms of %s time in all, every call", total / 1e3,
                  r->config->wall_time ? "wall" : "processor");
@@ -307,7 +308,7 @@ static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
         .tree = lines.nodes ? &lines : &p->folded,
         .bytes = r->allocated_bytes,
         .scale = p->tree == r->allocations ? JP_ALLOCATION_COUNT_SCALE : 1,
-        .wall_time = r->config->wall_time,
+        .wall_time = p->tree == r->samples ? (r->config->mode & JP_MODE_WALL) != 0 : r->config->wall_time,
         .period = p->tree == r->samples ? (int64_t)r->config->interval_ms * 1000000 : (int64_t)r->allocation_interval,
         .time_nanos = (int64_t)r->started_unix_ns,
         .duration_nanos = (int64_t)(r->seconds * 1e9),

@@ -4,13 +4,15 @@
 
 #include "idmap.h"
 #include "pprof.h"
+#include "sampler.h"
 
 /* profile.proto's field numbers */
 enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
        PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11,
        PROFILE_PERIOD = 12 };
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
-enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2 };
 enum { LOCATION_ID = 1, LOCATION_LINE = 4 };
 enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
 enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5 };
@@ -279,12 +281,19 @@ static void encode_samples(encoder *e, const uint64_t *bytes)
             first = (node->self + p->scale / 2) / p->scale, second = bytes[i];
         if (!first && !second)
             continue;
-        for (uint32_t at = i; at != JP_ROOT; at = tree->nodes[at].parent)
+        /* A wall-mode sample's last frame is the thread's state: a label, not a location. */
+        const char *state = p->kind == JP_PPROF_SAMPLES ? jp_sampler_state_label(node->method) : NULL;
+        for (uint32_t at = state ? node->parent : i; at != JP_ROOT; at = tree->nodes[at].parent)
             pb_varint(&e->inner, node_location(e, at));
         pb_message(&e->message, SAMPLE_LOCATION_ID, &e->inner);
         pb_varint(&e->inner, first);
         pb_varint(&e->inner, second);
         pb_message(&e->message, SAMPLE_VALUE, &e->inner);
+        if (state) {
+            pb_uint(&e->inner, LABEL_KEY, string_index(e, "thread state"));
+            pb_uint(&e->inner, LABEL_STR, string_index(e, state));
+            pb_message(&e->message, SAMPLE_LABEL, &e->inner);
+        }
         pb_message(&e->out, PROFILE_SAMPLE, &e->message);
     }
 }
@@ -333,10 +342,10 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     if (!(e.node_locations = calloc(p->tree->count ? p->tree->count : 1, sizeof(*e.node_locations))))
         e.failed = 1;
     const char *time = p->kind == JP_PPROF_CALLS && p->wall_time ? "wall" : "cpu";
-    if (p->kind == JP_PPROF_SAMPLES) {
+    if (p->kind == JP_PPROF_SAMPLES) { /* each sample: a period of processor time, or of one thread's wall time */
         value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count");
-        value_type(&e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
-        value_type(&e, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+        value_type(&e, PROFILE_SAMPLE_TYPE, p->wall_time ? "wall" : "cpu", "nanoseconds");
+        value_type(&e, PROFILE_PERIOD_TYPE, p->wall_time ? "wall" : "cpu", "nanoseconds");
     } else if (p->kind == JP_PPROF_CALLS) {
         value_type(&e, PROFILE_SAMPLE_TYPE, "calls", "count");
         value_type(&e, PROFILE_SAMPLE_TYPE, time, "nanoseconds");

@@ -28,7 +28,7 @@ typedef struct jp_pprof_profile {
                              scale units */
     const jp_tree *bytes; /* allocations: the same paths weighted by bytes (a path may be missing) */
     uint64_t scale;       /* tree's weight of one (allocations: JP_ALLOCATION_COUNT_SCALE), else 1 */
-    int wall_time;        /* calls: the time is wall time */
+    int wall_time;        /* calls, samples: the time is wall time (samples: each labelled with its thread's state) */
     int64_t period;       /* samples: the interval in ns; allocations: bytes per sample (0: every one) */
     int64_t time_nanos;   /* when recording started, ns since 1970 */
     int64_t duration_nanos;

@@ -136,21 +136,8 @@ static void write_profile(FILE *out, const jp_report *r, const profile_view *v)
 
 static void write_sampling(FILE *out, const jp_report *r)
 {
-    const jp_sampler_counts *c = r->sample_counts;
-    double rate = r->sampling_seconds > 0 ? (double)c->ticks / r->sampling_seconds : 0;
     fprintf(out, "\nSamples\n-------\n");
-    fprintf(out, "Timer ticks: %" PRIu64 " (%.1f per second; asked for one every %u ms)\n", c->ticks, rate,
-            r->config->interval_ms);
-    fprintf(out, "Thread samples: %" PRIu64 " in the profile, %" PRIu64 " idle (waiting, blocked or no Java frames), %" PRIu64
-                 " failed\n", c->samples, c->idle, c->failed);
-    if (c->location_failures)
-        fprintf(out, "SampleThreadLocation failed %" PRIu64 " times: waiting threads were not told apart from "
-                     "running ones there\n", c->location_failures);
-    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran (IJevmonSampling2 or 3), %" PRIu64
-                 " from GetStackTrace (at the thread's next safepoint)\n", c->walked, c->safepoint);
-    if (c->truncated)
-        fprintf(out, "Stacks cut (the innermost %d frames kept when walked, the outermost %d otherwise): %" PRIu64 "\n",
-                JP_WALKED_FRAMES, JP_MAX_STACK_FRAMES, c->truncated);
+    jp_sampler_write_counts(out, r->sample_counts, r->config->interval_ms, r->sampling_seconds);
     profile_view v = {r->samples, 0, "samples", 1};
     write_profile(out, r, &v);
 }
@@ -317,7 +304,8 @@ int jp_report_write(FILE *out, const jp_report *r)
     fprintf(out, "Program: %s\n", r->program && *r->program ? r->program : "(unknown)");
     fprintf(out, "Mode: %s", jp_mode_name(r->config->mode));
     if (r->config->mode & JP_MODE_SAMPLE)
-        fprintf(out, ", a sample every %u ms", r->config->interval_ms);
+        fprintf(out, ", a sample every %u ms of %s", r->config->interval_ms,
+                r->config->mode & JP_MODE_WALL ? "wall-clock time of every thread" : "each thread's processor time");
     fprintf(out, "\nProfiled for: %.3f s\n", r->seconds);
     fprintf(out, "Collapsed stacks and flame graphs: paths under %g%% of their profile folded into their callers "
                  "(JEVPROF_MIN_SHARE)\n", r->config->min_share);

@@ -1,4 +1,6 @@
-/* sampler.c - the sampling timer thread (see sampler.h). */
+/* sampler.c - cpu and wall modes: draining the processor-time timers' samples, or the sampling
+ * timer thread (see sampler.h). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,17 +13,44 @@
  * again nor sample itself. */
 static _Thread_local int on_sampler_thread;
 
-int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms)
+/* The frames' names, and without their brackets pprof's labels. */
+static const char *const state_names[JP_THREAD_STATES] = {"[unknown state]", "[running]", "[native]",
+                                                          "[blocked]",       "[waiting]", "[sleeping]"};
+static const char *const state_labels[JP_THREAD_STATES] = {"unknown", "running", "native",
+                                                           "blocked", "waiting", "sleeping"};
+
+static const char *state_text(MethodID method, const char *const *texts)
+{
+    for (DWORD state = 0; state < JP_THREAD_STATES; state++)
+        if (method == JP_STATE_FRAME(state))
+            return texts[state];
+    return NULL;
+}
+
+const char *jp_sampler_state_name(MethodID method)
+{
+    return state_text(method, state_names);
+}
+
+const char *jp_sampler_state_label(MethodID method)
+{
+    return state_text(method, state_labels);
+}
+
+int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms, int wall)
 {
     memset(s, 0, sizeof(*s));
     s->info = info;
     s->interval_ms = interval_ms ? interval_ms : 1;
+    s->wall = wall;
     s->lock = plat_mutex_create();
     s->wake = plat_event_create();
     if (!s->lock || !s->wake || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile)) {
         jp_sampler_free(s);
         return -1;
     }
+    if (FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling4, (void **)&s->timers)))
+        s->timers = NULL; /* an agent before processor-time sampling: the tick sampler, idle threads left out */
     if (FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling3, (void **)&s->framer)))
         s->framer = NULL; /* an agent before offsets: no frame has one */
     if (!s->framer && FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonSampling2, (void **)&s->walker)))
@@ -33,8 +62,11 @@ void jp_sampler_free(jp_sampler *s)
 {
     jp_tree_free(&s->profile);
     jp_idmap_free(&s->live);
+    jp_idmap_free(&s->ran_at);
     free(s->snapshot);
     jp_stack_trace_free(&s->stack);
+    if (s->timers)
+        IJevmonSampling4_Release(s->timers);
     if (s->framer)
         IJevmonSampling3_Release(s->framer);
     if (s->walker)
@@ -51,8 +83,8 @@ void jp_sampler_thread_created(jp_sampler *s, ThreadID thread)
         return;
     plat_mutex_lock(s->lock);
     jp_idmap_entry *e = jp_idmap_insert(&s->live, thread);
-    if (e)
-        e->value = 1;
+    if (e && !e->value)
+        e->value = 1; /* not read yet (cpu mode's tick sampler: see ran_since_last_tick) */
     plat_mutex_unlock(s->lock);
 }
 
@@ -62,6 +94,7 @@ void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread)
         return;
     plat_mutex_lock(s->lock); /* waits for a sample of this thread in progress */
     jp_idmap_remove(&s->live, thread);
+    jp_idmap_remove(&s->ran_at, thread);
     plat_mutex_unlock(s->lock);
 }
 
@@ -91,14 +124,16 @@ static void innermost_offset(DWORD *offsets, const JVM_METHOD_SAMPLE *where, con
  * s->walked from *first, *count frames, their offsets in s->offsets as many from the same index),
  * S_FALSE with the sample alone, or its failure. */
 static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMPLE *where, const MethodID **first,
-                                 const DWORD **offsets, size_t *count)
+                                 const DWORD **offsets, size_t *count, DWORD *state)
 {
     DWORD frames = 0;
     BOOL truncated = FALSE;
-    HRESULT hr = s->framer ? IJevmonSampling3_SampleThreadFrames(s->framer, thread, where, s->walked + 1, s->offsets + 1,
-                                                                 JP_WALKED_FRAMES, &frames, &truncated)
-                           : IJevmonSampling2_SampleThreadStack(s->walker, thread, where, s->walked + 1,
-                                                                JP_WALKED_FRAMES, &frames, &truncated);
+    HRESULT hr = s->timers  ? IJevmonSampling4_SampleThreadState(s->timers, thread, where, s->walked + 1, s->offsets + 1,
+                                                                 JP_WALKED_FRAMES, &frames, &truncated, state)
+                 : s->framer ? IJevmonSampling3_SampleThreadFrames(s->framer, thread, where, s->walked + 1,
+                                                                   s->offsets + 1, JP_WALKED_FRAMES, &frames, &truncated)
+                             : IJevmonSampling2_SampleThreadStack(s->walker, thread, where, s->walked + 1,
+                                                                  JP_WALKED_FRAMES, &frames, &truncated);
     if (hr != S_OK)
         return hr;
     if (!s->framer)
@@ -112,6 +147,40 @@ static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMP
     return S_OK;
 }
 
+/* Adds a stack to the profile, in wall mode with the state's frame after its innermost frame
+ * (frames and offsets have room for it); 0, or -1 out of memory. */
+static int add_stack(jp_sampler *s, MethodID *frames, DWORD *offsets, size_t count, DWORD state)
+{
+    if (s->wall) {
+        frames[count] = JP_STATE_FRAME(state < JP_THREAD_STATES ? state : 0);
+        offsets[count++] = JP_NO_OFFSET;
+        s->counts.states[state < JP_THREAD_STATES ? state : 0]++;
+    }
+    return jp_tree_add_located_stack(&s->profile, frames, offsets, count, 1);
+}
+
+/* cpu mode's tick sampler: did the thread use processor time lately?  Yes when that cannot be
+ * told, and while its processor time has not stood still for JP_CPU_CLOCK_GRAIN_MS: Windows counts
+ * it at the clock tick, so a busy thread's time may not move between two of our ticks.  Its last
+ * reading (in microseconds, cut to a uintptr_t, never 1: the value of a thread not read yet) is
+ * kept in the live map, the tick at which it last moved in ran_at. */
+static int ran_since_last_tick(jp_sampler *s, ThreadID thread)
+{
+    ULONGLONG cpu = 0;
+    jp_idmap_entry *e = jp_idmap_find(&s->live, thread);
+    if (!s->timers || !e || FAILED(IJevmonSampling4_GetThreadCpuTime(s->timers, thread, &cpu)))
+        return 1;
+    uintptr_t seen = (uintptr_t)(cpu / 1000) | 2;
+    jp_idmap_entry *ran = jp_idmap_insert(&s->ran_at, thread);
+    if (e->value != seen) {
+        e->value = seen;
+        if (ran)
+            ran->value = s->tick;
+        return 1;
+    }
+    return !ran || (uint64_t)(s->tick - ran->value) * s->interval_ms < JP_CPU_CLOCK_GRAIN_MS;
+}
+
 /* Samples one live thread; called with the lock held. */
 static void sample_thread(jp_sampler *s, ThreadID thread)
 {
@@ -119,10 +188,16 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     const MethodID *walked = NULL;
     const DWORD *walked_offsets = NULL;
     size_t walked_count = 0;
+    DWORD state = 0;
+    s->counts.asked++;
+    if (!s->wall && !ran_since_last_tick(s, thread)) {
+        s->counts.not_running++;
+        return;
+    }
     memset(&where, 0, sizeof(where));
     where.flags = JVM_SAMPLE_METHOD_ID | JVM_SAMPLE_LOCATION | JVM_SAMPLE_PC;
     HRESULT located = s->framer || s->walker
-                          ? sample_with_stack(s, thread, &where, &walked, &walked_offsets, &walked_count)
+                          ? sample_with_stack(s, thread, &where, &walked, &walked_offsets, &walked_count, &state)
                           : IJavaEventMonitorIDInfo2_SampleThreadLocation(s->info, thread, &where);
     if (FAILED(located)) {
         s->counts.location_failures++;
@@ -130,14 +205,17 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     } else if (where.accuracy == JVM_SAMPLE_NONE) {
         where.flags = 0;
     }
-    if ((where.flags & JVM_SAMPLE_LOCATION) && where.location_type == JVM_LOCATION_BLOCKING) {
+    int blocking = (where.flags & JVM_SAMPLE_LOCATION) && where.location_type == JVM_LOCATION_BLOCKING;
+    if (!state && SUCCEEDED(located)) /* no IJevmonSampling4: what the location tells */
+        state = blocking ? JEVMON_THREAD_WAITING : JEVMON_THREAD_RUNNING;
+    if (blocking && !s->wall) {
         s->counts.idle++;
         return;
     }
     if (located == S_OK && walked) {
         if (!walked_count) {
             s->counts.idle++; /* no Java frames */
-        } else if (jp_tree_add_located_stack(&s->profile, walked, walked_offsets, walked_count, 1)) {
+        } else if (add_stack(s, (MethodID *)walked, (DWORD *)walked_offsets, walked_count, state)) {
             s->counts.failed++;
         } else {
             s->counts.samples++;
@@ -160,11 +238,17 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         s->counts.idle++;
         return;
     }
-    const MethodID method_only[] = {JP_UNKNOWN_CALLERS, where.method_id};
-    const MethodID *frames = have_stack ? s->stack.frames : method_only;
+    MethodID method_only[] = {JP_UNKNOWN_CALLERS, where.method_id, 0};
+    if (have_stack && s->wall) { /* room for the state's frame, which add_stack puts there */
+        if (jp_stack_trace_push(&s->stack, 0))
+            s->stack.count--;
+        else
+            have_stack = 0; /* none left: the sampled method alone */
+    }
+    MethodID *frames = have_stack ? s->stack.frames : method_only;
     size_t count = have_stack ? s->stack.count : 2;
     innermost_offset(s->offsets, &where, frames, count);
-    if (jp_tree_add_located_stack(&s->profile, frames, s->offsets, count, 1)) {
+    if (add_stack(s, frames, s->offsets, count, state)) {
         s->counts.failed++;
         return;
     }
@@ -179,6 +263,7 @@ static size_t take_snapshot(jp_sampler *s)
     size_t n = 0;
     plat_mutex_lock(s->lock);
     s->counts.ticks++;
+    s->tick++;
     if (s->live.count > s->snapshot_capacity) {
         ThreadID *grown = realloc(s->snapshot, s->live.capacity * sizeof(*grown));
         if (grown) {
@@ -205,6 +290,96 @@ static void sample_all(jp_sampler *s)
     }
 }
 
+/* ---- cpu mode with the processor-time timers ------------------------------------------------ */
+
+#define DRAINED_AT_MOST 4096 /* samples per drain, so that a stop is not held off by busy threads */
+#define TICKS_PER_COUNTS 64  /* the bridge's counts are read every this many drains (and at the end) */
+
+/* The bridge's counts since counts was last emptied; called with the lock held. */
+static void refresh_cpu_counts(jp_sampler *s)
+{
+    JEVMON_CPU_SAMPLING_COUNTS now, *c = &s->counts.cpu;
+    const JEVMON_CPU_SAMPLING_COUNTS *base = &s->cpu_base;
+    if (!s->timed || FAILED(IJevmonSampling4_GetCpuSamplingCounts(s->timers, &now)))
+        return;
+    s->cpu_last = now;
+    c->period_ns = now.period_ns;
+    c->cpu_ns = now.cpu_ns - base->cpu_ns;
+    c->expiries = now.expiries - base->expiries;
+    c->overruns = now.overruns - base->overruns;
+    c->lost = now.lost - base->lost;
+    c->taken = now.taken - base->taken;
+    c->threads = now.threads;
+    c->untimed_threads = now.untimed_threads;
+}
+
+/* One sample out of the bridge's buffer into the profile: 0 when the buffer is empty, or when the
+ * timers turned out not to be there (then the tick sampler takes over). */
+static int drain_one(jp_sampler *s)
+{
+    DWORD frames = 0, kind = 0, periods = 1;
+    BOOL truncated = FALSE;
+    HRESULT hr = IJevmonSampling4_NextCpuSample(s->timers, s->walked + 1, s->offsets + 1, JP_WALKED_FRAMES, &frames,
+                                                &truncated, &kind, &periods);
+    if (hr == E_NOTIMPL) {
+        plat_mutex_lock(s->lock);
+        s->timed = s->counts.timed = 0;
+        plat_mutex_unlock(s->lock);
+    }
+    if (hr != S_OK)
+        return 0;
+    plat_mutex_lock(s->lock);
+    if (kind == JEVMON_CPU_SAMPLE_GC)
+        s->counts.gc += periods;
+    else if (kind == JEVMON_CPU_SAMPLE_UNWALKABLE)
+        s->counts.unwalkable += periods;
+    else if (kind != JEVMON_CPU_SAMPLE_JAVA || !frames)
+        s->counts.no_java += periods;
+    else {
+        s->walked[0] = JP_UNKNOWN_CALLERS; /* a cut stack keeps its innermost frames */
+        s->offsets[0] = JP_NO_OFFSET;
+        size_t first = truncated ? 0 : 1, count = frames + (truncated ? 1 : 0);
+        if (jp_tree_add_located_stack(&s->profile, s->walked + first, s->offsets + first, count, periods)) {
+            s->counts.failed += periods;
+        } else {
+            s->counts.samples++;
+            s->counts.periods += periods;
+            s->counts.walked++;
+            s->counts.truncated += truncated != FALSE;
+        }
+    }
+    plat_mutex_unlock(s->lock);
+    return 1;
+}
+
+static void drain(jp_sampler *s)
+{
+    for (int i = 0; i < DRAINED_AT_MOST && drain_one(s); i++)
+        ;
+}
+
+/* cpu mode: starts the timers where the VM has them; 1 when they run. */
+static int start_timers(jp_sampler *s)
+{
+    if (s->wall || !s->timers ||
+        FAILED(IJevmonSampling4_StartCpuSampling(s->timers, (ULONGLONG)s->interval_ms * NS_PER_MS)))
+        return 0;
+    plat_mutex_lock(s->lock);
+    memset(&s->cpu_base, 0, sizeof(s->cpu_base)); /* the bridge counts from its start */
+    s->timed = s->counts.timed = 1;
+    plat_mutex_unlock(s->lock);
+    return 1;
+}
+
+static void stop_timers(jp_sampler *s)
+{
+    IJevmonSampling4_StopCpuSampling(s->timers);
+    drain(s); /* what the last expiries left */
+    plat_mutex_lock(s->lock);
+    refresh_cpu_counts(s);
+    plat_mutex_unlock(s->lock);
+}
+
 /* Sleeps until the monotonic clock reaches deadline_ns, or the sampler is told to stop (at once:
  * the JVM's exit waits for this thread). */
 static void sleep_until(jp_sampler *s, uint64_t deadline_ns)
@@ -219,15 +394,28 @@ static void sampler_main(void *arg)
     uint64_t interval_ns = s->interval_ms * NS_PER_MS, next = plat_now_ns();
     on_sampler_thread = 1;
     plat_com_init();
-    while (!atomic_load(&s->stop)) {
+    int timers = start_timers(s);
+    for (unsigned tick = 1; !atomic_load(&s->stop); tick++) {
         next += interval_ns;
         uint64_t now = plat_now_ns();
         if (now > next + interval_ns)
             next = now + interval_ns; /* behind (a long GC, slow stacks): no burst, and a rest */
         sleep_until(s, next);
-        if (!atomic_load(&s->stop))
+        if (atomic_load(&s->stop))
+            break;
+        if (!s->timed) {
             sample_all(s);
+            continue;
+        }
+        drain(s);
+        if (tick % TICKS_PER_COUNTS == 0) {
+            plat_mutex_lock(s->lock);
+            refresh_cpu_counts(s);
+            plat_mutex_unlock(s->lock);
+        }
     }
+    if (timers)
+        stop_timers(s);
     plat_com_uninit();
 }
 
@@ -267,6 +455,7 @@ void jp_sampler_stop(jp_sampler *s)
 int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts)
 {
     plat_mutex_lock(s->lock);
+    refresh_cpu_counts(s);
     int failed = jp_tree_merge(profile, &s->profile);
     *counts = s->counts;
     plat_mutex_unlock(s->lock);
@@ -280,11 +469,79 @@ int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts)
     if (jp_tree_init(&empty))
         return -1;
     plat_mutex_lock(s->lock);
+    refresh_cpu_counts(s);
     *profile = s->profile;
     s->profile = empty;
     *counts = s->counts;
     memset(&s->counts, 0, sizeof(s->counts));
+    s->counts.timed = s->timed;
+    s->cpu_base = s->cpu_last; /* the next period counts from here */
     plat_mutex_unlock(s->lock);
     jp_tree_sum_root(profile);
     return 0;
+}
+
+/* cpu mode with the timers: processor time measured, samples it asked for, taken, and why not. */
+static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned interval_ms)
+{
+    const JEVMON_CPU_SAMPLING_COUNTS *t = &c->cpu;
+    uint64_t period = t->period_ns ? t->period_ns : (uint64_t)interval_ms * NS_PER_MS;
+    uint64_t asked = t->cpu_ns / period;
+    fprintf(out, "Sampled by: a timer on each Java thread's processor-time clock, one sample every %u ms of the "
+                 "processor time it uses (a waiting thread is never sampled)\n", interval_ms);
+    fprintf(out, "Samples asked for: %" PRIu64 " (%.3f s of processor time used by %" PRIu64 " timed threads)\n", asked,
+            (double)t->cpu_ns / 1e9, (uint64_t)t->threads);
+    fprintf(out, "Samples taken: %" PRIu64 " in the profile, of %" PRIu64 " ms each (%.1f%% of those asked for)\n",
+            c->periods, (uint64_t)interval_ms, asked ? 100.0 * (double)c->periods / (double)asked : 0.0);
+    if (t->overruns)
+        fprintf(out, "Stacks walked: %" PRIu64 "; the system checks the timers less often than every %u ms (Linux: at "
+                     "the scheduler tick), so %" PRIu64 " expiries came merged into the next, whose stack stands for "
+                     "them\n", c->samples, interval_ms, (uint64_t)t->overruns);
+    fprintf(out, "Samples missing: %" PRIu64 " lost (buffer full), %" PRIu64 " with no Java frame (a thread starting, "
+                 "ending or in the VM; after an attach, the JVM's own threads too), %" PRIu64 " during a collection, %" PRIu64 " where the stack could not be "
+                 "walked, %" PRIu64 " failed\n",
+            (uint64_t)t->lost, c->no_java, c->gc, c->unwalkable, c->failed);
+    if (t->untimed_threads)
+        fprintf(out, "Threads without a timer: %" PRIu64 " (OS thread not known, or a timer refused): their "
+                     "processor time is not in the profile\n", (uint64_t)t->untimed_threads);
+    fprintf(out, "Thread samples: %" PRIu64 " in the profile\n", c->periods);
+    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran\n", c->periods);
+}
+
+/* The tick sampler: ticks, thread samples asked for and taken, and why not. */
+static void write_tick_counts(FILE *out, const jp_sampler_counts *c, unsigned interval_ms, double seconds)
+{
+    int wall = c->states[0] + c->states[JEVMON_THREAD_RUNNING] + c->states[JEVMON_THREAD_NATIVE] +
+                   c->states[JEVMON_THREAD_BLOCKED] + c->states[JEVMON_THREAD_WAITING] + c->states[JEVMON_THREAD_SLEEPING] >
+               0;
+    double rate = seconds > 0 ? (double)c->ticks / seconds : 0;
+    fprintf(out, "Sampled by: a timer thread, every live thread %s every %u ms of wall-clock time\n",
+            wall ? "(whatever it does: its state is its last frame)" : "that ran since the last tick", interval_ms);
+    fprintf(out, "Timer ticks: %" PRIu64 " (%.1f per second; asked for %.1f)\n", c->ticks, rate,
+            interval_ms ? 1000.0 / interval_ms : 0.0);
+    fprintf(out, "Thread samples: %" PRIu64 " in the profile, of %" PRIu64 " asked for (live threads at each tick); "
+                 "%" PRIu64 " idle (waiting, blocked or no Java frames), %" PRIu64 " that used no processor time "
+                 "since the last tick, %" PRIu64 " failed\n", c->samples, c->asked, c->idle, c->not_running, c->failed);
+    if (wall)
+        fprintf(out, "Thread states: %" PRIu64 " running, %" PRIu64 " native (running or waiting in native code), %" PRIu64
+                     " blocked, %" PRIu64 " waiting, %" PRIu64 " sleeping, %" PRIu64 " not known\n",
+                c->states[JEVMON_THREAD_RUNNING], c->states[JEVMON_THREAD_NATIVE], c->states[JEVMON_THREAD_BLOCKED],
+                c->states[JEVMON_THREAD_WAITING], c->states[JEVMON_THREAD_SLEEPING], c->states[0]);
+    if (c->location_failures)
+        fprintf(out, "SampleThreadLocation failed %" PRIu64 " times: waiting threads were not told apart from "
+                     "running ones there\n", c->location_failures);
+    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran (IJevmonSampling2 to 4), %" PRIu64
+                 " from GetStackTrace (at the thread's next safepoint)\n", c->walked, c->safepoint);
+}
+
+void jp_sampler_write_counts(FILE *out, const jp_sampler_counts *c, unsigned interval_ms, double seconds)
+{
+    if (c->timed)
+        write_timed_counts(out, c, interval_ms);
+    else
+        write_tick_counts(out, c, interval_ms, seconds);
+    if (c->truncated)
+        fprintf(out, "Stacks cut (the innermost %d frames kept when walked, the outermost %d otherwise; a cut stack "
+                     "hangs under \"(callers unknown)\"): %" PRIu64 "\n", JP_WALKED_FRAMES, JP_MAX_STACK_FRAMES,
+                c->truncated);
 }

@@ -1,5 +1,22 @@
 /*
- * sampler.h - sample mode: a timer thread that samples every live Java thread.
+ * sampler.h - cpu and wall modes: where the program's threads spend processor time, and where
+ * they spend wall-clock time and doing what.
+ *
+ * cpu mode (the default; "sample" is its old name): where the VM offers IJevmonSampling4 and
+ * its per-thread processor-time timers, each Java thread is sampled by its own timer every
+ * interval of the processor time it uses, its stack walked where it ran (StartCpuSampling), and
+ * this thread only drains the samples (NextCpuSample) once per interval: a sample stands for one
+ * interval of processor time, and a thread that waits costs nothing and counts nothing.  Where
+ * there are no such timers (Windows, another VM) it samples every live thread on its timer as
+ * below, leaving out a thread that waits or blocks and, with IJevmonSampling4, one whose
+ * processor time (GetThreadCpuTime, GetThreadTimes on Windows) did not advance since the last tick.
+ *
+ * wall mode: every live thread once per tick, whatever it does, each sample's last frame a
+ * pseudo-frame for the thread's state then (JP_STATE_FRAME: running, native, blocked, waiting,
+ * sleeping; from IJevmonSampling4::SampleThreadState, else running or waiting by the sample's
+ * location): a sample stands for one interval of wall-clock time of one thread.
+ *
+ * The tick sampler:
  *
  * Live threads are learned from THREAD_CREATE / THREAD_DESTROY.  A ThreadID must not be used
  * once its THREAD_DESTROY callback has returned (spec 1.8, 1.10), so each thread is sampled
@@ -23,12 +40,23 @@
 #define JEVPROF_SAMPLER_H
 
 #include <stdatomic.h>
+#include <stdio.h>
 
+#include "allocations.h"
 #include "idmap.h"
 #include "jevmon.h"
 #include "platform/platform.h"
 #include "stacktrace.h"
 #include "tree.h"
+
+/* Thread states, and the pseudo-frames that stand for them at the end of a wall-mode sample:
+ * below the allocated classes' frames (allocations.h), where no VM's MethodID is. */
+#define JP_THREAD_STATES (JEVMON_THREAD_SLEEPING + 1)
+#define JP_STATE_FRAME(state) (JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) - 1 - (MethodID)(state))
+/* The state's name ("[waiting]") when method is a state frame, else NULL. */
+const char *jp_sampler_state_name(MethodID method);
+/* The same without the brackets ("waiting"), for pprof's label; NULL when not a state frame. */
+const char *jp_sampler_state_label(MethodID method);
 
 typedef struct jp_sampler_counts {
     uint64_t ticks;             /* timer expiries */
@@ -39,7 +67,18 @@ typedef struct jp_sampler_counts {
     uint64_t truncated;         /* stacks deeper than JP_MAX_STACK_FRAMES (JP_WALKED_FRAMES when walked) */
     uint64_t walked;            /* samples whose stack was walked where the thread ran (SampleThreadStack) */
     uint64_t safepoint;         /* samples whose stack came from GetStackTrace */
+    uint64_t asked;             /* tick sampler: thread samples asked for (live threads at each tick) */
+    uint64_t not_running;       /* cpu mode's tick sampler: threads that used no processor time since the last tick */
+    uint64_t states[JP_THREAD_STATES]; /* wall mode: samples by JEVMON_THREAD_STATE (0: not known) */
+    int timed;                  /* cpu mode: the samples came from per-thread processor-time timers */
+    uint64_t periods;           /* timers: the intervals of processor time the samples stand for (their weight) */
+    uint64_t no_java, gc, unwalkable; /* timers: periods without a Java stack, by why (JEVMON_CPU_SAMPLE_KIND) */
+    JEVMON_CPU_SAMPLING_COUNTS cpu;   /* timers: the bridge's counts over the same span */
 } jp_sampler_counts;
+
+/* How long a thread's processor time may seem to stand still while it runs: Windows counts it at
+ * the clock tick (15.6 ms by default); Linux exactly. */
+#define JP_CPU_CLOCK_GRAIN_MS 16u
 
 /* The deepest stack SampleThreadStack is asked for (the bridge walks 1024 frames at most). */
 #define JP_WALKED_FRAMES 1024
@@ -48,9 +87,16 @@ typedef struct jp_sampler {
     IJavaEventMonitorIDInfo2 *info; /* not owned */
     IJevmonSampling3 *framer;       /* the VM's stack-walking sampler with offsets; NULL when not offered */
     IJevmonSampling2 *walker;       /* without, when only that is offered (framer NULL); else NULL */
+    IJevmonSampling4 *timers;       /* processor-time sampling, thread states, processor time; NULL when not offered */
     unsigned interval_ms;
+    int wall;                       /* wall mode, else cpu mode */
+    int timed;                      /* cpu mode: the timers run (StartCpuSampling succeeded, no E_NOTIMPL since) */
+    JEVMON_CPU_SAMPLING_COUNTS cpu_base; /* the bridge's counts when counts was last emptied */
+    JEVMON_CPU_SAMPLING_COUNTS cpu_last; /* ... and when they were last read */
     plat_mutex *lock;               /* guards live, profile and counts; held while sampling a thread */
-    jp_idmap live;                  /* ThreadID -> 1 */
+    jp_idmap live;                  /* ThreadID -> 1, or its processor time at the last tick (cpu mode's tick sampler) */
+    jp_idmap ran_at;                /* cpu mode's tick sampler: ThreadID -> the tick its processor time last moved at */
+    uintptr_t tick;                 /* ticks since the start */
     jp_tree profile;                /* weights are samples; frames at their offsets */
     jp_sampler_counts counts;
     uint64_t started_ns, stopped_ns;
@@ -61,11 +107,12 @@ typedef struct jp_sampler {
     ThreadID *snapshot;
     size_t snapshot_capacity;
     jp_stack_trace stack;
-    MethodID walked[1 + JP_WALKED_FRAMES]; /* [0] for JP_UNKNOWN_CALLERS above a cut stack */
-    DWORD offsets[JP_MAX_STACK_FRAMES];     /* of the frames of a walk (from [0] as walked) or a stack */
+    MethodID walked[1 + JP_WALKED_FRAMES + 1]; /* [0] for JP_UNKNOWN_CALLERS above a cut stack; a state frame after */
+    DWORD offsets[JP_MAX_STACK_FRAMES + 1];     /* of the frames of a walk (from [0] as walked) or a stack */
 } jp_sampler;
 
-int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms);
+/* wall: wall mode, else cpu mode. */
+int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms, int wall);
 /* Starts the timer thread, again after jp_sampler_stop too; -1 when it cannot be started (logged). */
 int jp_sampler_start(jp_sampler *s);
 /* Stops and joins the timer thread, if it runs. */
@@ -79,6 +126,9 @@ int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_sampler_counts *coun
 /* Continuous mode: moves the profile and counts so far into profile (root summed) and counts,
  * and goes on into an empty profile.  0, or -1 out of memory (nothing moved). */
 int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts);
+
+/* The Samples section's opening lines: what was asked for, what was taken, why any are missing. */
+void jp_sampler_write_counts(FILE *out, const jp_sampler_counts *counts, unsigned interval_ms, double seconds);
 
 void jp_sampler_thread_created(jp_sampler *s, ThreadID thread);
 void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread);

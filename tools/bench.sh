@@ -25,6 +25,9 @@
 # 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), BENCH_VTHREADS (default
 # 1000000), BENCH_VTHREAD_JAVA (default: the first JDK 21+ under /usr/lib/jvm), JAVA.
+# The profilers side by side (issue 32): BENCH_ONLY=profilers runs them alone; BENCH_PROFILER_RUNS
+# (default 3), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
+# (default 10), BENCH_ASYNC_PROFILER.
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
 set -euo pipefail
@@ -187,6 +190,146 @@ cost_tables() {
 }
 if [[ ${BENCH_ONLY:-} == cost ]]; then
   cost_tables
+profiler_tables
+  exit 0
+fi
+
+# ---- Profilers side by side (issue 32): jevprof's cpu mode, async-profiler, JFR ------------------
+# async-profiler is a peer's build (../shared/peers/async-profiler from the checkout, or
+# BENCH_ASYNC_PROFILER: its libasyncProfiler.so); its rows are skipped, with a line, without it.
+ap_lib=${BENCH_ASYNC_PROFILER:-}
+for dir in "$root/../shared" "$root/../../shared"; do
+  [[ -n $ap_lib || ! -f $dir/peers/async-profiler/lib/libasyncProfiler.so ]] || ap_lib=$(cd "$dir" && pwd)/peers/async-profiler/lib/libasyncProfiler.so
+done
+profiler_runs=${BENCH_PROFILER_RUNS:-3}
+# measured TITLE RUNS CONFIG... -- PROGRAM...: as table, each configuration "label|registry|extra
+# environment", with the medians of wall time, processor time (user + system) and maximum RSS
+# (/usr/bin/time), and the ratio or difference to no agent.
+measured() {
+  local title=$1 n=$2 configs=() program label registry extra run config
+  shift 2
+  while [[ $1 != -- ]]; do configs+=("$1"); shift; done
+  shift
+  program=("$@")
+  declare -A wall=() cpu=() rss=()
+  for ((run = 1; run <= n; run++)); do
+    for config in "${configs[@]}"; do
+      IFS='|' read -r label registry extra <<<"$config"
+      local agent=() environment=($extra)
+      if [[ $registry != - ]]; then
+        agent=("-agentpath:$build/libjevmon.so")
+        [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
+        environment=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$registry.reg"
+                     "JEVMON_REGISTRY_USER=$work/user.reg" $extra)
+      fi
+      /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" env "${environment[@]}" "${program[0]}" "${agent[@]}" \
+        "${program[@]:1}" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+      read -r e u s m <"$work/time.txt"
+      wall[$label]+="$(awk -v e="$e" 'BEGIN {printf "%d", e * 1000}') "
+      cpu[$label]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%d", (u + s) * 1000}') "
+      rss[$label]+="$((m / 1024)) "
+    done
+  done
+  printf '%-52s %9s %6s %9s %6s %8s %7s\n' "$title, median of $n" "wall ms" "ratio" "cpu ms" "ratio" "RSS MB" "added"
+  local w0 c0 r0 w c r
+  w0=$(tr ' ' '\n' <<<"${wall[no agent]}" | grep . | median)
+  c0=$(tr ' ' '\n' <<<"${cpu[no agent]}" | grep . | median)
+  r0=$(tr ' ' '\n' <<<"${rss[no agent]}" | grep . | median)
+  for config in "${configs[@]}"; do
+    label=${config%%|*}
+    w=$(tr ' ' '\n' <<<"${wall[$label]}" | grep . | median)
+    c=$(tr ' ' '\n' <<<"${cpu[$label]}" | grep . | median)
+    r=$(tr ' ' '\n' <<<"${rss[$label]}" | grep . | median)
+    printf '%-52s %9s %6s %9s %6s %8s %+7d\n' "$label" "$w" "$(awk -v a="$w" -v b="$w0" 'BEGIN {printf "%.2fx", a / b}')" \
+      "$c" "$(awk -v a="$c" -v b="$c0" 'BEGIN {printf "%.2fx", a / b}')" "$r" "$((r - r0))"
+  done
+  echo
+}
+# top_java TOOL FILE...: the ten Java methods with the most self samples in collapsed files (a
+# stack's innermost Java frame; async-profiler's native frames are left out, its names made
+# jevprof's: dots, no signature), one a line with its share.
+top_java() {
+  python3 - "$@" <<'PY'
+import re, sys, collections
+tool, files = sys.argv[1], sys.argv[2:]
+java = re.compile(r"^[A-Za-z_$][\w$]*([./][\w$]+)*\.[\w$<>]+$")
+self = collections.Counter()
+for name in files:
+    for line in open(name, errors="replace"):
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        frames = [re.sub(r"_\[[a-z0-9]\]$", "", f).split("(")[0] for f in stack.split(";")]
+        frames = [f.replace("/", ".") for f in frames if java.match(f.split("(")[0]) and ("/" in f or tool == "jevprof")]
+        if frames and count.isdigit():
+            self[frames[-1]] += int(count)
+total = sum(self.values()) or 1
+for method, n in self.most_common(10):
+    print(f"{100 * n / total:6.2f}%  {method}")
+PY
+}
+profiler_tables() {
+  echo "== Profilers side by side (issue 32): jevprof cpu mode, async-profiler, JFR =="
+  echo
+  local ap_rows=() ap_hello=()
+  if [[ -n $ap_lib ]]; then
+    ap_rows=("async-profiler 4.5, event=cpu, 10 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=10ms,file=$work/ap-javac.collapsed"
+             "async-profiler 4.5, event=itimer, 10 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=itimer,interval=10ms,file=$work/ap-javac-i.collapsed")
+    ap_hello=("async-profiler 4.5, event=cpu|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=10ms,file=$work/ap-hello.collapsed")
+  else
+    echo "async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER names its libasyncProfiler.so)"
+  fi
+  if [[ -f $src_zip ]]; then
+    [[ -d $work/java.base/java/util/stream ]] || (cd "$work" && unzip -qo "$src_zip" 'java.base/java/util/*')
+    local sources=("$work"/java.base/java/util/stream/*.java)
+    local compile=("$javac" --patch-module "java.base=$work/java.base" -d "$work/stream-classes" "${sources[@]}")
+    measured "javac java.util.stream (${#sources[@]} files)" "$profiler_runs" \
+      "no agent|-|" \
+      "jevprof, cpu mode (10 ms)|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/jp-javac" \
+      "${ap_rows[@]}" \
+      "JFR, settings=profile|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=settings=profile,filename=$work/javac.jfr" \
+      -- "${compile[@]}"
+    # Agreement: the same javac, BENCH_AGREE_RUNS times (default 6, about 30 s of it) under each at 1 ms.
+    local i jp_files=() ap_files=()
+    for ((i = 1; i <= ${BENCH_AGREE_RUNS:-6}; i++)); do
+      env MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg" \
+        JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 JEVPROF_MIN_SHARE=0 "JEVPROF_OUTPUT_DIR=$work/agree-jp-$i" \
+        "$javac" "-J-agentpath:$build/libjevmon.so" "${compile[@]:1}" >/dev/null 2>&1
+      jp_files+=("$work/agree-jp-$i/jevprof.collapsed")
+      if [[ -n $ap_lib ]]; then
+        env "JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=1ms,file=$work/agree-ap-$i.collapsed" \
+          "${compile[@]}" >/dev/null 2>&1
+        ap_files+=("$work/agree-ap-$i.collapsed")
+      fi
+    done
+    echo "javac's top 10 Java methods by self samples, cpu at 1 ms, ${BENCH_AGREE_RUNS:-6} runs each:"
+    top_java jevprof "${jp_files[@]}" >"$work/top-jp.txt"
+    echo "  jevprof cpu mode:"; sed 's/^/    /' "$work/top-jp.txt"
+    if [[ -n $ap_lib ]]; then
+      top_java async-profiler "${ap_files[@]}" >"$work/top-ap.txt"
+      echo "  async-profiler event=cpu:"; sed 's/^/    /' "$work/top-ap.txt"
+      echo "  in both lists: $(comm -12 <(awk '{print $2}' "$work/top-jp.txt" | sort) <(awk '{print $2}' "$work/top-ap.txt" | sort) | wc -l) of 10"
+    fi
+    echo
+  else
+    echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"
+  fi
+  measured "start-up: Hello world (CostWorkload hello)" "${BENCH_STARTUP_RUNS:-7}" \
+    "no agent|-|" \
+    "jevprof, cpu mode|jevprof|JEVPROF_MODE=cpu JEVPROF_OUTPUT_DIR=$work/jp-hello" \
+    "${ap_hello[@]}" \
+    "JFR, default settings|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/hello.jfr" \
+    -- "$java" -cp "$build/java" CostWorkload hello
+  # The rate held: 8 busy threads at 1 ms on this machine's processors; the report says how many
+  # samples their processor time asked for and how many were taken.
+  env MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg" \
+    JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 "JEVPROF_OUTPUT_DIR=$work/jp-rate" \
+    "$java" "-agentpath:$build/libjevmon.so" -cp "$build/java" SamplingWorkload threads 8 "${BENCH_RATE_SECONDS:-10}" \
+    >/dev/null 2>&1
+  echo "8 busy threads at 1 ms for ${BENCH_RATE_SECONDS:-10} s on $(nproc) processors, jevprof cpu mode:"
+  grep -E '^Samples (asked for|taken|missing)' "$work/jp-rate/jevprof-report.txt" | sed 's/^/  /'
+  echo
+}
+if [[ ${BENCH_ONLY:-} == profilers ]]; then
+  profiler_tables
   exit 0
 fi
 
@@ -337,3 +480,4 @@ sampling_table "sampling: fib($sampling_fib) in 1 thread" 1
 sampling_table "sampling: fib($sampling_fib) in each of $sampling_threads threads" "$sampling_threads"
 
 cost_tables
+profiler_tables

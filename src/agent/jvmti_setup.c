@@ -114,7 +114,7 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         }
         (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
     }
-    jv_sample_start(env);
+    jv_sample_start(env, attached);
     if (!jv_events_method_calls_instrumented())
         jv_specific_regions_start(); /* before INITIALIZED, where monitors may enable methods */
     jv_dispatch d;

@@ -90,7 +90,7 @@ static inline DWORD jv_monitors_mask_union(void)
  */
 struct jv_idinfo {
     IJavaEventMonitorIDInfo4 IJavaEventMonitorIDInfo4_iface;
-    IJevmonSampling3 IJevmonSampling3_iface;
+    IJevmonSampling4 IJevmonSampling4_iface;
     _Atomic LONG ref;
     jv_monitor *_Atomic owner; /* NULL once the monitor was shut down */
 };

@@ -8,12 +8,15 @@
 #include "events/thread_name.h"
 #include "ids/thread.h"
 #include "platform/platform.h"
+#include "sampling/cpu_sample.h"
 
 void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
 {
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = is_virtual ? jv_thread_mount(env, thread) : jv_thread_current(env, thread);
+    if (t && !is_virtual)
+        jv_cpu_sample_thread_started(t);
     if (t) {
         jv_thread_name_record(env, thread, t);
         if (!atomic_exchange(&t->announced, 1)) /* an attach may have announced it already */
@@ -29,6 +32,8 @@ void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
     jv_thread *t = is_virtual ? jv_thread_of(env, thread) : jv_thread_current(env, thread);
     if (t)
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
+    if (t && !is_virtual)
+        jv_cpu_sample_thread_ended(t); /* its timer goes before its entry */
     if (t)
         jv_thread_release(env, t, thread);
     else if (is_virtual)

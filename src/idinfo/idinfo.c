@@ -1,8 +1,8 @@
 /*
  * idinfo.c - the IDInfo COM object: IUnknown, event masks, profiling capabilities and
  * the initialization options of IJavaEventMonitorIDInfo4.  One vtable serves all four
- * interface versions, since each extends the one before; IJevmonSampling3 is a second
- * interface of the same object, its vtable serving IJevmonSampling and IJevmonSampling2 too.
+ * interface versions, since each extends the one before; IJevmonSampling4 is a second
+ * interface of the same object, its vtable serving IJevmonSampling to IJevmonSampling3 too.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -27,8 +27,8 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
     if (IsEqualIID(riid, &IID_IJavaHeapMonitor) || IsEqualIID(riid, &IID_IJavaHeapMonitor2))
         return jv_heap_monitor_create(iface, ppv);
     if (IsEqualIID(riid, &IID_IJevmonSampling) || IsEqualIID(riid, &IID_IJevmonSampling2) ||
-        IsEqualIID(riid, &IID_IJevmonSampling3)) {
-        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling3_iface;
+        IsEqualIID(riid, &IID_IJevmonSampling3) || IsEqualIID(riid, &IID_IJevmonSampling4)) {
+        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling4_iface;
         IJavaEventMonitorIDInfo4_AddRef(iface);
         return S_OK;
     }
@@ -161,29 +161,29 @@ static const IJavaEventMonitorIDInfo4Vtbl idinfo_vtbl = {
     idinfo_SetMonitorInitializationOptions,
 };
 
-/* ---- IJevmonSampling3 (and IJevmonSampling, IJevmonSampling2): its IUnknown is the object's ------- */
+/* ---- IJevmonSampling4 (and IJevmonSampling to IJevmonSampling3): its IUnknown is the object's ---- */
 
-static inline jv_idinfo *impl_from_IJevmonSampling3(IJevmonSampling3 *iface)
+static inline jv_idinfo *impl_from_IJevmonSampling4(IJevmonSampling4 *iface)
 {
-    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling3_iface));
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling4_iface));
 }
 
-static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling3 *iface, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling4 *iface, REFIID riid, void **ppv)
 {
-    return idinfo_QueryInterface(&impl_from_IJevmonSampling3(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
+    return idinfo_QueryInterface(&impl_from_IJevmonSampling4(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
 }
 
-static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling3 *iface)
+static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling4 *iface)
 {
-    return idinfo_AddRef(&impl_from_IJevmonSampling3(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_AddRef(&impl_from_IJevmonSampling4(iface)->IJavaEventMonitorIDInfo4_iface);
 }
 
-static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling3 *iface)
+static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling4 *iface)
 {
-    return idinfo_Release(&impl_from_IJevmonSampling3(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_Release(&impl_from_IJevmonSampling4(iface)->IJavaEventMonitorIDInfo4_iface);
 }
 
-static const IJevmonSampling3Vtbl sampling_vtbl = {
+static const IJevmonSampling4Vtbl sampling_vtbl = {
     sampling_QueryInterface,
     sampling_AddRef,
     sampling_Release,
@@ -193,6 +193,13 @@ static const IJevmonSampling3Vtbl sampling_vtbl = {
     sampling_SampleThreadStack,
     /* IJevmonSampling3 */
     sampling_SampleThreadFrames,
+    /* IJevmonSampling4 */
+    sampling_StartCpuSampling,
+    sampling_StopCpuSampling,
+    sampling_NextCpuSample,
+    sampling_GetCpuSamplingCounts,
+    sampling_GetThreadCpuTime,
+    sampling_SampleThreadState,
 };
 
 jv_idinfo *jv_idinfo_create(jv_monitor *owner)
@@ -201,7 +208,7 @@ jv_idinfo *jv_idinfo_create(jv_monitor *owner)
     if (!info)
         return NULL;
     info->IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
-    info->IJevmonSampling3_iface.lpVtbl = &sampling_vtbl;
+    info->IJevmonSampling4_iface.lpVtbl = &sampling_vtbl;
     atomic_store(&info->ref, 1);
     atomic_store(&info->owner, owner);
     return info;

@@ -155,6 +155,9 @@ uint64_t plat_now_ns(void);
  * UINT64_MAX when it cannot be read (the thread is gone).  A system call: microseconds on some
  * machines, so not for every event.  Windows counts it in scheduler quanta (about 15.6 ms). */
 uint64_t plat_thread_cpu_ns(DWORD os_thread);
+/* The operating system's ids of this process's threads now, at most max of them into ids; how
+ * many there are (more than max: call again with more room). */
+size_t plat_process_threads(DWORD *ids, size_t max);
 /* A cheaper counter for timing many short intervals (the processor's time-stamp counter, a few
  * times cheaper than the clock): ticks of a constant rate, which the caller converts by comparing
  * plat_ticks and plat_now_ns taken together at two moments. */
@@ -188,5 +191,22 @@ typedef struct plat_registers {
 } plat_registers;
 int plat_sample_init(void);
 int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs);
+
+/* ---- Processor-time timers ------------------------------------------------------------------ */
+/*
+ * A timer on one thread's processor-time clock: each time that thread has used another period_ns
+ * of processor time, the sampling signal interrupts it where it runs and the handler runs the
+ * tick hook on it (async-signal-safe only, as the sample hook), with how many expiries were
+ * merged into this one while its signal was pending (overruns).  No thread has to be scheduled
+ * to take the samples, and a thread that waits is never interrupted.  plat_cpu_timers_init, once
+ * after plat_sample_init succeeded, sets the hook; it returns 0 where the system has no such
+ * timers (Windows).  plat_cpu_timer_start: NULL when the thread cannot have one (gone, the
+ * limit of timers).
+ */
+typedef void (*plat_cpu_tick_hook)(void *context, int overruns);
+typedef struct plat_cpu_timer plat_cpu_timer;
+int plat_cpu_timers_init(plat_cpu_tick_hook hook);
+plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns);
+void plat_cpu_timer_stop(plat_cpu_timer *timer);
 
 #endif /* JEVMON_PLATFORM_H */

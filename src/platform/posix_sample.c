@@ -8,8 +8,20 @@
  * it is meant for and only while the sampler still waits: a signal that arrives late,
  * after the sampler gave up, finds nothing to claim and returns.  The sampler sleeps on a
  * futex the handler wakes, so that it leaves the CPU to the thread it waits for.
+ *
+ * Processor-time timers send the same signal to their thread, and the handler tells them apart by
+ * si_code.  Each is, where the kernel lets this process have one, a perf event on the thread's
+ * task clock (an hrtimer: it expires every period of processor time exactly; its signal, POLL_IN
+ * or POLL_HUP with the event's descriptor, allows one more expiry each time, as async-profiler's
+ * cpu engine does it); otherwise a POSIX timer on the thread's CPU clock (timer_create,
+ * SIGEV_THREAD_ID, SI_TIMER), which Linux checks only at the scheduler tick, merging expiries
+ * into one signal (si_overrun) when the period is shorter.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -20,6 +32,7 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "platform/posix_cpu_clock.h"
 
 enum { PHASE_ASKED = 1, PHASE_RUNNING = 2, PHASE_DONE = 3 };
 #define SLOTS 8
@@ -35,6 +48,12 @@ typedef struct request {
 
 static request requests[SLOTS];
 static int installed;
+static _Atomic(plat_cpu_tick_hook) tick_hook;
+
+struct plat_cpu_timer {
+    int fd; /* the perf event's, or -1: a POSIX timer */
+    timer_t id;
+};
 
 static uint64_t state_of(pid_t tid, int phase)
 {
@@ -45,9 +64,21 @@ static void on_sample_signal(int sig, siginfo_t *info, void *context)
 {
     (void)sig;
     int saved_errno = errno;
-    pid_t self = (pid_t)syscall(SYS_gettid);
-    if (info->si_code != SI_TKILL || info->si_pid != getpid())
+    int perf = info->si_code == POLL_IN || info->si_code == POLL_HUP;
+    if (perf || info->si_code == SI_TIMER) {
+        plat_cpu_tick_hook tick = atomic_load(&tick_hook);
+        if (tick)
+            tick(context, perf ? 0 : info->si_overrun);
+        if (perf)
+            ioctl(info->si_fd, PERF_EVENT_IOC_REFRESH, 1); /* the next expiry */
+        errno = saved_errno;
         return;
+    }
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    if (info->si_code != SI_TKILL || info->si_pid != getpid()) {
+        errno = saved_errno;
+        return;
+    }
     for (int i = 0; i < SLOTS; i++) {
         request *r = &requests[i];
         uint64_t asked = state_of(self, PHASE_ASKED);
@@ -144,4 +175,82 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
     }
     atomic_store(&r->taken, 0);
     return answered;
+}
+
+int plat_cpu_timers_init(plat_cpu_tick_hook hook)
+{
+    if (!installed)
+        return 0;
+    atomic_store(&tick_hook, hook);
+    return 1;
+}
+
+/* A perf event on the thread's task clock that signals the thread every period_ns; -1 where the
+ * kernel refuses (no perf events, or perf_event_paranoid: then without the kernel's time). */
+static int start_perf_event(pid_t tid, uint64_t period_ns)
+{
+    struct perf_event_attr attr;
+    int fd = -1;
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.sample_period = period_ns;
+    attr.disabled = 1;
+    attr.wakeup_events = 1;
+    for (int user_only = 0; user_only < 2 && fd < 0; user_only++) {
+        attr.exclude_kernel = attr.exclude_hv = (unsigned)user_only;
+        fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0)
+        return -1;
+    struct f_owner_ex owner = {F_OWNER_TID, tid};
+    if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns)
+{
+    struct sigevent event;
+    plat_cpu_timer *timer = malloc(sizeof(*timer));
+    if (!installed || !os_tid || !timer) {
+        free(timer);
+        return NULL;
+    }
+    if ((timer->fd = start_perf_event((pid_t)os_tid, period_ns)) >= 0)
+        return timer;
+    memset(&event, 0, sizeof(event));
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = SIGPROF;
+    event._sigev_un._tid = (pid_t)os_tid; /* sigev_notify_thread_id, which older C libraries lack */
+    if (timer_create(posix_thread_cpu_clock((unsigned)os_tid), &event, &timer->id) != 0) {
+        free(timer);
+        return NULL;
+    }
+    struct timespec period = {(time_t)(period_ns / 1000000000u), (long)(period_ns % 1000000000u)};
+    struct itimerspec every = {period, period};
+    if (timer_settime(timer->id, 0, &every, NULL) != 0) {
+        timer_delete(timer->id);
+        free(timer);
+        return NULL;
+    }
+    return timer;
+}
+
+/* A signal of the timer already pending may still arrive: the handler needs nothing of the timer. */
+void plat_cpu_timer_stop(plat_cpu_timer *timer)
+{
+    if (!timer)
+        return;
+    if (timer->fd >= 0) {
+        ioctl(timer->fd, PERF_EVENT_IOC_DISABLE, 0);
+        close(timer->fd);
+    } else {
+        timer_delete(timer->id);
+    }
+    free(timer);
 }

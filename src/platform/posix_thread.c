@@ -1,5 +1,6 @@
 /* posix_thread.c - mutexes, threads, thread ids, the monotonic clock, sleeping and the
  * process-wide barrier, with pthreads and Linux system calls. */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,6 +14,7 @@
 #endif
 
 #include "platform/platform.h"
+#include "platform/posix_cpu_clock.h"
 
 struct plat_mutex {
     pthread_mutex_t mutex;
@@ -184,13 +186,27 @@ DWORD plat_os_thread_id(void)
 uint64_t plat_thread_cpu_ns(DWORD os_thread)
 {
     struct timespec used;
-    /* Another thread's clock, as glibc's pthread_getcpuclockid makes it from the thread id
-     * (Linux's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)). */
     clockid_t clock = os_thread == plat_os_thread_id() ? CLOCK_THREAD_CPUTIME_ID
-                                                       : (clockid_t)((~(unsigned)os_thread << 3) | 6u);
+                                                       : posix_thread_cpu_clock((unsigned)os_thread);
     if (clock_gettime(clock, &used) != 0)
         return UINT64_MAX;
     return (uint64_t)used.tv_sec * 1000000000u + (uint64_t)used.tv_nsec;
+}
+
+size_t plat_process_threads(DWORD *ids, size_t max)
+{
+    size_t count = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks)
+        return 0;
+    for (struct dirent *task; (task = readdir(tasks)) != NULL;) {
+        unsigned long id = strtoul(task->d_name, NULL, 10);
+        if (id && count < max)
+            ids[count] = (DWORD)id;
+        count += id != 0;
+    }
+    closedir(tasks);
+    return count;
 }
 
 uint64_t plat_ticks(void)

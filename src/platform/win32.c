@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <x86intrin.h>
 
+#include <windows.h>
+#include <tlhelp32.h>
+
 #include "platform/platform.h"
 #include "platform/win32_internal.h"
 
@@ -292,6 +295,24 @@ uint64_t plat_thread_cpu_ns(DWORD os_thread)
     uint64_t hundreds = ((uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime) +
                         ((uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime);
     return hundreds * 100;
+}
+
+size_t plat_process_threads(DWORD *ids, size_t max)
+{
+    size_t count = 0;
+    THREADENTRY32 entry = {.dwSize = sizeof(entry)};
+    HANDLE all = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+    if (all == INVALID_HANDLE_VALUE)
+        return 0;
+    for (BOOL more = Thread32First(all, &entry); more; more = Thread32Next(all, &entry)) {
+        if (entry.th32OwnerProcessID != GetCurrentProcessId())
+            continue;
+        if (count < max)
+            ids[count] = entry.th32ThreadID;
+        count++;
+    }
+    CloseHandle(all);
+    return count;
 }
 
 /* ---- Time -------------------------------------------------------------------------------- */

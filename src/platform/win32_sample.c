@@ -2,7 +2,8 @@
  * win32_sample.c - taking another thread's registers (platform.h): SuspendThread,
  * GetThreadContext, ResumeThread.  Nothing runs on the sampled thread, so the hook never
  * does, and the caller must not take a lock the suspended thread may hold meanwhile:
- * this file takes none.
+ * this file takes none.  Windows has no timer on a thread's processor time: no processor-time
+ * timers here (the caller samples on a timer thread and reads GetThreadTimes instead).
  */
 #include <string.h>
 
@@ -43,4 +44,21 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
     }
     CloseHandle(thread);
     return taken;
+}
+
+int plat_cpu_timers_init(plat_cpu_tick_hook hook)
+{
+    (void)hook;
+    return 0;
+}
+
+plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns)
+{
+    (void)os_tid, (void)period_ns;
+    return NULL;
+}
+
+void plat_cpu_timer_stop(plat_cpu_timer *timer)
+{
+    (void)timer;
 }

@@ -3,7 +3,8 @@
  * IJevmonSampling2::SampleThreadStack and IJevmonSampling3::SampleThreadFrames: what a thread
  * executes right now, how sure that is (accuracy), what kind of place it is in, and
  * (SampleThreadStack) its stack at that moment, with (SampleThreadFrames) each frame's bytecode
- * offset.
+ * offset; IJevmonSampling4::SampleThreadState gives the thread's state with them, for wall-clock
+ * profiles.
  *
  * A thread JVMTI shows waiting, sleeping, parked or blocked on a monitor is BLOCKING, and
  * JVMTI's frame for it is exact.  Any other thread is interrupted where it runs
@@ -32,6 +33,8 @@
 #include "ids/rewrite.h"
 #include "ids/thread.h"
 #include "platform/platform.h"
+#include "sampling/agct.h"
+#include "sampling/cpu_sample.h"
 #include "sampling/sample.h"
 
 /* Accuracy, from the sources that agree down to JVMTI's safepoint view. */
@@ -44,21 +47,7 @@
 #define ANSWER_TIMEOUT_MS 50
 #define WALK_DEPTH 1024 /* frames walked (16 KiB, on the sampling thread's stack) */
 
-/* HotSpot's AsyncGetCallTrace (not in any header): frames innermost first, lineno the bci. */
-typedef struct agct_frame {
-    jint lineno;
-    jmethodID method_id;
-} agct_frame;
-typedef struct agct_trace {
-    JNIEnv *env_id;
-    jint num_frames; /* negative: why there is no walk; AGCT_GC_ACTIVE during a collection */
-    agct_frame *frames;
-} agct_trace;
-typedef void (*agct_function)(agct_trace *trace, jint depth, void *ucontext);
-#define AGCT_GC_ACTIVE (-2)
-#define AGCT_UNKNOWN_JAVA (-5) /* this and below: the thread was in Java code, but the walk failed */
-
-static agct_function async_get_call_trace;
+agct_function jv_async_get_call_trace;
 static int can_interrupt;
 static atomic_int gc_active;
 /* java.lang.ClassLoader's native methods (defineClass1, findBootstrapClass ...): a thread in one is LOADER. */
@@ -90,13 +79,30 @@ static void find_loader_natives(JNIEnv *env)
     (*env)->DeleteLocalRef(env, loader);
 }
 
-void jv_sample_start(JNIEnv *env)
+void jv_sample_start(JNIEnv *env, int attached)
 {
     can_interrupt = plat_sample_init();
     /* Any JVMTI function's address lies in the JVM's library, which exports AGCT if it has one. */
-    async_get_call_trace = (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber,
-                                                             "AsyncGetCallTrace");
+    jv_async_get_call_trace = (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber,
+                                                                "AsyncGetCallTrace");
     find_loader_natives(env);
+    jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace, attached);
+}
+
+int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context)
+{
+    JNIEnv *env = NULL;
+    if (!jv_async_get_call_trace)
+        return 0;
+    trace->frames = frames;
+    /* GetEnv only reads the thread's own JVM state; it is how AGCT learns which thread it walks. */
+    if ((*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) {
+        trace->num_frames = AGCT_NOT_JAVA;
+        return 1;
+    }
+    trace->env_id = env;
+    jv_async_get_call_trace(trace, depth, context);
+    return 1;
 }
 
 static int is_loader_native(jmethodID method)
@@ -126,22 +132,16 @@ typedef struct stack_out {
     DWORD *offsets;
     DWORD max, count;
     int truncated;
-    int taken; /* a stack was taken at the sample's moment */
+    int taken;   /* a stack was taken at the sample's moment */
+    DWORD state; /* JEVMON_THREAD_STATE at the sample */
 } stack_out;
 
 /* Runs on the interrupted thread, inside its signal handler: async-signal-safe only. */
 static void walk_interrupted(void *context, void *arg)
 {
     walk *w = arg;
-    JNIEnv *env = NULL;
     w->dispatching = jv_dispatching();
-    /* GetEnv only reads the thread's own JVM state; it is how AGCT learns which thread it walks. */
-    if (async_get_call_trace && (*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK) {
-        w->trace.env_id = env;
-        w->trace.frames = w->frames;
-        async_get_call_trace(&w->trace, WALK_DEPTH, context);
-        w->walked = 1;
-    }
+    w->walked = jv_agct_walk(&w->trace, w->frames, WALK_DEPTH, context) && w->trace.num_frames != AGCT_NOT_JAVA;
 }
 
 typedef struct found {
@@ -380,6 +380,21 @@ static void virtual_thread_depth(JNIEnv *env, jthread thread, const jv_thread *t
         f->depth = (uint32_t)count;
 }
 
+/* What a thread does, for a wall-clock profile, from JVMTI's state; standing: a virtual thread
+ * not mounted, or a carrier whose own frames wait while it runs one. */
+static DWORD run_state(jint state, int standing)
+{
+    if (standing)
+        return JEVMON_THREAD_WAITING;
+    if (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)
+        return JEVMON_THREAD_BLOCKED;
+    if (state & JVMTI_THREAD_STATE_SLEEPING)
+        return JEVMON_THREAD_SLEEPING;
+    if (state & JVMTI_THREAD_STATE_WAITING)
+        return JEVMON_THREAD_WAITING;
+    return state & JVMTI_THREAD_STATE_IN_NATIVE ? JEVMON_THREAD_NATIVE : JEVMON_THREAD_RUNNING;
+}
+
 /* out: NULL, or where SampleThreadStack wants the stack (not for virtual threads: see the README). */
 static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp,
                              stack_out *out)
@@ -406,6 +421,8 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         (*env)->DeleteLocalRef(env, thread);
         return E_FAIL;
     }
+    if (out)
+        out->state = run_state(state, standing);
     locate(env, os_tid, standing, thread, state, &f, &w, t->is_virtual ? NULL : out);
     if (t->is_virtual && (wanted & JVM_SAMPLE_STACK_ID))
         virtual_thread_depth(env, thread, t, &f);
@@ -442,16 +459,17 @@ HRESULT STDMETHODCALLTYPE idinfo_SampleThreadLocation(IJavaEventMonitorIDInfo4 *
     return sample_thread(thread_id, psample, NULL, NULL, NULL);
 }
 
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling3 *iface, ThreadID thread_id,
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling4 *iface, ThreadID thread_id,
                                                           JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp)
 {
     (void)iface;
     return sample_thread(thread_id, psample, pip, psp, NULL);
 }
 
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadFrames(IJevmonSampling3 *iface, ThreadID thread_id,
-                                                      JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
-                                                      DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated)
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadState(IJevmonSampling4 *iface, ThreadID thread_id,
+                                                     JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
+                                                     DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,
+                                                     DWORD *pstate)
 {
     (void)iface;
     if (!pframe_count || (max_frames && !pframes))
@@ -459,8 +477,10 @@ HRESULT STDMETHODCALLTYPE sampling_SampleThreadFrames(IJevmonSampling3 *iface, T
     *pframe_count = 0;
     if (ptruncated)
         *ptruncated = FALSE;
-    stack_out out = {pframes, poffsets, max_frames, 0, 0, 0};
+    stack_out out = {pframes, poffsets, max_frames, 0, 0, 0, 0};
     HRESULT hr = sample_thread(thread_id, psample, NULL, NULL, &out);
+    if (pstate)
+        *pstate = out.state;
     if (FAILED(hr) || !out.taken)
         return FAILED(hr) ? hr : S_FALSE;
     *pframe_count = out.count;
@@ -469,7 +489,15 @@ HRESULT STDMETHODCALLTYPE sampling_SampleThreadFrames(IJevmonSampling3 *iface, T
     return S_OK;
 }
 
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling3 *iface, ThreadID thread_id,
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadFrames(IJevmonSampling4 *iface, ThreadID thread_id,
+                                                      JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
+                                                      DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated)
+{
+    return sampling_SampleThreadState(iface, thread_id, psample, pframes, poffsets, max_frames, pframe_count,
+                                      ptruncated, NULL);
+}
+
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadStack(IJevmonSampling4 *iface, ThreadID thread_id,
                                                      JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD max_frames,
                                                      DWORD *pframe_count, BOOL *ptruncated)
 {

@@ -8,8 +8,9 @@
 #include "jevmon.h"
 #include "vm/vm.h"
 
-/* At VMInit: register sampling, AsyncGetCallTrace if the JVM exports it, the class loader's natives. */
-void jv_sample_start(JNIEnv *env);
+/* At VMInit (attached: loaded into a running JVM): register sampling, AsyncGetCallTrace if the JVM
+ * exports it, the class loader's natives, processor-time sampling. */
+void jv_sample_start(JNIEnv *env, int attached);
 /* GarbageCollectionStart (active 1) and GarbageCollectionFinish (0). */
 void jv_sample_gc(int active);
 

@@ -552,7 +552,7 @@ START_TEST(allocation_sites_are_exact)
     ck_assert_ptr_nonnull(flame);
     ck_assert_ptr_nonnull(samples); /* the modes combine */
     ck_assert_ptr_nonnull(bytes);
-    expect(report, "Mode: sample,alloc");
+    expect(report, "Mode: cpu,alloc");
     /* every allocation at interval 0: the 5000 objects, and the array that keeps them, by name and site */
     expect(collapsed, "Workload.main;Workload.allocate;Workload$Allocated 5000\n");
     expect(collapsed, "Workload.main;Workload.allocate;[LWorkload$Allocated 1\n");
@@ -607,7 +607,7 @@ START_TEST(a_refused_allocation_callback_costs_one_line)
     ck_assert_msg(occurrences(r.err, "jevmon: jevprof: ") == 1 + 1 + 5, "%s", r.err); /* that, wrote, the top 5 */
     char *report = read_text(dir, "jevprof-report.txt");
     ck_assert_ptr_nonnull(report);
-    expect(report, "Mode: sample,alloc");
+    expect(report, "Mode: cpu,alloc");
     expect(report, "Hottest call paths by self samples"); /* the rest of the mode ran */
     ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));

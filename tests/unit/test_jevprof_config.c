@@ -88,13 +88,13 @@ static const struct bad_value {
     const char *variable, *value, *reason;
 } bad_values[] = {
     {"JEVPROF_MODE", "fast",
-     "JEVPROF_MODE \"fast\" is not calls, sample, both, alloc or a list of them (\"sample,alloc\"); using the default, "
-     "sample"},
-    {"JEVPROF_MODE", "", "JEVPROF_MODE \"\" is not calls, sample, both, alloc or a list of them"},
-    {"JEVPROF_MODE", "sample,", "JEVPROF_MODE \"sample,\" is not calls"},
-    {"JEVPROF_MODE", "sample,,alloc", "JEVPROF_MODE \"sample,,alloc\" is not calls"},
-    {"JEVPROF_MODE", "sample alloc", "JEVPROF_MODE \"sample alloc\" is not calls"},
-    {"JEVPROF_MODE", "alloc,heap", "JEVPROF_MODE \"alloc,heap\" is not calls"},
+     "JEVPROF_MODE \"fast\" is not cpu, wall, calls, both (cpu and calls), alloc or a list of them (\"cpu,alloc\"; "
+     "sample is cpu's old name); using the default, cpu"},
+    {"JEVPROF_MODE", "", "JEVPROF_MODE \"\" is not cpu, wall, calls, both (cpu and calls), alloc or a list of them"},
+    {"JEVPROF_MODE", "sample,", "JEVPROF_MODE \"sample,\" is not cpu"},
+    {"JEVPROF_MODE", "sample,,alloc", "JEVPROF_MODE \"sample,,alloc\" is not cpu"},
+    {"JEVPROF_MODE", "sample alloc", "JEVPROF_MODE \"sample alloc\" is not cpu"},
+    {"JEVPROF_MODE", "alloc,heap", "JEVPROF_MODE \"alloc,heap\" is not cpu"},
     {"JEVPROF_INTERVAL_MS", "0", "JEVPROF_INTERVAL_MS \"0\" is out of range (1 to 60000 milliseconds); using the default, 10"},
     {"JEVPROF_INTERVAL_MS", "0.5", "JEVPROF_INTERVAL_MS \"0.5\" is not a whole number"},
     {"JEVPROF_INTERVAL_MS", "-3", "JEVPROF_INTERVAL_MS \"-3\" is not a whole number"},
@@ -211,11 +211,13 @@ END_TEST
 
 START_TEST(mode_names)
 {
-    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE), "sample");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE), "cpu");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_WALL), "wall");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_WALL | JP_MODE_CALLS | JP_MODE_ALLOC), "wall,calls,alloc");
     ck_assert_str_eq(jp_mode_name(JP_MODE_CALLS), "calls");
     ck_assert_str_eq(jp_mode_name(JP_MODE_BOTH), "both");
     ck_assert_str_eq(jp_mode_name(JP_MODE_ALLOC), "alloc");
-    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_ALLOC), "sample,alloc");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_ALLOC), "cpu,alloc");
     ck_assert_str_eq(jp_mode_name(JP_MODE_ALL), "both,alloc");
 }
 END_TEST
@@ -226,6 +228,11 @@ static const struct mode_list {
     jp_mode mode;
 } mode_lists[] = {
     {"alloc", JP_MODE_ALLOC},
+    {"cpu", JP_MODE_SAMPLE},
+    {"sample", JP_MODE_SAMPLE}, /* cpu's old name */
+    {"wall", JP_MODE_SAMPLE | JP_MODE_WALL},
+    {"wall,calls", JP_MODE_SAMPLE | JP_MODE_WALL | JP_MODE_CALLS},
+    {"cpu,alloc", JP_MODE_SAMPLE | JP_MODE_ALLOC},
     {"sample,alloc", JP_MODE_SAMPLE | JP_MODE_ALLOC},
     {"alloc,sample", JP_MODE_SAMPLE | JP_MODE_ALLOC},
     {"calls,alloc", JP_MODE_CALLS | JP_MODE_ALLOC},

@@ -2,8 +2,12 @@
  * test_thread_sample.c - plat_sample_thread on every target (natively on Linux, under Wine
  * for Windows): a busy thread's instruction pointer lies in this program's code and its
  * stack pointer near its own stack; a thread that ended cannot be sampled and costs no wait.
+ * plat_process_threads lists this process's threads; a processor-time timer (where the system has
+ * them: Linux) interrupts a busy thread about once per period of its processor time, and a
+ * sleeping one never.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -101,6 +105,94 @@ START_TEST(an_ended_thread_is_not_sampled)
 }
 END_TEST
 
+START_TEST(process_threads_include_a_new_one)
+{
+    busy b;
+    memset(&b, 0, sizeof(b));
+    atomic_store(&b.run, 1);
+    plat_thread *t = plat_thread_start(busy_loop, &b);
+    ck_assert_ptr_nonnull(t);
+    while (!atomic_load(&b.tid))
+        plat_sleep_ms(1);
+    DWORD ids[256];
+    size_t count = plat_process_threads(ids, 256);
+    int self = 0, other = 0;
+    for (size_t i = 0; i < count && i < 256; i++) {
+        self |= ids[i] == plat_os_thread_id();
+        other |= ids[i] == atomic_load(&b.tid);
+    }
+    atomic_store(&b.run, 0);
+    plat_thread_join(t);
+    ck_assert_uint_ge(count, 2);
+    ck_assert_int_eq(plat_process_threads(NULL, 0) >= 1, 1);
+    ck_assert(self && other);
+}
+END_TEST
+
+/* The processor-time timers' ticks, by the thread they ran on. */
+static _Atomic DWORD ticked_busy_tid;
+static atomic_uint busy_ticks, other_ticks;
+
+static void tick(void *context, int overruns)
+{
+    (void)context;
+    if (plat_os_thread_id() == atomic_load(&ticked_busy_tid))
+        atomic_fetch_add(&busy_ticks, 1 + (unsigned)(overruns > 0 ? overruns : 0));
+    else
+        atomic_fetch_add(&other_ticks, 1);
+}
+
+static void sleepy(void *arg)
+{
+    busy *b = arg;
+    atomic_store(&b->tid, plat_os_thread_id());
+    while (atomic_load(&b->run))
+        plat_sleep_ms(5);
+}
+
+START_TEST(a_cpu_timer_ticks_a_busy_thread_and_not_a_sleeping_one)
+{
+    ck_assert_int_eq(init_once(), 1);
+    busy b, idle;
+    memset(&b, 0, sizeof(b));
+    memset(&idle, 0, sizeof(idle));
+    atomic_store(&b.run, 1);
+    atomic_store(&idle.run, 1);
+    plat_thread *t = plat_thread_start(busy_loop, &b), *sleeper = plat_thread_start(sleepy, &idle);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_ptr_nonnull(sleeper);
+    while (!atomic_load(&b.tid) || !atomic_load(&idle.tid))
+        plat_sleep_ms(1);
+    atomic_store(&ticked_busy_tid, atomic_load(&b.tid));
+    int timers = plat_cpu_timers_init(tick);
+    plat_cpu_timer *busy_timer = plat_cpu_timer_start(atomic_load(&b.tid), 1000000);
+    plat_cpu_timer *idle_timer = plat_cpu_timer_start(atomic_load(&idle.tid), 1000000);
+    uint64_t cpu_before = plat_thread_cpu_ns(atomic_load(&b.tid));
+    plat_sleep_ms(400);
+    uint64_t cpu_used = plat_thread_cpu_ns(atomic_load(&b.tid)) - cpu_before;
+    plat_cpu_timer_stop(busy_timer);
+    plat_cpu_timer_stop(idle_timer);
+    plat_cpu_timers_init(NULL);
+    atomic_store(&b.run, 0);
+    atomic_store(&idle.run, 0);
+    plat_thread_join(t);
+    plat_thread_join(sleeper);
+    if (!timers) { /* Windows: none, and no timer can be had */
+        ck_assert_ptr_null(busy_timer);
+        ck_assert_ptr_null(idle_timer);
+        return;
+    }
+    ck_assert_ptr_nonnull(busy_timer);
+    ck_assert_ptr_nonnull(idle_timer);
+    unsigned expected = (unsigned)(cpu_used / 1000000);
+    printf("busy thread: %u ticks for %u ms of processor time; others: %u\n", atomic_load(&busy_ticks), expected,
+           atomic_load(&other_ticks));
+    ck_assert_uint_ge(atomic_load(&busy_ticks) * 10, expected * 8); /* a tick per period, within 20% */
+    ck_assert_uint_le(atomic_load(&busy_ticks) * 10, expected * 12 + 20);
+    ck_assert_uint_eq(atomic_load(&other_ticks), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("thread_sample");
@@ -108,6 +200,8 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, a_busy_thread_is_caught_in_this_program);
     tcase_add_test(tc, an_ended_thread_is_not_sampled);
+    tcase_add_test(tc, process_threads_include_a_new_one);
+    tcase_add_test(tc, a_cpu_timer_ticks_a_busy_thread_and_not_a_sleeping_one);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -10,7 +10,7 @@
  *   stacks SECONDS      thread "parked" parks in parkedA > parkedB > parkedC; thread "spinning" runs in
  *                       spinA > spinB > spinC: two stacks that stay the same for the whole run
  *
- * Each mode prints what it did when done.
+ * Each mode prints what it did when done.  (truth CPU-SECONDS: see acceptor(), below spinC.)
  */
 public class SamplingWorkload {
     static volatile long sink;
@@ -183,6 +183,72 @@ public class SamplingWorkload {
         System.out.println("stacks done");
     }
 
+    /*
+     * truth CPU-SECONDS: the known truth of cpu and wall modes.  The main thread runs rounds of a, b
+     * and c (60/30/10% of its processor time once compiled: warm first warms them up) in measured
+     * until it has used CPU-SECONDS of processor time, however loaded the machine, while thread
+     * "acceptor" blocks in accept (on loopback), "waiter" in Object.wait and "sleeper" in
+     * Thread.sleep.
+     */
+    /* Short rounds: no sampling period lines up with them. */
+    static long rounds(java.lang.management.ThreadMXBean bean, long until) {
+        long rounds = 0;
+        while (bean.getCurrentThreadCpuTime() < until) {
+            sink += a(600_000);
+            sink += b(300_000);
+            sink += c(100_000);
+            rounds++;
+        }
+        return rounds;
+    }
+
+    static long warm(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+    static long measured(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+
+    static void acceptor(java.net.ServerSocket server) {
+        try {
+            server.accept().close();
+        } catch (java.io.IOException e) {
+            // closed at the end
+        }
+    }
+
+    static void waiter(Object lock) {
+        synchronized (lock) {
+            try {
+                lock.wait();
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        }
+    }
+
+    static void sleeper() {
+        try {
+            while (true)
+                Thread.sleep(1000);
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    static void truth(String seconds) throws java.io.IOException {
+        java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        Object lock = new Object();
+        Thread[] idle = {new Thread(() -> acceptor(server), "acceptor"), new Thread(() -> waiter(lock), "waiter"),
+                         new Thread(SamplingWorkload::sleeper, "sleeper")};
+        for (Thread t : idle) {
+            t.setDaemon(true);
+            t.start();
+        }
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpu = bean.getCurrentThreadCpuTime();
+        warm(bean, cpu + 500_000_000L);
+        long rounds = measured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
+        server.close();
+        System.out.println("truth rounds " + rounds);
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
@@ -191,6 +257,7 @@ public class SamplingWorkload {
             case "fibs": fibs(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
             case "define": define(args[1]); break;
             case "stacks": stacks(args[1]); break;
+            case "truth": truth(args[1]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }

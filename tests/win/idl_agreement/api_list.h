@@ -19,7 +19,7 @@
     X(IJavaEventMonitorIDInfo) X(IJavaEventMonitorIDInfo2) X(IJavaEventMonitorIDInfo3)             \
     X(IJavaEventMonitorIDInfo4) X(IJavaEventMonitor) X(IJavaEventMonitor2) X(IHeapInfoCallback)    \
     X(IObjectAllocationCallback) X(IJavaHeapMonitor) X(IJavaHeapMonitor2) X(IJevmonSampling) \
-    X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonAllocationSampling) X(IJevmonCommands)
+    X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonSampling4) X(IJevmonAllocationSampling) X(IJevmonCommands)
 
 /* The documentation's spellings: IID_<alias> and the type <alias>. */
 #define API_ALIASES(X) X(IHeapInfoCallBack) X(IObjectAllocationCallBack)
@@ -62,6 +62,9 @@
 #define API_SLOTS_IJevmonSampling(X, i) API_SLOTS_IUnknown(X, i) X(i, SampleThreadLocation64)
 #define API_SLOTS_IJevmonSampling2(X, i) API_SLOTS_IJevmonSampling(X, i) X(i, SampleThreadStack)
 #define API_SLOTS_IJevmonSampling3(X, i) API_SLOTS_IJevmonSampling2(X, i) X(i, SampleThreadFrames)
+#define API_SLOTS_IJevmonSampling4(X, i)                                                         \
+    API_SLOTS_IJevmonSampling3(X, i) X(i, StartCpuSampling) X(i, StopCpuSampling) X(i, NextCpuSample) \
+    X(i, GetCpuSamplingCounts) X(i, GetThreadCpuTime) X(i, SampleThreadState)
 #define API_SLOTS_IJevmonAllocationSampling(X, i)                                                \
     API_SLOTS_IUnknown(X, i) X(i, GetAllocationSamplingInterval) X(i, GetAllocationWeight)
 #define API_SLOTS_IJevmonCommands(X, i) API_SLOTS_IUnknown(X, i) X(i, Command)
@@ -80,6 +83,7 @@
     API_SLOTS_IJevmonSampling(X, IJevmonSampling)                                                \
     API_SLOTS_IJevmonSampling2(X, IJevmonSampling2)                                              \
     API_SLOTS_IJevmonSampling3(X, IJevmonSampling3)                                              \
+    API_SLOTS_IJevmonSampling4(X, IJevmonSampling4)                                              \
     API_SLOTS_IJevmonAllocationSampling(X, IJevmonAllocationSampling) \
     API_SLOTS_IJevmonCommands(X, IJevmonCommands)
 
@@ -98,7 +102,12 @@
     SIZE(JVM_ID_TYPE) SIZE(JVM_CALLING_CONVENTION) SIZE(JVM_CALL_FLAGS) SIZE(JVM_CLASS_PROPERTIES) \
     SIZE(JAVA_FIELD_FLAGS) SIZE(JVM_HEAPMON_CAPABILITIES) SIZE(JVM_OBJECT_FLAGS) SIZE(CONTAINER_TYPE) \
     SIZE(JVM_METHOD_SAMPLE_FLAGS) SIZE(JVM_METHOD_SAMPLE_ACCURACY) SIZE(JVM_METHOD_SAMPLE_LOCATION) \
-    SIZE(JVM_METHOD_SAMPLE_LOCATION_TYPES) SIZE(IHeapInfoCallBack) SIZE(IObjectAllocationCallBack)
+    SIZE(JVM_METHOD_SAMPLE_LOCATION_TYPES) SIZE(IHeapInfoCallBack) SIZE(IObjectAllocationCallBack) \
+    SIZE(JEVMON_THREAD_STATE) SIZE(JEVMON_CPU_SAMPLE_KIND) SIZE(JEVMON_CPU_SAMPLING_COUNTS)          \
+    FIELD(JEVMON_CPU_SAMPLING_COUNTS, period_ns) FIELD(JEVMON_CPU_SAMPLING_COUNTS, cpu_ns)         \
+    FIELD(JEVMON_CPU_SAMPLING_COUNTS, expiries) FIELD(JEVMON_CPU_SAMPLING_COUNTS, overruns)        \
+    FIELD(JEVMON_CPU_SAMPLING_COUNTS, lost) FIELD(JEVMON_CPU_SAMPLING_COUNTS, taken)               \
+    FIELD(JEVMON_CPU_SAMPLING_COUNTS, threads) FIELD(JEVMON_CPU_SAMPLING_COUNTS, untimed_threads)
 
 /* Integer constants: every enumerator, then the #defines. */
 #define API_VALUES(X)                                                                            \
@@ -141,7 +150,10 @@
     X(JVM_LOCATION_COMPILER) X(JVM_LOCATION_LOADER) X(JVM_LOCATION_DEBUGGER) X(JVM_LOCATION_SECURITY) \
     X(JVM_LOCATION_PROFILER) X(JVM_LOCATION_BLOCKING)                                            \
     X(MSJDBG_FL_REQUIRE_BYTE_CODE_EXECUTION) X(MSJDBG_FL_ENABLE_PROFILING) X(MSJDBG_SEND_START_CLASS_EVENTS) \
-    X(JEVMON_NO_PC_OFFSET)
+    X(JEVMON_NO_PC_OFFSET)                                                                       \
+    X(JEVMON_THREAD_RUNNING) X(JEVMON_THREAD_NATIVE) X(JEVMON_THREAD_BLOCKED) X(JEVMON_THREAD_WAITING) \
+    X(JEVMON_THREAD_SLEEPING) X(JEVMON_CPU_SAMPLE_JAVA) X(JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES)       \
+    X(JEVMON_CPU_SAMPLE_GC) X(JEVMON_CPU_SAMPLE_UNWALKABLE)
 
 /* String constants. */
 #define API_STRINGS(X) X(JEVMON_JAVA_VM_KEY) X(JEVMON_MONITORS_KEY)

@@ -1,0 +1,350 @@
+/*
+ * cpu_sample.c - IJevmonSampling4's processor-time sampling: StartCpuSampling, StopCpuSampling,
+ * NextCpuSample, GetCpuSamplingCounts, and GetThreadCpuTime.
+ *
+ * Each platform Java thread gets a timer on its own processor-time clock (platform.h), armed for
+ * every live thread when sampling starts and for each later one at its ThreadStart, deleted at
+ * its ThreadEnd.  Each expiry interrupts the thread where it runs, and the handler walks its
+ * stack there with AsyncGetCallTrace into a free slot of a fixed buffer; NextCpuSample, on the
+ * monitor's thread, turns one full slot into MethodIDs and frees it.  So a thread is sampled in
+ * proportion to the processor time it uses, a waiting thread never, and no sampling thread has
+ * to win a processor for the rate to be held.  Virtual threads are sampled on their carriers.
+ *
+ * Linux checks these timers at the scheduler tick, so at a period shorter than the tick several
+ * expiries come as one signal: the kernel counts the merged ones (its overrun), and the sample
+ * stands for them all (its periods), so that the profile's weight stays the processor time used.
+ * Why a sample may be missing is counted: an expiry that finds every slot full is lost, and a
+ * thread that cannot have a timer (the system refused one) is not timed at all.
+ *
+ * Loaded into a running JVM, the agent knows no OS id of the threads already there: then every
+ * thread of the process is timed (as async-profiler times them), the JVM's own (compilers,
+ * collectors) included, whose samples have no Java frame and are counted as such.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ids/idinfo_methods.h"
+#include "ids/method.h"
+#include "ids/thread.h"
+#include "platform/platform.h"
+#include "sampling/agct.h"
+#include "sampling/cpu_sample.h"
+#include "vm/once.h"
+
+/* The buffer: enough slots for a quarter second of 8 busy threads at 1 ms between two drains.
+ * Producers take the first free slot, so only as many slots are ever touched as were full at
+ * once: the buffer costs memory only as far as the monitor falls behind. */
+#define SLOTS 512
+#define SLOT_DEPTH 2048 /* frames walked; a deeper stack keeps its innermost and is marked truncated */
+
+enum { SLOT_FREE, SLOT_WRITING, SLOT_FULL };
+
+typedef struct slot {
+    atomic_int state;
+    DWORD periods; /* of processor time: 1 and the expiries the kernel merged into this one */
+    agct_trace trace;
+    agct_frame frames[SLOT_DEPTH];
+} slot;
+
+typedef struct timed_thread {
+    DWORD os_tid;
+    plat_cpu_timer *timer;
+    uint64_t cpu_at_start; /* the thread's processor time when its timer was armed */
+} timed_thread;
+
+static slot slots[SLOTS]; /* zero pages until a sample is written: see SLOTS */
+
+static atomic_int running;     /* sampling was asked for and not stopped */
+static atomic_int unavailable; /* VMInit found no timers or no walk */
+static atomic_int walkable;    /* VMInit found both */
+static atomic_int every_thread; /* attached: the process's threads are timed, the JVM's included */
+static _Atomic uint64_t expiries, overruns, lost, taken;
+
+/* Guarded by lock: the timed threads, and the counts of their time and number. */
+static atomic_int lock_once;
+static plat_mutex *lock;
+static timed_thread *timed;
+static size_t timed_count, timed_capacity;
+static uint64_t period_ns, ended_cpu_ns, threads_timed, threads_untimed;
+
+static void make_lock(void)
+{
+    lock = plat_mutex_create();
+}
+
+static int take_lock(void)
+{
+    jv_once(&lock_once, make_lock);
+    if (!lock)
+        return 0;
+    plat_mutex_lock(lock);
+    return 1;
+}
+
+/* ---- On the interrupted thread (async-signal-safe only) ------------------------------------------ */
+
+static void on_tick(void *context, int merged)
+{
+    if (!atomic_load(&running))
+        return; /* a signal pending when the timer was deleted */
+    atomic_fetch_add(&expiries, 1 + (uint64_t)merged);
+    if (merged > 0)
+        atomic_fetch_add(&overruns, (uint64_t)merged);
+    for (int i = 0; i < SLOTS; i++) {
+        int expected = SLOT_FREE;
+        if (atomic_load_explicit(&slots[i].state, memory_order_relaxed) != SLOT_FREE ||
+            !atomic_compare_exchange_strong(&slots[i].state, &expected, SLOT_WRITING))
+            continue;
+        memset(&slots[i].trace, 0, sizeof(slots[i].trace));
+        slots[i].periods = 1 + (DWORD)(merged > 0 ? merged : 0);
+        jv_agct_walk(&slots[i].trace, slots[i].frames, SLOT_DEPTH, context);
+        atomic_store(&slots[i].state, SLOT_FULL);
+        atomic_fetch_add(&taken, 1);
+        return;
+    }
+    atomic_fetch_add(&lost, 1);
+}
+
+/* ---- The timed threads ------------------------------------------------------------------------ */
+
+/* Called with the lock held. */
+static void arm(DWORD os_tid)
+{
+    for (size_t i = 0; i < timed_count; i++)
+        if (timed[i].os_tid == os_tid)
+            return;
+    if (timed_count == timed_capacity) {
+        size_t capacity = timed_capacity ? 2 * timed_capacity : 64;
+        timed_thread *grown = realloc(timed, capacity * sizeof(*grown));
+        if (!grown) {
+            threads_untimed++;
+            return;
+        }
+        timed = grown, timed_capacity = capacity;
+    }
+    uint64_t cpu = plat_thread_cpu_ns(os_tid);
+    plat_cpu_timer *timer = cpu == UINT64_MAX ? NULL : plat_cpu_timer_start(os_tid, period_ns);
+    if (!timer) {
+        threads_untimed++;
+        return;
+    }
+    timed[timed_count++] = (timed_thread){os_tid, timer, cpu};
+    threads_timed++;
+}
+
+/* Called with the lock held: the timer goes, the processor time it measured stays counted. */
+static void disarm(size_t i)
+{
+    uint64_t cpu = plat_thread_cpu_ns(timed[i].os_tid);
+    plat_cpu_timer_stop(timed[i].timer);
+    if (cpu != UINT64_MAX && cpu > timed[i].cpu_at_start)
+        ended_cpu_ns += cpu - timed[i].cpu_at_start;
+    timed[i] = timed[--timed_count];
+}
+
+/* Every thread of the process (after an attach), called with the lock held. */
+static void arm_process_threads(void)
+{
+    size_t count = plat_process_threads(NULL, 0), listed;
+    DWORD *ids = count ? malloc((count + 16) * sizeof(*ids)) : NULL; /* room for a few more starting */
+    if (!ids)
+        return;
+    listed = plat_process_threads(ids, count + 16);
+    for (size_t i = 0; i < listed && i < count + 16; i++)
+        arm(ids[i]);
+    free(ids);
+}
+
+/* Every live platform thread (in the live phase), called with the lock held. */
+static void arm_live_threads(JNIEnv *env)
+{
+    jint count = 0;
+    jthread *threads = NULL;
+    if (atomic_load(&every_thread)) {
+        arm_process_threads();
+        return;
+    }
+    if (!env || (*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE)
+        return;
+    for (jint i = 0; i < count; i++) {
+        jv_thread *t = jv_thread_of(env, threads[i]);
+        if (t && t->os_tid)
+            arm(t->os_tid);
+        else
+            threads_untimed++;
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
+}
+
+void jv_cpu_sample_start(JNIEnv *env, int can_walk, int attached)
+{
+    atomic_store(&every_thread, attached);
+    if (!can_walk || !plat_cpu_timers_init(on_tick)) {
+        atomic_store(&unavailable, 1);
+        if (atomic_load(&running))
+            jv_log("processor-time sampling is not available here (no per-thread processor-time timers, "
+                   "SIGPROF taken, or no AsyncGetCallTrace); the monitor that asked for it is told so");
+        return;
+    }
+    atomic_store(&walkable, 1);
+    if (atomic_load(&running) && take_lock()) {
+        arm_live_threads(env);
+        plat_mutex_unlock(lock);
+    }
+}
+
+void jv_cpu_sample_thread_started(const jv_thread *t)
+{
+    if (!atomic_load(&running) || !atomic_load(&walkable) || t->is_virtual || !take_lock())
+        return;
+    if (atomic_load(&running)) {
+        if (t->os_tid)
+            arm(t->os_tid);
+        else
+            threads_untimed++;
+    }
+    plat_mutex_unlock(lock);
+}
+
+void jv_cpu_sample_thread_ended(const jv_thread *t)
+{
+    if (!atomic_load(&running) || t->is_virtual || !t->os_tid || !take_lock())
+        return;
+    for (size_t i = 0; i < timed_count; i++)
+        if (timed[i].os_tid == t->os_tid) {
+            disarm(i);
+            break;
+        }
+    plat_mutex_unlock(lock);
+}
+
+/* ---- IJevmonSampling4 ------------------------------------------------------------------------- */
+
+HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULONGLONG period)
+{
+    (void)iface;
+    if (!period)
+        return E_INVALIDARG;
+    /* Before VMInit nothing is known yet: the request is kept, and NextCpuSample says E_NOTIMPL
+     * from VMInit on if the timers or the walk turn out not to be there. */
+    if (atomic_load(&unavailable))
+        return E_NOTIMPL;
+    if (!take_lock())
+        return E_UNEXPECTED;
+    HRESULT hr = S_OK;
+    if (atomic_load(&running)) {
+        hr = E_UNEXPECTED; /* one sampling at a time: its period is the only one */
+    } else {
+        period_ns = period;
+        ended_cpu_ns = threads_timed = threads_untimed = 0;
+        atomic_store(&expiries, 0), atomic_store(&overruns, 0), atomic_store(&lost, 0), atomic_store(&taken, 0);
+        atomic_store(&running, 1);
+        if (atomic_load(&walkable) && jv_vm_live())
+            arm_live_threads(jv_jni());
+    }
+    plat_mutex_unlock(lock);
+    return hr;
+}
+
+HRESULT STDMETHODCALLTYPE sampling_StopCpuSampling(IJevmonSampling4 *iface)
+{
+    (void)iface;
+    if (!take_lock())
+        return E_UNEXPECTED;
+    atomic_store(&running, 0);
+    while (timed_count)
+        disarm(timed_count - 1);
+    plat_mutex_unlock(lock);
+    return S_OK;
+}
+
+/* AsyncGetCallTrace's answer as a sample's kind. */
+static DWORD kind_of(jint num_frames)
+{
+    if (num_frames > 0)
+        return JEVMON_CPU_SAMPLE_JAVA;
+    if (num_frames == AGCT_GC_ACTIVE)
+        return JEVMON_CPU_SAMPLE_GC;
+    return num_frames > AGCT_UNKNOWN_JAVA || num_frames == AGCT_NOT_WALKABLE_NOT_JAVA ? JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES
+                                                                                     : JEVMON_CPU_SAMPLE_UNWALKABLE;
+}
+
+HRESULT STDMETHODCALLTYPE sampling_NextCpuSample(IJevmonSampling4 *iface, MethodID *pframes, DWORD *poffsets,
+                                                 DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pkind,
+                                                 DWORD *pperiods)
+{
+    (void)iface;
+    if (!pframe_count || !pkind || !pperiods || (max_frames && !pframes))
+        return E_POINTER;
+    *pframe_count = 0;
+    if (ptruncated)
+        *ptruncated = FALSE;
+    if (atomic_load(&unavailable))
+        return E_NOTIMPL;
+    JNIEnv *env = jv_jni();
+    for (int i = 0; i < SLOTS; i++) {
+        slot *s = &slots[i];
+        if (atomic_load(&s->state) != SLOT_FULL)
+            continue;
+        jint count = s->trace.num_frames;
+        *pkind = kind_of(count);
+        *pperiods = s->periods;
+        if (count > 0 && env) {
+            DWORD kept = (DWORD)count < max_frames ? (DWORD)count : max_frames;
+            for (DWORD k = 0; k < kept; k++) { /* the innermost kept, outermost first */
+                const agct_frame *f = &s->frames[kept - 1 - k];
+                pframes[k] = jv_method_id(env, f->method_id);
+                if (poffsets)
+                    poffsets[k] = f->lineno >= 0 ? (DWORD)f->lineno : JEVMON_NO_PC_OFFSET;
+            }
+            *pframe_count = kept;
+            if (ptruncated)
+                *ptruncated = kept < (DWORD)count || count >= SLOT_DEPTH;
+        }
+        atomic_store(&s->state, SLOT_FREE);
+        return S_OK;
+    }
+    return S_FALSE;
+}
+
+HRESULT STDMETHODCALLTYPE sampling_GetCpuSamplingCounts(IJevmonSampling4 *iface, JEVMON_CPU_SAMPLING_COUNTS *pcounts)
+{
+    (void)iface;
+    if (!pcounts)
+        return E_POINTER;
+    memset(pcounts, 0, sizeof(*pcounts));
+    if (atomic_load(&unavailable))
+        return E_NOTIMPL;
+    if (!take_lock())
+        return E_UNEXPECTED;
+    pcounts->period_ns = period_ns;
+    pcounts->cpu_ns = ended_cpu_ns;
+    for (size_t i = 0; i < timed_count; i++) {
+        uint64_t cpu = plat_thread_cpu_ns(timed[i].os_tid);
+        if (cpu != UINT64_MAX && cpu > timed[i].cpu_at_start)
+            pcounts->cpu_ns += cpu - timed[i].cpu_at_start;
+    }
+    pcounts->threads = threads_timed;
+    pcounts->untimed_threads = threads_untimed;
+    plat_mutex_unlock(lock);
+    pcounts->expiries = atomic_load(&expiries);
+    pcounts->overruns = atomic_load(&overruns);
+    pcounts->lost = atomic_load(&lost);
+    pcounts->taken = atomic_load(&taken);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE sampling_GetThreadCpuTime(IJevmonSampling4 *iface, ThreadID thread_id, ULONGLONG *pcpu_ns)
+{
+    (void)iface;
+    if (!pcpu_ns)
+        return E_POINTER;
+    const jv_thread *t = jv_thread_get(thread_id);
+    uint64_t cpu = t && !t->is_virtual && t->os_tid ? plat_thread_cpu_ns(t->os_tid) : UINT64_MAX;
+    if (cpu == UINT64_MAX)
+        return E_FAIL; /* gone, a virtual thread (its time is its carriers'), or its OS thread not known */
+    *pcpu_ns = cpu;
+    return S_OK;
+}
