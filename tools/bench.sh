@@ -216,7 +216,7 @@ program_tables() {
   echo
   local java_bin
   for java_bin in "$java" "$java25"; do
-    [[ -x $java_bin ]] || { echo "real programs on $java_bin: skipped, no such JDK"; continue; }
+    command -v "$java_bin" >/dev/null || { echo "real programs on $java_bin: skipped, no such JDK"; continue; }
     if [[ -f $h2_jar ]]; then
       program_table "H2: a JDBC query loop (H2Workload ${BENCH_H2_QUERIES:-2000})" "$java_bin" \
         -cp "$h2_jar:$build/java" H2Workload "${BENCH_H2_QUERIES:-2000}"
