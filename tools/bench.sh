@@ -6,6 +6,7 @@
 #          the same fib calling two empty JNI natives per call (tools/jnifloor): the floor of the
 #          instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
+#   programs (issue 30): H2 (a JDBC query loop), a Groovy and a JRuby script in calls mode, both JDKs
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 #   vthreads: 10^6 short virtual threads (JDK 21+) under a THREADS monitor and callcount on both mechanisms
@@ -28,6 +29,8 @@
 # The profilers side by side (issue 32): BENCH_ONLY=profilers runs them alone; BENCH_PROFILER_RUNS
 # (default 3), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
 # (default 10), BENCH_ASYNC_PROFILER.
+# Real programs (H2, Groovy, JRuby; issue 30): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
+# BENCH_H2_QUERIES (default 2000), BENCH_SCRIPT_ROUNDS (default 10).
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
 set -euo pipefail
@@ -188,9 +191,62 @@ cost_tables() {
   done | grep -v '^$'
   echo
 }
+# ---- Real programs in calls mode (issue 30): H2, Groovy, JRuby from their Debian packages ---------
+# Each program beside no agent on both JDKs: the bridge alone (fx_silent), callcount, and jevprof's
+# calls mode, all instrumented; then the calls callcount counted and each row's cost per call.
+program_runs=${BENCH_PROGRAM_RUNS:-1}
+h2_jar=/usr/share/java/h2.jar groovy_jar=/usr/share/java/groovy-all.jar jruby_jar=/usr/share/jruby/lib/jruby.jar
+program_table() { # program_table NAME JAVA ARGUMENT...: one program's table and its cost per call
+  local name=$1 java_bin=$2 label
+  shift 2
+  table "$name, $("$java_bin" -version 2>&1 | head -n 1)" "$program_runs" \
+    "no agent|-|" \
+    "$silent|silent-instrumented|" \
+    "instrumented method calls, callcount sample|callcount-instrumented|CALLCOUNT_FILE=$work/program-calls.txt" \
+    "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-program" \
+    -- "$java_bin" "$@"
+  local calls
+  calls=$(awk '!/^#/ {s += $1} END {print s}' "$work/program-calls.txt")
+  echo "  ($calls calls counted)"
+  for label in "$silent" "instrumented method calls, callcount sample" "jevprof, calls mode"; do
+    awk -v l="$label" -v a="${medians[$label]}" -v b="${medians[no agent]}" -v n="$calls" \
+      'BEGIN {printf "  %-62s %8.0f ns per call\n", l, (a - b) * 1e6 / n}'
+  done
+  echo
+}
+program_tables() {
+  echo "== Real programs in calls mode (issue 30) =="
+  echo
+  local java_bin
+  for java_bin in "$java" "$java25"; do
+    command -v "$java_bin" >/dev/null || { echo "real programs on $java_bin: skipped, no such JDK"; continue; }
+    if [[ -f $h2_jar ]]; then
+      program_table "H2: a JDBC query loop (H2Workload ${BENCH_H2_QUERIES:-2000})" "$java_bin" \
+        -cp "$h2_jar:$build/java" H2Workload "${BENCH_H2_QUERIES:-2000}"
+    else
+      echo "H2: skipped, $h2_jar missing (Debian's libh2-java)"
+    fi
+    if [[ -f $groovy_jar ]]; then
+      program_table "Groovy script (GroovyWorkload.groovy ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
+        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/jvm/workloads/GroovyWorkload.groovy" "${BENCH_SCRIPT_ROUNDS:-10}"
+    else
+      echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
+    fi
+    if [[ -f $jruby_jar ]]; then # the java command line Debian's jruby script runs
+      program_table "JRuby script (JRubyWorkload.rb ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
+        @/usr/share/jruby/bin/.jruby.module_opts -Xss2048k --module-path "$jruby_jar" -Djruby.home=/usr/share/jruby \
+        org.jruby.Main "$root/tests/jvm/workloads/JRubyWorkload.rb" "${BENCH_SCRIPT_ROUNDS:-10}"
+    else
+      echo "JRuby: skipped, $jruby_jar missing (Debian's jruby)"
+    fi
+  done
+}
+if [[ ${BENCH_ONLY:-} == programs ]]; then
+  program_tables
+  exit 0
+fi
 if [[ ${BENCH_ONLY:-} == cost ]]; then
   cost_tables
-profiler_tables
   exit 0
 fi
 
@@ -479,5 +535,6 @@ sampling_table() { # sampling_table TITLE THREADS
 sampling_table "sampling: fib($sampling_fib) in 1 thread" 1
 sampling_table "sampling: fib($sampling_fib) in each of $sampling_threads threads" "$sampling_threads"
 
+program_tables
 cost_tables
 profiler_tables

@@ -25,9 +25,12 @@ APT_UPDATED=no
 
 # openjdk-17-source: the java.util.stream sources javac compiles in `make bench`.
 # clang: libFuzzer for `make fuzz` (its runtime comes with clang's libclang-common-*-dev).
+# libh2-java (2.5 MB): the H2 database `make bench` runs in calls mode (Groovy and JRuby, 29 and
+# 55 MB, are left to the user: bench.sh skips them with a line).
 # zlib1g-dev: jevprof gzips its pprof files; golang-go: `go tool pprof` reads them back in test_jevprof.
 PACKAGES=(mingw-w64 mingw-w64-tools libwine-dev wine wine64 check pkg-config cmake python3 dpkg-dev
-          make gcc libc6-dev xz-utils unzip zip openjdk-17-source clang zlib1g-dev golang-go)
+          make gcc libc6-dev xz-utils unzip zip openjdk-17-source clang zlib1g-dev golang-go
+          libh2-java)
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { say "error: $*" >&2; exit 1; }
