@@ -20,10 +20,14 @@ static const char *const every_suffix[] = {
     JP_PPROF_SUFFIX,           JP_CALLS_PPROF_SUFFIX,     JP_ALLOC_PPROF_SUFFIX,
 };
 #define SUFFIXES (sizeof(every_suffix) / sizeof(*every_suffix))
+/* The suffixes' indices in every_suffix. */
+enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, ALLOC_FLAME, BYTES_COLLAPSED,
+       BYTES_FLAME, PPROF, CALLS_PPROF, ALLOC_PPROF };
 #define PATH_BYTES (sizeof(((jp_config *)0)->output_dir) + sizeof(((jp_config *)0)->file_prefix) + 32)
 
 /* What the end has written so far: the paths, for the line on stderr. */
 typedef struct written_files {
+    size_t first[3]; /* the first profile's collapsed file, flame graph and pprof file: what file= names */
     int wrote[SUFFIXES];
     char list[SUFFIXES * 256];
 } written_files;
@@ -102,12 +106,10 @@ static int fold(const jp_report *r, shown_profile *p)
     }
 }
 
-/* Writes one file; 0, or -1 after saying why on stderr. */
-static int write_file(const jp_report *r, written_files *w, size_t which, file_writer write,
-                      const shown_profile *profile)
+/* Writes output which at path; 0, or -1 after saying why on stderr. */
+static int write_to(const jp_report *r, written_files *w, size_t which, const char *path, file_writer write,
+                    const shown_profile *profile)
 {
-    char path[PATH_BYTES];
-    file_path(r->config, every_suffix[which], path, sizeof(path));
     FILE *out = fopen(path, "wb");
     if (!out) {
         jv_log("jevprof: cannot write %s: %s", path, strerror(errno));
@@ -123,6 +125,33 @@ static int write_file(const jp_report *r, written_files *w, size_t which, file_w
     snprintf(w->list + used, sizeof(w->list) - used, "%s%s", used ? ", " : "", path);
     w->wrote[which] = 1;
     return 0;
+}
+
+/* The kind of file= that takes output which; -1 for none. */
+static int file_kind_of(const written_files *w, size_t which)
+{
+    return which == REPORT ? JP_FILE_REPORT
+           : which == w->first[0] ? JP_FILE_COLLAPSED
+           : which == w->first[1] ? JP_FILE_FLAME
+           : which == w->first[2] ? JP_FILE_PPROF
+                                  : -1;
+}
+
+/* Writes one output: to its place in the output directory, or with file= settings to each file of
+ * its kind (none: not written); 0, or -1 when one failed. */
+static int write_file(const jp_report *r, written_files *w, size_t which, file_writer write,
+                      const shown_profile *profile)
+{
+    char path[PATH_BYTES];
+    int failed = 0;
+    if (!r->config->file_count) {
+        file_path(r->config, every_suffix[which], path, sizeof(path));
+        return write_to(r, w, which, path, write, profile);
+    }
+    for (unsigned i = 0; i < r->config->file_count; i++)
+        if ((int)r->config->files[i].kind == file_kind_of(w, which))
+            failed |= write_to(r, w, which, r->config->files[i].path, write, profile);
+    return failed;
 }
 
 /* Removes the files of this prefix that this run did not write: an earlier run's. */
@@ -235,9 +264,6 @@ static void log_line(void *context, const char *line)
     jv_log("jevprof:   %s", line);
 }
 
-/* The suffixes' indices in every_suffix. */
-enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, ALLOC_FLAME, BYTES_COLLAPSED,
-       BYTES_FLAME, PPROF, CALLS_PPROF, ALLOC_PPROF };
 
 /* Writes the collapsed file, the flame graph and the pprof file of tree; 0, or -1 when any failed. */
 static int write_profile(const jp_report *r, written_files *w, size_t collapsed, size_t flame, size_t pprof,
@@ -270,6 +296,9 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
     char why[256];
     uint64_t started = plat_now_ns();
     memset(&w, 0, sizeof(w));
+    w.first[0] = main_profile ? COLLAPSED : ALLOC_COLLAPSED;
+    w.first[1] = main_profile ? FLAME : ALLOC_FLAME;
+    w.first[2] = main_profile ? PPROF : ALLOC_PPROF;
     if (plat_make_directories(r->config->output_dir, why, sizeof(why)))
         jv_log("jevprof: cannot create the output directory %s: %s", r->config->output_dir, why);
     int failed = write_file(r, &w, REPORT, write_report, NULL);
@@ -281,7 +310,8 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
         failed |= write_profile(r, &w, ALLOC_COLLAPSED, ALLOC_FLAME, ALLOC_PPROF, r->allocations);
         failed |= write_profile(r, &w, BYTES_COLLAPSED, BYTES_FLAME, SUFFIXES, r->allocated_bytes);
     }
-    remove_stale(r->config, &w);
+    if (!r->config->file_count) /* file= names files of any name: nothing of the prefix is this run's */
+        remove_stale(r->config, &w);
     snprintf(written, size, "%s %s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing");
     jv_log("jevprof: %s in %.3f s%s", written,
            (double)(plat_now_ns() - started) / 1e9,

@@ -16,6 +16,10 @@
  *   <prefix>-calls.pb.gz       one, in "both" mode the call tree, in alloc mode the allocation
  *   <prefix>-alloc.pb.gz       sites with both allocations and bytes
  *
+ * With file= settings (config.h), only those files are written, each the output its extension
+ * names: the report, or the first profile's collapsed file, flame graph or pprof file (the
+ * samples' or the calls', else the allocations').
+ *
  * Files of the same prefix that this run does not write (an earlier run's, in another mode) are
  * removed, so that the directory never mixes two runs under one prefix.  On stderr (never
  * stdout: the program's output stays as it was), one line naming every file written and the
