@@ -106,19 +106,32 @@ static int fold(const jp_report *r, shown_profile *p)
     }
 }
 
-/* Writes output which at path; 0, or -1 after saying why on stderr. */
+/* Writes output which at path, through path.part renamed once complete, so that a file that is
+ * there is whole (tools/jevprof.sh waits for them); 0, or -1 after saying why on stderr. */
 static int write_to(const jp_report *r, written_files *w, size_t which, const char *path, file_writer write,
                     const shown_profile *profile)
 {
-    FILE *out = fopen(path, "wb");
+    char partial[PATH_BYTES + 8];
+    snprintf(partial, sizeof(partial), "%s.part", path);
+    FILE *out = fopen(partial, "wb");
     if (!out) {
-        jv_log("jevprof: cannot write %s: %s", path, strerror(errno));
+        jv_log("jevprof: cannot write %s: %s", partial, strerror(errno));
         return -1;
     }
     int failed = write(out, r, profile);
     if (fclose(out) || failed) {
-        jv_log("jevprof: error writing %s", path);
-        remove(path); /* half a file would pass for this run's */
+        jv_log("jevprof: error writing %s", partial);
+        remove(partial); /* half a file would pass for this run's */
+        return -1;
+    }
+    int renamed = rename(partial, path) == 0;
+    if (!renamed) { /* Windows' rename replaces no file */
+        remove(path);
+        renamed = rename(partial, path) == 0;
+    }
+    if (!renamed) {
+        jv_log("jevprof: cannot rename %s to %s: %s", partial, path, strerror(errno));
+        remove(partial);
         return -1;
     }
     size_t used = strlen(w->list);
