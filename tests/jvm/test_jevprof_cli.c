@@ -11,7 +11,8 @@
  *   - `list` names the JVM and that jevprof runs in it;
  *   - a wrapper script in a directory that also holds `java` (as /usr/bin does), and `bash
  *     script.sh`, get the agent through JAVA_TOOL_OPTIONS, not -J;
- *   - a process of another user is refused in one line, before any jcmd.
+ *   - a process of another user is refused in one line, before any jcmd;
+ *   - a user other than the tree's owner runs the tree's jevprof (nothing of the tree written).
  */
 #include <check.h>
 #include <signal.h>
@@ -281,6 +282,23 @@ START_TEST(another_users_process_is_refused)
 }
 END_TEST
 
+START_TEST(another_user_runs_the_trees_jevprof)
+{
+    char dir[1200], *err = NULL;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    ck_assert_int_eq(chmod(dir, 0777), 0); /* the other user's files go there */
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err,
+                                  "sleep 2 | setpriv --reuid=65534 --regid=65534 --clear-groups env HOME='%s' "
+                                  "'%s/tools/jevprof.sh' -f '%s/r.txt' '%s' -cp '%s' BusyWorkload 1",
+                                  dir, jvmrun_source_dir(), dir, jdks[_i], jvmrun_build_path("java")),
+                     0);
+    char *report = read_file(dir, "r.txt");
+    ck_assert_msg(report && strstr(report, "Program: BusyWorkload"), "report:\n%s\nstderr:\n%s", report, err);
+    free(report), free(err);
+    remove_directory(dir);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -295,6 +313,7 @@ int main(void)
     tcase_add_loop_test(tc, list_names_the_jvms_and_jevprof, 0, jdk_count);
     tcase_add_loop_test(tc, scripts_get_the_agent_through_java_tool_options, 0, jdk_count);
     tcase_add_test(tc, another_users_process_is_refused);
+    tcase_add_loop_test(tc, another_user_runs_the_trees_jevprof, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
