@@ -249,6 +249,15 @@ static void start_recording(jp_monitor *m)
         start_recording_allocations(m);
 }
 
+/* The settings of a start: defaults, registry, environment, then settings (NULL: none), expanded. */
+static void configure(jp_config *config, const char *settings)
+{
+    jp_config_load(config);
+    if (settings)
+        jp_config_parse(config, settings);
+    jp_config_expand(config, plat_process_id(), time(NULL));
+}
+
 static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, LPCSTR pclass_file_name,
                                                     IJavaEventMonitorIDInfo *pmonitor_info, DWORD java_flags,
                                                     DWORD *prequested_events)
@@ -266,10 +275,7 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
     m->program = strdup(pclass_file_name ? pclass_file_name : "");
     m->started_ns = plat_now_ns();
     m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
-    jp_config_load(&m->config);
-    if (m->settings)
-        jp_config_parse(&m->config, m->settings);
-    jp_config_expand(&m->config, plat_process_id(), time(NULL));
+    configure(&m->config, m->settings);
     jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */
     set_init_options(m);
     start_recording(m);
@@ -574,11 +580,8 @@ static jp_mode parts_of(jp_mode mode)
 static int restart(jp_monitor *m, const char *settings, char *refusal, size_t size)
 {
     jp_config config = m->config;
-    if (settings[strspn(settings, " \t")]) {
-        jp_config_load(&config);
-        jp_config_parse(&config, settings);
-        jp_config_expand(&config, plat_process_id(), time(NULL));
-    }
+    if (settings[strspn(settings, " \t")])
+        configure(&config, settings);
     plat_mutex_lock(m->writing);
     if (!atomic_load(&m->finished)) {
         plat_mutex_unlock(m->writing);
