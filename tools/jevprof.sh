@@ -68,7 +68,7 @@ fail() { echo "jevprof.sh: $*" >&2; exit 2; }
 
 settings=()        # jevprof's settings, name=value, for command= (config.h)
 alloc_interval=    # the bridge's allocation sampling interval (allocation_interval=)
-modes= duration= pid= action= files=0 given_out=
+modes='' duration='' pid='' action='' files=0 given_out=''
 
 # setting NAME VALUE: one of jevprof's settings; no spaces or quotes, which the options cannot carry.
 setting() {
@@ -171,7 +171,7 @@ has_library() {
 
 if [[ $action == list ]]; then
   [[ $# -eq 0 && -z $pid ]] || fail "list takes nothing more"
-  jcmd=$(command -v jcmd || ls /usr/lib/jvm/*/bin/jcmd 2>/dev/null | head -n 1) || true
+  jcmd=$(command -v jcmd || compgen -G '/usr/lib/jvm/*/bin/jcmd' | head -n 1) || true
   [[ -n $jcmd ]] || fail "no jcmd found (install a JDK)"
   "$jcmd" -l | while read -r p main; do
     [[ $main == *sun.tools.jcmd.JCmd* || ! -r /proc/$p/maps ]] && continue
@@ -217,7 +217,12 @@ if [[ -n $pid ]]; then
     local said code
     said=$("$jcmd" "$pid" JVMTI.agent_load "$build/libjevmon.so" "$1" 2>&1) || true
     code=$(sed -n 's/^return code: //p' <<<"$said")
-    [[ -n $code ]] && echo "$code" || { echo "jevprof.sh: $pid: jcmd failed: $(head -n 3 <<<"$said")" >&2; echo -1; }
+    if [[ -n $code ]]; then
+      echo "$code"
+    else
+      echo "jevprof.sh: $pid: jcmd failed: $(head -n 3 <<<"$said")" >&2
+      echo -1
+    fi
   }
   # A first load starts the bridge, later ones are commands: is it there already?
   if has_library "$pid" "$build/libjevmon.so"; then
@@ -261,9 +266,14 @@ if [[ -n $pid ]]; then
   deadline=$((SECONDS + 60))
   until [[ $files -eq 0 ]] || all_written || [[ ! -d /proc/$pid || $SECONDS -ge $deadline ]]; do sleep 0.2; done
   if [[ $files -eq 0 || ! -d /proc/$pid ]] || ! all_written; then
-    [[ -d /proc/$pid ]] && code=$(load stop) ||
+    if [[ -d /proc/$pid ]]; then
+      load stop >/dev/null
+    else
       echo "jevprof.sh: $pid ended before $duration s; jevprof wrote its files at the end" >&2
+    fi
   fi
+  [[ $files -gt 0 ]] ||
+    echo "jevprof.sh: $pid recorded for $duration s; jevprof named the files it wrote on the program's standard error" >&2
   all_written yes
   exit $?
 fi
