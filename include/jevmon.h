@@ -476,7 +476,8 @@ typedef struct JVM_METHOD_SAMPLE {
     STDMETHOD(GetAllocationWeight)(THIS_ ObjectID object_id, double *pobjects, ULONGLONG *pbytes) PURE;
 
 /* jevmon extension, offered by a monitor: a command from a later load of the agent into the same JVM
- * (its options).  S_OK: taken; S_FALSE: not this monitor's; a failure: its own command, failed.
+ * (its options), and before Initialize the first load's agent option command= (the monitor's settings
+ * for that load; no IDInfo yet).  S_OK: taken; S_FALSE: not this monitor's; a failure: its own command, failed.
  * *panswer: NULL or the answer, CoTaskMemAlloc'd by the monitor, freed by the bridge. */
 #define IJevmonCommands_SLOTS                                                                                      \
     STDMETHOD(Command)(THIS_ LPCSTR command, LPSTR *panswer) PURE;

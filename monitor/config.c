@@ -21,6 +21,8 @@ void jp_config_defaults(jp_config *config)
     config->wall_time = 0;
     config->loop_seconds = 0; /* one profile, no periods */
     config->exceptions = 0;
+    config->duration_seconds = 0;
+    config->file_count = 0;
 }
 
 const char *jp_mode_name(jp_mode mode)
@@ -280,5 +282,91 @@ void jp_config_expand(jp_config *config, unsigned long pid, time_t started)
         bad_setting(config, "file prefix \"%s\" is too long once expanded; using the default, \"%s\"",
                     config->file_prefix, JP_DEFAULT_FILE_PREFIX);
         snprintf(config->file_prefix, sizeof(config->file_prefix), "%s", JP_DEFAULT_FILE_PREFIX);
+    }
+    for (unsigned i = 0; i < config->file_count; i++) {
+        char path[sizeof(config->files[i].path)];
+        if (expand(config->files[i].path, pid, stamp, path, sizeof(path)) == 0)
+            memcpy(config->files[i].path, path, strlen(path) + 1);
+        else
+            bad_setting(config, "file \"%s\" is too long once expanded; written as it is", config->files[i].path);
+    }
+}
+
+/* ---- settings as text (jp_config_parse) ---------------------------------------------------- */
+
+static void set_duration(jp_config *config, const char *text, const char *source)
+{
+    set_count(config, &config->duration_seconds, text, source, 0, JP_MAX_LOOP_SECONDS, 0, " seconds");
+}
+
+/* The kind of output a path's extension names; -1 when none. */
+static int file_kind(const char *path)
+{
+    static const struct { const char *extension; jp_file_kind kind; } kinds[] = {
+        {".html", JP_FILE_FLAME}, {".collapsed", JP_FILE_COLLAPSED}, {".pb.gz", JP_FILE_PPROF},
+        {".txt", JP_FILE_REPORT}, {".report", JP_FILE_REPORT}};
+    size_t length = strlen(path);
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+        size_t extension = strlen(kinds[i].extension);
+        if (length > extension && strcmp(path + length - extension, kinds[i].extension) == 0)
+            return (int)kinds[i].kind;
+    }
+    return -1;
+}
+
+static void add_file(jp_config *config, const char *text, const char *source)
+{
+    int kind = file_kind(text);
+    const char *why = config->file_count == JP_MAX_FILES        ? "is one file too many (8 at most)"
+                      : strlen(text) >= sizeof(config->files[0].path) ? "is too long for a path"
+                      : kind < 0 ? "has none of the extensions .html, .collapsed, .pb.gz, .txt, .report"
+                                 : NULL;
+    if (why) {
+        bad_setting(config, "%s \"%s\" %s; ignored", source, text, why);
+        return;
+    }
+    jp_output_file *file = &config->files[config->file_count++];
+    snprintf(file->path, sizeof(file->path), "%s", text);
+    file->kind = (jp_file_kind)kind;
+}
+
+/* interval=10ms is interval=10. */
+static void set_interval_text(jp_config *config, const char *text, const char *source)
+{
+    char number[32];
+    size_t length = strlen(text);
+    if (length > 2 && length < sizeof(number) && strcmp(text + length - 2, "ms") == 0) {
+        memcpy(number, text, length - 2);
+        number[length - 2] = '\0';
+        text = number;
+    }
+    set_interval_ms(config, text, source);
+}
+
+void jp_config_parse(jp_config *config, const char *text)
+{
+    static const struct { const char *name; text_setter set; } settings[] = {
+        {"out", set_output_dir},  {"prefix", set_file_prefix}, {"mode", set_mode},
+        {"interval", set_interval_text}, {"top", set_top}, {"min-share", set_min_share},
+        {"time", set_time},       {"loop", set_loop},          {"exceptions", set_exceptions},
+        {"duration", set_duration}, {"file", add_file},
+    };
+    const size_t count = sizeof(settings) / sizeof(*settings);
+    const char *first = text + strspn(text, " \t");
+    for (const char *word = first; *word; word += strspn(word, " \t")) {
+        size_t length = strcspn(word, " \t"), name_length = strcspn(word, "="), i = 0;
+        char value[sizeof(config->files[0].path) + 2], source[64]; /* one more than fits: too long */
+        while (name_length < length && i < count &&
+               !(strlen(settings[i].name) == name_length && memcmp(word, settings[i].name, name_length) == 0))
+            i++;
+        if (name_length < length && i < count) {
+            snprintf(value, sizeof(value), "%.*s", (int)(length - name_length - 1), word + name_length + 1);
+            snprintf(source, sizeof(source), "setting %s", settings[i].name);
+            settings[i].set(config, value, source);
+        } else if (word != first || name_length < length) { /* a first word without '=' names the command */
+            bad_setting(config, "setting \"%.*s\" is not name=value with a name of: out, prefix, mode, interval, "
+                        "top, min-share, time, loop, exceptions, duration, file; ignored", (int)length, word);
+        }
+        word += length;
     }
 }

@@ -18,6 +18,14 @@
  *
  * The output directory and the file prefix may hold async-profiler's patterns: %p the process
  * id, %t the time recording started (YYYYMMDD-hhmmss, local time), %% a percent sign.
+ *
+ * The same settings, and two more, also come as text (jp_config_parse): the agent option
+ * command= of the load that creates jevprof, or the start command after a stop, e.g.
+ * "start mode=alloc interval=10 duration=30 file=/tmp/p.html file=/tmp/p.pb.gz" (README:
+ * "jevprof and the samples").  The two more: duration (whole seconds: stop and write after that
+ * long) and file (an output of its own, several allowed, its kind chosen by its extension: .html
+ * flame graph, .collapsed, .pb.gz pprof, .txt or .report report; with any file= only these are
+ * written, with the patterns too).
  */
 #ifndef JEVPROF_CONFIG_H
 #define JEVPROF_CONFIG_H
@@ -54,6 +62,15 @@ typedef enum jp_mode {
 #define JP_MAX_TOP 1000u
 #define JP_MAX_LOOP_SECONDS 86400u
 
+/* file=: which output a path gets, by its extension; the first profile's (jp_output_write_all). */
+typedef enum jp_file_kind { JP_FILE_REPORT, JP_FILE_COLLAPSED, JP_FILE_FLAME, JP_FILE_PPROF } jp_file_kind;
+#define JP_MAX_FILES 8
+
+typedef struct jp_output_file {
+    char path[1024];
+    jp_file_kind kind;
+} jp_output_file;
+
 typedef struct jp_config {
     char output_dir[1024];
     char file_prefix[128];
@@ -65,6 +82,9 @@ typedef struct jp_config {
     unsigned loop_seconds; /* continuous mode: a complete profile every this many seconds (0: off) */
     unsigned exceptions;   /* 1: ask for EXCEPTIONS and count them by class (monitor/README.md: what it costs) */
     char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
+    unsigned duration_seconds; /* stop and write after this long (0: at the end, or a stop) */
+    jp_output_file files[JP_MAX_FILES]; /* file=: only these outputs, at these paths */
+    unsigned file_count;
 } jp_config;
 
 void jp_config_defaults(jp_config *config);
@@ -72,7 +92,13 @@ void jp_config_defaults(jp_config *config);
 /* Defaults, then the registry, then the environment; the patterns are left as they are. */
 void jp_config_load(jp_config *config);
 
-/* Replaces the patterns of the output directory and the file prefix (%p pid, %t started, %%).
+/* Then the settings of text: words "name=value" separated by spaces, the names mode, interval
+ * (milliseconds; "ms" after the number is allowed), out, prefix, top, time, min-share, loop,
+ * exceptions, duration and file; a first word without '=' (a command's name) is skipped.  Each
+ * bad word gets one line naming it, as a bad variable does. */
+void jp_config_parse(jp_config *config, const char *text);
+
+/* Replaces the patterns of the output directory, the file prefix and the files (%p pid, %t started, %%).
  * A result that does not fit is a bad setting: logged, and the default is used. */
 void jp_config_expand(jp_config *config, unsigned long pid, time_t started);
 

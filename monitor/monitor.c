@@ -6,7 +6,9 @@
  * sampler.c, allocations.c, summary.c, names.c), and writes the outputs at SHUTDOWN (output.c).
  * Through jevmon's IJevmonCommands it takes commands while the program runs (a second load of
  * the agent: `jcmd <pid> JVMTI.agent_load <agent> dump`): status, dump (the outputs so far,
- * recording goes on), stop (the outputs, as at SHUTDOWN), start (a new profile after a stop).
+ * recording goes on), stop (the outputs, as at SHUTDOWN), start (a new profile after a stop,
+ * with other settings when the command gives them).  The start the bridge hands it before
+ * Initialize (the agent option command=) brings the settings of that load (config.h).
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -46,12 +48,13 @@ typedef struct jp_monitor {
     plat_mutex *writing; /* one dump or stop at a time, and SHUTDOWN after them */
     double stopped_seconds; /* after a stop: how long it recorded */
     int looping;            /* continuous mode (JEVPROF_LOOP): files are per period, time-stamped */
-    plat_thread *loop;      /* the thread that ends each period; NULL once joined */
+    plat_thread *loop;      /* the thread that ends each period and the duration; NULL once joined */
     atomic_int loop_stop;
     uint64_t period_started_ns;
     time_t period_started;  /* the period's time stamp, in its files' names */
     jp_tree calls_before;   /* calls mode: the calls up to the period's start (jp_calls_take_period) */
     jp_config config;
+    char *settings;         /* the settings given before Initialize (the first load's command=); NULL: none */
     char *program;
     IJavaEventMonitorIDInfo *info;   /* from Initialize, AddRef'd */
     IJavaEventMonitorIDInfo2 *info2; /* NULL when the VM has no IDInfo2 */
@@ -130,6 +133,7 @@ static void monitor_destroy(jp_monitor *m)
     if (m->info)
         IJavaEventMonitorIDInfo_Release(m->info);
     free(m->program);
+    free(m->settings);
     free(m);
     jp_module_unlock();
 }
@@ -248,6 +252,15 @@ static void start_recording(jp_monitor *m)
         start_recording_allocations(m);
 }
 
+/* The settings of a start: defaults, registry, environment, then settings (NULL: none), expanded. */
+static void configure(jp_config *config, const char *settings)
+{
+    jp_config_load(config);
+    if (settings)
+        jp_config_parse(config, settings);
+    jp_config_expand(config, plat_process_id(), time(NULL));
+}
+
 static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, LPCSTR pclass_file_name,
                                                     IJavaEventMonitorIDInfo *pmonitor_info, DWORD java_flags,
                                                     DWORD *prequested_events)
@@ -267,12 +280,11 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
         jp_program_display_name(pclass_file_name ? pclass_file_name : "", m->program, program_size);
     m->started_ns = plat_now_ns();
     m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
-    jp_config_load(&m->config);
-    jp_config_expand(&m->config, plat_process_id(), time(NULL));
+    configure(&m->config, m->settings);
     jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */
     set_init_options(m);
     start_recording(m);
-    if (m->config.loop_seconds)
+    if (m->config.loop_seconds || m->config.duration_seconds)
         start_loop(m);
     *prequested_events = m->categories;
     return S_OK;
@@ -469,15 +481,28 @@ static void end_period(jp_monitor *m)
 
 #define LOOP_TICK_MS 100u /* how soon the loop sees that recording stops */
 
+static int finish_recording(jp_monitor *m, char *written, size_t size);
+
+/* Ends each period (JEVPROF_LOOP), and recording once the duration has passed. */
 static void loop_thread(void *arg)
 {
     jp_monitor *m = arg;
+    uint64_t end = m->config.duration_seconds ? m->started_ns + (uint64_t)m->config.duration_seconds * 1000000000u
+                                              : UINT64_MAX;
     while (!atomic_load(&m->loop_stop)) {
-        uint64_t due = m->period_started_ns + (uint64_t)m->config.loop_seconds * 1000000000u;
-        while (!atomic_load(&m->loop_stop) && plat_now_ns() < due)
+        uint64_t due = m->config.loop_seconds
+                           ? m->period_started_ns + (uint64_t)m->config.loop_seconds * 1000000000u
+                           : UINT64_MAX;
+        while (!atomic_load(&m->loop_stop) && plat_now_ns() < due && plat_now_ns() < end)
             plat_sleep_ms(LOOP_TICK_MS);
-        if (!atomic_load(&m->loop_stop))
-            end_period(m);
+        if (atomic_load(&m->loop_stop))
+            break;
+        if (plat_now_ns() >= end) { /* as the stop command; the lines on stderr name the files */
+            char written[JP_OUTPUT_LIST_BYTES];
+            finish_recording(m, written, sizeof(written));
+            break;
+        }
+        end_period(m);
     }
 }
 
@@ -486,8 +511,8 @@ static void start_loop(jp_monitor *m)
     m->period_started_ns = plat_now_ns();
     m->period_started = time(NULL);
     if (!(m->loop = plat_thread_start(loop_thread, m)))
-        jv_log("jevprof: JEVPROF_LOOP: the loop thread cannot be started; no periods");
-    m->looping = m->loop != NULL;
+        jv_log("jevprof: the thread of the periods and the duration cannot be started; no periods, no end");
+    m->looping = m->loop != NULL && m->config.loop_seconds;
 }
 
 static void stop_loop(jp_monitor *m)
@@ -503,6 +528,12 @@ static void stop_loop(jp_monitor *m)
 static int finish(jp_monitor *m, char *written, size_t size)
 {
     stop_loop(m); /* before the lock, which the loop's periods take */
+    return finish_recording(m, written, size);
+}
+
+/* finish, but for the loop itself at the end of the duration. */
+static int finish_recording(jp_monitor *m, char *written, size_t size)
+{
     plat_mutex_lock(m->writing);
     if (atomic_exchange(&m->finished, 1)) {
         plat_mutex_unlock(m->writing);
@@ -543,17 +574,40 @@ static int finish(jp_monitor *m, char *written, size_t size)
     return 0;
 }
 
-/* The start command after a stop: a new profile, empty, in the same mode, written to the same
- * files as before (the stop's are replaced at the next dump, stop or end); the summary goes on
- * counting from the first start.  A part that cannot start again says so and records nothing.
- * 1 started, 0 it was recording already. */
-static int restart(jp_monitor *m)
+/* The parts of a mode that jevprof sets up at Initialize, which a restart cannot change. */
+static jp_mode parts_of(jp_mode mode)
 {
+    return mode & (JP_MODE_SAMPLE | JP_MODE_CALLS | JP_MODE_ALLOC);
+}
+
+/* The start command after a stop: a new profile, empty, written to the same files as before
+ * (the stop's are replaced at the next dump, stop or end), or with settings (config.h's text)
+ * those over the defaults, the registry and the environment, as at a first start; the summary
+ * goes on counting from the first start.  A part that cannot start again says so and records
+ * nothing.  1 started; 0 it was recording already; -1 the settings need parts of a mode this
+ * jevprof did not set up (refusal says which). */
+static int restart(jp_monitor *m, const char *settings, char *refusal, size_t size)
+{
+    jp_config config = m->config;
+    if (settings[strspn(settings, " \t")])
+        configure(&config, settings);
     plat_mutex_lock(m->writing);
     if (!atomic_load(&m->finished)) {
         plat_mutex_unlock(m->writing);
         return 0;
     }
+    if (parts_of(config.mode) != parts_of(m->config.mode)) {
+        snprintf(refusal, size, "jevprof: start: mode %s needs what this jevprof did not set up when the VM "
+                 "initialized it in mode %s; restart the program for it", jp_mode_name(config.mode),
+                 jp_mode_name(m->config.mode));
+        plat_mutex_unlock(m->writing);
+        return -1;
+    }
+    stop_loop(m); /* the loop that ended the duration has returned */
+    m->config = config;
+    jp_output_prepare(&m->config);
+    m->sampler.interval_ms = m->config.interval_ms ? m->config.interval_ms : 1;
+    m->calls.cpu_time = !m->config.wall_time;
     if (m->recording_calls && jp_calls_restart(&m->calls))
         jv_log("jevprof: start: out of memory; calls are not recorded");
     if (m->recording_allocations && jp_allocations_restart(&m->allocations))
@@ -572,7 +626,7 @@ static int restart(jp_monitor *m)
     m->stopped_seconds = 0;
     jp_tree_free(&m->calls_before);
     atomic_store(&m->finished, 0);
-    if (m->config.loop_seconds) {
+    if (m->config.loop_seconds || m->config.duration_seconds) {
         atomic_store(&m->loop_stop, 0);
         start_loop(m);
     }
@@ -800,7 +854,20 @@ static void describe_status(jp_monitor *m, char *out, size_t size)
              (double)(plat_now_ns() - m->started_ns) / 1e9, counts, m->config.output_dir, m->config.file_prefix);
 }
 
-/* start, stop, dump, status (spaces around the word are ignored); anything else is not jevprof's. */
+/* Before Initialize: "start" and settings, kept for Initialize (no answer: at start-up the
+ * program's output stays its own). */
+static HRESULT take_settings(jp_monitor *m, const char *settings)
+{
+    char *copy = strdup(settings);
+    if (!copy)
+        return E_OUTOFMEMORY;
+    free(m->settings);
+    m->settings = copy;
+    return S_OK;
+}
+
+/* start (with settings, config.h), stop, dump, status (spaces around the word are ignored; only
+ * start takes more); anything else is not jevprof's. */
 static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR command, LPSTR *panswer)
 {
     jp_monitor *m = impl_from_IJevmonCommands(iface);
@@ -810,9 +877,14 @@ static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR
         return E_POINTER;
     *panswer = NULL;
     size_t start = strspn(command, " \t"), length = strcspn(command + start, " \t");
-    if (command[start + length + strspn(command + start + length, " \t")] != '\0' || length >= sizeof(word))
-        return S_FALSE; /* jevprof's commands take no arguments */
+    const char *rest = command + start + length;
+    if (length >= sizeof(word))
+        return S_FALSE;
     memcpy(word, command + start, length);
+    if (rest[strspn(rest, " \t")] != '\0' && strcmp(word, "start") != 0)
+        return S_FALSE; /* only start takes settings */
+    if (!m->info && strcmp(word, "start") == 0)
+        return take_settings(m, rest);
     if (!m->info) {
         snprintf(answer, sizeof(answer), "jevprof: %s: not initialized by the VM", word);
         hr = E_UNEXPECTED;
@@ -836,10 +908,16 @@ static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR
         /* Recording starts with the VM's Initialize (also when the agent is attached); after a
          * stop, start begins a new profile. */
         char status[JP_OUTPUT_LIST_BYTES];
-        int started = restart(m);
+        int started = restart(m, rest, answer, sizeof(answer));
         describe_status(m, status, sizeof(status));
-        snprintf(answer, sizeof(answer), "%s%s", started ? "jevprof: started a new profile; " : "",
-                 started ? status + strlen("jevprof: ") : status);
+        if (started >= 0)
+            snprintf(answer, sizeof(answer), "%s%s", started ? "jevprof: started a new profile; " : "",
+                     started ? status + strlen("jevprof: ") : status);
+        if (started < 0 || (!started && rest[strspn(rest, " \t")])) /* settings not taken */
+            hr = E_FAIL;
+        if (!started && hr == E_FAIL)
+            snprintf(answer + strlen(answer), sizeof(answer) - strlen(answer),
+                     "\njevprof: start: the settings are not taken while it records: stop it first");
     } else
         return S_FALSE;
     size_t size = strlen(answer) + 1;

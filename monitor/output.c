@@ -25,9 +25,14 @@ static const char *const every_suffix[] = {
 
 #define LOCK_SUFFIX ".lock" /* "<prefix>.lock": the process id of the run writing that prefix there */
 
+/* The suffixes' indices in every_suffix. */
+enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, ALLOC_FLAME, BYTES_COLLAPSED,
+       BYTES_FLAME, PPROF, CALLS_PPROF, ALLOC_PPROF };
+
 /* What the end has written so far: the paths, for the line on stderr. */
 typedef struct written_files {
     const char *dir; /* where they go: the output directory, or the user's private one */
+    size_t first[3]; /* the first profile's collapsed file, flame graph and pprof file: what file= names */
     int wrote[SUFFIXES];
     char list[SUFFIXES * 256];
 } written_files;
@@ -205,21 +210,59 @@ static int fill_file(FILE *out, void *context)
     return f->write(out, f->report, f->profile);
 }
 
-/* Writes one file; 0, or -1 after saying why on stderr. */
-static int write_file(const jp_report *r, written_files *w, size_t which, file_writer write,
-                      const shown_profile *profile)
+/* Writes output which as name in dir (plat_write_file: a new file renamed over the name once
+ * complete, so a file that is there is whole: tools/jevprof.sh waits for them); 0, or -1 after
+ * saying why on stderr. */
+static int write_to(const jp_report *r, written_files *w, size_t which, const char *dir, const char *name,
+                    file_writer write, const shown_profile *profile)
 {
-    char name[NAME_BYTES], why[256];
+    char why[256];
     file_contents contents = {write, r, profile};
-    file_name(r->config, every_suffix[which], name, sizeof(name));
-    if (plat_write_file(w->dir, name, fill_file, &contents, why, sizeof(why))) {
-        jv_log("jevprof: cannot write %s/%s: %s", w->dir, name, why);
+    if (plat_write_file(dir, name, fill_file, &contents, why, sizeof(why))) {
+        jv_log("jevprof: cannot write %s/%s: %s", dir, name, why);
         return -1;
     }
     size_t used = strlen(w->list);
-    snprintf(w->list + used, sizeof(w->list) - used, "%s%s/%s", used ? ", " : "", w->dir, name);
+    snprintf(w->list + used, sizeof(w->list) - used, "%s%s/%s", used ? ", " : "", dir, name);
     w->wrote[which] = 1;
     return 0;
+}
+
+/* The kind of file= that takes output which; -1 for none. */
+static int file_kind_of(const written_files *w, size_t which)
+{
+    return which == REPORT ? JP_FILE_REPORT
+           : which == w->first[0] ? JP_FILE_COLLAPSED
+           : which == w->first[1] ? JP_FILE_FLAME
+           : which == w->first[2] ? JP_FILE_PPROF
+                                  : -1;
+}
+
+/* Writes one output: to its place in the output directory, or with file= settings to each file of
+ * its kind (none: not written); 0, or -1 when one failed. */
+static int write_file(const jp_report *r, written_files *w, size_t which, file_writer write,
+                      const shown_profile *profile)
+{
+    int failed = 0;
+    if (!r->config->file_count) {
+        char name[NAME_BYTES];
+        file_name(r->config, every_suffix[which], name, sizeof(name));
+        return write_to(r, w, which, w->dir, name, write, profile);
+    }
+    for (unsigned i = 0; i < r->config->file_count; i++) {
+        if ((int)r->config->files[i].kind != file_kind_of(w, which))
+            continue;
+        /* The directory and name file= gives (a bare name: the JVM's working directory). */
+        const char *path = r->config->files[i].path, *slash = strrchr(path, '/');
+        char dir[sizeof(r->config->files[i].path)] = ".";
+        if (slash) {
+            size_t n = slash == path ? 1 : (size_t)(slash - path);
+            memcpy(dir, path, n);
+            dir[n] = 0;
+        }
+        failed |= write_to(r, w, which, dir, slash ? slash + 1 : path, write, profile);
+    }
+    return failed;
 }
 
 /* Names, in one line, the files of this prefix that this run did not write: an earlier run's,
@@ -335,9 +378,6 @@ static void log_line(void *context, const char *line)
     jv_log("jevprof:   %s", line);
 }
 
-/* The suffixes' indices in every_suffix. */
-enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, ALLOC_FLAME, BYTES_COLLAPSED,
-       BYTES_FLAME, PPROF, CALLS_PPROF, ALLOC_PPROF };
 
 /* Writes the collapsed file, the flame graph and the pprof file of tree; 0, or -1 when any failed. */
 static int write_profile(const jp_report *r, written_files *w, size_t collapsed, size_t flame, size_t pprof,
@@ -381,6 +421,9 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
     memcpy(dir, r->config->output_dir, sizeof(dir));
     settle_directory(dir); /* again: it may have gone or changed since the start */
     w.dir = dir;
+    w.first[0] = main_profile ? COLLAPSED : ALLOC_COLLAPSED;
+    w.first[1] = main_profile ? FLAME : ALLOC_FLAME;
+    w.first[2] = main_profile ? PPROF : ALLOC_PPROF;
     int failed = write_file(r, &w, REPORT, write_report, NULL);
     if (main_profile)
         failed |= write_profile(r, &w, COLLAPSED, FLAME, PPROF, main_profile);
@@ -390,7 +433,8 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
         failed |= write_profile(r, &w, ALLOC_COLLAPSED, ALLOC_FLAME, ALLOC_PPROF, r->allocations);
         failed |= write_profile(r, &w, BYTES_COLLAPSED, BYTES_FLAME, SUFFIXES, r->allocated_bytes);
     }
-    tell_earlier_files(r->config, &w);
+    if (!r->config->file_count) /* file= names files of any name: nothing of the prefix is this run's */
+        tell_earlier_files(r->config, &w);
     snprintf(written, size, "%s %s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing");
     jv_log("jevprof: %s in %.3f s%s", written,
            (double)(plat_now_ns() - started) / 1e9,

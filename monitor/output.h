@@ -16,6 +16,10 @@
  *   <prefix>-calls.pb.gz       one, in "both" mode the call tree, in alloc mode the allocation
  *   <prefix>-alloc.pb.gz       sites with both allocations and bytes
  *
+ * With file= settings (config.h), only those files are written, each the output its extension
+ * names: the report, or the first profile's collapsed file, flame graph or pprof file (the
+ * samples' or the calls', else the allocations').
+ *
  * Every file is written as a new temporary file renamed over its name (platform.h,
  * plat_write_file): never through a link, and only a regular file is replaced (a FIFO, a
  * directory, a link at the name gets one line and is left alone).  The output directory must be

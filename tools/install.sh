@@ -33,7 +33,7 @@ put() {
     printf '%s\n' "$3" >>"$DEST/$MANIFEST_REL.new"
 }
 
-# The CLSID that tools/jevprof.sh registers for one run, from jevprof's header.
+# jevprof's CLSID, which tools/jevprof.sh names in the agent's options, from jevprof's header.
 jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/monitor/jevprof.h"; }
 
 do_install() {
@@ -55,16 +55,16 @@ do_install() {
     put tools/jevprof.sh 755 share/jevmon/jevprof.sh
 
     # bin/jevprof: tools/jevprof.sh with the installed libraries (it finds the build tree's
-    # by default), jevprof's CLSID, and a registry directory of the user's own. It finds the
-    # rest of the installation from where it is, so a tree staged under DESTDIR runs too.
+    # by default) and jevprof's CLSID; it registers nothing (the agent option server= names the
+    # library). It finds the rest of the installation from where it is, so a tree staged under
+    # DESTDIR runs too.
     local tmp
     tmp=$(mktemp)
     cat >"$tmp" <<EOF
 #!/bin/sh
-# jevprof - runs a Java command under jevmon with jevprof (installed by jevmon's make install).
+# jevprof - profiles a running JVM, or runs a Java command, with jevprof (installed by jevmon's make install).
 prefix=\$(cd "\$(dirname "\$0")/.." && pwd)
 JEVPROF_LIBDIR="\$prefix/lib/jevmon" JEVPROF_CLSID='$(jevprof_clsid)' \\
-JEVPROF_REGISTRY_DIR="\${XDG_CACHE_HOME:-\$HOME/.cache}/jevmon/jevprof-registry" \\
   exec "\$prefix/share/jevmon/jevprof.sh" "\$@"
 EOF
     put "$tmp" 755 bin/jevprof

@@ -178,11 +178,16 @@ static jint start_bridge(JavaVM *vm, const char *options, int live)
 
     jv_monitor_specs specs;
     jv_discover_monitors(&specs, opts.monitors, opts.monitors_len);
+    jv_monitor_specs_use_servers(&specs, &opts);
     if (!specs.count)
         jv_log("event monitors are enabled (%s) but none is registered, listed in MSJAVA_EVENT_MONITORS or "
                "named by the agent option monitors=", why);
     jv_monitors_create(&specs, deliverable, vm_state_flags());
     jv_monitor_specs_free(&specs);
+    if (opts.command)
+        jv_command_settings(opts.command);
+    if (opts.allocation_interval >= 0)
+        jv_heap_choose_sampling_interval((jint)opts.allocation_interval);
 
     char *start_class = start_class_name();
     jv_monitors_initialize(start_class ? start_class : "");

@@ -7,6 +7,7 @@
 #include "dispatch/dispatch.h"
 #include "loader/monitors.h"
 #include "platform/platform.h"
+#include "vm/options.h"
 
 /* The answer to standard output, each line prefixed, in one write so that other output does not split it. */
 static void print_answer(const char *answer)
@@ -30,11 +31,11 @@ static void print_answer(const char *answer)
     free(text);
 }
 
-/* One monitor's part; counts what it made of the command. */
-static void offer(jv_monitor *m, const char *text, unsigned *takers, unsigned *taken, unsigned *failed)
+/* One monitor's part, when it is in phase; counts what it made of the command. */
+static void offer(jv_monitor *m, int phase, const char *text, unsigned *takers, unsigned *taken, unsigned *failed)
 {
     IJevmonCommands *commands = NULL;
-    if (atomic_load(&m->phase) != JV_PHASE_RUNNING ||
+    if (atomic_load(&m->phase) != phase ||
         FAILED(IJavaEventMonitor_QueryInterface(m->mon, &IID_IJevmonCommands, (void **)&commands)) || !commands)
         return;
     (*takers)++;
@@ -52,8 +53,21 @@ static void offer(jv_monitor *m, const char *text, unsigned *takers, unsigned *t
     IJevmonCommands_Release(commands);
 }
 
+void jv_command_settings(const char *text)
+{
+    unsigned takers = 0, taken = 0, failed = 0;
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        offer(jv_monitors.items[i], JV_PHASE_CREATED, text, &takers, &taken, &failed);
+    if (!taken && !failed)
+        jv_log("no monitor takes the agent option command=%s (%u of %u monitors take commands)", text, takers,
+               (unsigned)jv_monitors.count);
+}
+
 int jv_command(const char *text)
 {
+    const char *command = text ? jv_options_command(text) : NULL;
+    if (command)
+        text = command;
     if (!text || !*text) {
         jv_log("the bridge already runs in this JVM: a later load's options are a command for its monitors, "
                "and this load gave none");
@@ -63,7 +77,7 @@ int jv_command(const char *text)
     jv_dispatch d;
     jv_dispatch_begin(&d, jv_jni()); /* shutdown waits for it, as for a callback */
     for (size_t i = 0; i < jv_monitors.count; i++)
-        offer(jv_monitors.items[i], text, &takers, &taken, &failed);
+        offer(jv_monitors.items[i], JV_PHASE_RUNNING, text, &takers, &taken, &failed);
     jv_dispatch_end(&d);
     if (failed)
         return JV_COMMAND_FAILED;

@@ -5,7 +5,12 @@
  * a command, handed to every running monitor that implements IJevmonCommands, in table
  * order.  Each answer goes to the JVM's standard output, every line prefixed "jevmon: ".
  * jcmd shows the caller only Agent_OnAttach's return code ("return code: N"), so the code
- * says what became of the load or command.
+ * says what became of the load or command.  A later load whose options hold command= (agent
+ * options, options.h) hands over only what follows it, so that one option text serves a first
+ * load and a later one alike.
+ *
+ * The first load's command= text goes to each created monitor before its Initialize: its
+ * settings for this load (a monitor may take it or answer S_FALSE; it has no IDInfo yet).
  */
 #ifndef JEVMON_COMMAND_H
 #define JEVMON_COMMAND_H
@@ -18,7 +23,10 @@ enum jv_attach_code {
     JV_COMMAND_FAILED = 4      /* a monitor's command failed */
 };
 
-/* Hands text to the monitors; returns a jv_attach_code. */
+/* Hands a later load's option text to the running monitors; returns a jv_attach_code. */
 int jv_command(const char *text);
+
+/* Hands the first load's command= text to the created monitors, before Initialize. */
+void jv_command_settings(const char *text);
 
 #endif

@@ -55,6 +55,8 @@ void JNICALL jv_on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread th
                                         jclass klass, jlong size);
 /* The allocation sampling interval in bytes (README: the setting and its sources). */
 jint jv_heap_sampling_interval(void);
+/* The agent option allocation_interval=: the interval, whatever the environment and the registry say. */
+void jv_heap_choose_sampling_interval(jint bytes);
 /* IJevmonAllocationSampling::GetAllocationWeight: the objects and bytes the allocation of object
  * stands for, while this thread reports it to OnObjectAllocated; E_INVALIDARG otherwise. */
 HRESULT jv_heap_allocation_weight(ObjectID object, double *objects, ULONGLONG *bytes);

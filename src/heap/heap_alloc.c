@@ -27,14 +27,21 @@ typedef struct reported_allocation {
 } reported_allocation;
 static _Thread_local reported_allocation reporting;
 
+static long long interval = -2; /* -2: not chosen yet */
+
+void jv_heap_choose_sampling_interval(jint bytes)
+{
+    interval = bytes;
+}
+
 /*
- * The interval in bytes: the environment variable, else the smallest AllocationSamplingInterval
- * a monitor registered, else 0 (every allocation the JVM can report, as the Microsoft VM
- * reported every allocation).  Read once.
+ * The interval in bytes: the agent option allocation_interval= (jv_heap_choose_sampling_interval),
+ * else the environment variable, else the smallest AllocationSamplingInterval a monitor
+ * registered, else 0 (every allocation the JVM can report, as the Microsoft VM reported every
+ * allocation).  Read once.
  */
 jint jv_heap_sampling_interval(void)
 {
-    static long long interval = -2;
     if (interval != -2)
         return (jint)interval;
     long long chosen = -1;

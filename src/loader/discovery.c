@@ -22,6 +22,7 @@ static void add_spec(jv_monitor_specs *specs, const char *source, const CLSID *c
     specs->items = grown;
     jv_monitor_spec *spec = &specs->items[specs->count++];
     spec->source = source_copy;
+    spec->server = NULL;
     spec->clsid = *clsid;
     if (registered) {
         spec->has_init_options = registered->has_init_options;
@@ -96,8 +97,18 @@ static void add_registry_monitors(jv_monitor_specs *specs)
     plat_free_strings(names, count);
 }
 
-/* One entry of a CLSID list (list names it), without the spaces around it. */
-static void add_list_entry(jv_monitor_specs *specs, const char *list, const char *entry, size_t len, unsigned position)
+static int listed(const jv_monitor_specs *specs, const CLSID *clsid)
+{
+    for (size_t i = 0; i < specs->count; i++)
+        if (IsEqualGUID(&specs->items[i].clsid, clsid))
+            return 1;
+    return 0;
+}
+
+/* One entry of a CLSID list (list names it), without the spaces around it; once: an entry whose
+ * CLSID is listed already is left out (the agent option's, not the Microsoft VM's lists). */
+static void add_list_entry(jv_monitor_specs *specs, const char *list, const char *entry, size_t len, unsigned position,
+                           int once)
 {
     char text[128], source[160];
     CLSID clsid;
@@ -126,11 +137,12 @@ static void add_list_entry(jv_monitor_specs *specs, const char *list, const char
         jv_log("%s \"%s\" is not a braced CLSID {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}; skipped", source, text);
         return;
     }
-    add_spec(specs, source, &clsid, NULL);
+    if (!(once && listed(specs, &clsid)))
+        add_spec(specs, source, &clsid, NULL);
 }
 
-/* A ';'-separated CLSID list of len bytes, named list in messages. */
-static void add_list_monitors(jv_monitor_specs *specs, const char *list, const char *text, size_t len)
+/* A ';'-separated CLSID list of len bytes, named list in messages; once: see add_list_entry. */
+static void add_list_monitors(jv_monitor_specs *specs, const char *list, const char *text, size_t len, int once)
 {
     unsigned position = 1;
     size_t blank = 0;
@@ -143,7 +155,7 @@ static void add_list_monitors(jv_monitor_specs *specs, const char *list, const c
     for (;;) {
         const char *semi = memchr(text, ';', len);
         size_t entry_len = semi ? (size_t)(semi - text) : len;
-        add_list_entry(specs, list, text, entry_len, position++);
+        add_list_entry(specs, list, text, entry_len, position++, once);
         if (!semi)
             break;
         text = semi + 1;
@@ -156,7 +168,7 @@ static void add_env_monitors(jv_monitor_specs *specs)
     char *value = plat_getenv("MSJAVA_EVENT_MONITORS");
     if (!value)
         return;
-    add_list_monitors(specs, "MSJAVA_EVENT_MONITORS", value, strlen(value));
+    add_list_monitors(specs, "MSJAVA_EVENT_MONITORS", value, strlen(value), 0);
     free(value);
 }
 
@@ -167,13 +179,55 @@ void jv_discover_monitors(jv_monitor_specs *specs, const char *option_list, size
     add_registry_monitors(specs);
     add_env_monitors(specs);
     if (option_list)
-        add_list_monitors(specs, "agent option monitors", option_list, option_len);
+        add_list_monitors(specs, "agent option monitors", option_list, option_len, 1);
+}
+
+/* One server= value, "{clsid}=path": the path goes to every listed monitor of that class. */
+static void use_server(jv_monitor_specs *specs, const char *value, size_t len)
+{
+    char text[JV_GUID_TEXT_SIZE];
+    CLSID clsid;
+    const char *equals = memchr(value, '=', len);
+    size_t clsid_len = equals ? (size_t)(equals - value) : len;
+    if (equals && clsid_len < sizeof(text)) {
+        memcpy(text, value, clsid_len);
+        text[clsid_len] = '\0';
+    }
+    if (!equals || clsid_len >= sizeof(text) || !jv_guid_parse(text, &clsid)) {
+        jv_log("agent option server=%.*s is not {clsid}=path (a braced CLSID, '=', the server's absolute path); "
+               "ignored", (int)len, value);
+        return;
+    }
+    size_t path_len = len - clsid_len - 1;
+    int used = 0;
+    for (size_t i = 0; i < specs->count; i++) {
+        if (!IsEqualGUID(&specs->items[i].clsid, &clsid))
+            continue;
+        char *path = malloc(path_len + 1);
+        if (path) {
+            memcpy(path, equals + 1, path_len);
+            path[path_len] = '\0';
+        } else
+            jv_log("out of memory; %s uses its registered server", specs->items[i].source);
+        free(specs->items[i].server);
+        specs->items[i].server = path;
+        used = 1;
+    }
+    if (!used)
+        jv_log("agent option server=%.*s: no monitor of this load is of class %s (name it in monitors=); ignored",
+               (int)len, value, text);
+}
+
+void jv_monitor_specs_use_servers(jv_monitor_specs *specs, const jv_options *opts)
+{
+    for (size_t i = 0; i < opts->server_count; i++)
+        use_server(specs, opts->servers[i], opts->servers_len[i]);
 }
 
 void jv_monitor_specs_free(jv_monitor_specs *specs)
 {
     for (size_t i = 0; i < specs->count; i++)
-        free(specs->items[i].source);
+        free(specs->items[i].source), free(specs->items[i].server);
     free(specs->items);
     specs->items = NULL;
     specs->count = 0;

@@ -29,7 +29,9 @@ static jv_monitor *monitor_create(const jv_monitor_spec *spec, unsigned index)
     HRESULT hr;
 
     jv_guid_format(&spec->clsid, clsid_text);
-    hr = plat_create_instance(&spec->clsid, &IID_IJavaEventMonitor, &object, why, sizeof(why));
+    hr = spec->server ? plat_create_instance_at(&spec->clsid, spec->server, &IID_IJavaEventMonitor, &object, why,
+                                                sizeof(why))
+                      : plat_create_instance(&spec->clsid, &IID_IJavaEventMonitor, &object, why, sizeof(why));
     if (FAILED(hr) || !object) {
         jv_log("%s: monitor %s could not be created (hr=0x%08x): %s; monitor not loaded", spec->source, clsid_text,
                (unsigned)hr, why[0] ? why : "no object returned");

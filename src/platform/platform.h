@@ -71,6 +71,10 @@ void plat_com_uninit(void);
  * "InprocServer32 is a relative path: libfoo.so").
  */
 HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, char *why, size_t why_len);
+/* The same from the in-process server at server (an absolute path) instead of the registered one,
+ * refused as a registered server would be (on POSIX: posix_trust.h's rules). */
+HRESULT plat_create_instance_at(const CLSID *clsid, const char *server, const IID *iid, void **ppv, char *why,
+                                size_t why_len);
 
 /* ---- Modules ------------------------------------------------------------------------ */
 /* The absolute path of the module (shared library, DLL, executable) containing addr. */

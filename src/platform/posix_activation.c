@@ -2,7 +2,8 @@
  * posix_activation.c - plat_create_instance on POSIX: what CoCreateInstance does for an
  * in-process server, with a shared library for the DLL.
  *
- *   HKCR\CLSID\{clsid}\InprocServer32, default value: the library's absolute path
+ *   HKCR\CLSID\{clsid}\InprocServer32, default value: the library's absolute path (or the path
+ *   plat_create_instance_at is given: the agent option server=)
  *   refused unless it is a regular file that only root or this user could have put there,
  *   by any step of its path (posix_open_trusted), and loaded from the descriptor checked:
  *   dlopen("/proc/self/fd/N", RTLD_NOW | RTLD_LOCAL), dlsym("DllGetClassObject")
@@ -112,35 +113,21 @@ static HRESULT load_server(const char *clsid_text, const char *path, LPFNGETCLAS
     return S_OK;
 }
 
-HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, char *why, size_t why_len)
+/* DllGetClassObject of the server at path, its factory, the object: plat_create_instance's rest. */
+static HRESULT create_from(const CLSID *clsid, const char *clsid_text, const char *path, const IID *iid, void **ppv,
+                           char *why, size_t why_len)
 {
-    char clsid_text[JV_GUID_TEXT_SIZE];
-    char *path = NULL;
     LPFNGETCLASSOBJECT get_class_object = NULL;
     IClassFactory *factory = NULL;
-    HRESULT hr;
-
-    if (why && why_len)
-        why[0] = '\0';
-    if (!clsid || !iid || !ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    jv_guid_format(clsid, clsid_text);
-    if (FAILED(hr = find_server(clsid_text, &path, why, why_len)))
-        return hr;
-    hr = load_server(clsid_text, path, &get_class_object, why, why_len);
+    HRESULT hr = load_server(clsid_text, path, &get_class_object, why, why_len);
     if (FAILED(hr))
-        goto done;
+        return hr;
     hr = get_class_object(clsid, &IID_IClassFactory, (void **)&factory);
-    if (FAILED(hr)) {
-        fail(hr, why, why_len, clsid_text, "DllGetClassObject of %s failed (hr=0x%08X)", path, (unsigned)hr);
-        goto done;
-    }
-    if (!factory) {
-        hr = fail(E_UNEXPECTED, why, why_len, clsid_text, "DllGetClassObject of %s succeeded without a factory",
-                  path);
-        goto done;
-    }
+    if (FAILED(hr))
+        return fail(hr, why, why_len, clsid_text, "DllGetClassObject of %s failed (hr=0x%08X)", path, (unsigned)hr);
+    if (!factory)
+        return fail(E_UNEXPECTED, why, why_len, clsid_text, "DllGetClassObject of %s succeeded without a factory",
+                    path);
     hr = IClassFactory_CreateInstance(factory, NULL, iid, ppv);
     IClassFactory_Release(factory);
     if (FAILED(hr)) {
@@ -151,7 +138,39 @@ HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, cha
     } else if (!*ppv) {
         hr = fail(E_UNEXPECTED, why, why_len, clsid_text, "IClassFactory::CreateInstance succeeded without an object");
     }
-done:
+    return hr;
+}
+
+/* server: the library to use, or NULL for the registered one. */
+static HRESULT create_instance(const CLSID *clsid, const char *server, const IID *iid, void **ppv, char *why,
+                               size_t why_len)
+{
+    char clsid_text[JV_GUID_TEXT_SIZE];
+    char *path = NULL;
+    HRESULT hr;
+
+    if (why && why_len)
+        why[0] = '\0';
+    if (!clsid || !iid || !ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    jv_guid_format(clsid, clsid_text);
+    if (server)
+        return create_from(clsid, clsid_text, server, iid, ppv, why, why_len);
+    if (FAILED(hr = find_server(clsid_text, &path, why, why_len)))
+        return hr;
+    hr = create_from(clsid, clsid_text, path, iid, ppv, why, why_len);
     free(path);
     return hr;
+}
+
+HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, char *why, size_t why_len)
+{
+    return create_instance(clsid, NULL, iid, ppv, why, why_len);
+}
+
+HRESULT plat_create_instance_at(const CLSID *clsid, const char *server, const IID *iid, void **ppv, char *why,
+                                size_t why_len)
+{
+    return create_instance(clsid, server ? server : "", iid, ppv, why, why_len);
 }

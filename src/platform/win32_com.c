@@ -1,10 +1,12 @@
 /*
  * win32_com.c - platform.h's COM on Windows: the multithreaded apartment and in-process
  * activation through CoCreateInstance, with a why text that says what went wrong in the
- * terms of the registration a user can check (the CLSID, its InprocServer32 DLL).
+ * terms of the registration a user can check (the CLSID, its InprocServer32 DLL); and the
+ * same from a DLL named for one load (the agent option server=).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "com/guid.h"
 #include "platform/platform.h"
@@ -101,4 +103,65 @@ HRESULT plat_create_instance(const CLSID *clsid, const IID *iid, void **ppv, cha
     if (FAILED(hr))
         describe_failure(clsid, hr, why, why_len);
     return hr;
+}
+
+/* A full path: a drive and a backslash, or a UNC name (LoadLibrary would search for anything else). */
+static int absolute_path(const char *path)
+{
+    return (((path[0] | 0x20) >= 'a' && (path[0] | 0x20) <= 'z' && path[1] == ':' &&
+             (path[2] == '\\' || path[2] == '/')) ||
+            (path[0] == '\\' && path[1] == '\\'));
+}
+
+/* What COM does for a registered in-process server, from the DLL at server.  The DLL stays
+ * loaded, as COM keeps a server its objects may still need. */
+HRESULT plat_create_instance_at(const CLSID *clsid, const char *server, const IID *iid, void **ppv, char *why,
+                                size_t why_len)
+{
+    char clsid_text[JV_GUID_TEXT_SIZE], buf[256], ignored[1];
+    IClassFactory *factory = NULL;
+    HRESULT hr;
+    if (!why || !why_len)
+        why = ignored, why_len = sizeof(ignored);
+    why[0] = '\0';
+    if (!clsid || !server || !iid || !ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    jv_guid_format(clsid, clsid_text);
+    if (!absolute_path(server)) {
+        snprintf(why, why_len, "class %s: server %s is a relative path (it must be absolute)", clsid_text, server);
+        return CO_E_DLLNOTFOUND;
+    }
+    WCHAR *wide = win32_to_wide(server);
+    HMODULE dll = wide ? LoadLibraryExW(wide, NULL, LOAD_WITH_ALTERED_SEARCH_PATH) : NULL;
+    free(wide);
+    if (!dll) {
+        DWORD code = GetLastError();
+        snprintf(why, why_len, "class %s: server %s cannot be loaded: %s", clsid_text, server,
+                 win32_error_text(code, buf, sizeof(buf)));
+        return WIN32_HRESULT(code);
+    }
+    FARPROC symbol = GetProcAddress(dll, "DllGetClassObject");
+    LPFNGETCLASSOBJECT get_class_object;
+    if (!symbol) {
+        snprintf(why, why_len, "class %s: server %s has no DllGetClassObject", clsid_text, server);
+        FreeLibrary(dll); /* nothing of it has run but its DllMain */
+        return CO_E_ERRORINDLL;
+    }
+    memcpy(&get_class_object, &symbol, sizeof(symbol));
+    hr = get_class_object(clsid, &IID_IClassFactory, (void **)&factory);
+    if (FAILED(hr) || !factory) {
+        snprintf(why, why_len, "class %s: DllGetClassObject of %s failed (0x%08lX)", clsid_text, server,
+                 (unsigned long)hr);
+        return FAILED(hr) ? hr : E_UNEXPECTED;
+    }
+    hr = IClassFactory_CreateInstance(factory, NULL, iid, ppv);
+    IClassFactory_Release(factory);
+    if (FAILED(hr) || !*ppv) {
+        *ppv = NULL;
+        snprintf(why, why_len, "class %s: IClassFactory::CreateInstance of %s failed (0x%08lX)", clsid_text, server,
+                 (unsigned long)hr);
+        return FAILED(hr) ? hr : E_UNEXPECTED;
+    }
+    return S_OK;
 }

@@ -5,10 +5,41 @@
 #include "platform/platform.h"
 #include "vm/options.h"
 
+static int parse_number(const char *text, int hex, unsigned long long max, unsigned long long *value);
+
+#define COMMAND "command="
+#define STARTS(lit) (len >= sizeof(lit) - 1 && memcmp(word, lit, sizeof(lit) - 1) == 0)
+
+static void add_server(const char *value, size_t len, jv_options *opts)
+{
+    if (opts->server_count == JV_MAX_SERVERS) {
+        jv_log("agent option server=%.*s: more than %d server= options; ignored", (int)len, value, JV_MAX_SERVERS);
+        return;
+    }
+    opts->servers[opts->server_count] = value;
+    opts->servers_len[opts->server_count++] = len;
+}
+
+static void set_allocation_interval(const char *value, size_t len, jv_options *opts)
+{
+    char text[24];
+    unsigned long long bytes;
+    if (len < sizeof(text)) {
+        memcpy(text, value, len);
+        text[len] = '\0';
+    }
+    if (len >= sizeof(text) || !parse_number(text, 0, 0x7fffffff, &bytes)) {
+        jv_log("agent option allocation_interval=%.*s is not a number of bytes from 0 to 2147483647 (decimal, no "
+               "sign); ignored", (int)len, value);
+        return;
+    }
+    opts->allocation_interval = (long long)bytes;
+}
+
 static void apply_word(const char *word, size_t len, jv_options *opts)
 {
 #define IS(lit) (len == sizeof(lit) - 1 && memcmp(word, lit, len) == 0)
-#define MONITORS "monitors="
+#define VALUE(lit) (word + sizeof(lit) - 1), (len - (sizeof(lit) - 1))
     if (len == 0)
         return;
     if (IS("enable"))
@@ -19,15 +50,29 @@ static void apply_word(const char *word, size_t len, jv_options *opts)
         opts->methods = JV_METHODS_JVMTI;
     else if (IS("methods=auto"))
         opts->methods = JV_METHODS_AUTO;
-    else if (len >= sizeof(MONITORS) - 1 && memcmp(word, MONITORS, sizeof(MONITORS) - 1) == 0) {
-        opts->monitors = word + sizeof(MONITORS) - 1;
-        opts->monitors_len = len - (sizeof(MONITORS) - 1);
-    } else
+    else if (STARTS("monitors=")) {
+        opts->monitors = word + sizeof("monitors=") - 1;
+        opts->monitors_len = len - (sizeof("monitors=") - 1);
+    } else if (STARTS("server="))
+        add_server(VALUE("server="), opts);
+    else if (STARTS("allocation_interval="))
+        set_allocation_interval(VALUE("allocation_interval="), opts);
+    else
         jv_log("agent option \"%.*s\" is unknown; ignored (known: enable, disable, methods=auto, methods=jvmti, "
-               "monitors={clsid};...)",
+               "monitors={clsid};..., server={clsid}=path, allocation_interval=bytes, command=text)",
                (int)len, word);
-#undef MONITORS
+#undef VALUE
 #undef IS
+}
+
+const char *jv_options_command(const char *text)
+{
+    for (const char *word = text; word; word = strchr(word, ',')) {
+        word += *word == ',';
+        if (strncmp(word, COMMAND, sizeof(COMMAND) - 1) == 0)
+            return word + sizeof(COMMAND) - 1;
+    }
+    return NULL;
 }
 
 void jv_options_parse(const char *text, jv_options *opts)
@@ -36,9 +81,14 @@ void jv_options_parse(const char *text, jv_options *opts)
     opts->methods = JV_METHODS_AUTO;
     opts->monitors = NULL;
     opts->monitors_len = 0;
+    opts->server_count = 0;
+    opts->allocation_interval = -1;
+    opts->command = NULL;
     if (!text)
         return;
-    while (*text) {
+    opts->command = jv_options_command(text);
+    const char *end = opts->command ? opts->command - (sizeof(COMMAND) - 1) : text + strlen(text);
+    while (text < end) { /* the words before command=, whose text is the rest */
         const char *comma = strchr(text, ',');
         size_t len = comma ? (size_t)(comma - text) : strlen(text);
         apply_word(text, len, opts);

@@ -852,7 +852,8 @@ START_TEST(the_script_runs_any_launcher_into_a_new_directory)
     prepare(dir, sizeof(dir));
     snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --help", jvmrun_source_dir());
     ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
-    expect(out, "usage: tools/jevprof.sh [options] COMMAND");
+    expect(out, "usage: tools/jevprof.sh [options] PID");
+    expect(out, "tools/jevprof.sh [options] [--] COMMAND");
     expect(out, "--mode LIST");
     free(out), free(err);
 

@@ -254,6 +254,49 @@ START_TEST(mode_lists_combine)
 }
 END_TEST
 
+/* The settings of the agent option command= (or of start after a stop), over the environment. */
+START_TEST(settings_as_text_over_the_environment)
+{
+    jp_config c;
+    plat_setenv("JEVPROF_MODE", "calls");
+    plat_setenv("JEVPROF_TOP", "7");
+    jp_config_load(&c);
+    jp_config_parse(&c, "start mode=sample,alloc interval=5ms out=/tmp/o-%p duration=30 file=/tmp/p-%p.html "
+                        "file=/tmp/p.pb.gz  file=/tmp/p.collapsed file=/tmp/p.report");
+    ck_assert_int_eq(tk_log_count, 0);
+    ck_assert_int_eq(c.mode, JP_MODE_SAMPLE | JP_MODE_ALLOC);
+    ck_assert_uint_eq(c.interval_ms, 5);
+    ck_assert_uint_eq(c.top, 7); /* the environment's, not given in the text */
+    ck_assert_uint_eq(c.duration_seconds, 30);
+    ck_assert_uint_eq(c.file_count, 4);
+    ck_assert_int_eq(c.files[0].kind, JP_FILE_FLAME);
+    ck_assert_int_eq(c.files[1].kind, JP_FILE_PPROF);
+    ck_assert_int_eq(c.files[2].kind, JP_FILE_COLLAPSED);
+    ck_assert_int_eq(c.files[3].kind, JP_FILE_REPORT);
+    jp_config_expand(&c, 4242, 0);
+    ck_assert_str_eq(c.output_dir, "/tmp/o-4242");
+    ck_assert_str_eq(c.files[0].path, "/tmp/p-4242.html");
+}
+END_TEST
+
+/* Each bad word: one line naming it, and the others are taken. */
+START_TEST(bad_settings_in_text_are_named)
+{
+    jp_config c;
+    jp_config_load(&c);
+    jp_config_parse(&c, "start interval=5s bogus file=/tmp/p.svg flavour=x duration=7");
+    ck_assert_int_eq(tk_log_count, 4);
+    ck_assert_msg(strstr(tk_log_lines[0], "setting interval \"5s\" has extra characters"), "%s", tk_log_lines[0]);
+    ck_assert_msg(strstr(tk_log_lines[1], "setting \"bogus\" is not name=value"), "%s", tk_log_lines[1]);
+    ck_assert_msg(strstr(tk_log_lines[2], "setting file \"/tmp/p.svg\" has none of the extensions"), "%s",
+                  tk_log_lines[2]);
+    ck_assert_msg(strstr(tk_log_lines[3], "setting \"flavour=x\" is not name=value"), "%s", tk_log_lines[3]);
+    ck_assert_uint_eq(c.interval_ms, JP_DEFAULT_INTERVAL_MS);
+    ck_assert_uint_eq(c.file_count, 0);
+    ck_assert_uint_eq(c.duration_seconds, 7);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("jevprof_config");
@@ -267,6 +310,8 @@ int main(void)
     tcase_add_test(tc, time_and_min_share_settings);
     tcase_add_test(tc, mode_names);
     tcase_add_loop_test(tc, mode_lists_combine, 0, (int)(sizeof(mode_lists) / sizeof(*mode_lists)));
+    tcase_add_test(tc, settings_as_text_over_the_environment);
+    tcase_add_test(tc, bad_settings_in_text_are_named);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

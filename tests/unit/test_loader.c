@@ -15,6 +15,7 @@
 #include "loader/enable.h"
 #include "loader/monitors.h"
 #include "platform/platform.h"
+#include "vm/options.h"
 #include "../support/testkit.h"
 
 #define FX "{63DAD816-1308-449B-AC11-1E702EB2D15F}"
@@ -116,12 +117,15 @@ static void teardown(void)
     plat_reg_delete_tree(PLAT_HKLM, MONITORS);
 }
 
-/* What Agent_OnLoad does, minus the JVM, with the agent option monitors= (NULL: none); returns the monitor log. */
-static char *load_listed_and_run(DWORD deliverable, const char *option_list)
+/* What Agent_OnLoad does, minus the JVM, with the agent's options (NULL: none); returns the monitor log. */
+static char *load_listed_and_run(DWORD deliverable, const char *options)
 {
     jv_monitor_specs specs;
+    jv_options opts;
+    jv_options_parse(options, &opts);
     ck_assert(SUCCEEDED(plat_com_init()));
-    jv_discover_monitors(&specs, option_list, option_list ? strlen(option_list) : 0);
+    jv_discover_monitors(&specs, opts.monitors, opts.monitors_len);
+    jv_monitor_specs_use_servers(&specs, &opts);
     jv_monitors_create(&specs, deliverable, JVM_STATE_INTERPRETER_ENABLED | JVM_STATE_JIT_COMPILER_ENABLED);
     jv_monitor_specs_free(&specs);
     jv_monitors_initialize("Main");
@@ -198,12 +202,49 @@ START_TEST(agent_option_monitors_come_last)
     register_monitor("fx", FX);
     plat_setenv("MSJAVA_EVENT_MONITORS", FX);
     plat_setenv("FXMON_POSSIBLE", "1");
-    char *log = load_listed_and_run(ALL_BUT_STEPPING, FX_V1 ";{not-a-clsid}");
+    char *log = load_listed_and_run(ALL_BUT_STEPPING, "monitors=" FX_V1 ";{not-a-clsid}");
     const char *first = strstr(log, "v2#1 Initialize"), *second = strstr(log, "v2#2 Initialize"),
                *third = strstr(log, "v1#3 Initialize");
     ck_assert_msg(first && second && third && first < second && second < third, "order:\n%s", log);
     ck_assert_int_eq(tk_log_count, 1);
     ck_assert_int_eq(tk_logged("agent option monitors entry 2 \"{not-a-clsid}\" is not a braced CLSID"), 1);
+    free(log);
+}
+END_TEST
+
+/* A class named by the registry's Monitors key and by monitors= is created once for the load
+ * (the duplicate rule is the Microsoft VM's lists'); a monitors= entry named twice, once too. */
+START_TEST(agent_option_monitors_already_listed_are_created_once)
+{
+    register_monitor("fx", FX);
+    plat_setenv("FXMON_POSSIBLE", "1");
+    char *log = load_listed_and_run(ALL_BUT_STEPPING, "monitors=" FX ";" FX_V1 ";" FX_V1);
+    ck_assert_int_eq(tk_count(log, "Initialize class="), 2);
+    ck_assert_int_eq(tk_count(log, "v2#1 Initialize"), 1);
+    ck_assert_int_eq(tk_count(log, "v1#2 Initialize"), 1);
+    ck_assert_int_eq(tk_log_count, 0);
+    free(log);
+}
+END_TEST
+
+/* server={clsid}=path: the class comes from that library for this load, registered or not; a
+ * relative path is refused as a registered one is, in one line. */
+START_TEST(server_option_names_the_library_of_a_class)
+{
+    char options[1600], key[128];
+    plat_setenv("FXMON_POSSIBLE", "1");
+    snprintf(key, sizeof(key), "CLSID\\%s", FX);
+    ck_assert_int_eq(plat_reg_delete_tree(PLAT_HKCR, key), PLAT_REG_OK);
+    snprintf(options, sizeof(options), "enable,monitors=%s,server=%s=%s", FX, FX, fixture_path);
+    char *log = load_listed_and_run(ALL_BUT_STEPPING, options);
+    ck_assert_int_eq(tk_count(log, "v2#1 Initialize"), 1);
+    ck_assert_int_eq(tk_log_count, 0);
+    free(log);
+    remove(log_path); /* the second load's log of its own */
+    log = load_listed_and_run(ALL_BUT_STEPPING, "monitors=" FX ",server=" FX "=fx_monitor.so");
+    ck_assert_int_eq(tk_count(log, "Initialize"), 0);
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], "relative path"), "%s", tk_log_lines[0]);
     free(log);
 }
 END_TEST
@@ -408,7 +449,7 @@ static const enable_row enable_rows[] = {
 START_TEST(enabling_rules)
 {
     const enable_row *row = &enable_rows[_i];
-    jv_options opts = {row->force, JV_METHODS_AUTO, NULL, 0};
+    jv_options opts = {.profiling = row->force, .methods = JV_METHODS_AUTO};
     char why[256];
     plat_setenv("MSJAVA_ENABLE_MONITORS", row->enable_env);
     plat_setenv("MSJAVA_DEBUGGING_FLAGS", row->flags_env);
@@ -436,6 +477,8 @@ int main(void)
     tcase_add_test(tc, registry_first_then_environment_and_duplicates_kept);
     tcase_add_test(tc, agent_option_monitors_come_last);
     tcase_add_test(tc, garbage_possible_categories_get_a_line);
+    tcase_add_test(tc, agent_option_monitors_already_listed_are_created_once);
+    tcase_add_test(tc, server_option_names_the_library_of_a_class);
     tcase_add_test(tc, init_options_registry_value_is_a_promise);
     tcase_add_test(tc, init_options_own_call_during_initialize);
     tcase_add_test(tc, init_options_of_the_wrong_type);

@@ -1,0 +1,319 @@
+/*
+ * test_jevprof_cli.c - the jevprof command (tools/jevprof.sh) as asprof's users run it, on every
+ * JDK under /usr/lib/jvm, against BusyWorkload started with no agent and a registry in which
+ * jevprof is not registered:
+ *
+ *   - `-d 5 -f out.html -f out.pb.gz PID`: both files, in about 5 s, and the JVM runs on; then,
+ *     the first profile over, `-e sample -i 5ms -d 3 -f x.collapsed -f x.txt PID` starts a
+ *     second with those settings (wall is another branch's mode: sample stands for it here);
+ *   - `-e alloc -i 256k -d 5`: the allocation sites at one sample per 262144 bytes;
+ *   - jevprof registered with a Monitors key too: `start` loads it once (one status answer);
+ *   - `list` names the JVM and that jevprof runs in it;
+ *   - a wrapper script in a directory that also holds `java` (as /usr/bin does), and `bash
+ *     script.sh`, get the agent through JAVA_TOOL_OPTIONS, not -J;
+ *   - a process of another user is refused in one line, before any jcmd;
+ *   - a user other than the tree's owner runs the tree's jevprof (nothing of the tree written).
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../support/testkit.h"
+#include "support/jvmrun.h"
+
+#define JEVPROF "{75CDC682-D602-4669-A56F-09797AC9C430}"
+
+static char jdks[JVMRUN_MAX_JDKS][512];
+static int jdk_count;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A fresh directory under the build for a test's files. */
+static void make_directory(char *dir, size_t size, const char *name)
+{
+    snprintf(dir, size, "%s", jvmrun_build_path(name));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_directory(const char *dir)
+{
+    char command[1400];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+
+static char *read_file(const char *dir, const char *name)
+{
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return tk_read_file(path);
+}
+
+/* Starts BusyWorkload with no agent (env: more of its environment) and waits until it is ready. */
+static void start_busy(jvmrun_process *p, const char *jdk, const char *const *env)
+{
+    const char *args[] = {"150", NULL};
+    jvmrun_start(p, jdk, "BusyWorkload", NULL, env, args);
+    ck_assert_msg(jvmrun_wait_output(p, "ready", 1, 60000), "the program did not start");
+}
+
+/* The program answers: it runs on. */
+static void assert_alive(jvmrun_process *p, const char *n)
+{
+    char line[32], answer[32];
+    snprintf(line, sizeof(line), "ping %s", n);
+    snprintf(answer, sizeof(answer), "alive %s", n);
+    jvmrun_send(p, line);
+    ck_assert_msg(jvmrun_wait_output(p, answer, 1, 30000), "the program does not answer after the profile");
+}
+
+/* tools/jevprof.sh with the arguments (printf-style); its exit status; the seconds it took in *took. */
+static int jevprof(double *took, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static int jevprof(double *took, const char *format, ...)
+{
+    char arguments[4096];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(arguments, sizeof(arguments), format, args);
+    va_end(args);
+    double t0 = now();
+    int status = jvmrun_jevprof_script(arguments);
+    if (took)
+        *took = now() - t0;
+    return status;
+}
+
+static void finish_busy(jvmrun_process *p, jvmrun_result *r)
+{
+    jvmrun_send(p, "quit");
+    jvmrun_finish(p, r);
+    ck_assert_msg(r->exit_code == 0, "exit %d, stderr:\n%s", r->exit_code, r->err);
+}
+
+START_TEST(a_duration_and_files_then_another_profile_with_other_settings)
+{
+    char dir[1200];
+    double took;
+    jvmrun_process p;
+    jvmrun_result r;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    start_busy(&p, jdks[_i], NULL);
+    ck_assert_int_eq(jevprof(&took, "-d 5 -f '%s/out.html' -f '%s/out.pb.gz' %d", dir, dir, p.pid), 0);
+    printf("%s: -d 5 took %.1f s\n", jdks[_i], took);
+    ck_assert_msg(took >= 5 && took < 45, "-d 5 took %.1f s", took);
+    char *html = read_file(dir, "out.html"), *pprof = read_file(dir, "out.pb.gz");
+    ck_assert_msg(html && strstr(html, "BusyWorkload.busyHot"), "no busyHot in the flame graph");
+    ck_assert_msg(pprof && (unsigned char)pprof[0] == 0x1f && (unsigned char)pprof[1] == 0x8b, "not gzip");
+    free(html), free(pprof);
+    char other[1300]; /* only the files asked for */
+    snprintf(other, sizeof(other), "%s/jevprof-report.txt", dir);
+    ck_assert_int_ne(access(other, F_OK), 0);
+    assert_alive(&p, "1");
+
+    ck_assert_int_eq(jevprof(&took, "-e sample -i 5ms -d 3 -f '%s/x.collapsed' -f '%s/x.txt' %d", dir, dir, p.pid),
+                     0);
+    char *collapsed = read_file(dir, "x.collapsed"), *report = read_file(dir, "x.txt");
+    ck_assert_msg(collapsed && strstr(collapsed, "BusyWorkload.busyHot"), "no busyHot in the collapsed stacks");
+    ck_assert_msg(report && strstr(report, "Mode: sample, a sample every 5 ms"), "report:\n%s", report);
+    free(collapsed), free(report);
+    assert_alive(&p, "2");
+    finish_busy(&p, &r);
+    ck_assert_int_eq(tk_count(r.out, "jevmon: jevprof: started a new profile"), 1);
+    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 2);
+    ck_assert_int_eq(tk_count(r.err, "is not "), 0); /* no bad setting */
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
+START_TEST(alloc_mode_with_an_interval_in_bytes)
+{
+    char dir[1200];
+    jvmrun_process p;
+    jvmrun_result r;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    start_busy(&p, jdks[_i], NULL);
+    ck_assert_int_eq(jevprof(NULL, "-e alloc -i 256k -d 5 -f '%s/a.collapsed' -f '%s/a.txt' %d", dir, dir, p.pid),
+                     0);
+    char *collapsed = read_file(dir, "a.collapsed"), *report = read_file(dir, "a.txt");
+    ck_assert_msg(collapsed && strstr(collapsed, "BusyWorkload$Cell"), "collapsed:\n%s", collapsed);
+    ck_assert_msg(report && strstr(report, "about one per 262144 bytes each thread allocates"), "report:\n%s", report);
+    free(collapsed), free(report);
+    assert_alive(&p, "1");
+    finish_busy(&p, &r);
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
+START_TEST(registered_and_named_it_loads_once)
+{
+    char dir[1200], reg[1300], registry_env[1400];
+    jvmrun_process p;
+    jvmrun_result r;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    snprintf(reg, sizeof(reg), "%s/system.reg", dir); /* as jevmon-regsvr registers it: class and Monitors key */
+    FILE *f = fopen(reg, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "Windows Registry Editor Version 5.00\n\n[HKEY_CLASSES_ROOT\\CLSID\\" JEVPROF
+               "\\InprocServer32]\n@=\"%s\"\n\"ThreadingModel\"=\"Both\"\n\n"
+               "[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Java VM\\Monitors\\jevprof]\n\"CLSID\"=\"" JEVPROF "\"\n",
+            jvmrun_build_path("libjevprof.so"));
+    fclose(f);
+    snprintf(registry_env, sizeof(registry_env), "JEVMON_REGISTRY_SYSTEM=%s", reg);
+    const char *env[] = {registry_env, NULL};
+    start_busy(&p, jdks[_i], env);
+    ck_assert_int_eq(jevprof(NULL, "--out '%s' start %d", dir, p.pid), 0);
+    ck_assert_int_eq(jevprof(NULL, "status %d", p.pid), 0);
+    ck_assert_int_eq(jevprof(NULL, "stop %d", p.pid), 0);
+    finish_busy(&p, &r);
+    ck_assert_int_eq(tk_count(r.out, "jevmon: jevprof: recording "), 1);
+    ck_assert_int_eq(tk_count(r.out, "jevmon: jevprof: stopped after "), 1);
+    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 1);
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
+START_TEST(list_names_the_jvms_and_jevprof)
+{
+    char dir[1200], line[1024];
+    jvmrun_process p;
+    jvmrun_result r;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    start_busy(&p, jdks[_i], NULL);
+    int before = 0, after = 0;
+    char command[2048];
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' list", jvmrun_source_dir());
+    for (int round = 0; round < 2; round++) {
+        if (round)
+            ck_assert_int_eq(jevprof(NULL, "--out '%s' start %d", dir, p.pid), 0);
+        FILE *list = popen(command, "r");
+        ck_assert_ptr_nonnull(list);
+        char expected[64];
+        snprintf(expected, sizeof(expected), "%d\t%s\tBusyWorkload", p.pid, round ? "jevprof" : "-");
+        while (fgets(line, sizeof(line), list))
+            *(round ? &after : &before) += strncmp(line, expected, strlen(expected)) == 0;
+        ck_assert_int_eq(pclose(list), 0);
+    }
+    ck_assert_int_eq(before, 1);
+    ck_assert_int_eq(after, 1);
+    finish_busy(&p, &r);
+    jvmrun_free(&r);
+    remove_directory(dir);
+}
+END_TEST
+
+/* A wrapper script beside a `java` (as /usr/bin holds both on Debian), and `bash script.sh`: each
+ * runs BusyWorkload for 2 s with the agent from JAVA_TOOL_OPTIONS, and jevprof writes its report. */
+START_TEST(scripts_get_the_agent_through_java_tool_options)
+{
+    char dir[1200], path[1400];
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    const char *jdk = jdks[_i];
+    snprintf(path, sizeof(path), "%s/bin", dir);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/bin/java", dir);
+    ck_assert_int_eq(symlink(jdk, path), 0);
+    snprintf(path, sizeof(path), "%s/bin/clojure-like", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\n# takes its own options, as clojure's script does\n"
+               "[ \"$1\" = -e ] || { echo \"clojure-like: unknown option $1\" >&2; exit 1; }\n"
+               "sleep 3 | exec \"$(dirname \"$0\")/java\" -cp '%s' BusyWorkload 2\n",
+            jvmrun_build_path("java"));
+    fclose(f);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/run.sh", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "sleep 3 | '%s' -cp '%s' BusyWorkload 2\n", jdk, jvmrun_build_path("java"));
+    fclose(f);
+    ck_assert_int_eq(jevprof(NULL, "-f '%s/wrapper.txt' -- '%s/bin/clojure-like' -e '(println 1)'", dir, dir), 0);
+    ck_assert_int_eq(jevprof(NULL, "-f '%s/bash.txt' bash '%s/run.sh'", dir, dir), 0);
+    const char *reports[] = {"wrapper.txt", "bash.txt"};
+    for (int i = 0; i < 2; i++) {
+        char *report = read_file(dir, reports[i]);
+        ck_assert_msg(report && strstr(report, "BusyWorkload.busyHot"), "%s:\n%s", reports[i], report);
+        free(report);
+    }
+    remove_directory(dir);
+}
+END_TEST
+
+START_TEST(another_users_process_is_refused)
+{
+    char command[2048], *err = NULL;
+    FILE *other = popen("exec setpriv --reuid=65534 --regid=65534 --clear-groups sleep 30", "w");
+    ck_assert_ptr_nonnull(other);
+    int pid = 0;
+    for (int tries = 0; tries < 100 && !pid; tries++) { /* the sleep of uid 65534 that has just started */
+        FILE *ps = popen("pgrep -n -u 65534 -x sleep", "r");
+        if (ps && fscanf(ps, "%d", &pid) != 1)
+            pid = 0;
+        if (ps)
+            pclose(ps);
+        if (!pid)
+            usleep(50000);
+    }
+    ck_assert_int_gt(pid, 0);
+    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' -d 1 %d", jvmrun_source_dir(), pid);
+    char dir[1200];
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "%s || test $? -eq 1", command), 0);
+    ck_assert_msg(strstr(err, "belongs to user") && strstr(err, "jevprof attaches only to JVMs of its own user"),
+                  "stderr:\n%s", err);
+    ck_assert_int_eq(tk_count(err, "\n"), 1); /* one line, no jcmd error */
+    free(err);
+    kill(pid, SIGTERM);
+    pclose(other);
+    remove_directory(dir);
+}
+END_TEST
+
+START_TEST(another_user_runs_the_trees_jevprof)
+{
+    char dir[1200], *err = NULL;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    ck_assert_int_eq(chmod(dir, 0777), 0); /* the other user's files go there */
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err,
+                                  "sleep 2 | setpriv --reuid=65534 --regid=65534 --clear-groups env HOME='%s' "
+                                  "'%s/tools/jevprof.sh' -f '%s/r.txt' '%s' -cp '%s' BusyWorkload 1",
+                                  dir, jvmrun_source_dir(), dir, jdks[_i], jvmrun_build_path("java")),
+                     0);
+    char *report = read_file(dir, "r.txt");
+    ck_assert_msg(report && strstr(report, "Program: BusyWorkload"), "report:\n%s\nstderr:\n%s", report, err);
+    free(report), free(err);
+    remove_directory(dir);
+}
+END_TEST
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
+    if (!(jdk_count = jvmrun_suite_jdks(jdks)))
+        return EXIT_SUCCESS;
+    Suite *s = suite_create("jevprof_cli");
+    TCase *tc = tcase_create("jevprof_cli");
+    tcase_set_timeout(tc, 180);
+    tcase_add_loop_test(tc, a_duration_and_files_then_another_profile_with_other_settings, 0, jdk_count);
+    tcase_add_loop_test(tc, alloc_mode_with_an_interval_in_bytes, 0, jdk_count);
+    tcase_add_loop_test(tc, registered_and_named_it_loads_once, 0, jdk_count);
+    tcase_add_loop_test(tc, list_names_the_jvms_and_jevprof, 0, jdk_count);
+    tcase_add_loop_test(tc, scripts_get_the_agent_through_java_tool_options, 0, jdk_count);
+    tcase_add_test(tc, another_users_process_is_refused);
+    tcase_add_loop_test(tc, another_user_runs_the_trees_jevprof, 0, jdk_count);
+    suite_add_tcase(s, tc);
+    return tk_run_suite(s);
+}
