@@ -168,8 +168,10 @@ START_TEST(a_cpu_timer_ticks_a_busy_thread_and_not_a_sleeping_one)
     plat_cpu_timer *busy_timer = plat_cpu_timer_start(atomic_load(&b.tid), 1000000);
     plat_cpu_timer *idle_timer = plat_cpu_timer_start(atomic_load(&idle.tid), 1000000);
     uint64_t cpu_before = plat_thread_cpu_ns(atomic_load(&b.tid));
+    uint64_t idle_before = plat_thread_cpu_ns(atomic_load(&idle.tid));
     plat_sleep_ms(400);
     uint64_t cpu_used = plat_thread_cpu_ns(atomic_load(&b.tid)) - cpu_before;
+    uint64_t idle_used = plat_thread_cpu_ns(atomic_load(&idle.tid)) - idle_before;
     plat_cpu_timer_stop(busy_timer);
     plat_cpu_timer_stop(idle_timer);
     plat_cpu_timers_init(NULL);
@@ -189,7 +191,10 @@ START_TEST(a_cpu_timer_ticks_a_busy_thread_and_not_a_sleeping_one)
            atomic_load(&other_ticks));
     ck_assert_uint_ge(atomic_load(&busy_ticks) * 10, expected * 8); /* a tick per period, within 20% */
     ck_assert_uint_le(atomic_load(&busy_ticks) * 10, expected * 12 + 20);
-    ck_assert_uint_eq(atomic_load(&other_ticks), 0);
+    /* The sleeper wakes every 5 ms: under ASan on a loaded machine its wake-ups can add up to a
+     * millisecond of processor time, which rightly ticks once.  No more than it used, then. */
+    ck_assert_uint_le(atomic_load(&other_ticks), (unsigned)(idle_used / 1000000) + 1);
+    ck_assert_uint_le(atomic_load(&other_ticks) * 20, atomic_load(&busy_ticks));
 }
 END_TEST
 
