@@ -50,16 +50,23 @@ static int init_once(void)
     return result;
 }
 
+/* Starts a thread spinning in busy_loop and waits until it has said its thread id. */
+static plat_thread *start_busy(busy *b)
+{
+    memset(b, 0, sizeof(*b));
+    atomic_store(&b->run, 1);
+    plat_thread *t = plat_thread_start(busy_loop, b);
+    ck_assert_ptr_nonnull(t);
+    while (!atomic_load(&b->tid))
+        plat_sleep_ms(1);
+    return t;
+}
+
 START_TEST(a_busy_thread_is_caught_in_this_program)
 {
     ck_assert_int_eq(init_once(), 1);
     busy b;
-    memset(&b, 0, sizeof(b));
-    atomic_store(&b.run, 1);
-    plat_thread *t = plat_thread_start(busy_loop, &b);
-    ck_assert_ptr_nonnull(t);
-    while (!atomic_load(&b.tid))
-        plat_sleep_ms(1);
+    plat_thread *t = start_busy(&b);
     char *self = plat_module_path((const void *)busy_loop);
     ck_assert_ptr_nonnull(self);
     unsigned taken = 0, in_self = 0;
@@ -108,12 +115,7 @@ END_TEST
 START_TEST(process_threads_include_a_new_one)
 {
     busy b;
-    memset(&b, 0, sizeof(b));
-    atomic_store(&b.run, 1);
-    plat_thread *t = plat_thread_start(busy_loop, &b);
-    ck_assert_ptr_nonnull(t);
-    while (!atomic_load(&b.tid))
-        plat_sleep_ms(1);
+    plat_thread *t = start_busy(&b);
     DWORD ids[256];
     size_t count = plat_process_threads(ids, 256);
     int self = 0, other = 0;
