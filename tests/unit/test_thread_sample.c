@@ -50,16 +50,23 @@ static int init_once(void)
     return result;
 }
 
+/* Starts a thread spinning in busy_loop and waits until it has said its thread id. */
+static plat_thread *start_busy(busy *b)
+{
+    memset(b, 0, sizeof(*b));
+    atomic_store(&b->run, 1);
+    plat_thread *t = plat_thread_start(busy_loop, b);
+    ck_assert_ptr_nonnull(t);
+    while (!atomic_load(&b->tid))
+        plat_sleep_ms(1);
+    return t;
+}
+
 START_TEST(a_busy_thread_is_caught_in_this_program)
 {
     ck_assert_int_eq(init_once(), 1);
     busy b;
-    memset(&b, 0, sizeof(b));
-    atomic_store(&b.run, 1);
-    plat_thread *t = plat_thread_start(busy_loop, &b);
-    ck_assert_ptr_nonnull(t);
-    while (!atomic_load(&b.tid))
-        plat_sleep_ms(1);
+    plat_thread *t = start_busy(&b);
     char *self = plat_module_path((const void *)busy_loop);
     ck_assert_ptr_nonnull(self);
     unsigned taken = 0, in_self = 0;
@@ -108,12 +115,7 @@ END_TEST
 START_TEST(process_threads_include_a_new_one)
 {
     busy b;
-    memset(&b, 0, sizeof(b));
-    atomic_store(&b.run, 1);
-    plat_thread *t = plat_thread_start(busy_loop, &b);
-    ck_assert_ptr_nonnull(t);
-    while (!atomic_load(&b.tid))
-        plat_sleep_ms(1);
+    plat_thread *t = start_busy(&b);
     DWORD ids[256];
     size_t count = plat_process_threads(ids, 256);
     int self = 0, other = 0;
@@ -168,8 +170,10 @@ START_TEST(a_cpu_timer_ticks_a_busy_thread_and_not_a_sleeping_one)
     plat_cpu_timer *busy_timer = plat_cpu_timer_start(atomic_load(&b.tid), 1000000);
     plat_cpu_timer *idle_timer = plat_cpu_timer_start(atomic_load(&idle.tid), 1000000);
     uint64_t cpu_before = plat_thread_cpu_ns(atomic_load(&b.tid));
+    uint64_t idle_before = plat_thread_cpu_ns(atomic_load(&idle.tid));
     plat_sleep_ms(400);
     uint64_t cpu_used = plat_thread_cpu_ns(atomic_load(&b.tid)) - cpu_before;
+    uint64_t idle_used = plat_thread_cpu_ns(atomic_load(&idle.tid)) - idle_before;
     plat_cpu_timer_stop(busy_timer);
     plat_cpu_timer_stop(idle_timer);
     plat_cpu_timers_init(NULL);
@@ -189,7 +193,10 @@ START_TEST(a_cpu_timer_ticks_a_busy_thread_and_not_a_sleeping_one)
            atomic_load(&other_ticks));
     ck_assert_uint_ge(atomic_load(&busy_ticks) * 10, expected * 8); /* a tick per period, within 20% */
     ck_assert_uint_le(atomic_load(&busy_ticks) * 10, expected * 12 + 20);
-    ck_assert_uint_eq(atomic_load(&other_ticks), 0);
+    /* The sleeper wakes every 5 ms: under ASan on a loaded machine its wake-ups can add up to a
+     * millisecond of processor time, which rightly ticks once.  No more than it used, then. */
+    ck_assert_uint_le(atomic_load(&other_ticks), (unsigned)(idle_used / 1000000) + 1);
+    ck_assert_uint_le(atomic_load(&other_ticks) * 20, atomic_load(&busy_ticks));
 }
 END_TEST
 
