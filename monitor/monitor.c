@@ -606,7 +606,6 @@ static int restart(jp_monitor *m, const char *settings, char *refusal, size_t si
     stop_loop(m); /* the loop that ended the duration has returned */
     m->config = config;
     jp_output_prepare(&m->config);
-    m->sampler.interval_ms = m->config.interval_ms ? m->config.interval_ms : 1;
     m->calls.cpu_time = !m->config.wall_time;
     if (m->recording_calls && jp_calls_restart(&m->calls))
         jv_log("jevprof: start: out of memory; calls are not recorded");
@@ -619,6 +618,7 @@ static int restart(jp_monitor *m, const char *settings, char *refusal, size_t si
         jp_sampler_counts counts;
         if (jp_sampler_take(&m->sampler, &stale, &counts) == 0)
             jp_tree_free(&stale);
+        jp_sampler_reconfigure(&m->sampler, m->config.interval_ms, (m->config.mode & JP_MODE_WALL) != 0);
         jp_sampler_start(&m->sampler); /* a thread that cannot start is said there */
     }
     m->started_ns = plat_now_ns();

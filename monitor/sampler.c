@@ -419,6 +419,15 @@ static void sampler_main(void *arg)
     plat_com_uninit();
 }
 
+void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall)
+{
+    plat_mutex_lock(s->lock);
+    s->interval_ms = interval_ms ? interval_ms : 1;
+    s->wall = wall;
+    s->timed = s->counts.timed = 0; /* start_timers says again whether the timers run */
+    plat_mutex_unlock(s->lock);
+}
+
 int jp_sampler_start(jp_sampler *s)
 {
     if (atomic_load(&s->stop)) { /* stopped before (the stop command): its wake-up event stays set */

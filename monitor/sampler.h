@@ -113,6 +113,8 @@ typedef struct jp_sampler {
 
 /* wall: wall mode, else cpu mode. */
 int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned interval_ms, int wall);
+/* Between a stop and the next start: the other kind (cpu or wall) or another interval. */
+void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall);
 /* Starts the timer thread, again after jp_sampler_stop too; -1 when it cannot be started (logged). */
 int jp_sampler_start(jp_sampler *s);
 /* Stops and joins the timer thread, if it runs. */

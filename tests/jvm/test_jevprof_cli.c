@@ -121,11 +121,12 @@ START_TEST(a_duration_and_files_then_another_profile_with_other_settings)
     ck_assert_int_ne(access(other, F_OK), 0);
     assert_alive(&p, "1");
 
-    ck_assert_int_eq(jevprof(&took, "-e sample -i 5ms -d 3 -f '%s/x.collapsed' -f '%s/x.txt' %d", dir, dir, p.pid),
+    ck_assert_int_eq(jevprof(&took, "-e wall -i 5ms -d 3 -f '%s/x.collapsed' -f '%s/x.txt' %d", dir, dir, p.pid),
                      0);
     char *collapsed = read_file(dir, "x.collapsed"), *report = read_file(dir, "x.txt");
     ck_assert_msg(collapsed && strstr(collapsed, "BusyWorkload.busyHot"), "no busyHot in the collapsed stacks");
-    ck_assert_msg(report && strstr(report, "Mode: sample, a sample every 5 ms"), "report:\n%s", report);
+    ck_assert_msg(report && strstr(report, "Mode: wall, a sample every 5 ms") &&
+                      strstr(report, "Sampled by: a timer thread, every live thread (whatever it does"), "report:\n%s", report);
     free(collapsed), free(report);
     assert_alive(&p, "2");
     finish_busy(&p, &r);
