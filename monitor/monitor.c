@@ -604,6 +604,7 @@ static int restart(jp_monitor *m, const char *settings, char *refusal, size_t si
         return -1;
     }
     stop_loop(m); /* the loop that ended the duration has returned */
+    jp_output_release(&m->config); /* the new settings may name other files */
     m->config = config;
     jp_output_prepare(&m->config);
     m->calls.cpu_time = !m->config.wall_time;

@@ -91,6 +91,8 @@ static int take_prefix(jp_config *c, char *why, size_t why_len)
         return made;
     if (plat_read_small_file(c->output_dir, name, held, sizeof(held)) == 0)
         holder = (DWORD)strtoul(held, NULL, 10);
+    if (holder == (DWORD)plat_process_id())
+        return 0; /* this run's own, from its start before a restart */
     if (holder && plat_process_running(holder)) {
         size_t used = strlen(c->file_prefix);
         snprintf(c->file_prefix + used, sizeof(c->file_prefix) - used, "-%lu", (unsigned long)plat_process_id());
