@@ -36,7 +36,7 @@
 #include "tree.h"
 
 #define JP_ALLOCATION_COUNT_SCALE 1000u /* the sites tree's weight of one allocation */
-#define JP_CLASS_FRAME(index) (JP_UNKNOWN_METHOD - 1 - (MethodID)(index))
+#define JP_CLASS_FRAME(index) (JP_FOLDED_PATHS - 1 - (MethodID)(index))
 #define JP_MAX_CLASS_FRAMES (1u << 20) /* classes beyond this many are recorded as "(other classes)" */
 /* JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) and the one below are "(other classes)" and "(unknown class)". */
 

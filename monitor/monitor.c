@@ -320,6 +320,8 @@ static const char *frame_name(jp_monitor *m, MethodID method)
         return "(callers unknown)";
     if (method == JP_UNKNOWN_METHOD)
         return "(unknown method)";
+    if (method == JP_FOLDED_PATHS)
+        return "(smaller paths, folded: JEVPROF_MIN_SHARE)";
     return NULL;
 }
 

@@ -313,7 +313,7 @@ static void describe_profile(const jp_report *r, const shown_profile *p, char *o
         snprintf(out, size, "%.0f %s in all, %s", total, tree == r->allocations ? "allocations" : "bytes",
                  r->allocations_weighted ? "every allocation" : "as the VM reported them");
     size_t used = strlen(out);
-    snprintf(out + used, size - used, "; paths under %.3g%% folded into their callers", p->share);
+    snprintf(out + used, size - used, "; paths under %.3g%% folded into a frame under their callers", p->share);
 }
 
 static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
@@ -398,7 +398,7 @@ static int write_profile(const jp_report *r, written_files *w, size_t collapsed,
         for_pprof = &as_set;
     int pprof_alike = pprof < SUFFIXES && for_pprof == &p;
     if (p.share > r->config->min_share)
-        jv_log("jevprof: paths under %.3g%% of the profile folded into their callers in %s%s, %s%s%s%s%s (the "
+        jv_log("jevprof: paths under %.3g%% of the profile folded into a frame under their callers in %s%s, %s%s%s%s%s (the "
                "setting, %g%%, left a collapsed file over %u MB)", p.share, r->config->file_prefix,
                every_suffix[collapsed], r->config->file_prefix, every_suffix[flame],
                pprof_alike ? ", " : "", pprof_alike ? r->config->file_prefix : "",

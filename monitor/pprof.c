@@ -240,8 +240,8 @@ static void value_type(encoder *e, unsigned field, const char *type, const char 
 }
 
 /* The bytes of each node of the allocations tree (by index), from the bytes tree, which holds
- * every path: the bytes of a path the allocations tree folded go to the caller it was folded
- * into, as its allocations did.  NULL out of memory. */
+ * every path: the bytes of a path the allocations tree folded go where it was folded (its
+ * caller's JP_FOLDED_PATHS), as its allocations did.  NULL out of memory. */
 static uint64_t *bytes_by_node(const jp_pprof_profile *p)
 {
     const jp_tree *bytes_tree = p->bytes;
@@ -258,7 +258,9 @@ static uint64_t *bytes_by_node(const jp_pprof_profile *p)
         uint32_t parent = bytes_tree->nodes[i].parent;
         uint32_t node = folded[parent] ? JP_NO_NODE : jp_tree_find(p->tree, map[parent], bytes_tree->nodes[i].method);
         folded[i] = node == JP_NO_NODE;
-        map[i] = folded[i] ? map[parent] : node;
+        if (folded[i] && !folded[parent]) /* the outermost of a folded path */
+            node = jp_tree_find(p->tree, map[parent], JP_FOLDED_PATHS);
+        map[i] = node != JP_NO_NODE ? node : map[parent];
         bytes[map[i]] += bytes_tree->nodes[i].self;
     }
     free(map), free(folded);

@@ -307,8 +307,8 @@ int jp_report_write(FILE *out, const jp_report *r)
         fprintf(out, ", a sample every %u ms of %s", r->config->interval_ms,
                 r->config->mode & JP_MODE_WALL ? "wall-clock time of every thread" : "each thread's processor time");
     fprintf(out, "\nProfiled for: %.3f s\n", r->seconds);
-    fprintf(out, "Collapsed stacks and flame graphs: paths under %g%% of their profile folded into their callers "
-                 "(JEVPROF_MIN_SHARE)\n", r->config->min_share);
+    fprintf(out, "Collapsed stacks and flame graphs: paths under %g%% of their profile folded into one frame "
+                 "under their callers, \"(smaller paths, folded: JEVPROF_MIN_SHARE)\"\n", r->config->min_share);
     if (r->samples)
         write_sampling(out, r);
     if (r->calls)

@@ -280,10 +280,18 @@ static int fold(jp_tree *into, const jp_tree *from, uint64_t min_total, const jp
             where[i] = copy;
             kept[i] = 1;
         } else {
-            if (kept[node->parent]) /* the outermost node of a folded path carries its whole weight */
-                into->nodes[parent].self += weight[i];
-            into->nodes[parent].calls += node->calls; /* and every call made in it */
-            where[i] = parent;
+            uint32_t folded = parent;
+            if (kept[node->parent]) { /* the outermost node of a folded path carries its whole weight */
+                folded = find_at(into, parent, JP_FOLDED_PATHS, JP_NO_OFFSET);
+                if (folded == JP_NO_NODE && (folded = add_node(into, parent, JP_FOLDED_PATHS, JP_NO_OFFSET)) == JP_NO_NODE) {
+                    result = -1;
+                    break;
+                }
+                into->nodes[folded].self += weight[i];
+                into->nodes[folded].total += weight[i];
+            }
+            into->nodes[folded].calls += node->calls; /* and every call made in it */
+            where[i] = folded;
         }
     }
     free(where);

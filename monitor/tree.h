@@ -27,6 +27,9 @@
  * look like an outermost frame. */
 #define JP_UNKNOWN_METHOD ((MethodID)-2)
 #define JP_UNKNOWN_CALLERS ((MethodID)-1)
+/* What folding (jp_tree_fold) leaves of the small paths below a frame: one child of it, named so,
+ * that holds their weight, so a profile never shows a frame doing what its callees did. */
+#define JP_FOLDED_PATHS ((MethodID)-3)
 
 #define JP_NO_OFFSET ((DWORD)JEVMON_NO_PC_OFFSET) /* a frame whose bytecode offset is not known */
 
@@ -86,9 +89,10 @@ void jp_tree_scale(jp_tree *tree, double factor);
 uint64_t jp_tree_share(uint64_t whole, double percent);
 
 /* Fills into (initialized and empty) with the paths of from whose total weight is at least
- * min_total, and every outermost frame: a path below that is folded into its caller, whose self
- * weight takes the path's total, so that the self weights still add up to the root's total,
- * and whose calls take the calls made in the path, so that the calls do too.  A path's total is
+ * min_total, and every outermost frame: a path below that is folded into its caller's
+ * JP_FOLDED_PATHS child, whose self weight takes the path's total, so that the self weights
+ * still add up to the root's total, and whose calls take the calls made in the path, so that the
+ * calls do too.  A path's total is
  * its node's, or its children's when more (a frame still open at a dump has none of its own
  * yet).  min_total 0 keeps every path.  The root's weights are copied.  0, or -1 out of memory. */
 int jp_tree_fold(jp_tree *into, const jp_tree *from, uint64_t min_total);

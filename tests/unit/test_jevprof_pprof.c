@@ -21,7 +21,7 @@ static const char *long_name(void *context, MethodID method)
     (void)context;
     static const char *const names[] = {"?", "demo.Main.main(java.lang.String[])", "demo.Main.work()",
                                         "demo.Main.hot(int)", "demo.Main.cold(int)"};
-    return names[method <= COLD ? method : 0];
+    return method == JP_FOLDED_PATHS ? "(folded)" : names[method <= COLD ? method : 0];
 }
 
 static const char *brief_name(void *context, MethodID method)
@@ -304,8 +304,8 @@ START_TEST(allocations_take_bytes_by_path)
 }
 END_TEST
 
-/* The allocations tree as the collapsed file folds it (cold's 20 into work) takes the bytes of
- * the folded path into the same caller: every byte stays, and no bytes go by a path that only
+/* The allocations tree as the collapsed file folds it (cold's 20 under work) takes the bytes of
+ * the folded path into the same place: every byte stays, and no bytes go by a path that only
  * looks the same (main -> cold, a path of its own, is not main -> work -> cold). */
 START_TEST(folded_allocations_keep_their_bytes_in_the_caller)
 {
@@ -329,10 +329,13 @@ START_TEST(folded_allocations_keep_their_bytes_in_the_caller)
     jp_pprof_profile p = {.kind = JP_PPROF_ALLOCATIONS, .tree = &folded, .bytes = &bytes, .scale = 1000,
                           .period = 524288, .name = long_name, .system_name = brief_name};
     decode(&p, &d);
-    ck_assert_uint_eq(d.sample_count, 4); /* main -> work -> hot, main -> work, main -> cold, main */
+    ck_assert_uint_eq(d.sample_count, 5); /* main -> work -> hot, -> (folded), main -> work, main -> cold, main */
     const uint64_t *at_work = sample_ending_in(&d, "demo.Main.work()", 2);
-    ck_assert_uint_eq(at_work[0], 5 + 20 + 1);
-    ck_assert_uint_eq(at_work[1], 80 + 320 + 16);
+    ck_assert_uint_eq(at_work[0], 5);
+    ck_assert_uint_eq(at_work[1], 80);
+    const uint64_t *under_work = sample_ending_in(&d, "(folded)", 3);
+    ck_assert_uint_eq(under_work[0], 20 + 1);
+    ck_assert_uint_eq(under_work[1], 320 + 16);
     ck_assert_uint_eq(sample_ending_in(&d, "demo.Main.cold(int)", 2)[1], 480);
     ck_assert_uint_eq(sample_ending_in(&d, "demo.Main.hot(int)", 3)[1], 1120);
     jp_tree_free(&sites), jp_tree_free(&folded), jp_tree_free(&bytes);

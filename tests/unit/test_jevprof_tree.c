@@ -127,9 +127,10 @@ START_TEST(offsets_split_nodes_until_taken_by_method)
     ck_assert_uint_eq(merged.count, 6);
     ck_assert_uint_eq(merged.nodes[jp_tree_child_at(&merged, jp_tree_child_at(&merged, JP_ROOT, 1, 7), 2, 9)].self, 5);
     ck_assert_int_eq(jp_tree_init(&folded), 0);
-    ck_assert_int_eq(jp_tree_fold(&folded, &t, 4), 0); /* 2 at offset 4 (3) goes into its caller */
+    ck_assert_int_eq(jp_tree_fold(&folded, &t, 4), 0); /* 2 at offset 4 (3) goes under its caller */
     uint32_t folded_a = jp_tree_child_at(&folded, JP_ROOT, 1, 7);
-    ck_assert_uint_eq(folded.nodes[folded_a].self, 3);
+    ck_assert_uint_eq(folded.nodes[folded_a].self, 0);
+    ck_assert_uint_eq(folded.nodes[jp_tree_child(&folded, folded_a, JP_FOLDED_PATHS)].self, 3);
     ck_assert_uint_eq(folded.nodes[jp_tree_child_at(&folded, folded_a, 2, 9)].self, 5);
     ck_assert_int_eq(jp_tree_init(&methods), 0);
     ck_assert_int_eq(jp_tree_by_method(&methods, &t), 0);
@@ -144,9 +145,11 @@ START_TEST(offsets_split_nodes_until_taken_by_method)
     ck_assert_int_eq(jp_tree_fold(&shape, &methods, 10), 0);
     ck_assert_int_eq(jp_tree_init(&shaped), 0);
     ck_assert_int_eq(jp_tree_fold_as(&shaped, &t, &shape), 0);
-    ck_assert_uint_eq(shaped.count, 3);
-    ck_assert_uint_eq(shaped.nodes[jp_tree_child_at(&shaped, JP_ROOT, 1, 7)].self, 8);
-    ck_assert_uint_eq(shaped.nodes[jp_tree_find(&shaped, JP_ROOT, 1)].self, 1);
+    ck_assert_uint_eq(shaped.count, 5);
+    uint32_t shaped_a = jp_tree_child_at(&shaped, JP_ROOT, 1, 7), shaped_1 = jp_tree_find(&shaped, JP_ROOT, 1);
+    ck_assert_uint_eq(shaped.nodes[shaped_a].self, 0);
+    ck_assert_uint_eq(shaped.nodes[jp_tree_find(&shaped, shaped_a, JP_FOLDED_PATHS)].self, 8);
+    ck_assert_uint_eq(shaped.nodes[jp_tree_find(&shaped, shaped_1, JP_FOLDED_PATHS)].self, 1);
     jp_tree_free(&shape), jp_tree_free(&shaped);
     jp_tree_free(&t), jp_tree_free(&merged), jp_tree_free(&folded), jp_tree_free(&methods);
 }
@@ -175,7 +178,8 @@ START_TEST(merge_adds_matching_paths)
 END_TEST
 
 /* 1 > 2 > 3 heavy, 1 > 2 > 5 and 1 > 6 light, 7 light but outermost: folding at 10 keeps the
- * heavy path and the outermost frames; the light paths' weight goes to their callers' self. */
+ * heavy path and the outermost frames; the light paths' weight goes to one JP_FOLDED_PATHS frame
+ * under their callers, never to the callers' self: the caller did not do that work. */
 /* Continuous mode's calls: what a later copy of a growing tree holds beyond an earlier one. */
 START_TEST(difference_keeps_what_grew_since)
 {
@@ -210,7 +214,7 @@ START_TEST(difference_keeps_what_grew_since)
 }
 END_TEST
 
-START_TEST(fold_moves_small_paths_into_their_callers)
+START_TEST(fold_gathers_small_paths_under_their_callers)
 {
     jp_tree full, folded;
     const MethodID heavy[] = {1, 2, 3}, light[] = {1, 2, 5, 8}, light2[] = {1, 6}, outer[] = {7};
@@ -227,16 +231,22 @@ START_TEST(fold_moves_small_paths_into_their_callers)
     full.nodes[full_two].calls = 1, full.nodes[full_five].calls = 3;
     full.nodes[jp_tree_find(&full, full_five, 8)].calls = 7;
     ck_assert_int_eq(jp_tree_fold(&folded, &full, 10), 0);
-    ck_assert_uint_eq(folded.count, 5); /* root, 1, 2, 3, 7 */
+    ck_assert_uint_eq(folded.count, 7); /* root, 1, 2, 3, 7, and a folded frame under 1 and under 2 */
     ck_assert_uint_eq(folded.nodes[JP_ROOT].total, 69);
     uint32_t one = jp_tree_child(&folded, JP_ROOT, 1), two = jp_tree_child(&folded, one, 2);
-    ck_assert_uint_eq(folded.nodes[one].self, 3);  /* 1 > 6 */
-    ck_assert_uint_eq(folded.nodes[two].self, 14); /* its own 10, and 1 > 2 > 5 > 8 */
+    uint32_t under_one = jp_tree_child(&folded, one, JP_FOLDED_PATHS);
+    uint32_t under_two = jp_tree_child(&folded, two, JP_FOLDED_PATHS);
+    ck_assert_uint_eq(folded.nodes[one].self, 0);
+    ck_assert_uint_eq(folded.nodes[under_one].self, 3); /* 1 > 6 */
+    ck_assert_uint_eq(folded.nodes[under_one].total, 3);
+    ck_assert_uint_eq(folded.nodes[two].self, 10);      /* its own */
+    ck_assert_uint_eq(folded.nodes[under_two].self, 4); /* 1 > 2 > 5 > 8 */
     ck_assert_uint_eq(folded.nodes[two].total, 64);
-    ck_assert_uint_eq(folded.nodes[two].calls, 1 + 3 + 7); /* the calls made in 1 > 2 > 5 > 8 too */
+    ck_assert_uint_eq(folded.nodes[two].calls, 1);
+    ck_assert_uint_eq(folded.nodes[under_two].calls, 3 + 7); /* the calls made in 1 > 2 > 5 > 8 */
     ck_assert_uint_eq(folded.nodes[jp_tree_child(&folded, two, 3)].self, 50);
     ck_assert_uint_eq(folded.nodes[jp_tree_child(&folded, JP_ROOT, 7)].self, 2);
-    ck_assert_uint_eq(folded.count, 5); /* the lookups above added nothing */
+    ck_assert_uint_eq(folded.count, 7); /* the lookups above added nothing */
     uint64_t self_sum = 0;
     for (uint32_t i = 1; i < folded.count; i++)
         self_sum += folded.nodes[i].self;
@@ -265,11 +275,12 @@ START_TEST(fold_keeps_open_frames_over_finished_calls)
     jp_tree_sum_root(&dump);
     ck_assert_uint_eq(dump.nodes[JP_ROOT].total, 500); /* the finished calls under the open frames */
     ck_assert_int_eq(jp_tree_fold(&folded, &dump, 100), 0);
-    ck_assert_uint_eq(folded.count, 4); /* root, 1, 2, 3: 4 folded into 2 */
+    ck_assert_uint_eq(folded.count, 5); /* root, 1, 2, 3, and 4 folded under 2 */
     uint32_t kept_two = jp_tree_find(&folded, jp_tree_find(&folded, JP_ROOT, 1), 2);
     ck_assert_uint_ne(kept_two, JP_NO_NODE);
     ck_assert_uint_eq(folded.nodes[jp_tree_find(&folded, kept_two, 3)].calls, 1000);
-    ck_assert_uint_eq(folded.nodes[kept_two].calls, 2); /* its own and 4's */
+    ck_assert_uint_eq(folded.nodes[kept_two].calls, 1);
+    ck_assert_uint_eq(folded.nodes[jp_tree_find(&folded, kept_two, JP_FOLDED_PATHS)].calls, 1); /* 4's */
     jp_tree_free(&folded);
     ck_assert_int_eq(jp_tree_init(&folded), 0);
     ck_assert_int_eq(jp_tree_fold(&folded, &dump, 0), 0); /* 0 keeps every path, weightless ones too */
@@ -386,7 +397,7 @@ int main(void)
     tcase_add_test(tc, share_of_a_whole_is_exact);
     tcase_add_test(tc, merge_adds_matching_paths);
     tcase_add_test(tc, offsets_split_nodes_until_taken_by_method);
-    tcase_add_test(tc, fold_moves_small_paths_into_their_callers);
+    tcase_add_test(tc, fold_gathers_small_paths_under_their_callers);
     tcase_add_test(tc, fold_keeps_open_frames_over_finished_calls);
     tcase_add_test(tc, difference_keeps_what_grew_since);
     tcase_add_test(tc, walk_visits_parents_before_children_with_their_path);
