@@ -7,6 +7,8 @@
 #          instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   programs (issue 30): H2 (a JDBC query loop), a Groovy and a JRuby script in calls mode, both JDKs
+#          and an embedded Tomcat 10 under wrk: requests per second, no agent, cpu mode, calls mode
+#          (BENCH_ONLY=tomcat alone; BENCH_TOMCAT_WARMUP, BENCH_TOMCAT_SECONDS, default 10 each)
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 #   vthreads: 10^6 short virtual threads (JDK 21+) under a THREADS monitor and callcount on both mechanisms
@@ -241,8 +243,70 @@ program_tables() {
     fi
   done
 }
+# Request throughput: an embedded Tomcat 10 (tests/jvm/workloads/tomcat/) under wrk on loopback,
+# warmed up, then measured for BENCH_TOMCAT_SECONDS; requests per second beside no agent.
+tomcat_jars=(/usr/share/java/tomcat10-{api,catalina,coyote,juli,util,util-scan,servlet-api,jaspic-api,annotations-api,jni,el-api}.jar)
+tomcat_rps() { # tomcat_rps JAVA [ENVIRONMENT...]: requests per second, after a warm-up
+  local java_bin=$1 port='' rps
+  shift
+  rm -f "$work/tomcat.in" && mkfifo "$work/tomcat.in"
+  local agent=()
+  [[ $# -eq 0 ]] || agent=("-agentpath:$build/libjevmon.so")
+  env "$@" "$java_bin" "${agent[@]}" -cp "$tomcat_cp:$work/tomcat-classes" TomcatWorkload "$work/tomcat-base" \
+    <"$work/tomcat.in" >"$work/tomcat.out" 2>"$work/tomcat.err" &
+  local server=$!
+  exec {to_server}>"$work/tomcat.in"
+  for ((i = 0; i < 300; i++)); do
+    port=$(awk '/^ready / {print $2}' "$work/tomcat.out")
+    [[ -z $port ]] || break
+    sleep 0.2
+  done
+  if [[ -n $port ]]; then
+    wrk -t2 -c16 -d"${BENCH_TOMCAT_WARMUP:-10}"s "http://127.0.0.1:$port/page" >/dev/null
+    rps=$(wrk -t2 -c16 -d"${BENCH_TOMCAT_SECONDS:-10}"s "http://127.0.0.1:$port/page" | awk '/^Requests\/sec:/ {print $2}')
+  fi
+  exec {to_server}>&-
+  wait "$server" || true
+  [[ -n $port && -n $rps ]] || { echo "Tomcat did not serve: $(tail -n 3 "$work/tomcat.err")" >&2; echo 0; return; }
+  echo "$rps"
+}
+tomcat_table() { # tomcat_table JAVA
+  local java_bin=$1 base row rps
+  echo "Tomcat 10, one servlet, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after a ${BENCH_TOMCAT_WARMUP:-10} s warm-up, $("$java_bin" -version 2>&1 | head -n 1)"
+  printf '  %-44s %12s %8s\n' "" "requests/s" "ratio"
+  local registry=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg")
+  for row in "no agent|" "jevprof, cpu mode (10 ms)|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10" "jevprof, calls mode|JEVPROF_MODE=calls"; do
+    local settings=(${row#*|})
+    if [[ -z ${row#*|} ]]; then
+      rps=$(tomcat_rps "$java_bin")
+      base=$rps
+    else
+      rps=$(tomcat_rps "$java_bin" "${registry[@]}" "${settings[@]}" "JEVPROF_OUTPUT_DIR=$work/jp-tomcat")
+    fi
+    awk -v l="${row%%|*}" -v r="$rps" -v b="$base" 'BEGIN {printf "  %-44s %12.0f %7.3fx\n", l, r, (b > 0 ? r / b : 0)}'
+  done
+  echo
+}
+tomcat_tables() {
+  if ! command -v wrk >/dev/null || [[ ! -f /usr/share/java/tomcat10-catalina.jar ]]; then
+    echo "Tomcat throughput: skipped, needs Debian's libtomcat10-java and wrk (make deps installs them)"
+    return
+  fi
+  tomcat_cp=$(IFS=:; echo "${tomcat_jars[*]}")
+  "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/jvm/workloads/tomcat/TomcatWorkload.java"
+  local java_bin
+  for java_bin in "$java" "$java25"; do
+    command -v "$java_bin" >/dev/null || { echo "Tomcat on $java_bin: skipped, no such JDK"; continue; }
+    tomcat_table "$java_bin"
+  done
+}
 if [[ ${BENCH_ONLY:-} == programs ]]; then
   program_tables
+  tomcat_tables
+  exit 0
+fi
+if [[ ${BENCH_ONLY:-} == tomcat ]]; then
+  tomcat_tables
   exit 0
 fi
 if [[ ${BENCH_ONLY:-} == cost ]]; then
@@ -536,5 +600,6 @@ sampling_table "sampling: fib($sampling_fib) in 1 thread" 1
 sampling_table "sampling: fib($sampling_fib) in each of $sampling_threads threads" "$sampling_threads"
 
 program_tables
+tomcat_tables
 cost_tables
 profiler_tables

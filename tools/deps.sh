@@ -113,6 +113,8 @@ install_packages() {
     # `make sweep`): Groovy, Scala, Kotlin, and two compiled for Java 1.4 and 5.
     install_optional sweep-libraries "test_rewrite_sweep will skip" \
         groovy scala kotlin libcommons-collections3-java libxalan2-java
+    # make bench's request-throughput table: an embedded Tomcat 10 under wrk.
+    install_optional bench-programs "make bench skips its Tomcat table" libtomcat10-java wrk
 }
 
 # install_optional NAME CONSEQUENCE PACKAGE...: packages that are nice to have.  The outcome is
