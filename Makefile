@@ -14,7 +14,7 @@
 #   src/sdk/*.c                                    libjevsdk: what monitors link (every IID, self-registration)
 #   src/cmd/*.c                                    Linux commands, one program per file
 #   src/**/*.c (the rest)                          the JVMTI agent
-#   monitor/*.c                                    jevprof, the reference monitor
+#   jevprof/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
 #   tests/unit/test_*.c                            Check suites for every target; tests/D/test_X.c
 #                                                  also links tests/D/X/*.c, tests/D/support/*.c
@@ -52,7 +52,7 @@ PLAT_COMMON := $(wildcard src/com/*.c)
 SDK_SRC := $(wildcard src/sdk/*.c)
 CMD_SRC := $(wildcard src/cmd/*.c)
 AGENT_SRC := $(filter-out src/platform/% src/com/% src/sdk/% src/cmd/%,$(SRC_ALL))
-MONITOR_SRC := $(wildcard monitor/*.c)
+JEVPROF_SRC := $(wildcard jevprof/*.c)
 SAMPLE_DIRS := $(patsubst %/,%,$(dir $(wildcard samples/*/*.c samples/*/*.cpp)))
 SAMPLES := $(sort $(notdir $(SAMPLE_DIRS)))
 FIXTURES := $(basename $(notdir $(wildcard tests/fixtures/*.c)))
@@ -130,7 +130,7 @@ $(2)/libjevsdk.a: $$(patsubst %.c,$(2)/obj/%.o,$$(SDK_SRC))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
 $(2)/libjevagent.a: $$(patsubst %.c,$(2)/obj/%.o,$$(AGENT_SRC))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
-$(2)/libjevprof.a: $$(patsubst %.c,$(2)/obj/%.o,$$(MONITOR_SRC))
+$(2)/libjevprof.a: $$(patsubst %.c,$(2)/obj/%.o,$$(JEVPROF_SRC))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_CC:gcc=ar) rcs $$@ $$^
 -include $$(shell find $(2)/obj -name '*.d' 2>/dev/null)
 endef
@@ -144,15 +144,15 @@ $(eval $(call target_rules,$(1),$(BUILD)/$(1),$(1)_PRODUCT_FLAGS))
 $(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
 	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,)
 
-$(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll): $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(MONITOR_SRC)) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
-	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a $($(1)_JEVPROF_LIBS),$(call def_of,monitor))
+$(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll): $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(JEVPROF_SRC)) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a $($(1)_JEVPROF_LIBS),$(call def_of,jevprof))
 
 $(foreach s,$(SAMPLES),$(eval $(call sample_rules,$(1),$(s))))
 $(foreach f,$(FIXTURES),$(eval $(call fixture_rules,$(1),$(f))))
 $(foreach c,$(CMD_SRC),$(if $(filter linux,$(1)),$(eval $(call cmd_rules,$(1),$(c)))))
 
 $(1)_PRODUCTS := $(BUILD)/$(1)/$($(1)_AGENT) \
-  $(if $(MONITOR_SRC),$(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll)) \
+  $(if $(JEVPROF_SRC),$(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll)) \
   $(foreach s,$(SAMPLES),$(BUILD)/$(1)/samples/$(s)$($(1)_SO)) \
   $(if $(filter linux,$(1)),$(foreach c,$(CMD_SRC),$(BUILD)/$(1)/$(basename $(notdir $(c)))))
 endef
@@ -220,7 +220,7 @@ ASAN_DIR := $(BUILD)/linux/asan
 san_link = $(linux_CC) -shared $(SAN) -o $(1) $(2) $(linux_SYSLIBS)
 $(ASAN_DIR)/libjevmon.so: $(ASAN_DIR)/libjevagent.a $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a
 	$(call san_link,$@,$(WHOLE) $(ASAN_DIR)/libjevagent.a $(NO_WHOLE) $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a)
-$(ASAN_DIR)/libjevprof.so: $(patsubst %.c,$(ASAN_DIR)/obj/%.o,$(MONITOR_SRC)) $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a
+$(ASAN_DIR)/libjevprof.so: $(patsubst %.c,$(ASAN_DIR)/obj/%.o,$(JEVPROF_SRC)) $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a
 	$(call san_link,$@,$(filter %.o,$^) $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a $(linux_JEVPROF_LIBS))
 $(foreach f,$(FIXTURES),$(ASAN_DIR)/fixtures/$(f).so): $(ASAN_DIR)/fixtures/%.so: $(ASAN_DIR)/obj/tests/fixtures/%.o $(ASAN_DIR)/libjevsdk.a $(ASAN_DIR)/libjevplat.a
 	@mkdir -p $(@D)

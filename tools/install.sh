@@ -34,7 +34,7 @@ put() {
 }
 
 # jevprof's CLSID, which tools/jevprof.sh names in the agent's options, from jevprof's header.
-jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/monitor/jevprof.h"; }
+jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/jevprof/jevprof.h"; }
 
 do_install() {
     local f linux=$BUILD/linux

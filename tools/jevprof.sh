@@ -145,7 +145,7 @@ fi
 for f in "$build/libjevmon.so" "$build/libjevprof.so"; do
   [[ -f $f ]] || fail "$f is missing: run make first"
 done
-clsid=${JEVPROF_CLSID:-$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/monitor/jevprof.h")}
+clsid=${JEVPROF_CLSID:-$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/jevprof/jevprof.h")}
 
 # The agent's options: jevprof from its library, for this load only, with its settings.
 agent_options() {

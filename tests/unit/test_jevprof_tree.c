@@ -5,9 +5,9 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "../../monitor/idmap.h"
-#include "../../monitor/rollup.h"
-#include "../../monitor/tree.h"
+#include "../../jevprof/idmap.h"
+#include "../../jevprof/rollup.h"
+#include "../../jevprof/tree.h"
 #include "../support/testkit.h"
 
 START_TEST(child_is_found_again_and_moves_to_front)
