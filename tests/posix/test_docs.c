@@ -1,9 +1,9 @@
 /*
  * test_docs.c - the documentation holds together: README.md stays a short front page (at most
- * 150 lines, the rest in docs/ by topic), every relative link of README.md, the .md files of
- * docs/ and monitor/README.md names a file that exists (and, with a #fragment, a heading of that
- * file, as GitHub makes its anchors), and no page of user documentation cites an issue by number
- * (the history is CHANGELOG.md's).
+ * 150 lines, the rest in docs/ by topic), every relative link of README.md, the top-level
+ * folders' README.md (jevprof's, the samples') and the .md files of docs/ names a file that
+ * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), and no
+ * page of user documentation cites an issue by number (the history is CHANGELOG.md's).
  */
 #include <check.h>
 #include <ctype.h>
@@ -35,12 +35,31 @@ static int compare_names(const void *a, const void *b)
     return strcmp((const char *)a, (const char *)b);
 }
 
-/* README.md, monitor/README.md and every .md file of docs/, sorted so that failures read in order. */
+/* Adds dir/name to the pages when it is a file of the tree. */
+static void add_page_if_present(const char *dir, const char *name)
+{
+    char page[256], path[4096];
+    snprintf(page, sizeof(page), "%s/%s", dir, name);
+    snprintf(path, sizeof(path), "%s/%s", source_dir(), page);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        ck_assert_int_lt(npages, MAX_PAGES);
+        snprintf(pages[npages++], sizeof(pages[0]), "%s", page);
+    }
+}
+
+/* README.md, the README.md of each top-level folder (jevprof's, the samples') and every .md file
+ * of docs/, sorted so that failures read in order. */
 static void find_pages(void)
 {
     npages = 0;
     snprintf(pages[npages++], sizeof(pages[0]), "README.md");
-    snprintf(pages[npages++], sizeof(pages[0]), "monitor/README.md");
+    DIR *top = opendir(source_dir());
+    ck_assert_ptr_nonnull(top);
+    for (struct dirent *e; (e = readdir(top)) != NULL;)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "build") != 0)
+            add_page_if_present(e->d_name, "README.md");
+    closedir(top);
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/docs", source_dir());
     DIR *d = opendir(dir);
@@ -48,12 +67,11 @@ static void find_pages(void)
     int first_doc = npages;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t n = strlen(e->d_name);
-        if (n > 3 && strcmp(e->d_name + n - 3, ".md") == 0) {
-            ck_assert_int_lt(npages, MAX_PAGES);
-            snprintf(pages[npages++], sizeof(pages[0]), "docs/%s", e->d_name);
-        }
+        if (n > 3 && strcmp(e->d_name + n - 3, ".md") == 0)
+            add_page_if_present("docs", e->d_name);
     }
     closedir(d);
+    qsort(pages[1], (size_t)(first_doc - 1), sizeof(pages[0]), compare_names);
     qsort(pages[first_doc], (size_t)(npages - first_doc), sizeof(pages[0]), compare_names);
     ck_assert_msg(npages - first_doc >= 10, "docs/ holds %d pages", npages - first_doc);
 }
