@@ -3,10 +3,11 @@
  *
  * The header a profiler written for the Microsoft VM compiles against, on
  * Windows (MinGW-w64, x86 and x64) and on Linux, from C (C89 and later) or C++.
- * Names, signatures and values follow ../shared/spec/msjvm-profiler-api.md.
+ * Names, signatures and values follow the Microsoft VM's reference, summarized in
+ * docs/api.md.
  *
  * Where the original Jevmon.h is not known, the choices are marked RESOLUTION and
- * listed in README.md:
+ * listed in docs/api.md ("Resolutions"):
  *   - the interface IIDs below are jevmon's own (provisional); they are assigned
  *     here and nowhere else in C, and idl/jevmon.idl repeats them (a test checks
  *     that the two agree).  libjevsdk defines them, as uuid.lib does the system's;
@@ -432,14 +433,14 @@ typedef struct JVM_METHOD_SAMPLE {
                                       ULONGLONG *psp) PURE;
 
 /* jevmon extension: a sample and the thread's whole stack at the same moment, outermost frame
- * first as GetStackTrace gives it, into the caller's buffer (README: Sampling).  S_OK: the stack
+ * first as GetStackTrace gives it, into the caller's buffer (docs/sampling.md).  S_OK: the stack
  * is in pframes; S_FALSE: the sample alone (no walk of this thread now: GetStackTrace gives its
  * stack, from its next safepoint); E_FAIL as SampleThreadLocation; E_POINTER. */
 #define IJevmonSampling2_SLOTS                                                                                     \
     STDMETHOD(SampleThreadStack)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,          \
                                  DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated) PURE;
 
-/* jevmon extension: SampleThreadStack with each frame's bytecode offset (README: Sampling):
+/* jevmon extension: SampleThreadStack with each frame's bytecode offset (docs/sampling.md):
  * poffsets[i] is what frame pframes[i] executes (a caller: the call), JEVMON_NO_PC_OFFSET where
  * it is not known (a native method, a frame the walk could not place); poffsets may be NULL.
  * The same results as SampleThreadStack. */
@@ -447,7 +448,7 @@ typedef struct JVM_METHOD_SAMPLE {
     STDMETHOD(SampleThreadFrames)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,         \
                                   DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated) PURE;
 
-/* jevmon extension: processor-time sampling (README: Sampling).  StartCpuSampling gives every
+/* jevmon extension: processor-time sampling (docs/sampling.md).  StartCpuSampling gives every
  * Java thread, and each one started later, a timer on its own processor-time clock that interrupts
  * it every period_ns of the processor time it uses and walks its stack into a buffer; S_OK, or
  * E_NOTIMPL where the system or the JVM has no such timers or walk (then sample on a timer thread,
@@ -470,7 +471,7 @@ typedef struct JVM_METHOD_SAMPLE {
                                  DWORD *pstate) PURE;
 
 /* jevmon extension, on the heap monitor object: what each OnObjectAllocated stands for when
- * allocations are sampled (README: the heap monitor). */
+ * allocations are sampled (docs/heap-monitor.md). */
 #define IJevmonAllocationSampling_SLOTS                                                                            \
     STDMETHOD(GetAllocationSamplingInterval)(THIS_ DWORD *pinterval_bytes) PURE;                                   \
     STDMETHOD(GetAllocationWeight)(THIS_ ObjectID object_id, double *pobjects, ULONGLONG *pbytes) PURE;

@@ -2,8 +2,8 @@
 # jevprof.sh - jevprof's command line (installed as `jevprof`), shaped as async-profiler's asprof:
 # profiles a running JVM of this user (jcmd attaches the bridge with jevprof) or runs a command
 # under it.  Nothing is registered: the agent options name jevprof's library for that load
-# (server=) and carry its settings (command=).  `tools/jevprof.sh --help` says how; the
-# README's "jevprof and the samples" says more.
+# (server=) and carry its settings (command=).  `tools/jevprof.sh --help` says how;
+# docs/jevprof.md says more.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # An installed jevprof (make install) names its libraries and CLSID.

@@ -1,6 +1,9 @@
 /*
  * idinfo_methods.h - the IDInfo methods that query the VM, each implemented in the file of its
- * concern (class.c, method.c, field.c, object.c, thread.c, stack.c, handles.c, heapinfo.c ...).
+ * concern: in ids/ class.c, method.c, field.c, object.c, object_state.c, describe.c, thread.c,
+ * handles.c; in sampling/ sample.c and cpu_sample.c; in events/ event_method.c (the method-call
+ * values); in idinfo/ stack.c, specific_calls.c and classpath.c (the methods that act through the
+ * calling monitor).
  */
 #ifndef JEVMON_IDINFO_METHODS_H
 #define JEVMON_IDINFO_METHODS_H

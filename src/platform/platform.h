@@ -1,9 +1,11 @@
 /*
  * platform.h - the one interface between jevmon and the operating system.
  *
- * Implemented by platform/win32.c (Win32 registry, COM, threads) and by
- * platform/posix.c with its helpers platform/posix_*.c (the POSIX COM layer: a
- * registry kept in regedit-format files, dlopen-based class activation).  Nothing
+ * Implemented on Windows by platform/win32.c (environment, modules, threads, locks, time)
+ * with win32_registry.c (the registry), win32_com.c (COM activation) and the other
+ * win32_*.c, and on POSIX by platform/posix.c with its helpers platform/posix_*.c (the
+ * POSIX COM layer: a registry kept in regedit-format files, posix_registry.c, and
+ * dlopen-based class activation, posix_activation.c).  Nothing
  * outside src/platform/ tests for the operating system.
  *
  * Strings are UTF-8.  Functions returning allocated memory use malloc; free it with

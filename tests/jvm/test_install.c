@@ -61,7 +61,7 @@ START_TEST(installs_the_sdk)
     ck_assert_int_eq(jvmrun_shell(tmp, &flags, NULL,
                                   "PKG_CONFIG_PATH='%s/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' "
                                   "pkg-config --cflags --libs jevmon", root, dest), 0);
-    /* the staged files, not PREFIX's: PKG_CONFIG_SYSROOT_DIR, as README says */
+    /* the staged files, not PREFIX's: PKG_CONFIG_SYSROOT_DIR, as docs/getting-started.md says */
     char include[700];
     snprintf(include, sizeof(include), "-I%s/include/jevmon", root);
     ck_assert_msg(strstr(flags, include) && strstr(flags, "-ljevsdk"), "pkg-config said: %s", flags);

@@ -489,7 +489,7 @@ START_TEST(call_counts_are_exact)
     expect(collapsed, "Workload$Worker.run;Workload.round;Workload.hot ");
     expect(collapsed, ";Workload.fib;(smaller paths, folded: JEVPROF_MIN_SHARE) "); /* fib's deepest calls */
     expect(collapsed, "Workload.round;Workload.thrower;Workload.thrower;Workload.thrower;java.lang.IllegalStateException.<init>");
-    /* without JEVPROF_EXCEPTIONS=1 jevprof leaves exceptions alone (jevprof/README.md: what they cost) */
+    /* without JEVPROF_EXCEPTIONS=1 jevprof leaves exceptions alone (docs/jevprof.md: what they cost) */
     expect(report, "Exceptions thrown: not counted (JEVPROF_EXCEPTIONS=1 counts them)\n");
     ck_assert_uint_gt(self_count(collapsed, "Workload.hot"), self_count(collapsed, "Workload.cold"));
     /* Folding the paths under 0.01% keeps their time in their callers: the lines (microseconds)

@@ -11,7 +11,8 @@
  *     THREAD_CREATE / DESTROY once per virtual thread, ThreadInformation names no OS thread,
  *     GetCurrentThread in a callback names the virtual thread, THREAD_SET_NAME for each rename;
  *     GetStackTrace of a virtual thread tracing itself, parked, and spinning mounted agrees
- *     frame by frame with Thread.getStackTrace (less the frames Java hides: see README).
+ *     frame by frame with Thread.getStackTrace (less the frames Java hides: see
+ *     docs/virtual-threads.md).
  *   - VThreadWorkload busy: 100 virtual threads on 2 carriers, each 9 ms computing in busy() for
  *     every 1 ms asleep, sampled at 100 Hz by fx_sampler (SampleThreadLocation on every ThreadID
  *     from THREAD_CREATE): of the samples of those threads that are not BLOCKING, at least 85% are
@@ -19,7 +20,8 @@
  *     included, 87-94%);
  *     unmounted threads and carriers running one are BLOCKING.
  *   - VThreadWorkload many: 10^6 short virtual threads, 10^4 alive at most, under a THREADS
- *     monitor: the agent's memory stays within the bound the README states per live thread.
+ *     monitor: the agent's memory stays within the bound docs/virtual-threads.md states per
+ *     live thread.
  */
 #include <check.h>
 #include <libgen.h>
@@ -240,7 +242,8 @@ START_TEST(sampling_finds_busy_virtual_threads_in_their_method)
 END_TEST
 
 /*
- * The README's bound: about 1 KiB per live virtual thread, released when it ends.  10^6 threads,
+ * The bound docs/virtual-threads.md states: about 1 KiB per live virtual thread, released
+ * when it ends.  10^6 threads,
  * 10^4 alive at most, grow nothing between the 10^5th and the last: RSS may move by the heap's
  * and the JDK's own noise (the heap is fixed and touched up front), far less than the 10^2 bytes
  * per ended thread that entries never released would add (90 MB).

@@ -1,5 +1,5 @@
 /*
- * test_layers.c - the bridge's layers (tools/check-layers.py, README "Layout"): the sources
+ * test_layers.c - the bridge's layers (tools/check-layers.py, docs/architecture.md): the sources
  * under src/ pass, and the check itself fails on each kind of broken rule, shown on small
  * source trees made here: a table calling up into delivery, a header included from a layer
  * above, folders of one layer using one another in a loop, a file outside any layer folder.

@@ -424,7 +424,7 @@ static const enable_row enable_rows[] = {
     {"0", "2", -1, -1, JV_FORCE_NONE, 1, 0},    /* either switch on is enough */
     {"yes", NULL, 1, -1, JV_FORCE_NONE, 1, 1},  /* unreadable: one line, then the registry decides */
     {NULL, "zz", -1, -1, JV_FORCE_NONE, 0, 1},
-    /* Exactly the README's forms: a decimal or hexadecimal DWORD, spaces around it, nothing else. */
+    /* Exactly the forms of docs/monitors-and-registry.md: a decimal or hexadecimal DWORD, spaces around it, nothing else. */
     {"4294967295", NULL, -1, -1, JV_FORCE_NONE, 1, 0},
     {" 7\t", NULL, -1, -1, JV_FORCE_NONE, 1, 0},
     {NULL, "0X00000002", -1, -1, JV_FORCE_NONE, 1, 0},

@@ -1,0 +1,274 @@
+/*
+ * test_docs.c - the documentation holds together: README.md stays a short front page (at most
+ * 150 lines, the rest in docs/ by topic), every relative link of README.md, the top-level
+ * folders' README.md (jevprof's, the samples') and the .md files of docs/ names a file that
+ * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), and no
+ * page of user documentation cites an issue by number (the history is CHANGELOG.md's).
+ */
+#include <check.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "../support/testkit.h"
+
+#define README_MAX_LINES 150
+#define MAX_PAGES 64
+
+/* The pages checked, as paths relative to the source tree. */
+static char pages[MAX_PAGES][256];
+static int npages;
+
+static const char *source_dir(void)
+{
+    const char *root = getenv("JEVMON_SRC");
+    ck_assert_msg(root != NULL, "JEVMON_SRC is not set");
+    return root;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* Adds dir/name to the pages when it is a file of the tree. */
+static void add_page_if_present(const char *dir, const char *name)
+{
+    char page[256], path[4096];
+    snprintf(page, sizeof(page), "%s/%s", dir, name);
+    snprintf(path, sizeof(path), "%s/%s", source_dir(), page);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        ck_assert_int_lt(npages, MAX_PAGES);
+        snprintf(pages[npages++], sizeof(pages[0]), "%s", page);
+    }
+}
+
+/* README.md, the README.md of each top-level folder (jevprof's, the samples') and every .md file
+ * of docs/, sorted so that failures read in order. */
+static void find_pages(void)
+{
+    npages = 0;
+    snprintf(pages[npages++], sizeof(pages[0]), "README.md");
+    DIR *top = opendir(source_dir());
+    ck_assert_ptr_nonnull(top);
+    for (struct dirent *e; (e = readdir(top)) != NULL;)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "build") != 0)
+            add_page_if_present(e->d_name, "README.md");
+    closedir(top);
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/docs", source_dir());
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "no docs/ folder at %s", dir);
+    int first_doc = npages;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n > 3 && strcmp(e->d_name + n - 3, ".md") == 0)
+            add_page_if_present("docs", e->d_name);
+    }
+    closedir(d);
+    qsort(pages[1], (size_t)(first_doc - 1), sizeof(pages[0]), compare_names);
+    qsort(pages[first_doc], (size_t)(npages - first_doc), sizeof(pages[0]), compare_names);
+    ck_assert_msg(npages - first_doc >= 10, "docs/ holds %d pages", npages - first_doc);
+}
+
+static char *read_page(const char *page)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", source_dir(), page);
+    char *text = tk_read_file(path);
+    ck_assert_msg(text[0] != '\0', "%s is missing or empty", page);
+    return text;
+}
+
+/* GitHub's anchor for a heading's text: lower case, spaces to '-', other punctuation but '-'
+ * and '_' dropped. */
+static void anchor_of(const char *heading, size_t len, char *out, size_t size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 1 < size; i++) {
+        unsigned char c = (unsigned char)heading[i];
+        if (isalnum(c) || c == '-' || c == '_')
+            out[o++] = (char)tolower(c);
+        else if (c == ' ')
+            out[o++] = '-';
+        else if (c >= 0x80) /* UTF-8 letters stay */
+            out[o++] = (char)c;
+    }
+    out[o] = '\0';
+}
+
+/* Whether text (a page) has a heading, outside code blocks, whose anchor is fragment. */
+static int has_anchor(const char *text, const char *fragment)
+{
+    int in_code = 0;
+    for (const char *line = text; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line)) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (len >= 3 && strncmp(line, "```", 3) == 0)
+            in_code = !in_code;
+        else if (!in_code && line[0] == '#') {
+            size_t hashes = strspn(line, "#");
+            if (hashes < len && line[hashes] == ' ') {
+                char anchor[512];
+                anchor_of(line + hashes + 1, len - hashes - 1, anchor, sizeof(anchor));
+                if (strcmp(anchor, fragment) == 0)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Checks one link target written in page; returns 1 when it resolves, else says why in why. */
+static int link_resolves(const char *page, const char *page_text, const char *target, char *why, size_t size)
+{
+    if (strncmp(target, "http://", 7) == 0 || strncmp(target, "https://", 8) == 0 || strncmp(target, "mailto:", 7) == 0)
+        return 1;
+    char file[1024];
+    snprintf(file, sizeof(file), "%s", target);
+    char *hash = strchr(file, '#');
+    const char *fragment = NULL;
+    if (hash) {
+        *hash = '\0';
+        fragment = hash + 1;
+    }
+    char *fragment_page = NULL;
+    if (file[0] != '\0') {
+        char dir[512];
+        snprintf(dir, sizeof(dir), "%s", page);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash[1] = '\0';
+        else
+            dir[0] = '\0';
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s%s", source_dir(), dir, file);
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            snprintf(why, size, "%s: link to %s: no such file", page, target);
+            return 0;
+        }
+        if (fragment && S_ISREG(st.st_mode))
+            fragment_page = tk_read_file(path);
+    }
+    int ok = 1;
+    if (fragment && (fragment_page || file[0] == '\0')) {
+        ok = has_anchor(fragment_page ? fragment_page : page_text, fragment);
+        if (!ok)
+            snprintf(why, size, "%s: link to %s: no heading makes that anchor", page, target);
+    }
+    free(fragment_page);
+    return ok;
+}
+
+START_TEST(readme_is_at_most_150_lines)
+{
+    char *readme = read_page("README.md");
+    int lines = tk_count(readme, "\n");
+    ck_assert_msg(lines <= README_MAX_LINES, "README.md has %d lines; at most %d, the rest goes to docs/", lines,
+                  README_MAX_LINES);
+    free(readme);
+}
+END_TEST
+
+START_TEST(every_relative_link_resolves)
+{
+    find_pages();
+    int links = 0, broken = 0;
+    char first_broken[2048] = "";
+    for (int i = 0; i < npages; i++) {
+        char *text = read_page(pages[i]);
+        int in_code = 0;
+        for (char *line = text; *line;) {
+            char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            if (len >= 3 && strncmp(line, "```", 3) == 0)
+                in_code = !in_code;
+            for (char *l = line; !in_code && (l = strstr(l, "](")) != NULL && l < line + len; l += 2) {
+                char *close = strchr(l + 2, ')');
+                if (!close || close > line + len)
+                    break;
+                char target[1024];
+                snprintf(target, sizeof(target), "%.*s", (int)(close - (l + 2)), l + 2);
+                char why[2048];
+                links++;
+                if (!link_resolves(pages[i], text, target, why, sizeof(why))) {
+                    fprintf(stderr, "%s\n", why);
+                    if (broken++ == 0)
+                        snprintf(first_broken, sizeof(first_broken), "%s", why);
+                }
+            }
+            line = end ? end + 1 : line + len;
+        }
+        free(text);
+    }
+    ck_assert_msg(broken == 0, "%d of %d links are broken, the first: %s", broken, links, first_broken);
+    ck_assert_msg(links >= 30, "only %d links found: README.md should link every docs/ page", links);
+}
+END_TEST
+
+/* "issue 22", "Issue 8", "issues 20", "issue #27", "(#27)": the history's words, not a reader's. */
+static const char *issue_reference(const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (strncasecmp(p, "issue", 5) == 0) {
+            const char *q = p + 5;
+            if (*q == 's')
+                q++;
+            while (*q == ' ')
+                q++;
+            if (*q == '#')
+                q++;
+            if (isdigit((unsigned char)*q))
+                return p;
+        }
+        if (*p == '#' && isdigit((unsigned char)p[1]) && (p == text || p[-1] == ' ' || p[-1] == '(')) {
+            const char *q = p + 1;
+            while (isdigit((unsigned char)*q))
+                q++;
+            if (!isalpha((unsigned char)*q))
+                return p;
+        }
+    }
+    return NULL;
+}
+
+START_TEST(no_issue_numbers_in_user_documentation)
+{
+    find_pages();
+    for (int i = 0; i < npages; i++) {
+        char *text = read_page(pages[i]);
+        const char *at = issue_reference(text);
+        ck_assert_msg(at == NULL, "%s cites an issue by number (the history belongs in CHANGELOG.md): '%.40s'",
+                      pages[i], at ? at : "");
+        free(text);
+    }
+}
+END_TEST
+
+START_TEST(the_issue_check_finds_what_it_should)
+{
+    ck_assert_ptr_nonnull(issue_reference("where the layout differs from issue 22's proposal"));
+    ck_assert_ptr_nonnull(issue_reference("Issue 8 asked for 10x"));
+    ck_assert_ptr_nonnull(issue_reference("as asked (#27)"));
+    ck_assert_ptr_nonnull(issue_reference("see issue #31"));
+    ck_assert_ptr_null(issue_reference("a colour #1f77b4, the issue's figures, `JEVPROF_LOOP=60`"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("docs");
+    TCase *tc = tcase_create("docs");
+    tcase_add_test(tc, readme_is_at_most_150_lines);
+    tcase_add_test(tc, every_relative_link_resolves);
+    tcase_add_test(tc, no_issue_numbers_in_user_documentation);
+    tcase_add_test(tc, the_issue_check_finds_what_it_should);
+    suite_add_tcase(s, tc);
+    return tk_run_suite(s);
+}
