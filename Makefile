@@ -52,7 +52,12 @@ PLAT_COMMON := $(wildcard src/com/*.c)
 SDK_SRC := $(wildcard src/sdk/*.c)
 CMD_SRC := $(wildcard src/cmd/*.c)
 AGENT_SRC := $(filter-out src/platform/% src/com/% src/sdk/% src/cmd/%,$(SRC_ALL))
-JEVPROF_SRC := $(wildcard jevprof/*.c)
+# jevprof's flame graph page is an HTML file of its own, made C data at build time (tools/embed.py).
+JEVPROF_GEN := $(BUILD)/gen/jevprof/flame_page.c
+JEVPROF_SRC := $(wildcard jevprof/*.c) $(JEVPROF_GEN)
+$(JEVPROF_GEN): jevprof/flame.html tools/embed.py
+	@mkdir -p $(dir $@)
+	python3 tools/embed.py $< $@ jp_flame_page
 SAMPLE_DIRS := $(patsubst %/,%,$(dir $(wildcard samples/*/*.c samples/*/*.cpp)))
 SAMPLES := $(sort $(notdir $(SAMPLE_DIRS)))
 FIXTURES := $(basename $(notdir $(wildcard tests/fixtures/*.c)))
