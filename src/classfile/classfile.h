@@ -7,7 +7,8 @@
  * byte for byte.
  *
  * What the rewriter injects into a method with id N (bridge B, flag array F optional):
- *   at entry:           [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.enter
+ *   at entry:           [getstatic B.F; push N; baload; ifeq +] [aload A] push N; invokestatic B.enter
+ *                       (aload A, the method's first parameter, when enter_gets_first_argument)
  *   before each return: [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit
  *   a handler for any Throwable over the original body, last in the exception table:
  *                       push N; invokestatic B.unwind; athrow
@@ -196,6 +197,11 @@ typedef struct cf_hooks {
     /* Optional: called for each method rewritten, with where its code went; map and what it
      * points to live only during the call. */
     void (*rewritten)(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map);
+    /* Non-zero: enter also gets the method's first parameter, pushed before the id (enter_descriptor
+     * takes it first, e.g. "(Ljava/lang/String;I)V"), so the bridge needs no JVMTI access to locals
+     * to read it.  method_id must then choose only methods whose first parameter is a reference;
+     * reading a parameter is legal before super() in a constructor. */
+    int enter_gets_first_argument;
 } cf_hooks;
 
 typedef struct cf_instrument_stats {
