@@ -240,7 +240,8 @@ static int rewrite_method(method_context *mc, int32_t id)
     int wants_stack_map = cls->major_version >= 50 && (old_map || !has_merge_points(code));
     cf_method_layout lay;
     memset(&lay, 0, sizeof(lay));
-    int argument_slot = !mc->hooks->enter_gets_first_argument ? NO_ARGUMENT
+    const char *enter = mc->hooks->enter_descriptor;
+    int argument_slot = enter[0] != '(' || (enter[1] != 'L' && enter[1] != '[') ? NO_ARGUMENT
                         : (mc->method->access & CF_ACC_STATIC) ? 0 : 1;
     lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0, argument_slot);
     lay.exit = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 0, NO_ARGUMENT);

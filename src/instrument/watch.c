@@ -114,9 +114,10 @@ void jv_watch_class_file(JNIEnv *env, const char *name, jint length, const unsig
         return;
     unsigned char *earlier = *new_data; /* an earlier part's rewrite: rewritten further */
     cf_hooks hooks = {.bridge_class = WATCH_CLASS,
+                      /* a String first: enter gets the method's first parameter, the name or the message */
                       .enter_name = "enter", .enter_descriptor = "(Ljava/lang/String;I)V",
                       .exit_name = "exit", .exit_descriptor = "(I)V",
-                      .method_id = watched_method, .enter_gets_first_argument = 1,
+                      .method_id = watched_method,
                       /* monitors are shown the class file's code only when this rewrite is the only one */
                       .rewritten = earlier ? NULL : jv_instrument_record_rewrite};
     uint8_t *out = NULL;
