@@ -184,11 +184,11 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
     jv_watch_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
 }
 
-/* The catch of a handler the instrumentation injected is no catch: the handler rethrows. */
+/* The catch of a handler the instrumentation or the watch injected is no catch: the handler rethrows. */
 static void JNICALL on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                        jlocation location, jobject exception)
 {
-    if (jv_instrument_is_handler(method, location))
+    if (jv_instrument_is_handler(method, location) || jv_watch_is_handler(method, location))
         jv_exception_caught_by_handler(env, exception);
     else
         jv_on_exception_catch(jvmti, env, thread, method, location, exception);

@@ -462,10 +462,14 @@ int jv_instrument_start(JNIEnv *env)
 
 int jv_instrument_is_handler(jmethodID method, jlocation location)
 {
+    return jv_instrument_active() && jv_instrument_handler_at(method, location);
+}
+
+int jv_instrument_handler_at(jmethodID method, jlocation location)
+{
     jint length = 0;
     unsigned char *code = NULL;
-    if (!jv_instrument_active() || !method || location < 0 ||
-        (*jv_jvmti)->GetBytecodes(jv_jvmti, method, &length, &code) != JVMTI_ERROR_NONE)
+    if (!method || location < 0 || (*jv_jvmti)->GetBytecodes(jv_jvmti, method, &length, &code) != JVMTI_ERROR_NONE)
         return 0;
     /* The injected handler (classfile.h, not behind the flag): push N; invokestatic unwind; athrow.
      * javac never starts a handler so: the caught exception would stay under the int. */

@@ -54,7 +54,9 @@ jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned
 void jv_instrument_record_rewrite(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map);
 /* Hands a rewritten class file (malloc'd, freed here) to the ClassFileLoadHook's out parameters. */
 void jv_instrument_hand_over(uint8_t *out, size_t out_size, jint *new_length, unsigned char **new_data);
-/* Is the handler at location of method one the instrumenter injected (it calls exit and rethrows)? */
+/* Is the handler at location of method one the instrumenter injected (it calls exit and rethrows)?
+ * is_handler: for the method-call instrumentation (0 while it is off); handler_at: for any rewrite. */
 int jv_instrument_is_handler(jmethodID method, jlocation location);
+int jv_instrument_handler_at(jmethodID method, jlocation location);
 
 #endif

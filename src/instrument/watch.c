@@ -60,6 +60,9 @@ static const struct {
 static atomic_uint watching;         /* jv_watched bits the class-file pass serves */
 static atomic_uint rewritten_classes; /* bit i: watched_classes[i] has been rewritten */
 static int defined;
+/* The methods rewritten (the catches of their injected handlers are none), set at start. */
+static jmethodID watched_methods[16];
+static atomic_size_t watched_method_count; /* read by ExceptionCatch on any thread */
 static atomic_int retransforming;
 
 int jv_watch_possible(const jvmtiCapabilities *caps)
@@ -137,6 +140,36 @@ void jv_watch_class_file(JNIEnv *env, const char *name, jint length, const unsig
     }
 }
 
+/* Notes the methods of the class k that watched_method chooses. */
+static void note_watched_methods(jclass k, const char *class_name)
+{
+    jint count = 0;
+    jmethodID *methods = NULL;
+    if ((*jv_jvmti)->GetClassMethods(jv_jvmti, k, &count, &methods) != JVMTI_ERROR_NONE)
+        return;
+    size_t noted = atomic_load(&watched_method_count);
+    for (jint i = 0; i < count && noted < sizeof(watched_methods) / sizeof(*watched_methods); i++) {
+        char *name = NULL, *descriptor = NULL;
+        if ((*jv_jvmti)->GetMethodName(jv_jvmti, methods[i], &name, &descriptor, NULL) != JVMTI_ERROR_NONE)
+            continue;
+        cf_method_info info = {class_name, name, descriptor, 0};
+        if (watched_method(NULL, &info) != CF_SKIP_METHOD)
+            watched_methods[noted++] = methods[i];
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)descriptor);
+    }
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods);
+    atomic_store(&watched_method_count, noted);
+}
+
+int jv_watch_is_handler(jmethodID method, jlocation location)
+{
+    size_t i = 0, count = atomic_load(&watched_method_count);
+    while (i < count && watched_methods[i] != method)
+        i++;
+    return i < count && jv_instrument_handler_at(method, location);
+}
+
 /* Is the class-file hook needed for the watch?  While the classes are retransformed: HotSpot posts
  * it to every thread or none. */
 static int hook_needed(void)
@@ -153,7 +186,7 @@ static void retransform(JNIEnv *env, unsigned what)
         if (!(watched_classes[c].serves & what))
             continue;
         if ((classes[count] = (*env)->FindClass(env, watched_classes[c].name)))
-            count++;
+            note_watched_methods(classes[count++], watched_classes[c].name);
         else
             (*env)->ExceptionClear(env);
     }

@@ -33,5 +33,7 @@ unsigned jv_watch_start(JNIEnv *env, unsigned what);
  * earlier part rewrote it, else at data), or left alone. */
 void jv_watch_class_file(JNIEnv *env, const char *name, jint length, const unsigned char *data, jint *new_length,
                          unsigned char **new_data);
+/* Is the handler at location of method the one the watch injected (it calls exit and rethrows)? */
+int jv_watch_is_handler(jmethodID method, jlocation location);
 
 #endif
