@@ -11,6 +11,7 @@
  *     HotSpot's verifier (BytecodeVerificationLocal verifies the boot loader's classes, and their
  *     retransformations): each is verified at its load and again at its retransformation, and
  *     the events still come.
+ *   - the catch of the handler injected into setName is no catch: EXCEPTIONS sees the program's.
  */
 #include <check.h>
 #include <stdio.h>
@@ -104,6 +105,36 @@ START_TEST(rewritten_classes_pass_the_verifier)
 }
 END_TEST
 
+/* Lines of the log for event (a NotifyEvent2 type) naming the exception class name. */
+static int exception_events(const char *log, int event, const char *name)
+{
+    char start[32];
+    int n = 0;
+    snprintf(start, sizeof(start), "NotifyEvent2 %d ", event);
+    for (const char *line = log; (line = strstr(line, start)); line++) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        n += length > strlen(name) && !strncmp(line + length - strlen(name), name, strlen(name));
+    }
+    return n;
+}
+
+/* setName(null) throws inside setName, where the injected handler catches it to call the bridge and
+ * rethrow: an EXCEPTIONS monitor is told of one throw and one catch, the program's. */
+START_TEST(injected_handler_catches_nothing)
+{
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=120", NULL};
+    const char *args[] = {"null-name", NULL};
+    jvmrun_result r;
+    jvmrun(jdks[_i], "", env, args, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d\n%s", r.exit_code, r.err);
+    ck_assert_str_eq(r.out, "null name refused\n");
+    ck_assert_int_eq(exception_events(r.log, 1027, " java.lang.NullPointerException"), 1); /* EXCEPTION_THROWN */
+    ck_assert_int_eq(exception_events(r.log, 1026, " java.lang.NullPointerException"), 1); /* EXCEPTION_OCCURRED */
+    jvmrun_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     jdk_count = jvmrun_suite_jdks(jdks);
@@ -114,6 +145,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, events_come_without_breakpoints, 0, jdk_count);
     tcase_add_loop_test(tc, rewritten_classes_pass_the_verifier, 0, jdk_count);
+    tcase_add_loop_test(tc, injected_handler_catches_nothing, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
