@@ -172,6 +172,7 @@ static jint start_bridge(JavaVM *vm, const char *options, int live)
 
     jv_events_capabilities(ALL_JVM_MONITOR_EVENTS, &all);
     (*jv_jvmti)->GetPotentialCapabilities(jv_jvmti, &potential);
+    jv_events_set_potential(&potential);
     DWORD deliverable = jv_events_deliverable(&potential) & jv_events_deliverable(&all);
     if (opts.methods != JV_METHODS_JVMTI && jv_instrument_possible(&potential))
         deliverable |= JV_METHOD_CALL_BITS; /* by instrumentation, if the monitors allow it (below) */

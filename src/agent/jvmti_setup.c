@@ -19,10 +19,19 @@
 #include "ids/class.h"
 #include "ids/thread.h"
 #include "instrument/instrument.h"
+#include "instrument/watch.h"
 #include "loader/monitors.h"
 #include "platform/platform.h"
 #include "sampling/sample.h"
 
+/* THREAD_SET_NAME and CLASS_LOAD_FAILED by rewriting (watch.h) rather than breakpoints and
+ * access to locals, which make C2 keep every local alive: the JVM can retransform classes. */
+static int watch_by_rewriting;
+
+void jv_events_set_potential(const jvmtiCapabilities *potential)
+{
+    watch_by_rewriting = jv_watch_possible(potential);
+}
 
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
 {
@@ -48,13 +57,16 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
         caps->can_generate_exception_events = 1; /* costs every throw, listened to or not: class_failure.h */
     if (categories & JVM_MONITOR_CLASS_LOADS) {
         caps->can_generate_object_free_events = 1; /* unloads */
-        jv_class_failures_capabilities(caps);
+        if (!watch_by_rewriting)
+            jv_class_failures_capabilities(caps);
     }
+    if ((categories & (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_THREADS)) && watch_by_rewriting)
+        jv_watch_capabilities(caps);
     if (categories & (JVM_MONITOR_BYTE_CODE_EXECUTION | JVM_MONITOR_SOURCE_LINE_EXECUTION))
         caps->can_generate_single_step_events = 1;
     if (categories & (JVM_MONITOR_GARBAGE_COLLECTIONS | JVM_MONITOR_SAMPLING))
         caps->can_generate_garbage_collection_events = 1;
-    if (categories & JVM_MONITOR_THREADS)
+    if ((categories & JVM_MONITOR_THREADS) && !watch_by_rewriting)
         jv_thread_names_capabilities(caps);
     if (categories)
         jv_vthread_capabilities(caps); /* a virtual thread is a Java thread to every category */
@@ -91,6 +103,26 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
  * at once: CLASS_UNLOAD needs their tags, and AsyncGetCallTrace (SAMPLING) their jmethodIDs.
  */
 #define CLASSES_REGISTERED_AT_START (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING)
+
+/* THREAD_SET_NAME and CLASS_LOAD_FAILED: by rewriting where the held capabilities allow it, else
+ * by breakpoints (the names of the threads alive are recorded first, so a rename is seen). */
+static void watches_start(JNIEnv *env)
+{
+    unsigned what = 0;
+    jvmtiCapabilities held;
+    if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
+        what |= JV_WATCH_CLASS_FAILURES;
+    if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
+        what |= JV_WATCH_THREAD_NAMES;
+    int rewriting = watch_by_rewriting && (*jv_jvmti)->GetCapabilities(jv_jvmti, &held) == JVMTI_ERROR_NONE &&
+                    jv_watch_possible(&held);
+    if (what & JV_WATCH_CLASS_FAILURES)
+        jv_class_failures_start(env, !rewriting);
+    if (what & JV_WATCH_THREAD_NAMES)
+        jv_thread_names_start(env, !rewriting);
+    if (rewriting && what)
+        jv_watch_start(env, what);
+}
 
 void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
 {
@@ -129,19 +161,16 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
     }
     if (jv_events_method_calls_instrumented() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
-    if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS) {
+    if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
         jv_unloads_start();
-        jv_class_failures_start(env);
-    }
-    if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
-        jv_thread_names_start(env);
+    watches_start(env);
     if (jv_monitors.count) /* nothing maps a sample or hears of a compilation without a monitor */
         jv_jit_events_start(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();
     jv_heap_flush_sampler(env);
 }
 
-/* A class file: CLASS_LOAD_STARTED, then the instrumentation's rewrite of it. */
+/* A class file: CLASS_LOAD_STARTED, then the instrumentation's rewrite of it, then the watch's. */
 static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass class_being_redefined,
                                             jobject loader, const char *name, jobject protection_domain,
                                             jint class_data_len, const unsigned char *class_data,
@@ -152,13 +181,14 @@ static void JNICALL on_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *env, jclass
         jv_class_load_started(env, name);
     if (jv_instrument_active())
         jv_instrument_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
+    jv_watch_class_file(env, name, class_data_len, class_data, new_class_data_len, new_class_data);
 }
 
-/* The catch of a handler the instrumentation injected is no catch: the handler rethrows. */
+/* The catch of a handler the instrumentation or the watch injected is no catch: the handler rethrows. */
 static void JNICALL on_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                        jlocation location, jobject exception)
 {
-    if (jv_instrument_is_handler(method, location))
+    if (jv_instrument_is_handler(method, location) || jv_watch_is_handler(method, location))
         jv_exception_caught_by_handler(env, exception);
     else
         jv_on_exception_catch(jvmti, env, thread, method, location, exception);

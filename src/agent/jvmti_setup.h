@@ -8,6 +8,9 @@
 #include "jevmon.h"
 #include "vm/vm.h"
 
+/* What the JVM can grant (GetPotentialCapabilities), told once before the capabilities are
+ * chosen: where it can retransform classes, THREADS and CLASS_LOADS need no breakpoints. */
+void jv_events_set_potential(const jvmtiCapabilities *potential);
 /* The JVMTI capabilities needed to deliver the given categories. */
 void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps);
 /* The categories the capabilities make deliverable. */

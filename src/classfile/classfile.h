@@ -7,7 +7,8 @@
  * byte for byte.
  *
  * What the rewriter injects into a method with id N (bridge B, flag array F optional):
- *   at entry:           [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.enter
+ *   at entry:           [getstatic B.F; push N; baload; ifeq +] [aload A] push N; invokestatic B.enter
+ *                       (aload A, the method's first parameter, when enter takes a reference first)
  *   before each return: [getstatic B.F; push N; baload; ifeq +] push N; invokestatic B.exit
  *   a handler for any Throwable over the original body, last in the exception table:
  *                       push N; invokestatic B.unwind; athrow
@@ -177,7 +178,11 @@ typedef struct cf_offset_map {
 typedef struct cf_hooks {
     const char *bridge_class;           /* internal name, e.g. "jevmon/Bridge" */
     /* Static methods of the bridge taking the method id, e.g. "enter", "(I)V"; the
-     * injected code pushes one int and expects nothing back. */
+     * injected code pushes one int and expects nothing back.  An enter that takes a reference
+     * first, e.g. "(Ljava/lang/String;I)V", also gets the method's first parameter, pushed
+     * before the id (so the bridge needs no JVMTI access to locals to read it): method_id must
+     * then choose only methods whose first parameter is a reference (reading a parameter is
+     * legal before super() in a constructor). */
     const char *enter_name, *enter_descriptor;
     const char *exit_name, *exit_descriptor;
     /* Optional static byte[] (or boolean[]) field of the bridge, e.g. "on", "[B": the

@@ -51,9 +51,14 @@ static void put_ref(cf_snippet *s, uint8_t op, uint16_t index)
     s->length += 3;
 }
 
-/* The snippet calling target; behind the flag unless it is the handler calling a separate unwind method. */
+enum { OP_ALOAD_0 = 42 };
+#define NO_ARGUMENT (-1)
+
+/* The snippet calling target, first pushing the reference in local argument_slot unless it is
+ * NO_ARGUMENT (then at most 1); behind the flag unless it is the handler calling a separate
+ * unwind method. */
 static cf_snippet make_snippet(const bridge_refs *refs, int32_t id, uint16_t id_constant, uint16_t target,
-                               int rethrow)
+                               int rethrow, int argument_slot)
 {
     cf_snippet s = {{0}, 0, 0};
     uint32_t branch = 0;
@@ -65,6 +70,8 @@ static cf_snippet make_snippet(const bridge_refs *refs, int32_t id, uint16_t id_
         branch = s.length;
         put_ref(&s, OP_IFEQ, 0);
     }
+    if (argument_slot != NO_ARGUMENT)
+        s.bytes[s.length++] = (uint8_t)(OP_ALOAD_0 + argument_slot);
     put_id(&s, id, id_constant);
     put_ref(&s, OP_INVOKESTATIC, target);
     if (guarded) {
@@ -233,9 +240,12 @@ static int rewrite_method(method_context *mc, int32_t id)
     int wants_stack_map = cls->major_version >= 50 && (old_map || !has_merge_points(code));
     cf_method_layout lay;
     memset(&lay, 0, sizeof(lay));
-    lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0);
-    lay.exit = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 0);
-    lay.handler = make_snippet(mc->refs, id, id_constant, mc->refs->unwind, 1);
+    const char *enter = mc->hooks->enter_descriptor;
+    int argument_slot = enter[0] != '(' || (enter[1] != 'L' && enter[1] != '[') ? NO_ARGUMENT
+                        : (mc->method->access & CF_ACC_STATIC) ? 0 : 1;
+    lay.entry = make_snippet(mc->refs, id, id_constant, mc->refs->enter, 0, argument_slot);
+    lay.exit = make_snippet(mc->refs, id, id_constant, mc->refs->exit, 0, NO_ARGUMENT);
+    lay.handler = make_snippet(mc->refs, id, id_constant, mc->refs->unwind, 1, NO_ARGUMENT);
     if (cf_cp_utf8_is(cls, mc->method->name, "<init>")) {
         if (is_object_class(cls)) {
             /* HotSpot rewrites the return of Object.<init> to register finalizers, and
@@ -261,7 +271,8 @@ static int rewrite_method(method_context *mc, int32_t id)
     cf_code *out = cf_arena_alloc(cls->arena, sizeof(cf_code));
     if (!out)
         return cf_fail(mc->error, "out of memory");
-    uint32_t extra = mc->refs->flags ? 2 : 1; /* flags array and id, or id alone */
+    /* flags array and id, or id alone (an argument and its id: at entry, on an empty stack) */
+    uint32_t extra = mc->refs->flags || argument_slot != NO_ARGUMENT ? 2 : 1;
     uint32_t max_stack = (code->max_stack ? code->max_stack : 1u) + extra; /* a handler holds its Throwable */
     if (max_stack > UINT16_MAX)
         return CF_CODE_UNSUPPORTED;

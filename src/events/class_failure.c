@@ -7,7 +7,9 @@
  * failure is the same load's, so it is not sent again.  And a class loader that fails for a
  * child loader which asked it first (ClassLoader.loadClass's parent delegation) has not failed
  * the load: the child looks for the class next, and constructs its own exception if it fails
- * too, so the parent's is not sent.
+ * too, so the parent's is not sent.  The parent's is told from the stack alone (no JVMTI access
+ * to locals, whose cost class_failure.h gives): the innermost loadClass is called by
+ * java.lang.ClassLoader.loadClass(String, boolean), which asks only the parent that way.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +18,14 @@
 #include "events/class_failure.h"
 #include "platform/platform.h"
 
-enum { CLASS_NOT_FOUND, NO_CLASS_DEF_FOUND };
-static const char *const failure_class_names[] = {[CLASS_NOT_FOUND] = "java/lang/ClassNotFoundException",
-                                                  [NO_CLASS_DEF_FOUND] = "java/lang/NoClassDefFoundError"};
-#define FAILURE_CLASSES (sizeof(failure_class_names) / sizeof(*failure_class_names))
+static const char *const failure_class_names[] = {[JV_CLASS_NOT_FOUND] = "java/lang/ClassNotFoundException",
+                                                  [JV_NO_CLASS_DEF_FOUND] = "java/lang/NoClassDefFoundError"};
 /* The constructors whose first parameter is the message: it names the class that failed.  The
- * others (no message, or only a cause) name none, so they get no breakpoint.  (loadClass's first
+ * others (no message, or only a cause) name none, so they are not watched.  (loadClass's first
  * parameter is the name too.) */
 #define STRING_FIRST "(Ljava/lang/String;"
 static jmethodID constructors[16];
-static unsigned char constructor_kinds[16]; /* CLASS_NOT_FOUND or NO_CLASS_DEF_FOUND, by constructor */
+static unsigned char constructor_kinds[16]; /* by constructor with a breakpoint */
 static size_t constructor_count;
 
 /* The class of this thread's latest ClassNotFoundException sent, until the next failure; "" for
@@ -33,8 +33,27 @@ static size_t constructor_count;
 static _Thread_local char not_found[512];
 
 static jclass class_loader_class; /* a global reference to java.lang.ClassLoader */
-/* How far down the stack a child's loadClass is looked for: delegation chains are short. */
+static jmethodID delegating_load_class; /* java.lang.ClassLoader.loadClass(String, boolean) */
+/* How far down the stack the innermost loadClass is looked for: delegation chains are short. */
 #define DELEGATION_FRAMES 32
+
+jv_class_failure_kind jv_class_failure_kind_of(const char *class_name)
+{
+    for (int kind = 0; kind < JV_NOT_A_CLASS_FAILURE; kind++)
+        if (!strcmp(class_name, failure_class_names[kind]))
+            return (jv_class_failure_kind)kind;
+    return JV_NOT_A_CLASS_FAILURE;
+}
+
+static int string_first(const char *descriptor)
+{
+    return !strncmp(descriptor, STRING_FIRST, strlen(STRING_FIRST));
+}
+
+int jv_class_failure_takes_message(const char *descriptor)
+{
+    return string_first(descriptor);
+}
 
 void jv_class_failures_capabilities(jvmtiCapabilities *caps)
 {
@@ -54,8 +73,7 @@ static size_t watch_constructors(jclass k, unsigned char kind)
         char *name = NULL, *descriptor = NULL;
         if ((*jv_jvmti)->GetMethodName(jv_jvmti, methods[i], &name, &descriptor, NULL) != JVMTI_ERROR_NONE)
             continue;
-        if (!strcmp(name, "<init>") &&
-            !strncmp(descriptor, STRING_FIRST, strlen(STRING_FIRST)) &&
+        if (!strcmp(name, "<init>") && string_first(descriptor) &&
             (*jv_jvmti)->SetBreakpoint(jv_jvmti, methods[i], 0) == JVMTI_ERROR_NONE) {
             constructor_kinds[constructor_count] = kind;
             constructors[constructor_count++] = methods[i];
@@ -68,13 +86,13 @@ static size_t watch_constructors(jclass k, unsigned char kind)
     return set;
 }
 
-void jv_class_failures_start(JNIEnv *env)
+static void set_breakpoints(JNIEnv *env)
 {
     jvmtiCapabilities held;
     if ((*jv_jvmti)->GetCapabilities(jv_jvmti, &held) != JVMTI_ERROR_NONE || !held.can_generate_breakpoint_events ||
         !held.can_access_local_variables)
         return; /* announced at start (capabilities.c), with the categories that use them */
-    for (size_t i = 0; i < FAILURE_CLASSES; i++) {
+    for (size_t i = 0; i < JV_NOT_A_CLASS_FAILURE; i++) {
         jclass k = (*env)->FindClass(env, failure_class_names[i]);
         if (!k)
             (*env)->ExceptionClear(env);
@@ -84,57 +102,56 @@ void jv_class_failures_start(JNIEnv *env)
         if (k)
             (*env)->DeleteLocalRef(env, k);
     }
+}
+
+void jv_class_failures_start(JNIEnv *env, int breakpoints)
+{
     jclass loader = (*env)->FindClass(env, "java/lang/ClassLoader");
-    if (loader && !class_loader_class)
+    if (loader && !class_loader_class) {
         class_loader_class = (*env)->NewGlobalRef(env, loader);
+        delegating_load_class = (*env)->GetMethodID(env, loader, "loadClass", "(Ljava/lang/String;Z)Ljava/lang/Class;");
+    }
     if (loader)
         (*env)->DeleteLocalRef(env, loader);
-    else
+    if ((*env)->ExceptionCheck(env))
         (*env)->ExceptionClear(env);
+    if (breakpoints)
+        set_breakpoints(env);
 }
 
-/* The class loader whose loadClass(String...) runs in the frame at depth, as a local
- * reference; NULL when the frame is another method's. */
-static jobject loading_loader(JNIEnv *env, jthread thread, jint depth, jmethodID method)
+/* Is method a class loader's loadClass(String...)? */
+static int is_load_class(JNIEnv *env, jmethodID method)
 {
     char *name = NULL, *descriptor = NULL;
-    jobject loader = NULL;
+    jint modifiers = 0;
+    jclass declaring = NULL;
     if ((*jv_jvmti)->GetMethodName(jv_jvmti, method, &name, &descriptor, NULL) != JVMTI_ERROR_NONE)
-        return NULL;
-    if (!strcmp(name, "loadClass") && !strncmp(descriptor, STRING_FIRST, strlen(STRING_FIRST)) &&
-        (*jv_jvmti)->GetLocalObject(jv_jvmti, thread, depth, 0, &loader) == JVMTI_ERROR_NONE && loader &&
-        !(*env)->IsInstanceOf(env, loader, class_loader_class)) { /* slot 0 of a static method */
-        (*env)->DeleteLocalRef(env, loader);
-        loader = NULL;
-    }
+        return 0;
+    int is = !strcmp(name, "loadClass") && string_first(descriptor) &&
+             (*jv_jvmti)->GetMethodModifiers(jv_jvmti, method, &modifiers) == JVMTI_ERROR_NONE &&
+             !(modifiers & 0x0008 /* ACC_STATIC */) &&
+             (*jv_jvmti)->GetMethodDeclaringClass(jv_jvmti, method, &declaring) == JVMTI_ERROR_NONE &&
+             (*env)->IsAssignableFrom(env, declaring, class_loader_class);
+    if (declaring)
+        (*env)->DeleteLocalRef(env, declaring);
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)name);
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)descriptor);
-    return loader;
+    return is;
 }
 
-/* Is the ClassNotFoundException being constructed (at depth 0) a parent loader's answer to a
- * child: does a loadClass of another loader run further down than the innermost loadClass? */
-static int answers_a_child(JNIEnv *env, jthread thread)
+/* Is the ClassNotFoundException being constructed, whose constructor's caller is at depth, a
+ * parent loader's answer to a child: is the innermost loadClass called by the delegating one? */
+static int answers_a_child(JNIEnv *env, jthread thread, jint depth)
 {
     jvmtiFrameInfo frames[DELEGATION_FRAMES];
     jint count = 0;
-    jobject inner = NULL;
-    int child = 0;
-    if (!class_loader_class ||
-        (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, 1, DELEGATION_FRAMES, frames, &count) != JVMTI_ERROR_NONE)
+    if (!class_loader_class || !delegating_load_class ||
+        (*jv_jvmti)->GetStackTrace(jv_jvmti, thread, depth, DELEGATION_FRAMES, frames, &count) != JVMTI_ERROR_NONE)
         return 0;
-    for (jint i = 0; i < count && !child; i++) {
-        jobject loader = loading_loader(env, thread, i + 1, frames[i].method);
-        if (loader && !inner)
-            inner = loader;
-        else if (loader) {
-            child = !(*env)->IsSameObject(env, loader, inner);
-            (*env)->DeleteLocalRef(env, loader);
-        }
-    }
-    if (inner)
-        (*env)->DeleteLocalRef(env, inner);
-    return child;
+    for (jint i = 0; i < count; i++)
+        if (is_load_class(env, frames[i].method))
+            return i + 1 < count && frames[i + 1].method == delegating_load_class;
+    return 0;
 }
 
 /* The class name in the message, in internal form, malloc'd; NULL when there is none. */
@@ -152,6 +169,25 @@ static char *internal_name(JNIEnv *env, jstring message)
     return name;
 }
 
+void jv_class_failure_constructed(JNIEnv *env, jthread thread, jv_class_failure_kind kind, jstring message,
+                                  jint depth)
+{
+    if (!message || !(jv_monitors_mask_union() & JVM_MONITOR_CLASS_LOADS) ||
+        (kind == JV_CLASS_NOT_FOUND && answers_a_child(env, thread, depth)))
+        return;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, env);
+    char *name = internal_name(env, message);
+    int same_load = name && kind == JV_NO_CLASS_DEF_FOUND && !strcmp(name, not_found);
+    if (name && !same_load)
+        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_FAILED, (UniqueID)name);
+    not_found[0] = '\0';
+    if (name && kind == JV_CLASS_NOT_FOUND && strlen(name) < sizeof(not_found))
+        strcpy(not_found, name);
+    free(name);
+    jv_dispatch_end(&d);
+}
+
 int jv_class_failure_breakpoint(JNIEnv *env, jthread thread, jmethodID method)
 {
     size_t i = 0;
@@ -160,24 +196,11 @@ int jv_class_failure_breakpoint(JNIEnv *env, jthread thread, jmethodID method)
     if (i == constructor_count)
         return 0;
     jobject message = NULL;
-    if (!(jv_monitors_mask_union() & JVM_MONITOR_CLASS_LOADS) ||
-        (*jv_jvmti)->GetLocalObject(jv_jvmti, thread, 0, 1, &message) != JVMTI_ERROR_NONE || !message)
-        return 1; /* slot 1: the message, after this */
-    if (constructor_kinds[i] == CLASS_NOT_FOUND && answers_a_child(env, thread)) {
+    if ((jv_monitors_mask_union() & JVM_MONITOR_CLASS_LOADS) &&
+        (*jv_jvmti)->GetLocalObject(jv_jvmti, thread, 0, 1, &message) == JVMTI_ERROR_NONE && message) {
+        /* slot 1: the message, after this; the constructor's caller is at depth 1 */
+        jv_class_failure_constructed(env, thread, (jv_class_failure_kind)constructor_kinds[i], message, 1);
         (*env)->DeleteLocalRef(env, message);
-        return 1;
     }
-    jv_dispatch d;
-    jv_dispatch_begin(&d, env);
-    char *name = internal_name(env, message);
-    int same_load = name && constructor_kinds[i] == NO_CLASS_DEF_FOUND && !strcmp(name, not_found);
-    if (name && !same_load)
-        jv_notify(JVM_MONITOR_CLASS_LOADS, JVM_EVENT_TYPE_CLASS_LOAD_FAILED, (UniqueID)name);
-    not_found[0] = '\0';
-    if (name && constructor_kinds[i] == CLASS_NOT_FOUND && strlen(name) < sizeof(not_found))
-        strcpy(not_found, name);
-    free(name);
-    jv_dispatch_end(&d);
-    (*env)->DeleteLocalRef(env, message);
     return 1;
 }

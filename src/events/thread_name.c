@@ -70,10 +70,23 @@ static const char *watch_returns(void)
     return NULL;
 }
 
-void jv_thread_names_start(JNIEnv *env)
+void jv_thread_names_start(JNIEnv *env, int breakpoints)
 {
+    names_lock = plat_mutex_create();
+    jint count = 0;
+    jthread *threads = NULL;
+    if ((*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            jv_thread *t = jv_thread_of(env, threads[i]);
+            if (t)
+                jv_thread_name_record(env, threads[i], t);
+            (*env)->DeleteLocalRef(env, threads[i]);
+        }
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
+    }
     jvmtiCapabilities held;
-    if ((*jv_jvmti)->GetCapabilities(jv_jvmti, &held) != JVMTI_ERROR_NONE || !held.can_generate_breakpoint_events)
+    if (!breakpoints || (*jv_jvmti)->GetCapabilities(jv_jvmti, &held) != JVMTI_ERROR_NONE ||
+        !held.can_generate_breakpoint_events)
         return; /* announced at start (capabilities.c), with the categories that use it */
     jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
     if (!thread_class) {
@@ -87,18 +100,6 @@ void jv_thread_names_start(JNIEnv *env)
         jv_log("java.lang.Thread has no setName(String); THREAD_SET_NAME will not be sent");
         return;
     }
-    names_lock = plat_mutex_create();
-    jint count = 0;
-    jthread *threads = NULL;
-    if ((*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) == JVMTI_ERROR_NONE) {
-        for (jint i = 0; i < count; i++) {
-            jv_thread *t = jv_thread_of(env, threads[i]);
-            if (t)
-                jv_thread_name_record(env, threads[i], t);
-            (*env)->DeleteLocalRef(env, threads[i]);
-        }
-        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
-    }
     const char *why = watch_returns();
     if (why)
         jv_log("could not watch Thread.setName (%s); THREAD_SET_NAME will not be sent", why);
@@ -111,12 +112,11 @@ static void notify_if_renamed(JNIEnv *env, jthread thread)
         jv_notify2(JVM_MONITOR_THREADS, JVM_EVENT_TYPE2_THREAD_SET_NAME, jv_thread_id(t), 0);
 }
 
-void JNICALL jv_on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
+void jv_thread_names_compare(JNIEnv *env, jthread thread)
 {
-    (void)location; /* one of setName's returns: the name is set */
     jint count = 0;
     jthread *threads = NULL;
-    if (method != set_name || (*jvmti)->GetAllThreads(jvmti, &count, &threads) != JVMTI_ERROR_NONE)
+    if (!names_lock || (*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE)
         return;
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
@@ -128,5 +128,12 @@ void JNICALL jv_on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmet
     if (jv_thread_is_virtual(env, thread))
         notify_if_renamed(env, thread);
     jv_dispatch_end(&d);
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
+}
+
+void JNICALL jv_on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location)
+{
+    (void)jvmti, (void)location; /* one of setName's returns: the name is set */
+    if (method == set_name)
+        jv_thread_names_compare(env, thread);
 }

@@ -287,8 +287,7 @@ static void JNICALL bridge_unwind(JNIEnv *env, jclass bridge, jint n)
     on_bridge_call(env, n, CALL_UNWIND);
 }
 
-/* Where the rewritten method's code went, so monitors are shown the class file's (ids/rewrite.h). */
-static void rewritten(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map)
+void jv_instrument_record_rewrite(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map)
 {
     (void)context, (void)id;
     jv_rewrite_record(method->class_name, method->name, method->descriptor, map);
@@ -304,7 +303,7 @@ void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const 
                       .exit_name = "exit", .exit_descriptor = "(I)V",
                       .flags_name = flagless ? NULL : FLAGS_FIELD, .flags_descriptor = FLAGS_DESCRIPTOR,
                       .unwind_name = "unwind", .unwind_descriptor = "(I)V",
-                      .method_id = method_int, .rewritten = rewritten};
+                      .method_id = method_int, .rewritten = jv_instrument_record_rewrite};
     uint8_t *out = NULL;
     size_t out_size = 0;
     char error[256];
@@ -320,6 +319,11 @@ void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const 
         free(out);
         return;
     }
+    jv_instrument_hand_over(out, out_size, new_length, new_data);
+}
+
+void jv_instrument_hand_over(uint8_t *out, size_t out_size, jint *new_length, unsigned char **new_data)
+{
     unsigned char *copy = NULL;
     if (out_size <= 0x7fffffff && (*jv_jvmti)->Allocate(jv_jvmti, (jlong)out_size, &copy) == JVMTI_ERROR_NONE) {
         memcpy(copy, out, out_size);
@@ -411,24 +415,35 @@ static int every_call_wanted(void)
     return 0;
 }
 
+jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned char *bytes, size_t size,
+                                   const JNINativeMethod *natives, jint count, const char *lost)
+{
+    jclass bridge = (*env)->DefineClass(env, name, NULL, (const jbyte *)bytes, (jsize)size);
+    if (!bridge) {
+        (*env)->ExceptionClear(env);
+        jv_log("could not define the bridge class %s; %s", name, lost);
+        return NULL;
+    }
+    if ((*env)->RegisterNatives(env, bridge, natives, count) != 0) {
+        (*env)->ExceptionClear(env);
+        jv_log("could not bind the natives of %s; %s", name, lost);
+        (*env)->DeleteLocalRef(env, bridge);
+        return NULL;
+    }
+    add_reads(env, bridge);
+    return bridge;
+}
+
 int jv_instrument_start(JNIEnv *env)
 {
     flagless = every_call_wanted();
-    jclass bridge = (*env)->DefineClass(env, BRIDGE_CLASS, NULL, (const jbyte *)bridge_class_bytes,
-                                        (jsize)sizeof(bridge_class_bytes));
-    if (!bridge) {
-        (*env)->ExceptionClear(env);
-        jv_log("could not define the bridge class %s; method calls are not delivered", BRIDGE_CLASS);
-        return 0;
-    }
     JNINativeMethod natives[] = {{(char *)"enter", (char *)"(I)V", (void *)bridge_enter},
                                  {(char *)"exit", (char *)"(I)V", (void *)bridge_exit},
                                  {(char *)"unwind", (char *)"(I)V", (void *)bridge_unwind}};
-    if ((*env)->RegisterNatives(env, bridge, natives, 3) != 0) {
-        (*env)->ExceptionClear(env);
-        jv_log("could not bind the natives of %s; method calls are not delivered", BRIDGE_CLASS);
+    jclass bridge = jv_instrument_define_bridge(env, BRIDGE_CLASS, bridge_class_bytes, sizeof(bridge_class_bytes),
+                                                natives, 3, "method calls are not delivered");
+    if (!bridge)
         return 0;
-    }
     jmethodID own[3];
     for (int i = 0; i < 3; i++)
         own[i] = (*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature);
@@ -437,7 +452,6 @@ int jv_instrument_start(JNIEnv *env)
         jv_log("could not set up the flag array of %s; method calls are not delivered", BRIDGE_CLASS);
         return 0;
     }
-    add_reads(env, bridge);
     atomic_store(&active, 1);
     jv_events_also_when(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, jv_instrument_active);
     jv_events_update(); /* the class-file hook goes on */
@@ -448,10 +462,14 @@ int jv_instrument_start(JNIEnv *env)
 
 int jv_instrument_is_handler(jmethodID method, jlocation location)
 {
+    return jv_instrument_active() && jv_instrument_handler_at(method, location);
+}
+
+int jv_instrument_handler_at(jmethodID method, jlocation location)
+{
     jint length = 0;
     unsigned char *code = NULL;
-    if (!jv_instrument_active() || !method || location < 0 ||
-        (*jv_jvmti)->GetBytecodes(jv_jvmti, method, &length, &code) != JVMTI_ERROR_NONE)
+    if (!method || location < 0 || (*jv_jvmti)->GetBytecodes(jv_jvmti, method, &length, &code) != JVMTI_ERROR_NONE)
         return 0;
     /* The injected handler (classfile.h, not behind the flag): push N; invokestatic unwind; athrow.
      * javac never starts a handler so: the caught exception would stay under the int. */

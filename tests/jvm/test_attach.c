@@ -138,12 +138,10 @@ START_TEST(attached_monitor_sees_live_threads_and_exact_calls)
     ck_assert_str_eq(own, "ready\ndone 1000 1000000\ndone 500 250000\n");
     free(own);
     ck_assert_int_eq(tk_count(r.err, "jevmon: method calls via bytecode instrumentation"), 1);
-    ck_assert_msg(strstr(r.err, "jevmon: can_generate_breakpoint_events: HotSpot grants it only to an agent loaded "
-                                "at start-up (-agentpath:), not to one loaded into a running JVM; event categories "
-                                "0x100 use it"),
-                  "stderr:\n%s", r.err);
-    /* That one line says it: no more about the events and the breakpoint the capability would serve. */
-    ck_assert_msg(!strstr(r.err, "refused to turn JVMTI event") && !strstr(r.err, "could not watch Thread.setName"),
+    /* HotSpot grants breakpoints only at start-up, but THREADS needs none where classes can be
+     * retransformed, as they can after an attach: Thread.setName is rewritten (instrument/watch.h). */
+    ck_assert_msg(!strstr(r.err, "jevmon: can_generate_breakpoint_events") && !strstr(r.err, "could not rewrite") &&
+                      !strstr(r.err, "refused to turn JVMTI event") && !strstr(r.err, "could not watch Thread.setName"),
                   "stderr:\n%s", r.err);
     jvmrun_free(&r);
 }

@@ -791,6 +791,38 @@ START_TEST(large_ids_use_an_integer_constant)
 }
 END_TEST
 
+/* An enter that takes a reference first gets the method's first parameter (slot 1 of an instance
+ * method, 0 of a static one) before the id; exit and unwind get the id alone. */
+START_TEST(enter_taking_a_reference_gets_the_first_parameter)
+{
+    const uint8_t code[] = {OP_RETURN};
+    builder b;
+    builder_init(&b);
+    method(&b, 0, "instance", "(Ljava/lang/String;)V", code, sizeof(code));
+    method(&b, CF_ACC_STATIC, "shared", "([ILjava/lang/String;)V", code, sizeof(code));
+    bytes input = finish(&b, 49);
+    cf_hooks hooks = unflagged;
+    hooks.enter_descriptor = "(Ljava/lang/String;I)V";
+    uint8_t *out;
+    cf_instrument_stats stats;
+    cf_class *cls = instrument(&input, &hooks, &out, &stats);
+    static const struct { const char *name; uint8_t load; } expected[] = {{"instance", 0x2b /* aload_1 */},
+                                                                         {"shared", 0x2a /* aload_0 */}};
+    for (size_t i = 0; i < 2; i++) {
+        const cf_code *c = find_method(cls, expected[i].name, NULL)->code;
+        ck_assert_int_eq(c->bytes[0], expected[i].load);
+        ck_assert_int_eq(c->bytes[1], OP_ICONST_0 + (int)i);
+        ck_assert(is_bridge_call(cls, c->bytes + 2, "enter"));
+        ck_assert_int_eq(count_calls(cls, c, "enter"), 1);
+        check_returns_report_exit(cls, c);
+        ck_assert_uint_ge(c->max_stack, 2); /* the parameter and the id */
+    }
+    cf_free(cls);
+    free(out);
+    free(input.data);
+}
+END_TEST
+
 START_TEST(bridge_and_skipped_methods_are_not_touched)
 {
     const uint8_t code[] = {OP_RETURN};
@@ -902,6 +934,7 @@ int main(void)
     tcase_add_test(tc, method_near_64k_is_left_alone);
     tcase_add_test(tc, exit_frame_keeps_the_whole_stack);
     tcase_add_test(tc, large_ids_use_an_integer_constant);
+    tcase_add_test(tc, enter_taking_a_reference_gets_the_first_parameter);
     tcase_add_test(tc, bridge_and_skipped_methods_are_not_touched);
     tcase_add_test(tc, truncated_and_corrupted_classes_fail_cleanly);
     tcase_add_test(tc, returns_are_found_past_switches_and_wide);

@@ -285,6 +285,13 @@ public class BridgeWorkload {
             case "classes":
                 classes();
                 break;
+            case "null-name":
+                try {
+                    Thread.currentThread().setName(null); /* throws in setName, past its injected handler */
+                } catch (NullPointerException e) {
+                    System.out.println("null name refused");
+                }
+                break;
             case "step":
                 System.out.println("stepped " + stepped(5));
                 break;
