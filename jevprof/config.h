@@ -21,8 +21,8 @@
  *
  * The same settings, and two more, also come as text (jp_config_parse): the agent option
  * command= of the load that creates jevprof, or the start command after a stop, e.g.
- * "start mode=alloc interval=10 duration=30 file=/tmp/p.html file=/tmp/p.pb.gz" (README:
- * "jevprof and the samples").  The two more: duration (whole seconds: stop and write after that
+ * "start mode=alloc interval=10 duration=30 file=/tmp/p.html file=/tmp/p.pb.gz" (docs/jevprof.md,
+ * "Commands").  The two more: duration (whole seconds: stop and write after that
  * long) and file (an output of its own, several allowed, its kind chosen by its extension: .html
  * flame graph, .collapsed, .pb.gz pprof, .txt or .report report; with any file= only these are
  * written, with the patterns too).
@@ -55,7 +55,7 @@ typedef enum jp_mode {
 #define JP_DEFAULT_TOP 20u
 /* Paths under this share of their profile (percent) are folded into their callers in the
  * collapsed files, flame graphs and pprof files (output.c), which keeps them small whatever the program: see
- * monitor/README.md for what it gives on javac. */
+ * docs/jevprof.md for what it gives on javac. */
 #define JP_DEFAULT_MIN_SHARE 0.01
 #define JP_MIN_INTERVAL_MS 1u
 #define JP_MAX_INTERVAL_MS 60000u
@@ -80,7 +80,7 @@ typedef struct jp_config {
     double min_share; /* percent */
     int wall_time;    /* calls mode records wall time, not processor time */
     unsigned loop_seconds; /* continuous mode: a complete profile every this many seconds (0: off) */
-    unsigned exceptions;   /* 1: ask for EXCEPTIONS and count them by class (monitor/README.md: what it costs) */
+    unsigned exceptions;   /* 1: ask for EXCEPTIONS and count them by class (docs/jevprof.md: what it costs) */
     char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
     unsigned duration_seconds; /* stop and write after this long (0: at the end, or a stop) */
     jp_output_file files[JP_MAX_FILES]; /* file=: only these outputs, at these paths */

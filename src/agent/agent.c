@@ -92,7 +92,7 @@ static int method_calls_possible(void)
     return 0;
 }
 
-/* The rule of README's "Initialization options": instrument when every monitor that may ask
+/* The rule of docs/initialization.md, "Initialization options": instrument when every monitor that may ask
  * for method calls promised GC-safe calls and never to toggle them, unless methods=jvmti. */
 static int instrument_method_calls(const jv_options *opts)
 {
@@ -141,7 +141,7 @@ static void start_live(void)
 
 /*
  * The start-up both entry points share; live: the agent is loaded into a running JVM.
- * Returns Agent_OnAttach's code (README, "Attaching to a running JVM"): JNI_OK once the
+ * Returns Agent_OnAttach's code (docs/agent-options.md, "Attaching to a running JVM"): JNI_OK once the
  * bridge runs; Agent_OnLoad always returns JNI_OK, so that the JVM starts.
  */
 static jint start_bridge(JavaVM *vm, const char *options, int live)

@@ -8,7 +8,7 @@
 #include "ids/thread.h"
 #include "platform/platform.h"
 
-/* Which JVMTI events serve which categories: the table in README.md. */
+/* Which JVMTI events serve which categories: the table in docs/events.md. */
 typedef struct event_route {
     jvmtiEvent event;
     DWORD categories;

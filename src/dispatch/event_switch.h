@@ -1,6 +1,6 @@
 /*
  * event_switch.h - which JVMTI events are on.  Each JVMTI event is switched on only while
- * some monitor's mask needs it (the table in README.md) or a part of the bridge needs it for
+ * some monitor's mask needs it (the table in docs/events.md) or a part of the bridge needs it for
  * itself, so an idle category costs nothing.
  *
  * Below the event handlers and the heap monitor, which say what they need here, and above
@@ -16,7 +16,7 @@
 /* At load time, before any update. */
 void jv_events_switch_init(void);
 /*
- * The method-call mechanism (README, "Initialization options"): non-zero switches method
+ * The method-call mechanism (docs/initialization.md, "How method calls are delivered"): non-zero switches method
  * calls from JVMTI MethodEntry/MethodExit to bytecode instrumentation (instrument.c).
  * Chosen in Agent_OnLoad before capabilities are added; never changes afterwards.
  */

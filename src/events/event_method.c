@@ -177,7 +177,7 @@ HRESULT STDMETHODCALLTYPE idinfo_GetMethodEntryParameters(IJavaEventMonitorIDInf
                                                           DWORD **ppreserved,
                                                           JVM_CALLING_CONVENTION *pcalling_convention, DWORD *pflags)
 {
-    /* HotSpot exposes no argument slots to agents (see README, compatibility). */
+    /* HotSpot exposes no argument slots to agents (see docs/compatibility.md). */
     (void)iface, (void)ppslots, (void)ppreserved, (void)pcalling_convention, (void)pflags;
     return E_FAIL;
 }

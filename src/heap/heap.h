@@ -53,7 +53,7 @@ void jv_heap_release_callbacks(void);
 /* heap_alloc.c: the JVMTI callback. */
 void JNICALL jv_on_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object,
                                         jclass klass, jlong size);
-/* The allocation sampling interval in bytes (README: the setting and its sources). */
+/* The allocation sampling interval in bytes (docs/heap-monitor.md: the setting and its sources). */
 jint jv_heap_sampling_interval(void);
 /* The agent option allocation_interval=: the interval, whatever the environment and the registry say. */
 void jv_heap_choose_sampling_interval(jint bytes);

@@ -1,7 +1,7 @@
 /*
  * instrument.h - method calls by bytecode instrumentation (issue 8).
  *
- * When the monitors allow it (README, "Initialization options"), every class file is
+ * When the monitors allow it (docs/initialization.md, "Initialization options"), every class file is
  * rewritten by the class-file instrumenter (classfile/classfile.h) to call the bridge
  * class jevmon/Bridge: static native enter(int) on entry and exit(int) on every exit,
  * the int naming the method.  The natives feed the same shadow-stack and dispatch code

@@ -22,7 +22,7 @@ typedef struct jv_monitor_spec {
     CLSID clsid;
     int has_init_options;  /* an InitOptions DWORD was registered */
     DWORD init_options;
-    int has_sampling_interval; /* an AllocationSamplingInterval DWORD was registered (README: heap monitor) */
+    int has_sampling_interval; /* an AllocationSamplingInterval DWORD was registered (docs/heap-monitor.md) */
     DWORD sampling_interval;
 } jv_monitor_spec;
 

@@ -395,7 +395,7 @@ static DWORD run_state(jint state, int standing)
     return state & JVMTI_THREAD_STATE_IN_NATIVE ? JEVMON_THREAD_NATIVE : JEVMON_THREAD_RUNNING;
 }
 
-/* out: NULL, or where SampleThreadStack wants the stack (not for virtual threads: see the README). */
+/* out: NULL, or where SampleThreadStack wants the stack (not for virtual threads: see docs/virtual-threads.md). */
 static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULONGLONG *pip, ULONGLONG *psp,
                              stack_out *out)
 {
