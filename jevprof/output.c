@@ -213,7 +213,7 @@ static int fill_file(FILE *out, void *context)
 }
 
 /* Writes output which as name in dir (plat_write_file: a new file renamed over the name once
- * complete, so a file that is there is whole: tools/jevprof.sh waits for them); 0, or -1 after
+ * complete, so a file that is there is whole: bin/jevprof waits for them); 0, or -1 after
  * saying why on stderr. */
 static int write_to(const jp_report *r, written_files *w, size_t which, const char *dir, const char *name,
                     file_writer write, const shown_profile *profile)

@@ -15,7 +15,7 @@ mkdir -p "$out"
 echo "== running samples/java/Workload under jevmon with jevprof (sampling every 5 ms)"
 rc=0
 JEVPROF_OUTPUT_DIR=$out JEVPROF_MODE=${JEVPROF_MODE:-sample} JEVPROF_INTERVAL_MS=${JEVPROF_INTERVAL_MS:-5} \
-  "$root/tools/jevprof.sh" java -cp "$classes" Workload 2>"$out/agent.log" || rc=$?
+  "$root/bin/jevprof" java -cp "$classes" Workload 2>"$out/agent.log" || rc=$?
 if ((rc != 0)) || [[ ! -s $out/jevprof-report.txt ]]; then
   echo "demo: the profiled program failed (exit status $rc); its error output ($out/agent.log):" >&2
   sed 's/^/  | /' "$out/agent.log" >&2
@@ -35,4 +35,4 @@ done
 echo "  (open the flame graph in a browser; load the collapsed file into speedscope or FlameGraph,"
 echo "   the .pb.gz file into go tool pprof or a continuous-profiling service)"
 echo
-echo "== your own program: tools/jevprof.sh java -cp your.jar your.Main   (outputs in ./jevprof-out)"
+echo "== your own program: bin/jevprof java -cp your.jar your.Main   (outputs in ./jevprof-out)"

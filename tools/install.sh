@@ -3,7 +3,7 @@
 #
 #   install    the Linux SDK under $DESTDIR$PREFIX (PREFIX default /usr/local):
 #                lib/jevmon/libjevmon.so, lib/jevmon/libjevprof.so   the agent and jevprof
-#                bin/jevmon-regsvr, bin/jevprof                     regsvr32 for Linux; jevprof.sh
+#                bin/jevmon-regsvr, bin/jevprof                     regsvr32 for Linux; jevprof
 #                include/jevmon/*.h, include/jevmon/posix/*.h       the API header and its shims
 #                include/jevmon/jevmon.idl
 #                lib/libjevsdk.a, lib/libjevplat.a                  what a monitor links
@@ -33,7 +33,7 @@ put() {
     printf '%s\n' "$3" >>"$DEST/$MANIFEST_REL.new"
 }
 
-# jevprof's CLSID, which tools/jevprof.sh names in the agent's options, from jevprof's header.
+# jevprof's CLSID, which bin/jevprof names in the agent's options, from jevprof's header.
 jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/jevprof/jevprof.h"; }
 
 do_install() {
@@ -52,9 +52,9 @@ do_install() {
     for f in include/posix/*.h; do put "$f" 644 "include/jevmon/posix/$(basename "$f")"; done
     put idl/jevmon.idl 644 include/jevmon/jevmon.idl
     for f in registry/*.reg; do put "$f" 644 "share/jevmon/registry/$(basename "$f")"; done
-    put tools/jevprof.sh 755 share/jevmon/jevprof.sh
+    put bin/jevprof 755 share/jevmon/jevprof
 
-    # bin/jevprof: tools/jevprof.sh with the installed libraries (it finds the build tree's
+    # bin/jevprof: the tree's bin/jevprof with the installed libraries (it finds the build tree's
     # by default) and jevprof's CLSID; it registers nothing (the agent option server= names the
     # library). It finds the rest of the installation from where it is, so a tree staged under
     # DESTDIR runs too.
@@ -65,7 +65,7 @@ do_install() {
 # jevprof - profiles a running JVM, or runs a Java command, with jevprof (installed by jevmon's make install).
 prefix=\$(cd "\$(dirname "\$0")/.." && pwd)
 JEVPROF_LIBDIR="\$prefix/lib/jevmon" JEVPROF_CLSID='$(jevprof_clsid)' \\
-  exec "\$prefix/share/jevmon/jevprof.sh" "\$@"
+  exec "\$prefix/share/jevmon/jevprof" "\$@"
 EOF
     put "$tmp" 755 bin/jevprof
     rm -f "$tmp"

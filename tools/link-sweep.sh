@@ -35,7 +35,7 @@ sample_classes=(org.codehaus.groovy.control.customizers.ASTTransformationCustomi
 run() {
     local tag=$1 agent=$2 java=("$jdk/bin/java")
     shift 2
-    [[ $agent == yes ]] && java=("$root/tools/jevprof.sh" --mode calls --out "$dir/jevprof-$tag" "$jdk/bin/java")
+    [[ $agent == yes ]] && java=("$root/bin/jevprof" --mode calls --out "$dir/jevprof-$tag" "$jdk/bin/java")
     env -u JAVA_TOOL_OPTIONS "${java[@]}" -Xshare:off -XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal \
         --add-modules ALL-SYSTEM -Xlog:verification=info:file="$dir/$tag.log"::filecount=0 -cp "$root/build/linux/java" \
         LinkSweep "$@" >"$dir/$tag.out" 2>"$dir/$tag.err" || { echo "sweep: $tag exited $?: $(tail -3 "$dir/$tag.err")"; exit 1; }

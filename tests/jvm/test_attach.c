@@ -21,7 +21,7 @@
  *   - JEVPROF_LOOP=1: 60 periods of one second, each its own time-stamped files, the JVM's
  *     resident memory at the last within 10% of the tenth; in calls mode, every call in exactly
  *     one period.
- *   - tools/jevprof.sh --pid: start attaches the bridge with jevprof to a JVM that has neither,
+ *   - bin/jevprof --pid: start attaches the bridge with jevprof to a JVM that has neither,
  *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart.
  */
 #include <check.h>

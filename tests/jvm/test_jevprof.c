@@ -844,7 +844,7 @@ START_TEST(unloaded_classes_methods_keep_their_names)
 END_TEST
 
 /*
- * tools/jevprof.sh as a user runs it: --help; "--mode calls" with a space; an output directory
+ * bin/jevprof as a user runs it: --help; "--mode calls" with a space; an output directory
  * that does not exist, with %p in it, and a file prefix with %t, both expanded; javac, a JDK
  * launcher other than java (the agent as -J-agentpath); stderr names every file written.
  */
@@ -853,15 +853,15 @@ START_TEST(the_script_runs_any_launcher_into_a_new_directory)
     char dir[1200], command[4096], expected[1400];
     char *out, *err;
     prepare(dir, sizeof(dir));
-    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --help", jvmrun_source_dir());
+    snprintf(command, sizeof(command), "'%s/bin/jevprof' --help", jvmrun_source_dir());
     ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
-    expect(out, "usage: tools/jevprof.sh [options] PID");
-    expect(out, "tools/jevprof.sh [options] [--] COMMAND");
+    expect(out, "usage: bin/jevprof [options] PID");
+    expect(out, "bin/jevprof [options] [--] COMMAND");
     expect(out, "--mode LIST");
     free(out), free(err);
 
     snprintf(command, sizeof(command),
-             "'%s/tools/jevprof.sh' --mode calls --out '%s/new/pid-%%p' --prefix 'run-%%t' java -cp '%s' Workload 200",
+             "'%s/bin/jevprof' --mode calls --out '%s/new/pid-%%p' --prefix 'run-%%t' java -cp '%s' Workload 200",
              jvmrun_source_dir(), dir, jvmrun_build_path("java"));
     ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
     ck_assert_str_eq(out, "threads 8, rounds 200\nchecksum fb623432da6bd5f1\nexceptions caught 16\n");
@@ -888,7 +888,7 @@ START_TEST(the_script_runs_any_launcher_into_a_new_directory)
     }
     free(out), free(err);
 
-    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' --mode=sample --out javac-out javac -d classes '%s/samples/java/Workload.java'",
+    snprintf(command, sizeof(command), "'%s/bin/jevprof' --mode=sample --out javac-out javac -d classes '%s/samples/java/Workload.java'",
              jvmrun_source_dir(), jvmrun_source_dir());
     ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
     ck_assert_msg(!strstr(err, "invalid flag"), "%s", err);

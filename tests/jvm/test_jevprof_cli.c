@@ -1,5 +1,5 @@
 /*
- * test_jevprof_cli.c - the jevprof command (tools/jevprof.sh) as asprof's users run it, on every
+ * test_jevprof_cli.c - the jevprof command (bin/jevprof) as asprof's users run it, on every
  * JDK under /usr/lib/jvm, against BusyWorkload started with no agent and a registry in which
  * jevprof is not registered:
  *
@@ -78,7 +78,7 @@ static void assert_alive(jvmrun_process *p, const char *n)
     ck_assert_msg(jvmrun_wait_output(p, answer, 1, 30000), "the program does not answer after the profile");
 }
 
-/* tools/jevprof.sh with the arguments (printf-style); its exit status; the seconds it took in *took. */
+/* bin/jevprof with the arguments (printf-style); its exit status; the seconds it took in *took. */
 static int jevprof(double *took, const char *format, ...) __attribute__((format(printf, 2, 3)));
 static int jevprof(double *took, const char *format, ...)
 {
@@ -196,7 +196,7 @@ START_TEST(list_names_the_jvms_and_jevprof)
     start_busy(&p, jdks[_i], NULL);
     int before = 0, after = 0;
     char command[2048];
-    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' list", jvmrun_source_dir());
+    snprintf(command, sizeof(command), "'%s/bin/jevprof' list", jvmrun_source_dir());
     for (int round = 0; round < 2; round++) {
         if (round)
             ck_assert_int_eq(jevprof(NULL, "--out '%s' start %d", dir, p.pid), 0);
@@ -269,7 +269,7 @@ START_TEST(another_users_process_is_refused)
             usleep(50000);
     }
     ck_assert_int_gt(pid, 0);
-    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' -d 1 %d", jvmrun_source_dir(), pid);
+    snprintf(command, sizeof(command), "'%s/bin/jevprof' -d 1 %d", jvmrun_source_dir(), pid);
     char dir[1200];
     make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
     ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "%s || test $? -eq 1", command), 0);
@@ -290,7 +290,7 @@ START_TEST(another_user_runs_the_trees_jevprof)
     ck_assert_int_eq(chmod(dir, 0777), 0); /* the other user's files go there */
     ck_assert_int_eq(jvmrun_shell(dir, NULL, &err,
                                   "sleep 2 | setpriv --reuid=65534 --regid=65534 --clear-groups env HOME='%s' "
-                                  "'%s/tools/jevprof.sh' -f '%s/r.txt' '%s' -cp '%s' BusyWorkload 1",
+                                  "'%s/bin/jevprof' -f '%s/r.txt' '%s' -cp '%s' BusyWorkload 1",
                                   dir, jvmrun_source_dir(), dir, jdks[_i], jvmrun_build_path("java")),
                      0);
     char *report = read_file(dir, "r.txt");

@@ -1,6 +1,6 @@
 /*
  * test_profile_truth.c - jevprof's cpu and wall modes against a known truth, on every JDK under
- * /usr/lib/jvm, through tools/jevprof.sh: SamplingWorkload truth, whose main thread spends 60%,
+ * /usr/lib/jvm, through bin/jevprof: SamplingWorkload truth, whose main thread spends 60%,
  * 30% and 10% of its processor time in a, b and c while thread "acceptor" blocks in accept,
  * "waiter" in Object.wait and "sleeper" in Thread.sleep.
  *
@@ -28,7 +28,7 @@
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
 
-/* Runs SamplingWorkload truth under jevprof.sh (java: the JDK's launcher) in a new directory (dir); its
+/* Runs SamplingWorkload truth under bin/jevprof (java: the JDK's launcher) in a new directory (dir); its
  * collapsed file. */
 static char *run_truth(const char *java, const char *mode, const char *interval_ms, const char *cpu_seconds,
                        char *dir, size_t size)

@@ -90,7 +90,7 @@ START_TEST(malformed_descriptor_is_left_to_the_jvm)
                      0);
     ck_assert_msg(strstr(plain, "Bad java.lang.ClassFormatError: "), "%s", plain);
     ck_assert_int_eq(jvmrun_shell(dir, &out, &err,
-                                  "'%s/tools/jevprof.sh' --mode calls --out jevprof '%s/bin/java' -cp '%s' "
+                                  "'%s/bin/jevprof' --mode calls --out jevprof '%s/bin/java' -cp '%s' "
                                   "LinkSweep 0 bad.jar",
                                   jvmrun_source_dir(), jdk, jvmrun_build_path("java")),
                      0);

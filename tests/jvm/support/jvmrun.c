@@ -146,7 +146,7 @@ void jvmrun_remove_shell_dir(const char *dir, const char *contents)
 int jvmrun_jevprof_script(const char *arguments)
 {
     char command[2 * PATH_MAX + 2048];
-    snprintf(command, sizeof(command), "'%s/tools/jevprof.sh' %s >&2", jvmrun_source_dir(), arguments);
+    snprintf(command, sizeof(command), "'%s/bin/jevprof' %s >&2", jvmrun_source_dir(), arguments);
     int status = system(command);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

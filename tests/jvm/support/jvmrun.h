@@ -45,7 +45,7 @@ void jvmrun_remove_shell_dir(const char *dir, const char *contents);
  * creatable from <build>/libjevprof.so. */
 #define JVMRUN_JEVPROF_CLSID "{75CDC682-D602-4669-A56F-09797AC9C430}"
 void jvmrun_write_jevprof_registry(const char *path);
-/* Runs tools/jevprof.sh with arguments (a shell word list), its output on stderr; its exit status. */
+/* Runs bin/jevprof with arguments (a shell word list), its output on stderr; its exit status. */
 int jvmrun_jevprof_script(const char *arguments);
 /*
  * Runs `java [-agentpath:<agent>=<agent_options>] -cp <build>/java BridgeWorkload <args...>`
