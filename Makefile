@@ -10,7 +10,7 @@
 #
 # Sources are found by where they live, so adding a file needs no edit here:
 #   src/platform/posix*.c, src/platform/win32*.c   the platform layer of each system
-#   src/com/*.c                                    COM helpers for every system (GUIDs, .reg files)
+#   src/common/*.c                                 what every system shares (GUIDs, .reg files, the log)
 #   src/sdk/*.c                                    libjevsdk: what monitors link (every IID, self-registration)
 #   src/cmd/*.c                                    Linux commands, one program per file
 #   src/**/*.c (the rest)                          the JVMTI agent
@@ -48,10 +48,10 @@ ifneq ($(filter-out all check demo bench fuzz sweep install dist uninstall deps 
 
 JDK_INC := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v javac)))); echo $$d/include)
 SRC_ALL := $(shell find src -name '*.c' | sort)
-PLAT_COMMON := $(wildcard src/com/*.c)
+PLAT_COMMON := $(wildcard src/common/*.c)
 SDK_SRC := $(wildcard src/sdk/*.c)
 CMD_SRC := $(wildcard src/cmd/*.c)
-AGENT_SRC := $(filter-out src/platform/% src/com/% src/sdk/% src/cmd/%,$(SRC_ALL))
+AGENT_SRC := $(filter-out src/platform/% src/common/% src/sdk/% src/cmd/%,$(SRC_ALL))
 # jevprof's flame graph page is an HTML file of its own, made C data at build time (tools/embed.py).
 JEVPROF_GEN := $(BUILD)/gen/jevprof/flame_page.c
 JEVPROF_SRC := $(wildcard jevprof/*.c) $(JEVPROF_GEN)
@@ -306,8 +306,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DCOBJMACROS -D_GNU_SOURCE -Iinclude -Iinclude/posix -Isrc -Itests/posix/fuzz_oracles
 FUZZ_TARGETS := regfile classfile
-regfile_FUZZ_SRC := src/com/regfile.c src/com/guid.c src/com/log.c
-classfile_FUZZ_SRC := $(wildcard src/classfile/*.c) src/com/log.c
+regfile_FUZZ_SRC := src/common/regfile.c src/common/guid.c src/common/log.c
+classfile_FUZZ_SRC := $(wildcard src/classfile/*.c) src/common/log.c
 define fuzz_rule
 $(BUILD)/linux/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c tests/posix/fuzz_oracles/$(1).c $($(1)_FUZZ_SRC)
 	@mkdir -p $$(@D)

@@ -20,11 +20,11 @@ import re
 import sys
 from collections import defaultdict
 
-# Bottom first; folders on one line share a layer.  platform/ and com/ are one library
-# (libjevplat.a): com/ holds the parts every system shares (the registry file format, GUIDs,
+# Bottom first; folders on one line share a layer.  platform/ and common/ are one library
+# (libjevplat.a): common/ holds the parts every system shares (the registry file format, GUIDs,
 # the log), which the system-specific files use and which use platform.h's types.
 LAYERS = [
-    ("platform", "com"),  # the operating system, COM and the registry
+    ("platform", "common"),  # the operating system, COM and the registry
     ("sdk",),             # what monitors link: IIDs and self-registration
     ("classfile",),       # reading, rewriting and scanning class files; knows nothing of the JVM
     ("vm",),              # the JVM handle, the agent's options, once-initialization
@@ -33,12 +33,12 @@ LAYERS = [
     ("events", "heap", "sampling"),  # JVM events turned into monitor events
     ("instrument",),      # instrumented method calls, which end in the method-call events
     ("idinfo",),          # the IDInfo object, whose vtable reaches every concern
-    ("loader",),          # finding, creating, initializing and shutting down monitors
+    ("lifecycle",),          # finding, creating, initializing and shutting down monitors
     ("agent",),           # start-up, attach, commands and the JVMTI wiring
     ("cmd",),             # programs (jevmon-regsvr)
 ]
 RANK = {folder: rank for rank, folders in enumerate(LAYERS) for folder in folders}
-ONE_LIBRARY = {("platform", "com"), ("com", "platform")}
+ONE_LIBRARY = {("platform", "common"), ("common", "platform")}
 
 DEFINITION = re.compile(
     r"^(?!static\b|extern\b|typedef\b)[A-Za-z_][\w \t\*]*?[\s\*](\w+)\s*\([^;{]*?\)\s*\{", re.M)

@@ -5,7 +5,7 @@
 
 #include "agent/command.h"
 #include "dispatch/dispatch.h"
-#include "loader/monitors.h"
+#include "lifecycle/monitors.h"
 #include "platform/platform.h"
 #include "vm/options.h"
 

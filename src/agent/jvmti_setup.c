@@ -20,7 +20,7 @@
 #include "ids/thread.h"
 #include "instrument/instrument.h"
 #include "instrument/watch.h"
-#include "loader/monitors.h"
+#include "lifecycle/monitors.h"
 #include "platform/platform.h"
 #include "sampling/sample.h"
 
@@ -244,7 +244,7 @@ int jv_events_setup(void)
     cb.ThreadEnd = jv_on_thread_end;
     struct {
         jvmtiEventCallbacks table;
-        void *beyond_jdk17[2]; /* VirtualThreadStart/End: JDK 21's table is longer (event_vthread.c) */
+        void *beyond_jdk17[2]; /* VirtualThreadStart/End: JDK 21's table is longer (vthread.c) */
     } all;
     memset(&all, 0, sizeof(all));
     all.table = cb;

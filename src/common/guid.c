@@ -1,7 +1,7 @@
 /* guid.c - parsing and formatting braced GUID text (see guid.h). */
 #include <stdio.h>
 
-#include "com/guid.h"
+#include "common/guid.h"
 
 /* The one accepted shape; '#' stands for a hex digit, anything else for itself. */
 static const char guid_shape[] = "{########-####-####-####-############}";

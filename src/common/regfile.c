@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "com/guid.h"
-#include "com/regfile.h"
+#include "common/guid.h"
+#include "common/regfile.h"
 
 #define HEADER_V5 "Windows Registry Editor Version 5.00"
 #define HEADER_V4 "REGEDIT4"

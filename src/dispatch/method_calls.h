@@ -1,6 +1,6 @@
 /*
  * method_calls.h - handing one method entry or exit to the monitors that want it: the
- * step both mechanisms end in (event_method.c for JVMTI events and the general case,
+ * step both mechanisms end in (method_call.c for JVMTI events and the general case,
  * instrument.c's fast path for the bridge's common case).  Inline, over the monitor
  * table's flat receivers, because the instrumented path runs it twice per Java call.
  */

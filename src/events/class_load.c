@@ -1,5 +1,5 @@
 /*
- * event_class.c - class loads: CLASS_LOAD_STARTED from ClassFileLoadHook (whose class file the
+ * class_load.c - class loads: CLASS_LOAD_STARTED from ClassFileLoadHook (whose class file the
  * instrumentation then rewrites: jvmti_setup.c), CLASS_LOAD_FINISHED from ClassPrepare, when the
  * class's methods exist.  CLASS_UNLOAD is unload.c's, CLASS_LOAD_FAILED exception.c's.
  */

@@ -8,24 +8,24 @@
 #include "jevmon.h"
 #include "vm/vm.h"
 
-/* Virtual threads (event_vthread.c): can_support_virtual_threads when the JVM offers it; the
+/* Virtual threads (vthread.c): can_support_virtual_threads when the JVM offers it; the
  * VirtualThreadStart/End callbacks put in the table, *size set to the table's size with them;
  * at VMInit, their events and the mount/unmount extension events on (when the capability was granted). */
 void jv_vthread_capabilities(jvmtiCapabilities *caps);
 void jv_vthread_callbacks(jvmtiEventCallbacks *callbacks, jint *size);
 void jv_vthread_events_start(jvmtiEnv *jvmti, JNIEnv *env);
-/* THREAD_CREATE / THREAD_DESTROY for a thread starting or ending on the calling thread (event_thread.c);
+/* THREAD_CREATE / THREAD_DESTROY for a thread starting or ending on the calling thread (thread.c);
  * a virtual thread is mounted at its start, and its entry released at its end. */
 void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual);
 void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual);
 
-/* Class loads (event_class.c). */
+/* Class loads (class_load.c). */
 /* CLASS_LOAD_STARTED for a class about to be defined (ClassFileLoadHook, not for a redefinition). */
 void jv_class_load_started(JNIEnv *env, const char *name);
 void JNICALL jv_on_class_load(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 void JNICALL jv_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 
-/* Compiled code and the code map (event_jit.c); jv_jit_events_start at VMInit, after INITIALIZED:
+/* Compiled code and the code map (jit.c); jv_jit_events_start at VMInit, after INITIALIZED:
  * its replay may notify JIT_COMPILATION monitors. */
 void JNICALL jv_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                         jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
@@ -33,20 +33,20 @@ void JNICALL jv_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, con
 void JNICALL jv_on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, const void *address, jint length);
 void jv_jit_events_start(jvmtiEnv *jvmti);
 
-/* Garbage collections (event_gc.c). */
+/* Garbage collections (gc.c). */
 void JNICALL jv_on_gc_start(jvmtiEnv *jvmti);
 void JNICALL jv_on_gc_finish(jvmtiEnv *jvmti);
 
-/* Platform threads (event_thread.c); jv_threads_announce_live: THREAD_CREATE for the threads that
+/* Platform threads (thread.c); jv_threads_announce_live: THREAD_CREATE for the threads that
  * run when the agent is loaded into a running JVM. */
 void JNICALL jv_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
 void JNICALL jv_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
 void jv_threads_announce_live(JNIEnv *env);
 
-/* Bytecode and source-line events (event_step.c). */
+/* Bytecode and source-line events (step.c). */
 void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location);
 
-/* Method-call events, from JVMTI (event_method.c). */
+/* Method-call events, from JVMTI (method_call.c). */
 void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method);
 void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
                                jboolean was_popped_by_exception, jvalue return_value);

@@ -1,5 +1,5 @@
 /*
- * event_gc.c - GC_STARTED and GC_FINISHED.  The sampler learns the collection's window (a
+ * gc.c - GC_STARTED and GC_FINISHED.  The sampler learns the collection's window (a
  * thread sampled inside it is in the collector) and the heap monitor its end (dumps, ages).
  */
 #include "dispatch/dispatch.h"

@@ -1,5 +1,5 @@
 /*
- * event_jit.c - compiled code: JIT_COMPILE_STARTED/FINISHED from CompiledMethodLoad, and the
+ * jit.c - compiled code: JIT_COMPILE_STARTED/FINISHED from CompiledMethodLoad, and the
  * code map (codemap.c) fed by CompiledMethodLoad/Unload and DynamicCodeGenerated from VMInit
  * on, whatever the masks, with a replay of what was generated before.
  */

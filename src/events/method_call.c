@@ -1,5 +1,5 @@
 /*
- * event_method.c - the method-call path: MethodEntry, MethodExit and MethodExit2, plus
+ * method_call.c - the method-call path: MethodEntry, MethodExit and MethodExit2, plus
  * EXCEPTION_UNWIND for frames an exception pops.  Calls come from JVMTI MethodEntry/
  * MethodExit or from the instrumented bridge (instrument.c); both go through
  * jv_method_calls_enter / jv_method_calls_exit.

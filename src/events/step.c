@@ -1,5 +1,5 @@
 /*
- * event_step.c - BYTE_CODE_EXECUTION and SOURCE_LINE_EXECUTION from JVMTI SingleStep.
+ * step.c - BYTE_CODE_EXECUTION and SOURCE_LINE_EXECUTION from JVMTI SingleStep.
  *
  * ExecuteSourceLine(MethodID, line) when a thread reaches a new line, then
  * ExecuteByteCode(MethodID, the method's bytecodes, offset) before each bytecode.  The bytecodes and

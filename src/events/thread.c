@@ -1,6 +1,6 @@
 /*
- * event_thread.c - THREAD_CREATE and THREAD_DESTROY for platform threads (ThreadStart,
- * ThreadEnd) and, through event_vthread.c, virtual ones; and THREAD_CREATE for the threads
+ * thread.c - THREAD_CREATE and THREAD_DESTROY for platform threads (ThreadStart,
+ * ThreadEnd) and, through vthread.c, virtual ones; and THREAD_CREATE for the threads
  * already running when the agent is loaded into a live JVM.
  */
 #include "dispatch/dispatch.h"

@@ -1,5 +1,5 @@
 /*
- * event_vthread.c - virtual threads (JDK 21+): JVMTI VirtualThreadStart / VirtualThreadEnd
+ * vthread.c - virtual threads (JDK 21+): JVMTI VirtualThreadStart / VirtualThreadEnd
  * give THREAD_CREATE / THREAD_DESTROY, and HotSpot's extension events VirtualThreadMount /
  * VirtualThreadUnmount switch the carrier's current Java thread (thread.h), which is all the
  * method-call paths need: they run as before, on the mounted thread's entry and shadow stack.

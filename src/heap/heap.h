@@ -2,7 +2,7 @@
  * heap.h - the heap monitor (IJavaHeapMonitor and IJavaHeapMonitor2).
  *
  * heap_monitor.c is the COM object a monitor gets by QueryInterface on its IDInfo; it
- * keeps each monitor's registrations here (heap.c).  heap_alloc.c turns JVMTI
+ * keeps each monitor's registrations here (registrations.c).  heap_alloc.c turns JVMTI
  * SampledObjectAlloc into OnObjectAllocated and weighs each one; heap_dump.c walks the heap
  * after garbage collections (on its own thread, never inside the GC callback) and reports
  * it as containers to IHeapInfoCallback.  Dumps and object ages use the tags of JVMTI

@@ -1,7 +1,7 @@
 /*
  * heap_monitor.c - the IJavaHeapMonitor2 COM object a monitor gets by QueryInterface on its
  * IDInfo (IID_IJavaHeapMonitor or IID_IJavaHeapMonitor2).  It holds a reference to that
- * IDInfo, through which it knows its monitor; the registrations live in heap.c.  The same
+ * IDInfo, through which it knows its monitor; the registrations live in registrations.c.  The same
  * object answers jevmon's IJevmonAllocationSampling (heap_alloc.c weighs the allocations).
  */
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /*
- * heap.c - the heap monitor's registrations (see heap.h): each monitor's allocation and
+ * registrations.c - the heap monitor's registrations (see heap.h): each monitor's allocation and
  * heap-dump callbacks, the object-age capability, and the JVMTI capabilities and
  * environment allocation tracking and dumps need.
  *

@@ -1,7 +1,7 @@
 /*
  * idinfo_methods.h - the IDInfo methods that query the VM, each implemented in the file of its
  * concern: in ids/ class.c, method.c, field.c, object.c, object_state.c, describe.c, thread.c,
- * handles.c; in sampling/ sample.c and cpu_sample.c; in events/ event_method.c (the method-call
+ * handles.c; in sampling/ sample.c and cpu_sample.c; in events/ method_call.c (the method-call
  * values); in idinfo/ stack.c, specific_calls.c and classpath.c (the methods that act through the
  * calling monitor).
  */

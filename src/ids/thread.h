@@ -10,7 +10,7 @@
  * Virtual threads (JDK 21+) are Java threads with entries of their own.  The thread-local
  * pointer names the Java thread mounted on the OS thread: the virtual thread while one is
  * mounted, the OS thread's own (platform) entry otherwise; jv_thread_mount/unmount switch
- * it when the JVM mounts and unmounts one (event_vthread.c), so the method-call path stays
+ * it when the JVM mounts and unmounts one (vthread.c), so the method-call path stays
  * as it was and a virtual thread's shadow stack moves with it from carrier to carrier.
  * An ended thread's entry, virtual or platform, is released (its frames, name and reference
  * freed) and its index reused, oldest first, by a later thread: the table holds at most the

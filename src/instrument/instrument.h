@@ -5,7 +5,7 @@
  * rewritten by the class-file instrumenter (classfile/classfile.h) to call the bridge
  * class jevmon/Bridge: static native enter(int) on entry and exit(int) on every exit,
  * the int naming the method.  The natives feed the same shadow-stack and dispatch code
- * as the JVMTI MethodEntry/MethodExit callbacks (event_method.c), so monitors see the
+ * as the JVMTI MethodEntry/MethodExit callbacks (method_call.c), so monitors see the
  * same MethodIDs, StackIDs and pairing without HotSpot leaving compiled code.
  */
 #ifndef JEVMON_INSTRUMENT_H

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "com/guid.h"
-#include "loader/discovery.h"
+#include "common/guid.h"
+#include "lifecycle/discovery.h"
 #include "platform/platform.h"
 
 /* Adds a monitor; registered, when not NULL, holds what its registry key says besides the CLSID. */

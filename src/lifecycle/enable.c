@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "jevmon.h"
-#include "loader/enable.h"
+#include "lifecycle/enable.h"
 #include "platform/platform.h"
 
 typedef enum setting_state { SETTING_ABSENT, SETTING_OFF, SETTING_ON } setting_state;

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "com/guid.h"
+#include "common/guid.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/event_switch.h"
 #include "idinfo/idinfo.h"
-#include "loader/monitors.h"
+#include "lifecycle/monitors.h"
 #include "platform/platform.h"
 
 static void monitor_free(jv_monitor *m)

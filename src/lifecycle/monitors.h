@@ -9,7 +9,7 @@
 
 #include "dispatch/monitor_table.h"
 #include "jevmon.h"
-#include "loader/discovery.h"
+#include "lifecycle/discovery.h"
 
 /* Creates every listed monitor through COM; failures are logged and left out. */
 void jv_monitors_create(const jv_monitor_specs *specs, DWORD deliverable, DWORD state_flags);

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "com/guid.h"
+#include "common/guid.h"
 #include "platform/platform.h"
 #include "platform/posix_trust.h"
 

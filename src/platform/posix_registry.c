@@ -1,6 +1,6 @@
 /*
  * posix_registry.c - the registry of platform.h on POSIX: regedit-format files
- * (com/regfile.h does the format; this file finds, trusts, caches and rewrites them).
+ * (common/regfile.h does the format; this file finds, trusts, caches and rewrites them).
  *
  *   HKLM, and the classes HKCR shows and writes:  $JEVMON_REGISTRY_SYSTEM,
  *                                                 else /etc/jevmon/system.reg
@@ -35,7 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "com/regfile.h"
+#include "common/regfile.h"
 #include "platform/platform.h"
 #include "platform/posix_once.h"
 #include "platform/posix_trust.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "com/guid.h"
+#include "common/guid.h"
 #include "platform/platform.h"
 #include "platform/win32_internal.h"
 

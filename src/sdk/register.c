@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "com/guid.h"
+#include "common/guid.h"
 #include "jevmon_register.h"
 #include "platform/platform.h"
 

@@ -20,7 +20,7 @@
 #include <initguid.h>
 
 #include "../fixtures/fx_server.h"
-#include "com/guid.h"
+#include "common/guid.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"
 #include "support/as_nobody.h"

@@ -101,12 +101,12 @@ END_TEST
 START_TEST(a_header_from_a_layer_above_fails)
 {
     make_tree();
-    put("loader/monitors.h", "struct jv_monitor;\n");
-    put("heap/heap.h", "#include \"loader/monitors.h\"\n");
+    put("lifecycle/monitors.h", "struct jv_monitor;\n");
+    put("heap/heap.h", "#include \"lifecycle/monitors.h\"\n");
     check_run r = check_tree();
     remove_tree();
     ck_assert_int_eq(r.status, 1);
-    ck_assert_msg(strstr(r.output, "src/heap/heap.h uses src/loader/monitors.h (#include \"loader/monitors.h\")"), "%s",
+    ck_assert_msg(strstr(r.output, "src/heap/heap.h uses src/lifecycle/monitors.h (#include \"lifecycle/monitors.h\")"), "%s",
                   r.output);
 }
 END_TEST
@@ -114,9 +114,9 @@ END_TEST
 START_TEST(a_loop_between_folders_of_one_layer_fails)
 {
     make_tree();
-    put("events/event_gc.c", "int jv_heap_dumps_wanted(void);\n"
+    put("events/gc.c", "int jv_heap_dumps_wanted(void);\n"
                              "int jv_gc_seen(void)\n{\n    return jv_heap_dumps_wanted();\n}\n");
-    put("heap/heap.c", "int jv_gc_seen(void);\n"
+    put("heap/registrations.c", "int jv_gc_seen(void);\n"
                        "int jv_heap_dumps_wanted(void)\n{\n    return jv_gc_seen();\n}\n");
     check_run r = check_tree();
     remove_tree();
@@ -129,9 +129,9 @@ START_TEST(calls_downward_and_sideways_pass)
 {
     make_tree();
     put("ids/class.c", "int jv_class_count(void)\n{\n    return 1;\n}\n");
-    put("events/event_gc.c", "int jv_class_count(void);\nint jv_heap_dumps_wanted(void);\n"
+    put("events/gc.c", "int jv_class_count(void);\nint jv_heap_dumps_wanted(void);\n"
                              "int jv_gc_seen(void)\n{\n    return jv_class_count() + jv_heap_dumps_wanted();\n}\n");
-    put("heap/heap.c", "int jv_heap_dumps_wanted(void)\n{\n    return 0; /* jv_gc_seen() */\n}\n");
+    put("heap/registrations.c", "int jv_heap_dumps_wanted(void)\n{\n    return 0; /* jv_gc_seen() */\n}\n");
     check_run r = check_tree();
     remove_tree();
     ck_assert_msg(r.status == 0, "%s", r.output);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "com/guid.h"
+#include "common/guid.h"
 #include "../support/testkit.h"
 
 static const GUID sample = {0x63DAD816, 0x1308, 0x449B, {0xAC, 0x11, 0x1E, 0x70, 0x2E, 0xB2, 0xD1, 0x5F}};

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/discovery.h"
-#include "loader/enable.h"
-#include "loader/monitors.h"
+#include "lifecycle/discovery.h"
+#include "lifecycle/enable.h"
+#include "lifecycle/monitors.h"
 #include "platform/platform.h"
 #include "vm/options.h"
 #include "../support/testkit.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "com/regfile.h"
+#include "common/regfile.h"
 #include "../support/testkit.h"
 
 #define V5 "Windows Registry Editor Version 5.00\n\n"

@@ -12,7 +12,7 @@
 #include <initguid.h>
 
 #include "../check_com.h"
-#include "com/guid.h"
+#include "common/guid.h"
 #include "jevmon_register.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"

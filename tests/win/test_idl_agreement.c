@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "com/guid.h"
+#include "common/guid.h"
 #include "idl_agreement/api_list.h"
 #include "../support/testkit.h"
 

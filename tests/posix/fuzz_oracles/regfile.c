@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "com/regfile.h"
+#include "common/regfile.h"
 #include "oracles.h"
 
 static void discard(const char *line, void *context)
