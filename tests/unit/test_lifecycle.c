@@ -1,5 +1,5 @@
 /*
- * test_loader.c - finding, creating and initializing monitors as the Microsoft VM did,
+ * test_lifecycle.c - finding, creating and initializing monitors as the Microsoft VM did,
  * driven the way Agent_OnLoad drives it, without a JVM.  Runs natively against the
  * registry files and under Wine against the real registry and CoCreateInstance.
  *
@@ -37,7 +37,7 @@ static void find_build_dir(void)
         snprintf(build_dir, sizeof(build_dir), "%s", env);
         free(env);
     } else {
-        /* <build>/tests/test_loader or <build>/asan/tests/test_loader */
+        /* <build>/tests/test_lifecycle or <build>/asan/tests/test_lifecycle */
         char *self = plat_module_path((const void *)find_build_dir);
         ck_assert_ptr_nonnull(self);
         snprintf(build_dir, sizeof(build_dir), "%s", self);
@@ -79,14 +79,14 @@ static void setup(void)
     static const char *const fixture_clsids[] = {FX, FX_V1, FX_FAIL_INIT, FX_NO_INTERFACE, FX_NO_FACTORY,
                                                  FX_CREATE_FAILS};
     find_build_dir();
-    path_in_build(path, sizeof(path), "test_loader.system.reg");
+    path_in_build(path, sizeof(path), "test_lifecycle.system.reg");
     remove(path);
     plat_setenv("JEVMON_REGISTRY_SYSTEM", path);
-    path_in_build(path, sizeof(path), "test_loader.user.reg");
+    path_in_build(path, sizeof(path), "test_lifecycle.user.reg");
     remove(path);
     plat_setenv("JEVMON_REGISTRY_USER", path);
     plat_setenv("JEVMON_REGISTRY_FILES", NULL);
-    path_in_build(log_path, sizeof(log_path), "test_loader.fxmon.log");
+    path_in_build(log_path, sizeof(log_path), "test_lifecycle.fxmon.log");
     remove(log_path);
     plat_setenv("FXMON_LOG", log_path);
     static const char *const cleared[] = {"MSJAVA_EVENT_MONITORS", "MSJAVA_ENABLE_MONITORS", "MSJAVA_DEBUGGING_FLAGS",
@@ -307,7 +307,7 @@ static const bad_input bad_inputs[] = {
     {"InprocServer32 missing", UNREGISTERED, NULL, NULL, "could not be created", 1},
     {"InprocServer32 relative", UNREGISTERED, NULL, "no_such_monitor_dll.so", "could not be created", 1},
     {"InprocServer32 not found", UNREGISTERED, NULL, "@build/no_such_monitor.so", "could not be created", 1},
-    {"InprocServer32 not loadable", UNREGISTERED, NULL, "@build/test_loader.system.reg", "could not be created", 1},
+    {"InprocServer32 not loadable", UNREGISTERED, NULL, "@build/test_lifecycle.system.reg", "could not be created", 1},
     {"no DllGetClassObject", UNREGISTERED, NULL, "@agent", "could not be created", 1},
     {"class factory failing", FX_NO_FACTORY, NULL, NULL, "could not be created", 1},
     {"CreateInstance failing", FX_CREATE_FAILS, NULL, NULL, "could not be created", 1},
@@ -469,8 +469,8 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("loader");
-    TCase *tc = tcase_create("loader");
+    Suite *s = suite_create("lifecycle");
+    TCase *tc = tcase_create("lifecycle");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, registry_monitor_full_life_cycle);
