@@ -855,8 +855,8 @@ START_TEST(the_script_runs_any_launcher_into_a_new_directory)
     prepare(dir, sizeof(dir));
     snprintf(command, sizeof(command), "'%s/bin/jevprof' --help", jvmrun_source_dir());
     ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 0);
-    expect(out, "usage: bin/jevprof [options] PID");
-    expect(out, "bin/jevprof [options] [--] COMMAND");
+    expect(out, "usage: jevprof [options] PID");
+    expect(out, "jevprof [options] [--] COMMAND");
     expect(out, "--mode LIST");
     free(out), free(err);
 
