@@ -342,10 +342,13 @@ measured() {
         environment=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$registry.reg"
                      "JEVMON_REGISTRY_USER=$work/user.reg" $extra)
       fi
+      local started ended # wall time to the millisecond (time's %e has ten), processor time and RSS from time
+      started=$(date +%s%N)
       /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" env "${environment[@]}" "${program[0]}" "${agent[@]}" \
         "${program[@]:1}" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+      ended=$(date +%s%N)
       read -r e u s m <"$work/time.txt"
-      wall[$label]+="$(awk -v e="$e" 'BEGIN {printf "%d", e * 1000}') "
+      wall[$label]+="$(((ended - started) / 1000000)) "
       cpu[$label]+="$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%d", (u + s) * 1000}') "
       rss[$label]+="$((m / 1024)) "
     done
