@@ -17,8 +17,8 @@
 #   jevprof/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
 #   tests/unit/test_*.c                            Check suites for every target; tests/D/test_X.c
-#                                                  also links tests/D/X/*.c, tests/D/support/*.c
-#                                                  and tests/support/*.c
+#                                                  also links tests/D/support/*.c, tests/support/*.c
+#                                                  and what mk/tests.mk lists for it
 #   tests/posix/test_*.c, tests/win/test_*.c       Check suites for Linux only, for Windows only
 #   tests/jvm/test_*.c, tests/jvm/*.java           end-to-end suites on real JVMs (Linux)
 #   tests/fixtures/<name>.c                        in-process COM servers the tests load

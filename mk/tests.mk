@@ -1,12 +1,21 @@
 # mk/tests.mk - the Check suites of each target (and sanitized, and with x87 math), the sanitized agent for the JVM suites, and the Java workloads.
 # (included by the Makefile's sub-make, in the order it lists)
 
-# $(call jevprof_lib,test source,output dir): jevprof's objects, for its own suites (test_jevprof_*).
-jevprof_lib = $(if $(filter test_jevprof_%,$(basename $(notdir $(1)))),$(2)/libjevprof.a)
+# What a suite links besides its own file, tests/support/*.c, its folder's support/*.c and the
+# agent's libraries, named here suite by suite: <suite>_SOURCES, its companion sources; and
+# jevprof's library for the suites in JEVPROF_SUITES.
+test_classfile_SOURCES := $(wildcard tests/unit/classfile/*.c)
+test_samples_SOURCES := $(wildcard tests/jvm/samples/*.c)
+test_fuzz_oracles_SOURCES := $(wildcard tests/fuzz/oracles/*.c)
+test_idl_agreement_SOURCES := $(IDL_COMPANIONS)
+JEVPROF_SUITES := test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree \
+  test_jevprof_writers test_jevprof_cli test_jevprof_files
+# $(call jevprof_lib,test source,output dir): jevprof's library, for the suites that link it.
+jevprof_lib = $(if $(filter $(JEVPROF_SUITES),$(basename $(notdir $(1)))),$(2)/libjevprof.a)
 # Test suites: $(1) target, $(2) output dir of that build, $(3) extra flags; one program per file
 define test_rule
 $(2)/tests/$(basename $(notdir $(4)))$($(1)_EXE): $(2)/obj/$(basename $(4)).o \
-    $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))$(patsubst test_%,%,$(basename $(notdir $(4))))/*.c)) \
+    $(patsubst %.c,$(2)/obj/%.o,$($(basename $(notdir $(4)))_SOURCES)) \
     $(patsubst %.c,$(2)/obj/%.o,$(wildcard $(dir $(4))support/*.c tests/support/*.c)) \
     $(call jevprof_lib,$(4),$(2)) $(2)/libjevagent.a $(2)/libjevsdk.a $(2)/libjevplat.a
 	@mkdir -p $$(@D)

@@ -1,8 +1,8 @@
-/* fuzz_classfile.c - libFuzzer target over the class-file reader and rewriter (`make fuzz`; oracle in tests/posix/fuzz_oracles). */
+/* fuzz_classfile.c - libFuzzer target over the class-file reader and rewriter (`make fuzz`; oracle in tests/fuzz/oracles). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../posix/fuzz_oracles/oracles.h"
+#include "oracles/oracles.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

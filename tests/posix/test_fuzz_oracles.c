@@ -1,6 +1,6 @@
 /*
  * test_fuzz_oracles.c - the fuzz targets' corpus and every input that once failed, replayed
- * through their oracles (fuzz_oracles/oracles.h) under ASan and UBSan: tests/fuzz/corpus/<target>/
+ * through their oracles (tests/fuzz/oracles/oracles.h) under ASan and UBSan: tests/fuzz/corpus/<target>/
  * and tests/fuzz/crashes/<target>/, found through JEVMON_SRC or from this program's place
  * (<src>/build/linux/asan/tests/).  `make fuzz` grows the corpus; a new finding goes into
  * crashes/ with its fix.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fuzz_oracles/oracles.h"
+#include "../fuzz/oracles/oracles.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"
 
