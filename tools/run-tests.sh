@@ -31,6 +31,8 @@ SUMMARY_RE='^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+)'
 
 # chosen_suite TARGET PROGRAM: whether JEVMON_TESTS leaves the suite in.
 chosen_suite() {
+    # a program whose source is gone (a suite renamed or removed since it was built) is not a suite
+    compgen -G "$ROOT/tests/*/$(basename "$2" .exe).c" >/dev/null || return 1
     [[ -z $FILTER ]] || grep -qE "$FILTER" <<<"$1/$(basename "$2" .exe)"
 }
 
