@@ -640,7 +640,7 @@ static unsigned long long report_number(const char *report, const char *label)
 #define ESTIMATED_BYTES_BY_CLASS "Top 1000 estimated allocated bytes by allocated class\n"
 
 /*
- * At 512 KiB, the three AllocWorkload programs (each class's truth printed by the program):
+ * At 512 KiB, the three AllocWorkload programs (2 GiB each) (each class's truth printed by the program):
  * shares by class, of allocations and of bytes, within 5 points of the truth, and the total
  * bytes within 25%.  Each class has one size, so its bytes are its count times that size, which
  * the report gives too (estimated bytes over estimated count).  Unweighted, mostly-Box shows
@@ -662,7 +662,8 @@ START_TEST(allocation_estimates_match_the_truth)
         snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", dir);
         const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", files_env, dir_env, "JEVPROF_MODE=alloc", "JEVPROF_TOP=1000",
                              ATTACHED, "JEVMON_ALLOCATION_SAMPLING_INTERVAL=524288", NULL};
-        const char *args[] = {programs[p].program, "512", NULL};
+        /* 2 GiB: about 4000 samples, so that 5 points is over four standard errors of a share */
+        const char *args[] = {programs[p].program, "2048", NULL};
         jvmrun_main(jdks[_i], "AllocWorkload", "", env, args, &r);
         ck_assert_int_eq(r.exit_code, 0);
         char *report = read_text(dir, "jevprof-report.txt"), *flame = read_text(dir, "jevprof-alloc-bytes-flame.html");
