@@ -68,6 +68,13 @@ register_with_options callcount-instrumented "$build/samples/callcount.so" 0x3a
 # the same promises, it shows what the bridge costs before any monitor does anything.
 register_with_options silent-instrumented "$build/fixtures/fx_silent.so" 0x3a
 register jevprof "$build/libjevprof.so"
+# registry_env ARRAY NAME: ARRAY gets the environment that enables monitors and has the agent read
+# NAME's private registry (register's); jevprof_env is jevprof's.
+registry_env() {
+  local -n into=$1
+  into=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$2.reg" "JEVMON_REGISTRY_USER=$work/user.reg")
+}
+registry_env jevprof_env jevprof
 register heapmon "$build/fixtures/fx_heapmon.so"
 
 # SPECIFIC_METHOD_CALLS with one class enabled: every other method stops at its flag.
@@ -95,8 +102,8 @@ table() {
       if [[ $registry != - ]]; then
         agent=("-agentpath:$build/libjevmon.so")
         [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
-        environment=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$registry.reg"
-                     "JEVMON_REGISTRY_USER=$work/user.reg" $extra)
+        registry_env environment "$registry"
+        environment+=($extra)
       fi
       start=$(date +%s%N)
       env "${environment[@]}" "${program[0]}" "${agent[@]}" "${program[@]:1}" >/dev/null 2>"$work/stderr" ||
@@ -274,14 +281,13 @@ tomcat_table() { # tomcat_table JAVA
   local java_bin=$1 base row rps
   echo "Tomcat 10, one servlet, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after a ${BENCH_TOMCAT_WARMUP:-10} s warm-up, $("$java_bin" -version 2>&1 | head -n 1)"
   printf '  %-44s %12s %8s\n' "" "requests/s" "ratio"
-  local registry=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg")
   for row in "no agent|" "jevprof, cpu mode (10 ms)|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10" "jevprof, calls mode|JEVPROF_MODE=calls"; do
     local settings=(${row#*|})
     if [[ -z ${row#*|} ]]; then
       rps=$(tomcat_rps "$java_bin")
       base=$rps
     else
-      rps=$(tomcat_rps "$java_bin" "${registry[@]}" "${settings[@]}" "JEVPROF_OUTPUT_DIR=$work/jp-tomcat")
+      rps=$(tomcat_rps "$java_bin" "${jevprof_env[@]}" "${settings[@]}" "JEVPROF_OUTPUT_DIR=$work/jp-tomcat")
     fi
     awk -v l="${row%%|*}" -v r="$rps" -v b="$base" 'BEGIN {printf "  %-44s %12.0f %7.3fx\n", l, r, (b > 0 ? r / b : 0)}'
   done
@@ -339,8 +345,8 @@ measured() {
       if [[ $registry != - ]]; then
         agent=("-agentpath:$build/libjevmon.so")
         [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
-        environment=(MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/$registry.reg"
-                     "JEVMON_REGISTRY_USER=$work/user.reg" $extra)
+        registry_env environment "$registry"
+        environment+=($extra)
       fi
       local started ended # wall time to the millisecond (time's %e has ten), processor time and RSS from time
       started=$(date +%s%N)
@@ -413,7 +419,7 @@ profiler_tables() {
     # Agreement: the same javac, BENCH_AGREE_RUNS times (default 6, about 30 s of it) under each at 1 ms.
     local i jp_files=() ap_files=()
     for ((i = 1; i <= ${BENCH_AGREE_RUNS:-6}; i++)); do
-      env MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg" \
+      env "${jevprof_env[@]}" \
         JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 JEVPROF_MIN_SHARE=0 "JEVPROF_OUTPUT_DIR=$work/agree-jp-$i" \
         "$javac" "-J-agentpath:$build/libjevmon.so" "${compile[@]:1}" >/dev/null 2>&1
       jp_files+=("$work/agree-jp-$i/jevprof.collapsed")
@@ -443,7 +449,7 @@ profiler_tables() {
     -- "$java" -cp "$build/java" CostWorkload hello
   # The rate held: 8 busy threads at 1 ms on this machine's processors; the report says how many
   # samples their processor time asked for and how many were taken.
-  env MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg" \
+  env "${jevprof_env[@]}" \
     JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 "JEVPROF_OUTPUT_DIR=$work/jp-rate" \
     "$java" "-agentpath:$build/libjevmon.so" -cp "$build/java" SamplingWorkload threads 8 "${BENCH_RATE_SECONDS:-10}" \
     >/dev/null 2>&1
@@ -502,7 +508,7 @@ printf '<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0">\n<
 alloc_table() { # alloc_table PROGRAM CLASS...
   local program=$1
   shift
-  env MSJAVA_ENABLE_MONITORS=1 "JEVMON_REGISTRY_SYSTEM=$work/jevprof.reg" "JEVMON_REGISTRY_USER=$work/user.reg" \
+  env "${jevprof_env[@]}" \
     JEVPROF_MODE=alloc JEVPROF_TOP=1000 JEVPROF_OUTPUT_DIR="$work/alloc-$program" JEVMON_ALLOCATION_SAMPLING_INTERVAL=524288 \
     "$java" "-agentpath:$build/libjevmon.so" -cp "$build/java" AllocWorkload "$program" "$alloc_mib" \
     >"$work/alloc-$program.out" 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
