@@ -25,6 +25,9 @@ TIMEOUT=${JEVMON_TEST_TIMEOUT:-900}
 FILTER=${JEVMON_TESTS:-}
 TOTAL_PASSED=0
 TOTAL_FAILED=0
+# One line per failed suite, repeated just above TOTAL: CI shows only the end of what a run
+# printed, and a failure 80 lines up was out of its sight (a stop's CI said "1 failed" and no more).
+FAILED_LINES=()
 
 # Check prints e.g. "100%: Checks: 3, Failures: 0, Errors: 0" once per SRunner.
 SUMMARY_RE='^[0-9]+%: Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+)'
@@ -87,6 +90,10 @@ run_suite() {
         echo "---- output of $target/$name (last 80 lines of ${log#"$ROOT"/}) ----"
         tail -n 80 "$log"
         echo "---- end of $target/$name ----"
+        # Check's failure lines read "file.c:LINE:F:case:test:N: message"; the first two, or the reason
+        local first
+        first=$(grep -E '^[^ :]+:[0-9]+:[FE]:' "$log" | head -n 2 | tr '\n' ' ' || true)
+        FAILED_LINES+=("$target/$name: ${first:-${why:-see its output above}}")
     fi
 }
 
@@ -141,6 +148,7 @@ run_sanitized_jvms() {
             echo "sanitized $t: sanitizer reports (${reports#"$ROOT"/}):"
             head -n 40 "$reports"/*san.*
             if ((TOTAL_FAILED == before)); then TOTAL_FAILED=$((TOTAL_FAILED + 1)); fi
+            FAILED_LINES+=("sanitized/$t: sanitizer reports in ${reports#"$ROOT"/}")
         fi
     done
 }
@@ -222,6 +230,8 @@ main() {
     else
         echo "skipped: no 32-bit wine: $(cat "$BUILD/deps/wine32.status" 2>/dev/null || echo "no build/deps/wine32.status")"
     fi
+    local failed_line
+    for failed_line in "${FAILED_LINES[@]}"; do echo "FAILED ${failed_line:0:400}"; done
     echo "TOTAL: $TOTAL_PASSED passed, $TOTAL_FAILED failed"
     ((TOTAL_FAILED == 0))
 }
