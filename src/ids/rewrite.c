@@ -155,10 +155,16 @@ uint32_t jv_rewrite_offset(const jv_rewrite *r, uint32_t offset, int *starts)
     return r->pc[k];
 }
 
-void jv_rewrite_set_bridge_methods(const jmethodID *methods, unsigned count)
+void jv_rewrite_hide_bridge_methods(const jmethodID *methods, unsigned count)
 {
-    for (unsigned i = 0; i < count && i < BRIDGE_METHODS; i++)
-        atomic_store(&bridge_methods[i], methods[i]);
+    for (unsigned i = 0; i < count; i++) {
+        unsigned slot = 0;
+        while (slot < BRIDGE_METHODS && atomic_load(&bridge_methods[slot]) &&
+               atomic_load(&bridge_methods[slot]) != methods[i])
+            slot++;
+        if (slot < BRIDGE_METHODS && methods[i])
+            atomic_store(&bridge_methods[slot], methods[i]);
+    }
 }
 
 int jv_rewrite_is_bridge_method(jmethodID method)

@@ -431,6 +431,10 @@ jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned
         return NULL;
     }
     add_reads(env, bridge);
+    for (jint i = 0; i < count; i++) {
+        jmethodID own = (*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature);
+        jv_rewrite_hide_bridge_methods(&own, 1);
+    }
     return bridge;
 }
 
@@ -444,10 +448,6 @@ int jv_instrument_start(JNIEnv *env)
                                                 natives, 3, "method calls are not delivered");
     if (!bridge)
         return 0;
-    jmethodID own[3];
-    for (int i = 0; i < 3; i++)
-        own[i] = (*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature);
-    jv_rewrite_set_bridge_methods(own, 3);
     if (!jv_instrument_flags_start(env, bridge, FLAGS_FIELD, FLAGS_DESCRIPTOR)) {
         jv_log("could not set up the flag array of %s; method calls are not delivered", BRIDGE_CLASS);
         return 0;

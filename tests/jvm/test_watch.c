@@ -37,7 +37,7 @@ static void run_watched(const char *jdk, const char *program, const char *java_o
     static char tool_options[4096];
     snprintf(tool_options, sizeof(tool_options), "JAVA_TOOL_OPTIONS=%s", java_options);
     const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, CLASS_LOADS_AND_THREADS,
-                         tool_options, NULL};
+                         tool_options, "FXMON_TRACE_RENAMES=1", NULL};
     const char *args[] = {program, NULL};
     jvmrun(jdk, "", env, args, r);
     ck_assert_msg(r->exit_code == 0, "exit %d\n%s", r->exit_code, r->err);
@@ -72,6 +72,30 @@ START_TEST(events_come_without_breakpoints)
     ck_assert_msg(strstr(r.err, "fx_capprobe: breakpoints taken\n"), "%s", r.err);
     expect_watch_needs_neither(r.err);
     ck_assert_int_eq(jvmrun_count(r.log, CLASS_LOAD_FAILED), 1);
+    jvmrun_free(&r);
+}
+END_TEST
+
+/* The rename is told from inside Thread.setName, as breakpoints told it: a monitor asking for the
+ * stack there gets setName on top (GetStackTrace's frames come outermost first, so the frame
+ * logged last), never the jevmon/Watch native the injected call entered. */
+START_TEST(a_rename_is_told_from_set_name_with_no_bridge_frame)
+{
+    static const char set_name[] = " java/lang/Thread.setName(Ljava/lang/String;)V\n";
+    jvmrun_result r;
+    run_watched(jdks[_i], "threads", "", &r);
+    ck_assert_int_eq(jvmrun_count(r.log, THREAD_SET_NAME), 2);
+    const char *rename = strstr(r.log, THREAD_SET_NAME);
+    const char *traced = rename ? strstr(rename, "GetStackTrace hr=0x00000000") : NULL;
+    ck_assert_msg(traced, "no stack trace taken at the rename");
+    while (traced > rename && traced[-1] != '\n') /* to the start of that line: the top frame's ends there */
+        traced--;
+    const char *top = traced - 1;
+    while (top > rename && top[-1] != '\n')
+        top--;
+    ck_assert_msg(traced >= rename + strlen(set_name) && !strncmp(traced - strlen(set_name), set_name, strlen(set_name)),
+                  "the frame on top at the rename: %.*s", (int)(traced - top), top);
+    ck_assert_msg(!strstr(r.log, "jevmon/Watch"), "a frame of jevmon/Watch: %.160s", strstr(r.log, "jevmon/Watch"));
     jvmrun_free(&r);
 }
 END_TEST
@@ -144,6 +168,7 @@ int main(void)
     TCase *tc = tcase_create("watch");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, events_come_without_breakpoints, 0, jdk_count);
+    tcase_add_loop_test(tc, a_rename_is_told_from_set_name_with_no_bridge_frame, 0, jdk_count);
     tcase_add_loop_test(tc, rewritten_classes_pass_the_verifier, 0, jdk_count);
     tcase_add_loop_test(tc, injected_handler_catches_nothing, 0, jdk_count);
     suite_add_tcase(s, tc);
