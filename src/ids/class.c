@@ -57,7 +57,7 @@ static char *take_jvmti_string(char *s)
     return copy;
 }
 
-/* Registers the class's methods; done once, after the ClassID is published. */
+/* Registers the class's methods; done once, before the ClassID is published (jv_class_id). */
 static void register_methods(jv_class *c, jclass klass, ClassID class_id)
 {
     jint count = 0;
@@ -103,9 +103,15 @@ ClassID jv_class_id(JNIEnv *env, jclass klass)
             if (a.mirror)
                 (*env)->DeleteWeakGlobalRef(env, a.mirror);
         } else {
+            /* The methods first, the tag last: a thread that finds the tag takes the ClassID
+             * without the lock, and jv_method_id then looks its method up in the index at once.
+             * Tagged first, a method not indexed yet had no MethodID for as long as the
+             * registration ran on, and the instrumented path dropped such a first call's entry
+             * but, once registered, delivered its exit: an exit without an entry (an orphan
+             * exit at the bottom of that thread's stack, seen on a loaded machine). */
             id = jv_id_make(JV_ID_CLASS, index);
-            (*jv_jvmti)->SetTag(jv_jvmti, klass, (jlong)id);
             register_methods(jv_table_get(&classes, index), klass, id);
+            (*jv_jvmti)->SetTag(jv_jvmti, klass, (jlong)id);
         }
     }
     plat_mutex_unlock(registering);
