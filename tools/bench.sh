@@ -34,7 +34,7 @@
 # Real programs (H2, Groovy, JRuby; issue 30): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
 # BENCH_H2_QUERIES (default 2000), BENCH_SCRIPT_ROUNDS (default 10).
 # Start-up of the instrumented path (issue 30): BENCH_ONLY=startup, BENCH_STARTUP_RUNS (default 11 there):
-# the mechanism alone, four ways (tools/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
+# the mechanism alone, five ways (tools/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
 set -euo pipefail
@@ -381,7 +381,8 @@ measured() {
 # tools/startupprobe: an agent whose natives only count, so each row is what HotSpot and the
 # rewriting cost for one way of giving the classes loaded before VMInit their calls (see its
 # header): an early class hook that rewrites nothing (CDS is then off), today's retransformation
-# at VMInit, the same on two threads, and rewriting every class as it loads (early hook).
+# at VMInit, the same on two threads, and rewriting every class as it loads (early hook), with and
+# without the flag array keeping the JDK's start-up code from calling the natives before VMInit.
 startup_tables() {
   local jdk_home probe=$work/libstartupprobe.so java_bin
   jdk_home=$(dirname "$(dirname "$javac")")
@@ -397,6 +398,7 @@ startup_tables() {
       "probe: retransformed at VMInit (today's mechanism)|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=retransform" \
       "probe: retransformed on two threads|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=parallel" \
       "probe: rewritten as they load (early hook)|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=early" \
+      "probe: the same, flags clear until VMInit|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=early-flagged" \
       "callcount instrumented (InitOptions 0x3e)|callcount-3e|CALLCOUNT_FILE=$work/hello-callcount.txt" \
       "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-hello-calls" \
       -- "$java_bin" -cp "$build/java" CostWorkload hello

@@ -14,6 +14,9 @@
  *                boot loader cannot load a class of another package before the module system is
  *                up, and classes of other modules must be able to reach it without AddModuleReads,
  *                which only the live phase allows)
+ *   early-flagged  the same with the bridge's flag array (byte[] on): every flag clear until VMInit,
+ *                so the JDK's start-up code tests a flag instead of calling a native, then every
+ *                flag set (as for a monitor wanting every call)
  * The rewriting is src/classfile/'s, as the bridge does it (without the flag array).
  * STARTUP_PROBE_PRINT=1 prints the counts and the time spent in VMInit on standard error.
  * Not part of the product: a measuring tool; the early mode prints HotSpot's warning about
@@ -29,7 +32,9 @@
 
 #include "classfile/classfile.h"
 
-enum mode { HOOK, RETRANSFORM, PARALLEL, EARLY };
+enum mode { HOOK, RETRANSFORM, PARALLEL, EARLY, EARLY_FLAGGED };
+
+#define FLAGS (1 << 20) /* method ints a flagged run may hand out */
 
 static jvmtiEnv *jvmti;
 static JavaVM *vm;
@@ -65,7 +70,8 @@ static int32_t method_int(void *context, const cf_method_info *method)
     (void)context;
     if (!strcmp(method->class_name, "java/lang/Object") && !strcmp(method->name, "<init>"))
         return CF_SKIP_METHOD;
-    return atomic_fetch_add(&next_int, 1);
+    int n = atomic_fetch_add(&next_int, 1);
+    return mode == EARLY_FLAGGED && n >= FLAGS ? CF_SKIP_METHOD : n;
 }
 
 static void JNICALL on_class_file(jvmtiEnv *env, JNIEnv *jni, jclass redefined, jobject loader, const char *name,
@@ -79,7 +85,8 @@ static void JNICALL on_class_file(jvmtiEnv *env, JNIEnv *jni, jclass redefined, 
         return;
     cf_hooks hooks = {.bridge_class = bridge, .enter_name = "enter", .enter_descriptor = "(I)V",
                       .exit_name = "exit", .exit_descriptor = "(I)V",
-                      .unwind_name = "exit", .unwind_descriptor = "(I)V", .method_id = method_int};
+                      .unwind_name = "exit", .unwind_descriptor = "(I)V", .method_id = method_int,
+                      .flags_name = mode == EARLY_FLAGGED ? "on" : NULL, .flags_descriptor = "[B"};
     uint8_t *out = NULL;
     size_t size = 0;
     char error[256];
@@ -98,39 +105,50 @@ static void JNICALL on_class_file(jvmtiEnv *env, JNIEnv *jni, jclass redefined, 
     free(out);
 }
 
-/* The bridge class (as src/instrument/instrument.c's, without the flag field), named name. */
-static size_t bridge_bytes(const char *name, unsigned char *b, size_t room)
+/* The bridge class (as src/instrument/instrument.c's), named name; the flag field `on` too when flagged. */
+static size_t bridge_bytes(const char *name, int flagged, unsigned char *b, size_t room)
 {
-    static const unsigned char head[] = {0xCA, 0xFE, 0xBA, 0xBE, 0x00, 0x00, 0x00, 0x31, 0x00, 0x08};
-    static const unsigned char rest[] = {
+    static const unsigned char head[] = {0xCA, 0xFE, 0xBA, 0xBE, 0x00, 0x00, 0x00, 0x31, 0x00, 0x0A};
+    static const unsigned char pool[] = {
         0x07, 0x00, 0x01,                                                                    /* 2 Class #1 */
         0x01, 0x00, 0x10, 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g', '/', 'O', 'b', 'j', 'e', 'c', 't',
         0x07, 0x00, 0x03,                                                                    /* 4 Class #3 */
         0x01, 0x00, 0x05, 'e', 'n', 't', 'e', 'r',                                           /* 5 */
         0x01, 0x00, 0x04, '(', 'I', ')', 'V',                                                /* 6 */
         0x01, 0x00, 0x04, 'e', 'x', 'i', 't',                                                /* 7 */
-        0x00, 0x31, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00,   /* public final super; this, super; no interfaces */
-        0x00, 0x00,                                       /* no fields */
+        0x01, 0x00, 0x02, 'o', 'n',                                                          /* 8 */
+        0x01, 0x00, 0x02, '[', 'B',                                                          /* 9 */
+        0x00, 0x31, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00};  /* public final super; this, super; no interfaces */
+    static const unsigned char field[] = {0x00, 0x01, 0x00, 0x49, 0x00, 0x08, 0x00, 0x09, 0x00, 0x00};
+    static const unsigned char methods[] = {
         0x00, 0x02,                                       /* two methods */
         0x01, 0x09, 0x00, 0x05, 0x00, 0x06, 0x00, 0x00,   /* public static native enter (I)V */
         0x01, 0x09, 0x00, 0x07, 0x00, 0x06, 0x00, 0x00,   /* public static native exit (I)V */
         0x00, 0x00};
     size_t length = strlen(name);
-    if (sizeof(head) + 3 + length + sizeof(rest) > room)
+    if (sizeof(head) + 3 + length + sizeof(pool) + sizeof(field) + sizeof(methods) > room)
         return 0;
     memcpy(b, head, sizeof(head));
     size_t at = sizeof(head);
     b[at++] = 0x01, b[at++] = 0x00, b[at++] = (unsigned char)length;                         /* 1 Utf8 */
     memcpy(b + at, name, length);
     at += length;
-    memcpy(b + at, rest, sizeof(rest));
-    return at + sizeof(rest);
+    memcpy(b + at, pool, sizeof(pool));
+    at += sizeof(pool);
+    if (flagged) { /* public static volatile byte[] on */
+        memcpy(b + at, field, sizeof(field));
+        at += sizeof(field);
+    } else {
+        b[at++] = 0x00, b[at++] = 0x00; /* no fields */
+    }
+    memcpy(b + at, methods, sizeof(methods));
+    return at + sizeof(methods);
 }
 
 static jclass define_bridge(JNIEnv *env, const char *name)
 {
     unsigned char bytes[256];
-    size_t size = bridge_bytes(name, bytes, sizeof(bytes));
+    size_t size = bridge_bytes(name, mode == EARLY_FLAGGED, bytes, sizeof(bytes));
     jclass bridge = size ? (*env)->DefineClass(env, name, NULL, (const jbyte *)bytes, (jsize)size) : NULL;
     JNINativeMethod natives[] = {{(char *)"enter", (char *)"(I)V", (void *)bridge_enter},
                                  {(char *)"exit", (char *)"(I)V", (void *)bridge_exit}};
@@ -169,11 +187,32 @@ static void *retransform_second_half(void *arg)
     return NULL;
 }
 
+static jclass early_bridge;
+
+/* EARLY_FLAGGED: the flag array, every flag clear until VMInit (set: which value every flag takes). */
+static void set_flags(JNIEnv *jni, int set)
+{
+    jbyteArray flags = (*jni)->NewByteArray(jni, FLAGS);
+    jfieldID field = flags ? (*jni)->GetStaticFieldID(jni, early_bridge, "on", "[B") : NULL;
+    if (!field) {
+        fprintf(stderr, "startupprobe: no flag array\n");
+        exit(3);
+    }
+    if (set) {
+        jbyte *bytes = (*jni)->GetPrimitiveArrayCritical(jni, flags, NULL);
+        memset(bytes, 1, FLAGS);
+        (*jni)->ReleasePrimitiveArrayCritical(jni, flags, bytes, 0);
+    }
+    (*jni)->SetStaticObjectField(jni, early_bridge, field, flags);
+}
+
 static void JNICALL on_vm_start(jvmtiEnv *env, JNIEnv *jni)
 {
     (void)env;
-    if (mode == EARLY)
-        define_bridge(jni, "java/lang/JevmonBridge");
+    if (mode == EARLY || mode == EARLY_FLAGGED)
+        early_bridge = (*jni)->NewGlobalRef(jni, define_bridge(jni, "java/lang/JevmonBridge"));
+    if (mode == EARLY_FLAGGED)
+        set_flags(jni, 0);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
@@ -182,6 +221,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     double start = now_ms();
     int before = atomic_load(&rewritten);
     jint count = 0, kept = 0;
+    if (mode == EARLY_FLAGGED)
+        set_flags(jni, 1);
     if (mode == RETRANSFORM || mode == PARALLEL) {
         jclass bridge = define_bridge(jni, "jevmon/Bridge");
         jobject module = (*jni)->GetModule(jni, bridge);
@@ -217,7 +258,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     }
     if (print)
         fprintf(stderr, "startupprobe: %d class files hooked before VMInit, %d rewritten; %d retransformed; VMInit %.1f ms\n",
-                mode == EARLY ? atomic_load(&hooked) : 0, before, kept, now_ms() - start);
+                mode == EARLY || mode == EARLY_FLAGGED ? atomic_load(&hooked) : 0, before, kept, now_ms() - start);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
@@ -234,7 +275,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *jvm, char *options, void *reserved)
     const char *name = getenv("STARTUP_PROBE");
     vm = jvm;
     mode = !name || !strcmp(name, "retransform") ? RETRANSFORM : !strcmp(name, "parallel") ? PARALLEL
-         : !strcmp(name, "early") ? EARLY : !strcmp(name, "hook") ? HOOK : RETRANSFORM;
+         : !strcmp(name, "early") ? EARLY : !strcmp(name, "early-flagged") ? EARLY_FLAGGED
+         : !strcmp(name, "hook") ? HOOK : RETRANSFORM;
     print = getenv("STARTUP_PROBE_PRINT") != NULL;
     if ((*jvm)->GetEnv(jvm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK)
         return 1;
@@ -242,8 +284,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *jvm, char *options, void *reserved)
     memset(&caps, 0, sizeof(caps));
     caps.can_generate_all_class_hook_events = 1;
     caps.can_retransform_classes = mode == RETRANSFORM || mode == PARALLEL;
-    caps.can_generate_early_class_hook_events = mode == EARLY || mode == HOOK;
-    caps.can_generate_early_vmstart = mode == EARLY;
+    caps.can_generate_early_class_hook_events = mode == EARLY || mode == EARLY_FLAGGED || mode == HOOK;
+    caps.can_generate_early_vmstart = mode == EARLY || mode == EARLY_FLAGGED;
     if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
         fprintf(stderr, "startupprobe: capabilities refused\n");
         return 1;
@@ -255,9 +297,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *jvm, char *options, void *reserved)
     callbacks.VMInit = on_vm_init;
     callbacks.VMDeath = on_vm_death;
     (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint)sizeof(callbacks));
-    if (mode == EARLY)
+    if (mode == EARLY || mode == EARLY_FLAGGED)
         atomic_store(&bridge_name, "java/lang/JevmonBridge");
-    if (mode == EARLY || mode == HOOK)
+    if (mode == EARLY || mode == EARLY_FLAGGED || mode == HOOK)
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_START, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
