@@ -18,6 +18,7 @@
  *                so the JDK's start-up code tests a flag instead of calling a native, then every
  *                flag set (as for a monitor wanting every call)
  * The rewriting is src/classfile/'s, as the bridge does it (without the flag array).
+ * STARTUP_PROBE_LOOKUP=1 leaves the natives to HotSpot's lookup of Java_ names in agent libraries.
  * STARTUP_PROBE_PRINT=1 prints the counts and the time spent in VMInit on standard error.
  * Not part of the product: a measuring tool; the early mode prints HotSpot's warning about
  * natives of a java.* class registered from outside the boot loader's libraries.
@@ -63,6 +64,30 @@ static void JNICALL bridge_exit(JNIEnv *env, jclass bridge, jint n)
 {
     (void)env, (void)bridge, (void)n;
     atomic_fetch_add_explicit(&exits, 1, memory_order_relaxed);
+}
+
+/* STARTUP_PROBE_LOOKUP=1: the natives are left to HotSpot's lookup of Java_ names, which searches
+ * the -agentpath libraries after libjava and ClassLoader.findNative: no RegisterNatives. */
+static int by_lookup;
+JNIEXPORT void JNICALL Java_jevmon_Bridge_enter(JNIEnv *env, jclass bridge, jint n);
+JNIEXPORT void JNICALL Java_jevmon_Bridge_exit(JNIEnv *env, jclass bridge, jint n);
+JNIEXPORT void JNICALL Java_java_lang_JevmonBridge_enter(JNIEnv *env, jclass bridge, jint n);
+JNIEXPORT void JNICALL Java_java_lang_JevmonBridge_exit(JNIEnv *env, jclass bridge, jint n);
+JNIEXPORT void JNICALL Java_jevmon_Bridge_enter(JNIEnv *env, jclass bridge, jint n)
+{
+    bridge_enter(env, bridge, n);
+}
+JNIEXPORT void JNICALL Java_jevmon_Bridge_exit(JNIEnv *env, jclass bridge, jint n)
+{
+    bridge_exit(env, bridge, n);
+}
+JNIEXPORT void JNICALL Java_java_lang_JevmonBridge_enter(JNIEnv *env, jclass bridge, jint n)
+{
+    bridge_enter(env, bridge, n);
+}
+JNIEXPORT void JNICALL Java_java_lang_JevmonBridge_exit(JNIEnv *env, jclass bridge, jint n)
+{
+    bridge_exit(env, bridge, n);
 }
 
 static int32_t method_int(void *context, const cf_method_info *method)
@@ -152,7 +177,7 @@ static jclass define_bridge(JNIEnv *env, const char *name)
     jclass bridge = size ? (*env)->DefineClass(env, name, NULL, (const jbyte *)bytes, (jsize)size) : NULL;
     JNINativeMethod natives[] = {{(char *)"enter", (char *)"(I)V", (void *)bridge_enter},
                                  {(char *)"exit", (char *)"(I)V", (void *)bridge_exit}};
-    if (!bridge || (*env)->RegisterNatives(env, bridge, natives, 2) != 0) {
+    if (!bridge || (!by_lookup && (*env)->RegisterNatives(env, bridge, natives, 2) != 0)) {
         fprintf(stderr, "startupprobe: could not define %s\n", name);
         exit(3);
     }
@@ -278,6 +303,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *jvm, char *options, void *reserved)
          : !strcmp(name, "early") ? EARLY : !strcmp(name, "early-flagged") ? EARLY_FLAGGED
          : !strcmp(name, "hook") ? HOOK : RETRANSFORM;
     print = getenv("STARTUP_PROBE_PRINT") != NULL;
+    by_lookup = getenv("STARTUP_PROBE_LOOKUP") != NULL;
     if ((*jvm)->GetEnv(jvm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK)
         return 1;
     jvmtiCapabilities caps;
