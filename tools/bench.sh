@@ -33,6 +33,8 @@
 # (default 10), BENCH_ASYNC_PROFILER.
 # Real programs (H2, Groovy, JRuby; issue 30): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
 # BENCH_H2_QUERIES (default 2000), BENCH_SCRIPT_ROUNDS (default 10).
+# Start-up of the instrumented path (issue 30): BENCH_ONLY=startup, BENCH_STARTUP_RUNS (default 11 there):
+# the mechanism alone, five ways (tools/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
 set -euo pipefail
@@ -374,6 +376,39 @@ measured() {
   done
   echo
 }
+
+# ---- Start-up of the instrumented path (issue 30): its mechanism alone beside the bridge ---------
+# tools/startupprobe: an agent whose natives only count, so each row is what HotSpot and the
+# rewriting cost for one way of giving the classes loaded before VMInit their calls (see its
+# header): an early class hook that rewrites nothing (CDS is then off), today's retransformation
+# at VMInit, the same on two threads, and rewriting every class as it loads (early hook), with and
+# without the flag array keeping the JDK's start-up code from calling the natives before VMInit.
+startup_tables() {
+  local jdk_home probe=$work/libstartupprobe.so java_bin
+  jdk_home=$(dirname "$(dirname "$javac")")
+  gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$jdk_home/include" -I"$jdk_home/include/linux" \
+    -I"$root/src" -I"$root/include" "$root/tools/startupprobe/startupprobe.c" \
+    -Wl,--whole-archive "$build"/obj/src/classfile/*.o -Wl,--no-whole-archive "$build/libjevplat.a" \
+    -ldl -pthread -o "$probe"
+  for java_bin in "$java" "$java25"; do
+    command -v "$java_bin" >/dev/null || { echo "start-up on $java_bin: skipped, no such JDK"; continue; }
+    measured "Hello world, $("$java_bin" -version 2>&1 | head -n 1)" "${BENCH_STARTUP_RUNS:-11}" \
+      "no agent|-|" \
+      "early class hook, nothing rewritten (CDS off)|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=hook" \
+      "probe: retransformed at VMInit (today's mechanism)|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=retransform" \
+      "probe: retransformed on two threads|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=parallel" \
+      "probe: rewritten as they load (early hook)|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=early" \
+      "probe: the same, flags clear until VMInit|-|JAVA_TOOL_OPTIONS=-agentpath:$probe STARTUP_PROBE=early-flagged" \
+      "callcount instrumented (InitOptions 0x3e)|callcount-3e|CALLCOUNT_FILE=$work/hello-callcount.txt" \
+      "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-hello-calls" \
+      -- "$java_bin" -cp "$build/java" CostWorkload hello
+    echo
+  done
+}
+if [[ ${BENCH_ONLY:-} == startup ]]; then
+  startup_tables
+  exit 0
+fi
 # top_java TOOL FILE...: the ten Java methods with the most self samples in collapsed files (a
 # stack's innermost Java frame; async-profiler's native frames are left out, its names made
 # jevprof's: dots, no signature), one a line with its share.
