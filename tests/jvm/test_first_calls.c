@@ -31,23 +31,6 @@
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
 
-/* The number after key in the first line starting with line_start; -1 when absent. */
-static long long field(const char *log, const char *line_start, const char *key)
-{
-    for (const char *p = log; p && *p;) {
-        const char *end = strchr(p, '\n');
-        size_t length = end ? (size_t)(end - p) : strlen(p);
-        if (!strncmp(p, line_start, strlen(line_start))) {
-            char copy[1024];
-            snprintf(copy, sizeof(copy), "%.*s", (int)length, p);
-            const char *at = strstr(copy, key);
-            return at ? atoll(at + strlen(key)) : -1;
-        }
-        p = end ? end + 1 : NULL;
-    }
-    return -1;
-}
-
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -65,7 +48,7 @@ START_TEST(first_calls_on_many_threads_pair_their_entries_and_exits)
     ck_assert_int_eq(jvmrun_count(r.err, "via bytecode instrumentation"), 1);
     /* Each round, each thread: its id plus 0 + 1 + ... + METHODS-1. */
     long long sum = (long long)ROUNDS * (THREADS * (THREADS - 1) / 2 + (long long)THREADS * (METHODS * (METHODS - 1) / 2));
-    ck_assert_int_eq(field(r.out, "sum ", "sum "), sum);
+    ck_assert_int_eq(jvmrun_field(r.out, "sum ", "sum "), sum);
     for (const char *p = r.log; p && (p = strstr(p, "-exit ")); p++) { /* what went wrong, if anything did */
         const char *line = p, *end = strchr(p, '\n');
         while (line > r.log && line[-1] != '\n')
@@ -75,9 +58,9 @@ START_TEST(first_calls_on_many_threads_pair_their_entries_and_exits)
     const char *summary = strstr(r.log, "\nbad-exits ");
     printf("%s: %.*s\n", jdk, summary ? (int)strcspn(summary + 1, "\n") : 10, summary ? summary + 1 : "no summary");
     fflush(stdout); /* a failed check ends this process without flushing */
-    ck_assert_int_eq(field(r.log, "entries FirstCallWorkload.round(", ")I "), ROUNDS * THREADS);
-    ck_assert_int_eq(field(r.log, "bad-exits", "bad-exits "), 0);
-    ck_assert_int_eq(field(r.log, "bad-exits", "created-orphan-exits "), 0);
+    ck_assert_int_eq(jvmrun_field(r.log, "entries FirstCallWorkload.round(", ")I "), ROUNDS * THREADS);
+    ck_assert_int_eq(jvmrun_field(r.log, "bad-exits", "bad-exits "), 0);
+    ck_assert_int_eq(jvmrun_field(r.log, "bad-exits", "created-orphan-exits "), 0);
     jvmrun_free(&r);
 }
 END_TEST

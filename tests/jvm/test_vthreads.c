@@ -57,23 +57,6 @@ static int jdk_release(const char *java)
     return release;
 }
 
-/* The number after "<key>" in the first line starting with line_start; -1 when absent. */
-static long long field(const char *log, const char *line_start, const char *key)
-{
-    for (const char *p = log; p && *p;) {
-        const char *end = strchr(p, '\n');
-        size_t length = end ? (size_t)(end - p) : strlen(p);
-        if (!strncmp(p, line_start, strlen(line_start))) {
-            char copy[8192];
-            snprintf(copy, sizeof(copy), "%.*s", (int)length, p);
-            const char *at = strstr(copy, key);
-            return at ? atoll(at + strlen(key)) : -1;
-        }
-        p = end ? end + 1 : NULL;
-    }
-    return -1;
-}
-
 static void run_workload(const char *jdk, int instrumented, const char *const *extra_env, const char *const *args,
                          jvmrun_result *r)
 {
@@ -150,10 +133,10 @@ START_TEST(calls_pair_per_virtual_thread_as_they_move_between_carriers)
     ck_assert_int_eq(jvmrun_count(r.err, instrumented ? "via bytecode instrumentation" : "via bytecode"), instrumented);
 
     /* Entries, exactly. */
-    ck_assert_int_eq(field(r.log, "entries VThreadWorkload.vtask(", ")V "), WORKERS);
-    ck_assert_int_eq(field(r.log, "entries VThreadWorkload.level(", ")I "), 4 * WORKERS);
-    ck_assert_int_eq(field(r.log, "entries VThreadWorkload.leaf(", ")I "), 7 * WORKERS);
-    ck_assert_int_eq(field(r.log, "entries VThreadWorkload.block(", ")V "), WORKERS);
+    ck_assert_int_eq(jvmrun_field(r.log, "entries VThreadWorkload.vtask(", ")V "), WORKERS);
+    ck_assert_int_eq(jvmrun_field(r.log, "entries VThreadWorkload.level(", ")I "), 4 * WORKERS);
+    ck_assert_int_eq(jvmrun_field(r.log, "entries VThreadWorkload.leaf(", ")I "), 7 * WORKERS);
+    ck_assert_int_eq(jvmrun_field(r.log, "entries VThreadWorkload.block(", ")V "), WORKERS);
     /* Pairing per ThreadID, and exits into each method equal to returns into it. */
     for (const char *p = r.log; p && (p = strstr(p, "-exit ")); p++) { /* what went wrong, if anything did */
         const char *line = p, *end = strchr(p, '\n');
@@ -161,24 +144,24 @@ START_TEST(calls_pair_per_virtual_thread_as_they_move_between_carriers)
             line--;
         printf("%.*s\n", (int)((end ? end : p + strlen(p)) - line), line);
     }
-    ck_assert_int_eq(field(r.log, "bad-exits", "bad-exits "), 0);
-    ck_assert_int_eq(field(r.log, "bad-exits", "virtual-orphan-exits "), 0);
+    ck_assert_int_eq(jvmrun_field(r.log, "bad-exits", "bad-exits "), 0);
+    ck_assert_int_eq(jvmrun_field(r.log, "bad-exits", "virtual-orphan-exits "), 0);
     const char *into[] = {"into VThreadWorkload.vtask(", "into VThreadWorkload.level(", "into VThreadWorkload.block("};
     for (size_t i = 0; i < sizeof(into) / sizeof(*into); i++) {
-        ck_assert_int_gt(field(r.log, into[i], "exits="), 0);
-        ck_assert_int_eq(field(r.log, into[i], "exits="), field(r.log, into[i], "returns="));
+        ck_assert_int_gt(jvmrun_field(r.log, into[i], "exits="), 0);
+        ck_assert_int_eq(jvmrun_field(r.log, into[i], "exits="), jvmrun_field(r.log, into[i], "returns="));
     }
     /* Threads: every virtual thread created and destroyed once, without an OS thread of its own;
      * the JDK's own (the socket pollers) may still run at the end. */
-    long long created = field(r.log, "threads", "vcreate="), destroyed = field(r.log, "threads", "vdestroy=");
+    long long created = jvmrun_field(r.log, "threads", "vcreate="), destroyed = jvmrun_field(r.log, "threads", "vdestroy=");
     ck_assert_int_eq(destroyed, WORKERS + TRACED);
     ck_assert_int_ge(created, destroyed);
     ck_assert_int_le(created, destroyed + 8);
-    ck_assert_int_eq(field(r.log, "threads", "bad-destroy="), 0);
-    ck_assert_int_eq(field(r.log, "threads", "dup-create="), 0);
-    ck_assert_int_eq(field(r.log, "threads", "vnames="), WORKERS);
-    ck_assert_int_eq(field(r.log, "vtask", "ok="), WORKERS);
-    ck_assert_int_eq(field(r.log, "vtask", "bad="), 0);
+    ck_assert_int_eq(jvmrun_field(r.log, "threads", "bad-destroy="), 0);
+    ck_assert_int_eq(jvmrun_field(r.log, "threads", "dup-create="), 0);
+    ck_assert_int_eq(jvmrun_field(r.log, "threads", "vnames="), WORKERS);
+    ck_assert_int_eq(jvmrun_field(r.log, "vtask", "ok="), WORKERS);
+    ck_assert_int_eq(jvmrun_field(r.log, "vtask", "bad="), 0);
     /* Stack traces: the thread itself (in traceSelf), parked (unmounted), spinning (mounted). */
     check_trace(&r, "trace self ", "java-trace self ");
     check_trace(&r, "trace parked ", "java-trace parked ");
@@ -264,12 +247,12 @@ START_TEST(million_short_virtual_threads_release_their_entries)
     jvmrun_result r;
     run_workload(jdks[_i], 0, env, args, &r);
     ck_assert_int_eq(r.exit_code, 0);
-    long long early = field(r.out, "rss-kb-early", "rss-kb-early "), end = field(r.out, "rss-kb ", "rss-kb ");
+    long long early = jvmrun_field(r.out, "rss-kb-early", "rss-kb-early "), end = jvmrun_field(r.out, "rss-kb ", "rss-kb ");
     printf("%s: RSS %lld KiB after 10^5 virtual threads, %lld KiB after 10^6\n", jdks[_i], early, end);
     ck_assert_int_gt(early, 0);
     ck_assert_int_le(end - early, RSS_GROWTH_LIMIT_KB);
-    ck_assert_int_eq(field(r.log, "threads", "vcreate="), 1000000);
-    ck_assert_int_eq(field(r.log, "threads", "vdestroy="), 1000000);
+    ck_assert_int_eq(jvmrun_field(r.log, "threads", "vcreate="), 1000000);
+    ck_assert_int_eq(jvmrun_field(r.log, "threads", "vdestroy="), 1000000);
     jvmrun_free(&r);
 }
 END_TEST

@@ -302,3 +302,19 @@ int jvmrun_count(const char *text, const char *what)
 {
     return tk_count(text, what);
 }
+
+long long jvmrun_field(const char *text, const char *line_start, const char *key)
+{
+    for (const char *p = text; p && *p;) {
+        const char *end = strchr(p, '\n');
+        size_t length = end ? (size_t)(end - p) : strlen(p);
+        if (!strncmp(p, line_start, strlen(line_start))) {
+            char copy[8192];
+            snprintf(copy, sizeof(copy), "%.*s", (int)length, p);
+            const char *at = strstr(copy, key);
+            return at ? atoll(at + strlen(key)) : -1;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return -1;
+}

@@ -77,5 +77,7 @@ int jvmrun_wait_output(jvmrun_process *p, const char *what, int count, int timeo
 void jvmrun_finish(jvmrun_process *p, jvmrun_result *r);
 /* Number of lines of text containing what. */
 int jvmrun_count(const char *text, const char *what);
+/* The number after key in the first line of text starting with line_start; -1 when absent. */
+long long jvmrun_field(const char *text, const char *line_start, const char *key);
 
 #endif
