@@ -10,7 +10,8 @@
 #
 # Sources are found by where they live, so adding a file needs no edit here:
 #   src/platform/posix*.c, src/platform/win32*.c   the platform layer of each system
-#   src/common/*.c                                 what every system shares (GUIDs, .reg files, the log)
+#   src/common/*.c                                 what every system shares (GUIDs, .reg files, the log,
+#                                                  the chunked array)
 #   src/sdk/*.c                                    libjevsdk: what monitors link (every IID, self-registration)
 #   src/cmd/*.c                                    Linux commands, one program per file
 #   src/**/*.c (the rest)                          the JVMTI agent

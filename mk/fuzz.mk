@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DCOBJMACROS -D_GNU_SOURCE -Iinclude -Iinclude/posix -Isrc -Itests/fuzz/oracles
 FUZZ_TARGETS := regfile classfile
-regfile_FUZZ_SRC := src/common/regfile.c src/common/guid.c src/common/log.c
+regfile_FUZZ_SRC := $(wildcard src/common/regfile*.c) src/common/guid.c src/common/log.c
 classfile_FUZZ_SRC := $(wildcard src/classfile/*.c) src/common/log.c
 define fuzz_rule
 $(BUILD)/linux/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/oracles/$(1).c $($(1)_FUZZ_SRC)

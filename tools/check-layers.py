@@ -22,7 +22,7 @@ from collections import defaultdict
 
 # Bottom first; folders on one line share a layer.  platform/ and common/ are one library
 # (libjevplat.a): common/ holds the parts every system shares (the registry file format, GUIDs,
-# the log), which the system-specific files use and which use platform.h's types.
+# the log, the chunked array), which the system-specific files use and which use platform.h's types.
 LAYERS = [
     ("platform", "common"),  # the operating system, COM and the registry
     ("sdk",),             # what monitors link: IIDs and self-registration

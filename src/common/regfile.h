@@ -17,6 +17,9 @@
  * enumerates them; values in the order they were first set.
  *
  * Pure C11 with no I/O beyond jv_log: the POSIX layer reads and writes the files.
+ * Implemented by concern in regfile_tree.c (the tree), regfile_access.c (typed reading and
+ * writing), regfile_parse.c (the parser), regfile_write.c (the writer) and regfile_text.c
+ * (buffers and UTF conversions they share); regfile_internal.h is theirs alone.
  */
 #ifndef JEVMON_COM_REGFILE_H
 #define JEVMON_COM_REGFILE_H
@@ -50,7 +53,7 @@ struct jv_reg_key {
     size_t subkey_count;
     jv_reg_value *values;
     size_t value_count;
-    /* Where each value is, by its name's hash (regfile.c), so that a key of many values is read
+    /* Where each value is, by its name's hash (regfile_tree.c), so that a key of many values is read
      * in linear time: positions + 1, 0 for a free slot; NULL for a key of few values. */
     size_t *value_slots;
     size_t slot_count;

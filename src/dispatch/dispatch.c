@@ -1,7 +1,7 @@
 /* dispatch.c - brackets callbacks and fans events out to monitors (see dispatch.h). */
 #include <stdatomic.h>
-#include <stdlib.h>
 
+#include "common/chunked_array.h"
 #include "dispatch/dispatch.h"
 #include "ids/object.h"
 #include "platform/platform.h"
@@ -15,10 +15,9 @@
  * A slot goes back to the pool when its Java thread ends (jv_dispatch_thread_end, from
  * ThreadEnd); the few VM threads that dispatch keep theirs.
  */
-#define SLOTS_PER_CHUNK 256
-#define CHUNKS 1024
-
-static jv_dispatch_slot *_Atomic chunks[CHUNKS];
+/* The slots, 256 (2^8) a chunk, up to 1024 chunks. */
+static void *_Atomic slot_chunks[1024];
+static const jv_chunked_array slots = JV_CHUNKED_ARRAY(slot_chunks, 8, sizeof(jv_dispatch_slot));
 static atomic_uint slots_made;
 int jv_dispatch_plain_counts;
 _Thread_local jv_dispatch_slot *jv_dispatch_own_slot;
@@ -30,34 +29,17 @@ void jv_dispatch_init(void)
     jv_dispatch_plain_counts = plat_process_barrier_init();
 }
 
-static jv_dispatch_slot *slot_at(unsigned index, int create)
-{
-    if (index >= (unsigned)CHUNKS * SLOTS_PER_CHUNK)
-        return NULL;
-    jv_dispatch_slot *chunk = atomic_load(&chunks[index / SLOTS_PER_CHUNK]);
-    if (!chunk && create) {
-        jv_dispatch_slot *fresh = calloc(SLOTS_PER_CHUNK, sizeof(*fresh));
-        if (!fresh)
-            return NULL;
-        if (atomic_compare_exchange_strong(&chunks[index / SLOTS_PER_CHUNK], &chunk, fresh))
-            chunk = fresh;
-        else
-            free(fresh); /* another thread made it first: chunk holds it */
-    }
-    return chunk ? &chunk[index % SLOTS_PER_CHUNK] : NULL;
-}
-
 /* A free slot, or a new one; the shared overflow slot when memory or slots run out. */
 jv_dispatch_slot *jv_dispatch_claim_slot(void)
 {
     unsigned made = atomic_load(&slots_made);
     for (unsigned i = 0; i < made; i++) {
-        jv_dispatch_slot *s = slot_at(i, 0);
+        jv_dispatch_slot *s = jv_chunked_array_get(&slots, i);
         int unowned = 0;
         if (s && atomic_compare_exchange_strong(&s->owned, &unowned, 1))
             return s;
     }
-    jv_dispatch_slot *s = slot_at(atomic_fetch_add(&slots_made, 1), 1);
+    jv_dispatch_slot *s = jv_chunked_array_make(&slots, atomic_fetch_add(&slots_made, 1));
     if (!s)
         return &jv_dispatch_overflow_slot;
     atomic_store(&s->owned, 1);
@@ -91,7 +73,7 @@ int jv_dispatch_quiesce(const char *holder)
      * could still reach a monitor, however soon its thread dispatches again. */
     unsigned made = atomic_load(&slots_made), waited_ms = 0;
     for (unsigned i = 0; i <= made; i++) {
-        jv_dispatch_slot *s = i < made ? slot_at(i, 0) : &jv_dispatch_overflow_slot;
+        jv_dispatch_slot *s = i < made ? jv_chunked_array_get(&slots, i) : &jv_dispatch_overflow_slot;
         while (s && busy_elsewhere(s)) {
             if (waited_ms == QUIESCE_SAY_AFTER_MS)
                 jv_log("exit waits for %s still running on another thread: nothing it may use is released "

@@ -1,7 +1,7 @@
 /*
  * monitor_table.h - the table of attached event monitors as delivery reads it: each monitor's
- * interfaces, masks, promises and phase, the flat list of method-call receivers, and the
- * IDInfo object each monitor was given (its first fields: which monitor owns it).
+ * interfaces, masks, promises and phase, the flat list of method-call receivers, and which
+ * monitor an IDInfo interface serves (the object itself is idinfo/idinfo.c's).
  *
  * The loader fills the table (monitors.h) before the first JVMTI event and never grows it
  * afterwards, so event dispatch reads it without a lock.  Masks change through
@@ -85,25 +85,22 @@ static inline DWORD jv_monitors_mask_union(void)
 
 
 /*
- * The IDInfo object's identity (idinfo.c implements its interfaces): a monitor's IDInfo
- * methods find the monitor they serve from the interface pointer they are called on.
+ * What the layers below the IDInfo object see of it: the interface a monitor was given and the
+ * monitor it serves, so that an IDInfo method implemented below idinfo/ (method_call.c) or an
+ * object that holds the interface (heap_monitor.c) finds its monitor.  The object itself, its
+ * other interface and its reference count are idinfo.c's; it begins with this.
  */
-struct jv_idinfo {
+typedef struct jv_idinfo_identity {
     IJavaEventMonitorIDInfo4 IJavaEventMonitorIDInfo4_iface;
-    IJevmonSampling4 IJevmonSampling4_iface;
-    _Atomic LONG ref;
     jv_monitor *_Atomic owner; /* NULL once the monitor was shut down */
-};
-
-static inline struct jv_idinfo *impl_from_IJavaEventMonitorIDInfo4(IJavaEventMonitorIDInfo4 *iface)
-{
-    return (struct jv_idinfo *)((char *)iface - offsetof(struct jv_idinfo, IJavaEventMonitorIDInfo4_iface));
-}
+} jv_idinfo_identity;
 
 /* The monitor an IDInfo interface serves; NULL once that monitor was shut down. */
 static inline jv_monitor *jv_idinfo_owner(IJavaEventMonitorIDInfo4 *iface)
 {
-    return atomic_load(&impl_from_IJavaEventMonitorIDInfo4(iface)->owner);
+    jv_idinfo_identity *identity =
+        (jv_idinfo_identity *)((char *)iface - offsetof(jv_idinfo_identity, IJavaEventMonitorIDInfo4_iface));
+    return atomic_load(&identity->owner);
 }
 
 #endif

@@ -13,6 +13,27 @@
 #include "ids/idinfo_methods.h"
 #include "platform/platform.h"
 
+/*
+ * The object: IJavaEventMonitorIDInfo4 (which serves IDInfo 1 to 3 too) inside the identity the
+ * layers below see (monitor_table.h: the interface and the monitor it serves), IJevmonSampling4
+ * beside it, one reference count for both.
+ */
+struct jv_idinfo {
+    jv_idinfo_identity identity;
+    IJevmonSampling4 IJevmonSampling4_iface;
+    _Atomic LONG ref;
+};
+
+static inline jv_idinfo *impl_from_IJavaEventMonitorIDInfo4(IJavaEventMonitorIDInfo4 *iface)
+{
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, identity.IJavaEventMonitorIDInfo4_iface));
+}
+
+static inline jv_idinfo *impl_from_IJevmonSampling4(IJevmonSampling4 *iface)
+{
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling4_iface));
+}
+
 static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 *iface, REFIID riid, void **ppv)
 {
     if (!ppv)
@@ -163,24 +184,20 @@ static const IJavaEventMonitorIDInfo4Vtbl idinfo_vtbl = {
 
 /* ---- IJevmonSampling4 (and IJevmonSampling to IJevmonSampling3): its IUnknown is the object's ---- */
 
-static inline jv_idinfo *impl_from_IJevmonSampling4(IJevmonSampling4 *iface)
-{
-    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling4_iface));
-}
-
 static HRESULT STDMETHODCALLTYPE sampling_QueryInterface(IJevmonSampling4 *iface, REFIID riid, void **ppv)
 {
-    return idinfo_QueryInterface(&impl_from_IJevmonSampling4(iface)->IJavaEventMonitorIDInfo4_iface, riid, ppv);
+    return idinfo_QueryInterface(&impl_from_IJevmonSampling4(iface)->identity.IJavaEventMonitorIDInfo4_iface, riid,
+                                 ppv);
 }
 
 static ULONG STDMETHODCALLTYPE sampling_AddRef(IJevmonSampling4 *iface)
 {
-    return idinfo_AddRef(&impl_from_IJevmonSampling4(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_AddRef(&impl_from_IJevmonSampling4(iface)->identity.IJavaEventMonitorIDInfo4_iface);
 }
 
 static ULONG STDMETHODCALLTYPE sampling_Release(IJevmonSampling4 *iface)
 {
-    return idinfo_Release(&impl_from_IJevmonSampling4(iface)->IJavaEventMonitorIDInfo4_iface);
+    return idinfo_Release(&impl_from_IJevmonSampling4(iface)->identity.IJavaEventMonitorIDInfo4_iface);
 }
 
 static const IJevmonSampling4Vtbl sampling_vtbl = {
@@ -207,20 +224,20 @@ jv_idinfo *jv_idinfo_create(jv_monitor *owner)
     jv_idinfo *info = calloc(1, sizeof(*info));
     if (!info)
         return NULL;
-    info->IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
+    info->identity.IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
     info->IJevmonSampling4_iface.lpVtbl = &sampling_vtbl;
     atomic_store(&info->ref, 1);
-    atomic_store(&info->owner, owner);
+    atomic_store(&info->identity.owner, owner);
     return info;
 }
 
 void jv_idinfo_release(jv_idinfo *info)
 {
-    atomic_store(&info->owner, NULL);
-    IJavaEventMonitorIDInfo4_Release(&info->IJavaEventMonitorIDInfo4_iface);
+    atomic_store(&info->identity.owner, NULL);
+    IJavaEventMonitorIDInfo4_Release(&info->identity.IJavaEventMonitorIDInfo4_iface);
 }
 
 IJavaEventMonitorIDInfo *jv_idinfo_interface(jv_idinfo *info)
 {
-    return (IJavaEventMonitorIDInfo *)&info->IJavaEventMonitorIDInfo4_iface;
+    return (IJavaEventMonitorIDInfo *)&info->identity.IJavaEventMonitorIDInfo4_iface;
 }

@@ -1,10 +1,18 @@
-/* table.c - the chunked table with lock-free reads (see table.h). */
-#include <stdlib.h>
+/*
+ * table.c - the chunked table with lock-free reads (see table.h): a chunked array
+ * (common/chunked_array.h) over the table's directory, with a count that publishes each
+ * element once filled and a mutex that serializes adding.
+ */
 #include <string.h>
 
+#include "common/chunked_array.h"
 #include "ids/table.h"
 
-#define CHUNK_SIZE (1u << JV_TABLE_CHUNK_BITS)
+/* The table's elements: constants over its directory, which the inline read folds. */
+static inline jv_chunked_array elements_of(jv_table *t)
+{
+    return (jv_chunked_array)JV_CHUNKED_ARRAY(t->chunks, JV_TABLE_CHUNK_BITS, t->element_size);
+}
 
 void jv_table_init(jv_table *t, size_t element_size)
 {
@@ -15,8 +23,8 @@ void jv_table_init(jv_table *t, size_t element_size)
 
 void jv_table_destroy(jv_table *t)
 {
-    for (size_t i = 0; i < JV_TABLE_CHUNKS; i++)
-        free(atomic_load(&t->chunks[i]));
+    jv_chunked_array elements = elements_of(t);
+    jv_chunked_array_free(&elements);
     if (t->lock)
         plat_mutex_destroy(t->lock);
     memset(t, 0, sizeof(*t));
@@ -26,8 +34,8 @@ void *jv_table_get(jv_table *t, uint32_t index)
 {
     if (index >= atomic_load_explicit(&t->count, memory_order_acquire))
         return NULL;
-    char *chunk = atomic_load_explicit(&t->chunks[index >> JV_TABLE_CHUNK_BITS], memory_order_acquire);
-    return chunk + (size_t)(index & (CHUNK_SIZE - 1)) * t->element_size;
+    jv_chunked_array elements = elements_of(t);
+    return jv_chunked_array_get(&elements, index);
 }
 
 uint32_t jv_table_add(jv_table *t, void (*init)(void *element, void *arg), void *arg)
@@ -35,18 +43,12 @@ uint32_t jv_table_add(jv_table *t, void (*init)(void *element, void *arg), void 
     uint32_t index = UINT32_MAX;
     plat_mutex_lock(t->lock);
     uint32_t n = atomic_load(&t->count);
-    size_t chunk_index = n >> JV_TABLE_CHUNK_BITS;
-    if (chunk_index < JV_TABLE_CHUNKS) {
-        char *chunk = atomic_load(&t->chunks[chunk_index]);
-        if (!chunk) {
-            chunk = calloc(CHUNK_SIZE, t->element_size);
-            atomic_store(&t->chunks[chunk_index], chunk);
-        }
-        if (chunk) {
-            init(chunk + (size_t)(n & (CHUNK_SIZE - 1)) * t->element_size, arg);
-            atomic_store_explicit(&t->count, n + 1, memory_order_release);
-            index = n;
-        }
+    jv_chunked_array elements = elements_of(t);
+    void *element = jv_chunked_array_make(&elements, n);
+    if (element) {
+        init(element, arg);
+        atomic_store_explicit(&t->count, n + 1, memory_order_release);
+        index = n;
     }
     plat_mutex_unlock(t->lock);
     return index;

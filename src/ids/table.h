@@ -1,10 +1,11 @@
 /*
  * table.h - a growable array whose elements never move, read without a lock.
  *
- * Elements live in fixed-size chunks reached through a fixed directory, so a pointer
- * to an element stays valid for the table's life and readers need no lock: they see
- * an element only after its index is published through the atomic count.  Adding
- * takes the table's mutex.  Used for the class, method, field and thread tables.
+ * Elements live in fixed-size chunks reached through a fixed directory (a chunked array,
+ * common/chunked_array.h), so a pointer to an element stays valid for the table's life
+ * and readers need no lock: they see an element only after its index is published
+ * through the atomic count.  Adding takes the table's mutex.  Used for the class, method,
+ * field and thread tables.
  */
 #ifndef JEVMON_TABLE_H
 #define JEVMON_TABLE_H

@@ -28,15 +28,13 @@
 #include "ids/rewrite.h"
 #include "ids/thread.h"
 #include "classfile/classfile.h"
+#include "common/chunked_array.h"
 #include "instrument/instrument.h"
 #include "platform/platform.h"
 
 #define BRIDGE_CLASS "jevmon/Bridge"
 #define FLAGS_FIELD "on"
 #define FLAGS_DESCRIPTOR "[B"
-#define CHUNK_BITS 16
-#define CHUNK_SIZE ((uint32_t)1 << CHUNK_BITS)
-#define CHUNKS 32768 /* 2^31 method ints in all */
 
 /*
  * The bridge class, hand-assembled (JVMS 4):
@@ -74,7 +72,9 @@ static const unsigned char bridge_class_bytes[] = {
     0x00, 0x00                                       /* no attributes */
 };
 
-static _Atomic(_Atomic MethodID *) chunks[CHUNKS];
+/* The MethodID of each method int, 2^16 a chunk, in up to 32768 chunks: 2^31 method ints in all. */
+static void *_Atomic method_id_chunks[32768];
+static const jv_chunked_array method_ids = JV_CHUNKED_ARRAY(method_id_chunks, 16, sizeof(_Atomic MethodID));
 static atomic_uint next_int;
 static atomic_int active;
 static int flagless; /* every call is wanted for the whole run: the injected calls skip the flag */
@@ -98,19 +98,7 @@ int jv_instrument_active(void)
 /* The slot of a method int, its chunk allocated when create is set; NULL when out of range or memory. */
 static _Atomic MethodID *slot_of(uint32_t n, int create)
 {
-    if (n >= (uint32_t)CHUNKS * CHUNK_SIZE)
-        return NULL;
-    _Atomic MethodID *chunk = atomic_load_explicit(&chunks[n >> CHUNK_BITS], memory_order_acquire);
-    if (!chunk && create) {
-        _Atomic MethodID *fresh = calloc(CHUNK_SIZE, sizeof(*fresh));
-        if (!fresh)
-            return NULL;
-        if (atomic_compare_exchange_strong(&chunks[n >> CHUNK_BITS], &chunk, fresh))
-            chunk = fresh;
-        else
-            free(fresh); /* another thread allocated it first: chunk holds its chunk */
-    }
-    return chunk ? &chunk[n & (CHUNK_SIZE - 1)] : NULL;
+    return create ? jv_chunked_array_make(&method_ids, n) : jv_chunked_array_get(&method_ids, n);
 }
 
 static int32_t method_int(void *context, const cf_method_info *method)
@@ -130,11 +118,8 @@ static int32_t method_int(void *context, const cf_method_info *method)
 /* The MethodID behind a method int once its first call recorded it; 0 before. */
 static inline MethodID recorded_id(jint n)
 {
-    uint32_t u = (uint32_t)n;
-    if (u >= (uint32_t)CHUNKS * CHUNK_SIZE)
-        return 0;
-    _Atomic MethodID *chunk = atomic_load_explicit(&chunks[u >> CHUNK_BITS], memory_order_acquire);
-    return chunk ? atomic_load_explicit(&chunk[u & (CHUNK_SIZE - 1)], memory_order_relaxed) : 0;
+    _Atomic MethodID *slot = jv_chunked_array_get(&method_ids, (uint32_t)n);
+    return slot ? atomic_load_explicit(slot, memory_order_relaxed) : 0;
 }
 
 /*

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The registry parser (src/common/regfile.c): parse the bytes as a .reg file, then for each
+/* The registry parser (src/common/regfile_parse.c): parse the bytes as a .reg file, then for each
  * hive write -> parse -> write: the second parse has no error and both writes are equal. */
 const char *fuzz_regfile_check(const uint8_t *data, size_t size);
 
