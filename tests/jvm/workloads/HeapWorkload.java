@@ -1,3 +1,7 @@
+import java.io.BufferedReader;
+import java.io.FileNotFoundException;
+import java.io.FileReader;
+import java.io.IOException;
 import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,11 +128,42 @@ public class HeapWorkload {
         ready.await();
         for (int i = 0; i < 3; i++) {
             System.gc();
-            Thread.sleep(600); /* the dump after each collection finishes (a dump takes about 250 ms here) */
+            awaitDumps(i + 1);
         }
         release.countDown();
         holder.join();
         System.out.println("list of " + count(head) + " nodes");
+    }
+
+    /*
+     * Waits until the test monitor has logged count finished heap dumps (FXHEAP_DUMP set, its log
+     * in FXMON_LOG), at most 20 s, so that the next collection comes after this one's dump: a
+     * fixed 600 ms (a dump takes about 250 ms) was too short once on a loaded machine, and the
+     * second dump then saw the third collection's age.  With no dump to wait for, 600 ms.
+     */
+    static void awaitDumps(int count) throws Exception {
+        String log = System.getenv("FXMON_LOG"), dump = System.getenv("FXHEAP_DUMP");
+        if (log == null || dump == null || dump.isEmpty() || dump.startsWith("0")) {
+            Thread.sleep(600);
+            return;
+        }
+        for (int waited = 0; waited < 20000 && dumpsLogged(log) < count; waited += 20) {
+            Thread.sleep(20);
+        }
+    }
+
+    static int dumpsLogged(String log) throws IOException {
+        int dumps = 0;
+        try (BufferedReader in = new BufferedReader(new FileReader(log))) {
+            for (String line; (line = in.readLine()) != null;) {
+                if (line.startsWith("dump objects=")) {
+                    dumps++;
+                }
+            }
+        } catch (FileNotFoundException e) {
+            return 0;
+        }
+        return dumps;
     }
 
     static int count(Node n) {
