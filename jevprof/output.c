@@ -396,14 +396,12 @@ static int write_profile(const jp_report *r, written_files *w, size_t collapsed,
     if (pprof < SUFFIXES && p.share > r->config->min_share && fold_at(&as_set, r->config->min_share) == 0 &&
         as_set.folded.count <= JP_MAX_PPROF_NODES)
         for_pprof = &as_set;
-    int pprof_alike = pprof < SUFFIXES && for_pprof == &p;
     if (p.share > r->config->min_share)
-        jv_log("jevprof: paths under %.3g%% of the profile folded into a frame under their callers in %s%s, %s%s%s%s%s (the "
-               "setting, %g%%, left a collapsed file over %u MB)", p.share, r->config->file_prefix,
-               every_suffix[collapsed], r->config->file_prefix, every_suffix[flame],
-               pprof_alike ? ", " : "", pprof_alike ? r->config->file_prefix : "",
-               pprof_alike ? every_suffix[pprof] : "", r->config->min_share,
-               (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
+        /* kinds, not file names: with file= settings the files are not <prefix><suffix> (the line
+         * naming the files written follows); the pprof file may keep the setting (above) */
+        jv_log("jevprof: paths under %.3g%% of the profile folded into a frame under their callers in its collapsed "
+               "stacks and flame graph (the setting, %g%%, left a collapsed file over %u MB)", p.share,
+               r->config->min_share, (unsigned)(JP_MAX_COLLAPSED_BYTES >> 20));
     int failed = write_file(r, w, collapsed, write_collapsed, &p);
     failed |= write_file(r, w, flame, write_flame, &p);
     if (pprof < SUFFIXES)

@@ -12,7 +12,9 @@
  *   - a wrapper script in a directory that also holds `java` (as /usr/bin does), and `bash
  *     script.sh`, get the agent through JAVA_TOOL_OPTIONS, not -J;
  *   - a process of another user is refused in one line, before any jcmd;
- *   - a user other than the tree's owner runs the tree's jevprof (nothing of the tree written).
+ *   - a user other than the tree's owner runs the tree's jevprof (nothing of the tree written);
+ *   - javac in calls mode with `-f out.collapsed`: its profile folded to keep the file under the
+ *     cap, and the line saying so names no file this run did not write.
  */
 #include <check.h>
 #include <signal.h>
@@ -253,6 +255,38 @@ START_TEST(scripts_get_the_agent_through_java_tool_options)
 }
 END_TEST
 
+/* javac's calls-mode profile is folded beyond the setting to keep the collapsed file under its
+ * cap (12 MB); the line that says so named <prefix>.collapsed and <prefix>-flame.html, files a
+ * run given -f writes neither of. */
+START_TEST(a_profile_folded_to_fit_names_no_file_it_did_not_write)
+{
+    char dir[1200], javac[600], path[1400];
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    snprintf(javac, sizeof(javac), "%.*sjavac", (int)(strrchr(jdks[_i], '/') + 1 - jdks[_i]), jdks[_i]);
+    snprintf(path, sizeof(path), "%s/H.java", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("class H { public static void main(String[] a) { System.out.println(a.length); } }\n", f);
+    fclose(f);
+    ck_assert_int_eq(jevprof(NULL, "-e calls -f '%s/out.collapsed' '%s' -d '%s' '%s/H.java' 2>'%s/err'", dir, javac,
+                             dir, dir, dir),
+                     0);
+    char *err = read_file(dir, "err");
+    ck_assert_ptr_nonnull(err);
+    const char *folded = strstr(err, "jevprof: paths under ");
+    ck_assert_msg(folded, "no folding beyond the setting said:\n%.2000s", err);
+    ck_assert_msg(!strstr(err, "jevprof.collapsed") && !strstr(err, "jevprof-flame.html"), "%.300s", folded);
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/out.collapsed", dir);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_le(st.st_size, 12 << 20);
+    snprintf(path, sizeof(path), "%s/H.class", dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    free(err);
+    remove_directory(dir);
+}
+END_TEST
+
 START_TEST(another_users_process_is_refused)
 {
     char command[2048], *err = NULL;
@@ -313,6 +347,7 @@ int main(void)
     tcase_add_loop_test(tc, registered_and_named_it_loads_once, 0, jdk_count);
     tcase_add_loop_test(tc, list_names_the_jvms_and_jevprof, 0, jdk_count);
     tcase_add_loop_test(tc, scripts_get_the_agent_through_java_tool_options, 0, jdk_count);
+    tcase_add_loop_test(tc, a_profile_folded_to_fit_names_no_file_it_did_not_write, 0, jdk_count);
     tcase_add_test(tc, another_users_process_is_refused);
     tcase_add_loop_test(tc, another_user_runs_the_trees_jevprof, 0, jdk_count);
     suite_add_tcase(s, tc);
