@@ -155,16 +155,13 @@ uint32_t jv_rewrite_offset(const jv_rewrite *r, uint32_t offset, int *starts)
     return r->pc[k];
 }
 
-void jv_rewrite_hide_bridge_methods(const jmethodID *methods, unsigned count)
+void jv_rewrite_hide_bridge_method(jmethodID method)
 {
-    for (unsigned i = 0; i < count; i++) {
-        unsigned slot = 0;
-        while (slot < BRIDGE_METHODS && atomic_load(&bridge_methods[slot]) &&
-               atomic_load(&bridge_methods[slot]) != methods[i])
-            slot++;
-        if (slot < BRIDGE_METHODS && methods[i])
-            atomic_store(&bridge_methods[slot], methods[i]);
-    }
+    unsigned slot = 0;
+    while (slot < BRIDGE_METHODS && atomic_load(&bridge_methods[slot]) && atomic_load(&bridge_methods[slot]) != method)
+        slot++;
+    if (slot < BRIDGE_METHODS && method)
+        atomic_store(&bridge_methods[slot], method);
 }
 
 int jv_rewrite_is_bridge_method(jmethodID method)

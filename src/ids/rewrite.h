@@ -35,9 +35,9 @@ const uint8_t *jv_rewrite_original(const jv_rewrite *r, uint32_t *length);
  * to the last); *starts is set when the instruction itself starts there, unset in injected code. */
 uint32_t jv_rewrite_offset(const jv_rewrite *r, uint32_t offset, int *starts);
 
-/* The bridge classes' methods (the natives of jevmon/Bridge and jevmon/Watch, which injected
- * code calls): their frames are hidden from monitors.  Adds to those hidden before. */
-void jv_rewrite_hide_bridge_methods(const jmethodID *methods, unsigned count);
+/* A bridge class's method (a native of jevmon/Bridge or jevmon/Watch, which injected code
+ * calls): its frames are hidden from monitors, like those hidden before. */
+void jv_rewrite_hide_bridge_method(jmethodID method);
 int jv_rewrite_is_bridge_method(jmethodID method);
 
 #endif

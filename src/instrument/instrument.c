@@ -416,10 +416,8 @@ jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned
         return NULL;
     }
     add_reads(env, bridge);
-    for (jint i = 0; i < count; i++) {
-        jmethodID own = (*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature);
-        jv_rewrite_hide_bridge_methods(&own, 1);
-    }
+    for (jint i = 0; i < count; i++)
+        jv_rewrite_hide_bridge_method((*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature));
     return bridge;
 }
 

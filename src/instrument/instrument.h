@@ -46,7 +46,7 @@ void jv_instrument_flags_region_begin(JNIEnv *env);
 void jv_instrument_flags_region_end(JNIEnv *env);
 int jv_instrument_flags_counting(void);
 /* Defines a class of static natives with the boot loader (name: internal form), binds them, lets
- * every named module read it and hides its frames from monitors (jv_rewrite_hide_bridge_methods);
+ * every named module read it and hides its frames from monitors (jv_rewrite_hide_bridge_method);
  * NULL, logged with what is lost, when it cannot. */
 jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned char *bytes, size_t size,
                                    const JNINativeMethod *natives, jint count, const char *lost);
