@@ -7,7 +7,9 @@
 #          instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   programs (issue 30): H2 (a JDBC query loop), a Groovy and a JRuby script in calls mode, both JDKs
-#          and an embedded Tomcat 10 under wrk: requests per second, no agent, cpu mode, calls mode
+#          and an embedded Tomcat 10 under wrk: requests per second, no agent, the mechanism alone
+#          (tools/startupprobe: natives that only count, empty Java methods), the bridge with a monitor
+#          doing nothing, jevprof's cpu mode and calls mode
 #          (BENCH_ONLY=tomcat alone; BENCH_TOMCAT_WARMUP, BENCH_TOMCAT_SECONDS, default 10 each)
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
@@ -252,15 +254,30 @@ program_tables() {
     fi
   done
 }
+# build_probe: $probe, tools/startupprobe built against the rewriter's objects (those of its sources:
+# a build directory may hold objects of files since removed).
+probe=$work/libstartupprobe.so
+build_probe() {
+  [[ ! -f $probe ]] || return 0
+  local jdk_home source objects=()
+  jdk_home=$(dirname "$(dirname "$javac")")
+  for source in "$root"/src/classfile/*.c; do
+    objects+=("$build/obj/src/classfile/$(basename "${source%.c}").o")
+  done
+  gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$jdk_home/include" -I"$jdk_home/include/linux" \
+    -I"$root/src" -I"$root/include" "$root/tools/startupprobe/startupprobe.c" \
+    -Wl,--whole-archive "${objects[@]}" -Wl,--no-whole-archive "$build/libjevplat.a" \
+    -ldl -pthread -o "$probe"
+}
 # Request throughput: an embedded Tomcat 10 (tests/jvm/workloads/tomcat/) under wrk on loopback,
 # warmed up, then measured for BENCH_TOMCAT_SECONDS; requests per second beside no agent.
 tomcat_jars=(/usr/share/java/tomcat10-{api,catalina,coyote,juli,util,util-scan,servlet-api,jaspic-api,annotations-api,jni,el-api}.jar)
-tomcat_rps() { # tomcat_rps JAVA [ENVIRONMENT...]: requests per second, after a warm-up
+tomcat_rps() { # tomcat_rps JAVA AGENT|- [ENVIRONMENT...]: requests per second, after a warm-up
   local java_bin=$1 port='' rps
-  shift
-  rm -f "$work/tomcat.in" && mkfifo "$work/tomcat.in"
   local agent=()
-  [[ $# -eq 0 ]] || agent=("-agentpath:$build/libjevmon.so")
+  [[ $2 == - ]] || agent=("-agentpath:$2")
+  shift 2
+  rm -f "$work/tomcat.in" && mkfifo "$work/tomcat.in"
   env "$@" "$java_bin" "${agent[@]}" -cp "$tomcat_cp:$work/tomcat-classes" TomcatWorkload "$work/tomcat-base" \
     <"$work/tomcat.in" >"$work/tomcat.out" 2>"$work/tomcat.err" &
   local server=$!
@@ -282,16 +299,25 @@ tomcat_rps() { # tomcat_rps JAVA [ENVIRONMENT...]: requests per second, after a 
 tomcat_table() { # tomcat_table JAVA
   local java_bin=$1 base row rps
   echo "Tomcat 10, one servlet, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after a ${BENCH_TOMCAT_WARMUP:-10} s warm-up, $("$java_bin" -version 2>&1 | head -n 1)"
-  printf '  %-44s %12s %8s\n' "" "requests/s" "ratio"
-  for row in "no agent|" "jevprof, cpu mode (10 ms)|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10" "jevprof, calls mode|JEVPROF_MODE=calls"; do
-    local settings=(${row#*|})
-    if [[ -z ${row#*|} ]]; then
-      rps=$(tomcat_rps "$java_bin")
-      base=$rps
-    else
-      rps=$(tomcat_rps "$java_bin" "${jevprof_env[@]}" "${settings[@]}" "JEVPROF_OUTPUT_DIR=$work/jp-tomcat")
-    fi
-    awk -v l="${row%%|*}" -v r="$rps" -v b="$base" 'BEGIN {printf "  %-44s %12.0f %7.3fx\n", l, r, (b > 0 ? r / b : 0)}'
+  printf '  %-62s %12s %8s\n' "" "requests/s" "ratio"
+  local silent_env agent=$build/libjevmon.so
+  registry_env silent_env silent-instrumented
+  # The probe rows (tools/startupprobe, no bridge, no monitor) bound what any monitor can get:
+  # every call through a native that only counts, or also reads the clock a calls profiler needs
+  # at each entry and exit; every call into an empty Java method, or one reading Java's clock.
+  for row in "no agent|-|" \
+    "probe: every call into a native that only counts|$probe|STARTUP_PROBE=retransform" \
+    "probe: the same, reading the tick counter at entry and exit|$probe|STARTUP_PROBE=retransform STARTUP_PROBE_BRIDGE=native-clock" \
+    "probe: every call into an empty Java method|$probe|STARTUP_PROBE=retransform STARTUP_PROBE_BRIDGE=java" \
+    "probe: the same, reading System.nanoTime at entry and exit|$probe|STARTUP_PROBE=retransform STARTUP_PROBE_BRIDGE=java-clock" \
+    "$silent|$agent|${silent_env[*]}" \
+    "jevprof, cpu mode (10 ms)|$agent|${jevprof_env[*]} JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/jp-tomcat" \
+    "jevprof, calls mode|$agent|${jevprof_env[*]} JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-tomcat"; do
+    IFS='|' read -r label row_agent row_env <<<"$row"
+    local settings=($row_env)
+    rps=$(tomcat_rps "$java_bin" "$row_agent" "${settings[@]}")
+    [[ $row_agent != - ]] || base=$rps
+    awk -v l="$label" -v r="$rps" -v b="$base" 'BEGIN {printf "  %-62s %12.0f %7.3fx\n", l, r, (b > 0 ? r / b : 0)}'
   done
   echo
 }
@@ -301,6 +327,7 @@ tomcat_tables() {
     return
   fi
   tomcat_cp=$(IFS=:; echo "${tomcat_jars[*]}")
+  build_probe
   "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/jvm/workloads/tomcat/TomcatWorkload.java"
   local java_bin
   for java_bin in "$java" "$java25"; do
@@ -384,12 +411,8 @@ measured() {
 # at VMInit, the same on two threads, and rewriting every class as it loads (early hook), with and
 # without the flag array keeping the JDK's start-up code from calling the natives before VMInit.
 startup_tables() {
-  local jdk_home probe=$work/libstartupprobe.so java_bin
-  jdk_home=$(dirname "$(dirname "$javac")")
-  gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$jdk_home/include" -I"$jdk_home/include/linux" \
-    -I"$root/src" -I"$root/include" "$root/tools/startupprobe/startupprobe.c" \
-    -Wl,--whole-archive "$build"/obj/src/classfile/*.o -Wl,--no-whole-archive "$build/libjevplat.a" \
-    -ldl -pthread -o "$probe"
+  local java_bin
+  build_probe
   for java_bin in "$java" "$java25"; do
     command -v "$java_bin" >/dev/null || { echo "start-up on $java_bin: skipped, no such JDK"; continue; }
     measured "Hello world, $("$java_bin" -version 2>&1 | head -n 1)" "${BENCH_STARTUP_RUNS:-11}" \

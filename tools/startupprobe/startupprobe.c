@@ -1,8 +1,9 @@
 /*
- * startupprobe.c - the start-up cost of the instrumented path's mechanism alone, without the
- * bridge or a monitor (`BENCH_ONLY=startup` in tools/bench.sh builds and runs it).  A JVMTI agent
- * whose natives only count; STARTUP_PROBE picks how the classes loaded before VMInit get their
- * calls:
+ * startupprobe.c - what the instrumented path's mechanism costs alone, without the bridge or a
+ * monitor: at start-up (`BENCH_ONLY=startup` in tools/bench.sh) and per call, on a server's request
+ * throughput (`BENCH_ONLY=tomcat`).  A JVMTI agent whose natives only count, each thread on its own
+ * (a shared counter would make every call of every thread contend for one cache line); STARTUP_PROBE
+ * picks how the classes loaded before VMInit get their calls:
  *   hook         an early ClassFileLoadHook that changes nothing: what the early hook alone costs
  *                (HotSpot turns CDS off when an early class hook is enabled at start)
  *   retransform  the bridge's way: jevmon/Bridge defined at VMInit, read by every module, the hook
@@ -18,6 +19,11 @@
  *                so the JDK's start-up code tests a flag instead of calling a native, then every
  *                flag set (as for a monitor wanting every call)
  * The rewriting is src/classfile/'s, as the bridge does it (without the flag array).
+ * STARTUP_PROBE_BRIDGE=java makes enter and exit empty Java methods instead of natives: the code
+ * the rewriter injects then costs only what HotSpot makes of it once the JIT inlines the empty
+ * calls, the ceiling of any per-call path that does not leave Java; java-clock has them read
+ * System.nanoTime, the cheapest clock Java code has, as a per-call path timing calls in Java must;
+ * native-clock has the natives read the processor's tick counter, as jevprof's calls mode does.
  * STARTUP_PROBE_LOOKUP=1 leaves the natives to HotSpot's lookup of Java_ names in agent libraries.
  * STARTUP_PROBE_PRINT=1 prints the counts and the time spent in VMInit on standard error.
  * Not part of the product: a measuring tool; the early mode prints HotSpot's warning about
@@ -32,6 +38,7 @@
 #include <time.h>
 
 #include "classfile/classfile.h"
+#include "platform/platform.h"
 
 enum mode { HOOK, RETRANSFORM, PARALLEL, EARLY, EARLY_FLAGGED };
 
@@ -43,6 +50,8 @@ static enum mode mode;
 static int print;
 static _Atomic(const char *) bridge_name; /* set: the hook rewrites class files to call it */
 static atomic_long enters, exits;
+static _Thread_local long thread_enters, thread_exits; /* added to enters and exits every COUNT_BATCH */
+#define COUNT_BATCH 1024
 static atomic_int next_int, rewritten, failed, hooked;
 static jclass *second_half;
 static jint second_count;
@@ -54,16 +63,32 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* STARTUP_PROBE_BRIDGE: enter and exit are natives that count (unset), natives that also read the
+ * processor's tick counter as jevprof's calls mode does at each entry and exit (native-clock),
+ * empty Java methods (java), or Java methods reading System.nanoTime (java-clock). */
+static enum { NATIVE, NATIVE_CLOCK, JAVA_EMPTY, JAVA_CLOCK } bridge_code;
+static _Thread_local uint64_t thread_ticks; /* NATIVE_CLOCK: what the reads sum to, so they are kept */
+
 static void JNICALL bridge_enter(JNIEnv *env, jclass bridge, jint n)
 {
     (void)env, (void)bridge, (void)n;
-    atomic_fetch_add_explicit(&enters, 1, memory_order_relaxed);
+    if (bridge_code == NATIVE_CLOCK)
+        thread_ticks += plat_ticks();
+    if (++thread_enters == COUNT_BATCH) {
+        atomic_fetch_add_explicit(&enters, COUNT_BATCH, memory_order_relaxed);
+        thread_enters = 0;
+    }
 }
 
 static void JNICALL bridge_exit(JNIEnv *env, jclass bridge, jint n)
 {
     (void)env, (void)bridge, (void)n;
-    atomic_fetch_add_explicit(&exits, 1, memory_order_relaxed);
+    if (bridge_code == NATIVE_CLOCK)
+        thread_ticks += plat_ticks();
+    if (++thread_exits == COUNT_BATCH) {
+        atomic_fetch_add_explicit(&exits, COUNT_BATCH, memory_order_relaxed);
+        thread_exits = 0;
+    }
 }
 
 /* STARTUP_PROBE_LOOKUP=1: the natives are left to HotSpot's lookup of Java_ names, which searches
@@ -130,10 +155,13 @@ static void JNICALL on_class_file(jvmtiEnv *env, JNIEnv *jni, jclass redefined, 
     free(out);
 }
 
-/* The bridge class (as src/instrument/instrument.c's), named name; the flag field `on` too when flagged. */
+/* The bridge class (as src/instrument/instrument.c's), named name; the flag field `on` too when
+ * flagged.  Its enter and exit are natives, or Java methods (bridge_code) whose code is
+ * `return`, or `System.nanoTime(); return` (what a per-call path in Java pays for its two
+ * time stamps, before it records anything). */
 static size_t bridge_bytes(const char *name, int flagged, unsigned char *b, size_t room)
 {
-    static const unsigned char head[] = {0xCA, 0xFE, 0xBA, 0xBE, 0x00, 0x00, 0x00, 0x31, 0x00, 0x0A};
+    static const unsigned char head[] = {0xCA, 0xFE, 0xBA, 0xBE, 0x00, 0x00, 0x00, 0x31, 0x00, 0x11};
     static const unsigned char pool[] = {
         0x07, 0x00, 0x01,                                                                    /* 2 Class #1 */
         0x01, 0x00, 0x10, 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g', '/', 'O', 'b', 'j', 'e', 'c', 't',
@@ -143,15 +171,33 @@ static size_t bridge_bytes(const char *name, int flagged, unsigned char *b, size
         0x01, 0x00, 0x04, 'e', 'x', 'i', 't',                                                /* 7 */
         0x01, 0x00, 0x02, 'o', 'n',                                                          /* 8 */
         0x01, 0x00, 0x02, '[', 'B',                                                          /* 9 */
+        0x01, 0x00, 0x04, 'C', 'o', 'd', 'e',                                                /* 10 */
+        0x01, 0x00, 0x10, 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g', '/', 'S', 'y', 's', 't', 'e', 'm',
+        0x07, 0x00, 0x0B,                                                                    /* 12 Class #11 */
+        0x01, 0x00, 0x08, 'n', 'a', 'n', 'o', 'T', 'i', 'm', 'e',                            /* 13 */
+        0x01, 0x00, 0x03, '(', ')', 'J',                                                     /* 14 */
+        0x0C, 0x00, 0x0D, 0x00, 0x0E,                                        /* 15 NameAndType #13 #14 */
+        0x0A, 0x00, 0x0C, 0x00, 0x0F,                                          /* 16 Methodref #12 #15 */
         0x00, 0x31, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00};  /* public final super; this, super; no interfaces */
     static const unsigned char field[] = {0x00, 0x01, 0x00, 0x49, 0x00, 0x08, 0x00, 0x09, 0x00, 0x00};
-    static const unsigned char methods[] = {
-        0x00, 0x02,                                       /* two methods */
-        0x01, 0x09, 0x00, 0x05, 0x00, 0x06, 0x00, 0x00,   /* public static native enter (I)V */
-        0x01, 0x09, 0x00, 0x07, 0x00, 0x06, 0x00, 0x00,   /* public static native exit (I)V */
-        0x00, 0x00};
+    static const unsigned char native_method[] = {0x01, 0x09, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00}; /* public static native (I)V */
+    static const unsigned char empty_method[] = {
+        0x00, 0x09, 0x00, 0x00, 0x00, 0x06, 0x00, 0x01, /* public static (I)V, one attribute: */
+        0x00, 0x0A, 0x00, 0x00, 0x00, 0x0D,             /*   Code, 13 bytes: */
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, /*   max_stack 0, max_locals 1, 1 byte of code: */
+        0xB1, 0x00, 0x00, 0x00, 0x00};                  /*   return; no handlers, no attributes */
+    static const unsigned char clock_method[] = {
+        0x00, 0x09, 0x00, 0x00, 0x00, 0x06, 0x00, 0x01, /* public static (I)V, one attribute: */
+        0x00, 0x0A, 0x00, 0x00, 0x00, 0x11,             /*   Code, 17 bytes: */
+        0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x05, /*   max_stack 2, max_locals 1, 5 bytes of code: */
+        0xB8, 0x00, 0x10, 0x58, 0xB1,                   /*   invokestatic System.nanoTime; pop2; return */
+        0x00, 0x00, 0x00, 0x00};                        /*   no handlers, no attributes */
+    const unsigned char *method = bridge_code == JAVA_EMPTY ? empty_method : bridge_code == JAVA_CLOCK ? clock_method
+                                                                                                    : native_method;
+    size_t method_size = bridge_code == JAVA_EMPTY ? sizeof(empty_method)
+                         : bridge_code == JAVA_CLOCK ? sizeof(clock_method) : sizeof(native_method);
     size_t length = strlen(name);
-    if (sizeof(head) + 3 + length + sizeof(pool) + sizeof(field) + sizeof(methods) > room)
+    if (sizeof(head) + 3 + length + sizeof(pool) + sizeof(field) + 4 + 2 * method_size > room)
         return 0;
     memcpy(b, head, sizeof(head));
     size_t at = sizeof(head);
@@ -166,18 +212,25 @@ static size_t bridge_bytes(const char *name, int flagged, unsigned char *b, size
     } else {
         b[at++] = 0x00, b[at++] = 0x00; /* no fields */
     }
-    memcpy(b + at, methods, sizeof(methods));
-    return at + sizeof(methods);
+    b[at++] = 0x00, b[at++] = 0x02; /* two methods: enter (#5) and exit (#7) */
+    for (unsigned char name_index = 5; name_index <= 7; name_index += 2) {
+        memcpy(b + at, method, method_size);
+        b[at + 3] = name_index;
+        at += method_size;
+    }
+    b[at++] = 0x00, b[at++] = 0x00; /* no attributes */
+    return at;
 }
 
 static jclass define_bridge(JNIEnv *env, const char *name)
 {
-    unsigned char bytes[256];
+    unsigned char bytes[320];
     size_t size = bridge_bytes(name, mode == EARLY_FLAGGED, bytes, sizeof(bytes));
     jclass bridge = size ? (*env)->DefineClass(env, name, NULL, (const jbyte *)bytes, (jsize)size) : NULL;
     JNINativeMethod natives[] = {{(char *)"enter", (char *)"(I)V", (void *)bridge_enter},
                                  {(char *)"exit", (char *)"(I)V", (void *)bridge_exit}};
-    if (!bridge || (!by_lookup && (*env)->RegisterNatives(env, bridge, natives, 2) != 0)) {
+    int natives_bound = bridge_code == NATIVE || bridge_code == NATIVE_CLOCK;
+    if (!bridge || (!by_lookup && natives_bound && (*env)->RegisterNatives(env, bridge, natives, 2) != 0)) {
         fprintf(stderr, "startupprobe: could not define %s\n", name);
         exit(3);
     }
@@ -290,8 +343,8 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 {
     (void)env, (void)jni;
     if (print)
-        fprintf(stderr, "startupprobe: %ld entries, %ld exits; %d class files rewritten in all, %d not rewritable\n",
-                atomic_load(&enters), atomic_load(&exits), atomic_load(&rewritten), atomic_load(&failed));
+        fprintf(stderr, "startupprobe: %ld entries, %ld exits (counted by the %d; 0 for a Java bridge); %d class files rewritten in all, %d not rewritable\n",
+                atomic_load(&enters), atomic_load(&exits), COUNT_BATCH, atomic_load(&rewritten), atomic_load(&failed));
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *jvm, char *options, void *reserved)
@@ -304,6 +357,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *jvm, char *options, void *reserved)
          : !strcmp(name, "hook") ? HOOK : RETRANSFORM;
     print = getenv("STARTUP_PROBE_PRINT") != NULL;
     by_lookup = getenv("STARTUP_PROBE_LOOKUP") != NULL;
+    const char *bridge_kind = getenv("STARTUP_PROBE_BRIDGE");
+    bridge_code = !bridge_kind ? NATIVE : !strcmp(bridge_kind, "native-clock") ? NATIVE_CLOCK
+                : !strcmp(bridge_kind, "java") ? JAVA_EMPTY : !strcmp(bridge_kind, "java-clock") ? JAVA_CLOCK : NATIVE;
     if ((*jvm)->GetEnv(jvm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK)
         return 1;
     jvmtiCapabilities caps;
