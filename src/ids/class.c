@@ -110,8 +110,12 @@ ClassID jv_class_id(JNIEnv *env, jclass klass)
              * but, once registered, delivered its exit: an exit without an entry (an orphan
              * exit at the bottom of that thread's stack, seen on a loaded machine). */
             id = jv_id_make(JV_ID_CLASS, index);
-            register_methods(jv_table_get(&classes, index), klass, id);
-            (*jv_jvmti)->SetTag(jv_jvmti, klass, (jlong)id);
+            jv_class *c = jv_table_get(&classes, index);
+            register_methods(c, klass, id);
+            jvmtiError e = (*jv_jvmti)->SetTag(jv_jvmti, klass, (jlong)id);
+            if (e != JVMTI_ERROR_NONE) /* not cached: the next look registers the class again */
+                jv_log("the JVM refused to tag class %s with its ClassID (JVMTI error %d); it may get another",
+                       c->signature, (int)e);
         }
     }
     plat_mutex_unlock(registering);
