@@ -19,18 +19,20 @@ typedef struct agct_trace {
     agct_frame *frames;
 } agct_trace;
 typedef void (*agct_function)(agct_trace *trace, jint depth, void *ucontext);
-#define AGCT_NO_JAVA_FRAME 0     /* ticks_no_Java_frame */
-#define AGCT_NOT_JAVA (-1)       /* ticks_unknown_not_Java: a thread outside Java */
+/* AsyncGetCallTrace's answers when it gives no frames (HotSpot's forte.cpp): 0 down to -4, no Java
+ * frame to walk (no_Java_frame, no_class_load, GC_active, unknown_not_Java, not_walkable_not_Java);
+ * -5 down to -10, the thread was in Java code but the walk failed (unknown_Java, not_walkable_Java,
+ * unknown_state, thread_exit, deopt, safepoint), except thread_exit: only native frames are left. */
 #define AGCT_GC_ACTIVE (-2)
-#define AGCT_UNKNOWN_JAVA (-5)   /* this and below: the thread was in Java code, but the walk failed */
-#define AGCT_NOT_WALKABLE_NOT_JAVA (-8)
+#define AGCT_UNKNOWN_JAVA (-5)
+#define AGCT_THREAD_EXIT (-8)
 
 /* NULL until VMInit, and on a JVM without it. */
 extern agct_function jv_async_get_call_trace;
 
 /* Walks the calling thread's Java stack from context (inside its signal handler: async-signal-
- * safe); trace->num_frames says how it went (AGCT_NOT_JAVA: not a thread of the JVM).  0 when
- * there is no AsyncGetCallTrace, nothing set then. */
+ * safe); trace->num_frames says how it went.  0 when there is no walk (no AsyncGetCallTrace, or a
+ * thread that is not the JVM's), num_frames left as it was then. */
 int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context);
 
 #endif

@@ -267,8 +267,8 @@ static DWORD kind_of(jint num_frames)
         return JEVMON_CPU_SAMPLE_JAVA;
     if (num_frames == AGCT_GC_ACTIVE)
         return JEVMON_CPU_SAMPLE_GC;
-    return num_frames > AGCT_UNKNOWN_JAVA || num_frames == AGCT_NOT_WALKABLE_NOT_JAVA ? JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES
-                                                                                     : JEVMON_CPU_SAMPLE_UNWALKABLE;
+    return num_frames > AGCT_UNKNOWN_JAVA || num_frames == AGCT_THREAD_EXIT ? JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES
+                                                                           : JEVMON_CPU_SAMPLE_UNWALKABLE;
 }
 
 HRESULT STDMETHODCALLTYPE sampling_NextCpuSample(IJevmonSampling4 *iface, MethodID *pframes, DWORD *poffsets,

@@ -96,10 +96,8 @@ int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *contex
         return 0;
     trace->frames = frames;
     /* GetEnv only reads the thread's own JVM state; it is how AGCT learns which thread it walks. */
-    if ((*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) {
-        trace->num_frames = AGCT_NOT_JAVA;
-        return 1;
-    }
+    if ((*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+        return 0;
     trace->env_id = env;
     jv_async_get_call_trace(trace, depth, context);
     return 1;
@@ -141,7 +139,7 @@ static void walk_interrupted(void *context, void *arg)
 {
     walk *w = arg;
     w->dispatching = jv_dispatching();
-    w->walked = jv_agct_walk(&w->trace, w->frames, WALK_DEPTH, context) && w->trace.num_frames != AGCT_NOT_JAVA;
+    w->walked = jv_agct_walk(&w->trace, w->frames, WALK_DEPTH, context);
 }
 
 typedef struct found {
@@ -151,7 +149,7 @@ typedef struct found {
     JVM_METHOD_SAMPLE_LOCATION location;
     int accuracy;
     int generated;  /* ip in VM-generated code */
-    int unwalked;   /* the walk failed in Java code: the code map's answer alone may be stale */
+    int unwalked;   /* a walk named no method: the code map's answer alone may be stale */
     int walked;     /* the method is the walk's innermost frame: the walk is the thread's stack */
     uint64_t ip, sp;
 } found;
@@ -208,7 +206,7 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     } else if (kind == JV_CODE_COMPILED && !jv_rewrite_is_bridge_method(code.method)) {
         f->method = code.method;
         f->accuracy = COMPILED_CODE;
-        f->unwalked = w->walked && w->trace.num_frames <= AGCT_UNKNOWN_JAVA;
+        f->unwalked = w->walked;
     }
     return 1;
 }
@@ -300,7 +298,7 @@ static void stack_from_jvmti(JNIEnv *env, jthread thread, int accuracy, found *f
 }
 
 /*
- * The code map alone, where a walk was possible but failed: HotSpot reports new code and the
+ * The code map alone, where a walk was possible but named no method: HotSpot reports new code and the
  * unloading of old code late (the service thread posts both), so for a moment the map may
  * still name the method whose code used to be at ip.  JVMTI's frame settles it; where the two
  * differ, its answer is kept, at its accuracy.
