@@ -90,6 +90,45 @@ void jv_rewrite_record(const char *class_name, const char *name, const char *des
     atomic_store(&recorded, 1);
 }
 
+/* The record whose rewrite is code (the key's method), or NULL.  Under lock. */
+static const jv_rewrite *find_locked(const char *key, const uint8_t *code, uint32_t length);
+
+void jv_rewrite_record_again(const char *class_name, const char *name, const char *descriptor,
+                             const cf_offset_map *map)
+{
+    char key[1024];
+    if (!lock || !make_key(key, sizeof(key), class_name, name, descriptor))
+        return;
+    plat_mutex_lock(lock);
+    const jv_rewrite *first = find_locked(key, map->original, map->original_length);
+    plat_mutex_unlock(lock);
+    if (!first) { /* map->original is the class file's code */
+        jv_rewrite_record(class_name, name, descriptor, map);
+        return;
+    }
+    /* Each of the class file's instructions: where the first rewrite put it, and where the
+     * second put that.  Both maps know every instruction start of the code they rewrote. */
+    uint32_t *target = malloc(2 * ((size_t)first->original_length + 1) * sizeof(uint32_t));
+    if (!target)
+        return; /* the method keeps showing its rewrite */
+    uint32_t *moved = target + first->original_length + 1;
+    memset(target, 0xff, 2 * ((size_t)first->original_length + 1) * sizeof(uint32_t));
+    int composed = 1;
+    for (uint32_t k = 0; k <= first->count && composed; k++) {
+        uint32_t t = first->target[k], m = first->moved[k];
+        composed = t <= map->original_length && m <= map->original_length && map->target[t] != UINT32_MAX &&
+                   map->moved[m] != UINT32_MAX;
+        if (composed) {
+            target[first->pc[k]] = map->target[t];
+            moved[first->pc[k]] = map->moved[m];
+        }
+    }
+    cf_offset_map both = {first->original, first->original_length, map->rewritten_length, target, moved};
+    if (composed)
+        jv_rewrite_record(class_name, name, descriptor, &both);
+    free(target);
+}
+
 int jv_rewrites_recorded(void)
 {
     return atomic_load_explicit(&recorded, memory_order_relaxed);
@@ -114,17 +153,22 @@ static int matches(const jv_rewrite *r, const uint8_t *code, uint32_t length)
     return 1;
 }
 
+static const jv_rewrite *find_locked(const char *key, const uint8_t *code, uint32_t length)
+{
+    for (const jv_rewrite *r = buckets[hash_of(key)]; r; r = r->next)
+        if (strcmp(r->key, key) == 0 && matches(r, code, length))
+            return r;
+    return NULL;
+}
+
 const jv_rewrite *jv_rewrite_find(const char *class_name, const char *name, const char *descriptor,
                                   const uint8_t *code, uint32_t length)
 {
     char key[1024];
     if (!lock || !make_key(key, sizeof(key), class_name, name, descriptor))
         return NULL;
-    const jv_rewrite *found = NULL;
     plat_mutex_lock(lock);
-    for (const jv_rewrite *r = buckets[hash_of(key)]; r && !found; r = r->next)
-        if (strcmp(r->key, key) == 0 && matches(r, code, length))
-            found = r;
+    const jv_rewrite *found = find_locked(key, code, length);
     plat_mutex_unlock(lock);
     return found;
 }

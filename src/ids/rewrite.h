@@ -23,6 +23,11 @@ void jv_rewrites_init(void);
 
 /* A method the class-file hook rewrote (any thread; class_name in internal form). */
 void jv_rewrite_record(const char *class_name, const char *name, const char *descriptor, const cf_offset_map *map);
+/* A method rewritten again (the class-file hook's second part rewriting the first's output):
+ * when map's original is a recorded rewrite, the record says where the class file's code went
+ * through both; otherwise map's original is the class file's code, recorded as above. */
+void jv_rewrite_record_again(const char *class_name, const char *name, const char *descriptor,
+                             const cf_offset_map *map);
 /* Has any method been recorded?  (Without, the JVM runs every class file's own code.) */
 int jv_rewrites_recorded(void);
 /* The record of the method whose bytecodes are now code, or NULL when they are the class file's. */

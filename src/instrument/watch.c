@@ -10,6 +10,7 @@
 #include "events/class_failure.h"
 #include "events/thread_name.h"
 #include "instrument/instrument.h"
+#include "ids/rewrite.h"
 #include "instrument/watch.h"
 #include "platform/platform.h"
 
@@ -106,6 +107,13 @@ static int32_t watched_method(void *context, const cf_method_info *method)
                : CF_SKIP_METHOD;
 }
 
+/* Monitors are shown the class file's code: through the method-call rewrite too when it ran first. */
+static void record_rewrite(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map)
+{
+    (void)context, (void)id;
+    jv_rewrite_record_again(method->class_name, method->name, method->descriptor, map);
+}
+
 void jv_watch_class_file(JNIEnv *env, const char *name, jint length, const unsigned char *data, jint *new_length,
                          unsigned char **new_data)
 {
@@ -121,8 +129,7 @@ void jv_watch_class_file(JNIEnv *env, const char *name, jint length, const unsig
                       .enter_name = "enter", .enter_descriptor = "(Ljava/lang/String;I)V",
                       .exit_name = "exit", .exit_descriptor = "(I)V",
                       .method_id = watched_method,
-                      /* monitors are shown the class file's code only when this rewrite is the only one */
-                      .rewritten = earlier ? NULL : jv_instrument_record_rewrite};
+                      .rewritten = record_rewrite};
     uint8_t *out = NULL;
     size_t out_size = 0;
     char error[256];

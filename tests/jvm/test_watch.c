@@ -12,6 +12,7 @@
  *     retransformations): each is verified at its load and again at its retransformation, and
  *     the events still come.
  *   - the catch of the handler injected into setName is no catch: EXCEPTIONS sees the program's.
+ *   - rewritten for method calls as well, setName still shows monitors its class file's code.
  */
 #include <check.h>
 #include <stdio.h>
@@ -100,6 +101,32 @@ START_TEST(a_rename_is_told_from_set_name_with_no_bridge_frame)
 }
 END_TEST
 
+/* With method calls instrumented too, Thread.setName is rewritten twice (the calls' rewrite, then
+ * the watch's): a monitor reading its code at a rename still gets the class file's, as when the
+ * watch's rewrite is the only one. */
+START_TEST(set_name_shows_its_class_files_code_under_both_rewrites)
+{
+    jvmrun_result watched, both;
+    run_watched(jdks[_i], "threads", "", &watched);
+    const char *code = strstr(watched.log, "MethodCode length=");
+    ck_assert_msg(code, "no code read at the renames:\n%.2000s", watched.log);
+    char line[512];
+    snprintf(line, sizeof(line), "%.*s\n", (int)strcspn(code, "\n"), code);
+    ck_assert_int_eq(jvmrun_count(watched.log, line), 2);
+    /* SPECIFIC_METHOD_CALLS with no method enabled: every class rewritten for calls, none delivered */
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, "FXMON_REQUEST=901", "FXMON_OPTIONS=a",
+                         "FXMON_TRACE_RENAMES=1", NULL};
+    const char *args[] = {"threads", NULL};
+    jvmrun(jdks[_i], "", env, args, &both);
+    ck_assert_msg(both.exit_code == 0, "exit %d\n%s", both.exit_code, both.err);
+    ck_assert_msg(strstr(both.err, "jevmon: method calls via bytecode instrumentation\n"), "%s", both.err);
+    ck_assert_int_eq(jvmrun_count(both.log, THREAD_SET_NAME), 2);
+    ck_assert_msg(jvmrun_count(both.log, line) == 2, "expected %s twice in:\n%.3000s", line, both.log);
+    jvmrun_free(&watched);
+    jvmrun_free(&both);
+}
+END_TEST
+
 START_TEST(rewritten_classes_pass_the_verifier)
 {
     char dir[] = "/tmp/jevmon-watch-XXXXXX", options[4200], log[64];
@@ -169,6 +196,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, events_come_without_breakpoints, 0, jdk_count);
     tcase_add_loop_test(tc, a_rename_is_told_from_set_name_with_no_bridge_frame, 0, jdk_count);
+    tcase_add_loop_test(tc, set_name_shows_its_class_files_code_under_both_rewrites, 0, jdk_count);
     tcase_add_loop_test(tc, rewritten_classes_pass_the_verifier, 0, jdk_count);
     tcase_add_loop_test(tc, injected_handler_catches_nothing, 0, jdk_count);
     suite_add_tcase(s, tc);
