@@ -438,7 +438,8 @@ END_TEST
 
 typedef struct attribution {
     unsigned long threads[64];
-    unsigned methods[64]; /* bit i: t<i> seen on that thread */
+    unsigned methods[64]; /* bit i: t<i> seen on that thread in an exact sample (accuracy 100) */
+    unsigned long long samples[64][SPINNERS]; /* every sample of the thread in t<i>, any accuracy */
     int count;
     unsigned long long spinner_samples;
 } attribution;
@@ -455,8 +456,33 @@ static void add_attribution(const sample_line *l, void *arg)
         i++;
     if (i == a->count && a->count < 64)
         a->threads[a->count++] = l->thread;
-    if (i < 64)
-        a->methods[i] |= 1u << which;
+    if (i < 64) {
+        a->samples[i][which] += l->n;
+        if (l->accuracy == 100)
+            a->methods[i] |= 1u << which;
+    }
+}
+
+/* The log's sample lines of thread, in a static buffer (begun again when they pass 8 KiB). */
+static const char *sample_lines_of(const char *log, unsigned long thread)
+{
+    static char lines[8192];
+    char prefix[64];
+    size_t used = 0;
+    snprintf(prefix, sizeof(prefix), "sample %lx ", thread);
+    lines[0] = '\0';
+    for (const char *p = log; p && *p;) {
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) + 1 : strlen(p);
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            if (used + n >= sizeof(lines))
+                used = 0;
+            memcpy(lines + used, p, n);
+            lines[used += n] = '\0';
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return lines;
 }
 
 START_TEST(sixteen_threads_two_samplers_each_sample_its_own_thread)
@@ -472,9 +498,22 @@ START_TEST(sixteen_threads_two_samplers_each_sample_its_own_thread)
     each_sample(r.log, add_attribution, &a);
     unsigned all = 0;
     for (int i = 0; i < a.count; i++) {
-        ck_assert_msg((a.methods[i] & (a.methods[i] - 1)) == 0, "thread %lx has samples in t* methods 0x%x",
-                      a.threads[i], a.methods[i]);
-        all |= a.methods[i];
+        /* The thread's own method is where most of its samples are.  Every exact sample is there;
+         * a walk can name another t<i> at accuracy 90 (docs/sampling.md: in compiled code that
+         * inlines several, at a pc between their blocks), now and then: seen once in 66 samples. */
+        int own = 0;
+        unsigned long long total = 0;
+        for (int m = 0; m < SPINNERS; m++) {
+            total += a.samples[i][m];
+            own = a.samples[i][m] > a.samples[i][own] ? m : own;
+        }
+        unsigned long long others = total - a.samples[i][own];
+        int mixed = (a.methods[i] & ~(1u << own)) != 0 || others * 10 > total;
+        if (mixed) /* the thread's sample lines, to tell how each was taken */
+            fprintf(stderr, "thread %lx:\n%s", a.threads[i], sample_lines_of(r.log, a.threads[i]));
+        ck_assert_msg(!mixed, "thread %lx: most samples in t%d, exact ones in t* methods 0x%x, %llu of %llu in others",
+                      a.threads[i], own, a.methods[i], others, total);
+        all |= 1u << own;
     }
     printf("JDK %d: %llu samples in the 16 spinners' methods, over %d threads\n", _i, a.spinner_samples, a.count);
     ck_assert_int_eq(a.count, SPINNERS);
