@@ -90,8 +90,50 @@ void jv_rewrite_record(const char *class_name, const char *name, const char *des
     atomic_store(&recorded, 1);
 }
 
-/* The record whose rewrite is code (the key's method), or NULL.  Under lock. */
-static const jv_rewrite *find_locked(const char *key, const uint8_t *code, uint32_t length);
+int jv_rewrites_recorded(void)
+{
+    return atomic_load_explicit(&recorded, memory_order_relaxed);
+}
+
+/* Branches the rewriter may turn into others (goto into goto_w, a conditional branch into its
+ * opposite over a goto_w): ifeq .. jsr and ifnull, ifnonnull. */
+static int may_change(uint8_t op)
+{
+    return (op >= 0x99 && op <= 0xa8) || op == 0xc6 || op == 0xc7;
+}
+
+static int matches(const jv_rewrite *r, const uint8_t *code, uint32_t length)
+{
+    if (r->rewritten_length != length)
+        return 0;
+    for (uint32_t k = 0; k < r->count; k++) {
+        uint8_t op = r->original[r->pc[k]];
+        if (!may_change(op) && code[r->moved[k]] != op)
+            return 0;
+    }
+    return 1;
+}
+
+/* The record of the key's method whose rewrite is code, or NULL.  Under lock. */
+static const jv_rewrite *find_locked(const char *key, const uint8_t *code, uint32_t length)
+{
+    for (const jv_rewrite *r = buckets[hash_of(key)]; r; r = r->next)
+        if (strcmp(r->key, key) == 0 && matches(r, code, length))
+            return r;
+    return NULL;
+}
+
+const jv_rewrite *jv_rewrite_find(const char *class_name, const char *name, const char *descriptor,
+                                  const uint8_t *code, uint32_t length)
+{
+    char key[1024];
+    if (!lock || !make_key(key, sizeof(key), class_name, name, descriptor))
+        return NULL;
+    plat_mutex_lock(lock);
+    const jv_rewrite *found = find_locked(key, code, length);
+    plat_mutex_unlock(lock);
+    return found;
+}
 
 void jv_rewrite_record_again(const char *class_name, const char *name, const char *descriptor,
                              const cf_offset_map *map)
@@ -127,50 +169,6 @@ void jv_rewrite_record_again(const char *class_name, const char *name, const cha
     if (composed)
         jv_rewrite_record(class_name, name, descriptor, &both);
     free(target);
-}
-
-int jv_rewrites_recorded(void)
-{
-    return atomic_load_explicit(&recorded, memory_order_relaxed);
-}
-
-/* Branches the rewriter may turn into others (goto into goto_w, a conditional branch into its
- * opposite over a goto_w): ifeq .. jsr and ifnull, ifnonnull. */
-static int may_change(uint8_t op)
-{
-    return (op >= 0x99 && op <= 0xa8) || op == 0xc6 || op == 0xc7;
-}
-
-static int matches(const jv_rewrite *r, const uint8_t *code, uint32_t length)
-{
-    if (r->rewritten_length != length)
-        return 0;
-    for (uint32_t k = 0; k < r->count; k++) {
-        uint8_t op = r->original[r->pc[k]];
-        if (!may_change(op) && code[r->moved[k]] != op)
-            return 0;
-    }
-    return 1;
-}
-
-static const jv_rewrite *find_locked(const char *key, const uint8_t *code, uint32_t length)
-{
-    for (const jv_rewrite *r = buckets[hash_of(key)]; r; r = r->next)
-        if (strcmp(r->key, key) == 0 && matches(r, code, length))
-            return r;
-    return NULL;
-}
-
-const jv_rewrite *jv_rewrite_find(const char *class_name, const char *name, const char *descriptor,
-                                  const uint8_t *code, uint32_t length)
-{
-    char key[1024];
-    if (!lock || !make_key(key, sizeof(key), class_name, name, descriptor))
-        return NULL;
-    plat_mutex_lock(lock);
-    const jv_rewrite *found = find_locked(key, code, length);
-    plat_mutex_unlock(lock);
-    return found;
 }
 
 const uint8_t *jv_rewrite_original(const jv_rewrite *r, uint32_t *length)

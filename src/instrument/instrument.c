@@ -272,7 +272,9 @@ static void JNICALL bridge_unwind(JNIEnv *env, jclass bridge, jint n)
     on_bridge_call(env, n, CALL_UNWIND);
 }
 
-void jv_instrument_record_rewrite(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map)
+/* cf_hooks.rewritten: where the rewritten method's code went, so monitors are shown the class
+ * file's (ids/rewrite.h). */
+static void record_rewrite(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map)
 {
     (void)context, (void)id;
     jv_rewrite_record(method->class_name, method->name, method->descriptor, map);
@@ -288,7 +290,7 @@ void jv_instrument_class_file(JNIEnv *env, const char *name, jint length, const 
                       .exit_name = "exit", .exit_descriptor = "(I)V",
                       .flags_name = flagless ? NULL : FLAGS_FIELD, .flags_descriptor = FLAGS_DESCRIPTOR,
                       .unwind_name = "unwind", .unwind_descriptor = "(I)V",
-                      .method_id = method_int, .rewritten = jv_instrument_record_rewrite};
+                      .method_id = method_int, .rewritten = record_rewrite};
     uint8_t *out = NULL;
     size_t out_size = 0;
     char error[256];

@@ -50,9 +50,6 @@ int jv_instrument_flags_counting(void);
  * NULL, logged with what is lost, when it cannot. */
 jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned char *bytes, size_t size,
                                    const JNINativeMethod *natives, jint count, const char *lost);
-/* cf_hooks.rewritten: where the rewritten method's code went, so monitors are shown the class
- * file's (ids/rewrite.h). */
-void jv_instrument_record_rewrite(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map);
 /* Hands a rewritten class file (malloc'd, freed here) to the ClassFileLoadHook's out parameters. */
 void jv_instrument_hand_over(uint8_t *out, size_t out_size, jint *new_length, unsigned char **new_data);
 /* Is the handler at location of method one the instrumenter injected (it calls exit and rethrows)?

@@ -9,8 +9,8 @@
 #include "dispatch/event_switch.h"
 #include "events/class_failure.h"
 #include "events/thread_name.h"
-#include "instrument/instrument.h"
 #include "ids/rewrite.h"
+#include "instrument/instrument.h"
 #include "instrument/watch.h"
 #include "platform/platform.h"
 
