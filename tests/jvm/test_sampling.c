@@ -463,26 +463,12 @@ static void add_attribution(const sample_line *l, void *arg)
     }
 }
 
-/* The log's sample lines of thread, in a static buffer (begun again when they pass 8 KiB). */
-static const char *sample_lines_of(const char *log, unsigned long thread)
+/* each_sample's callback printing the samples of one thread (arg: its ThreadID) on stderr. */
+static void print_sample_of(const sample_line *l, void *arg)
 {
-    static char lines[8192];
-    char prefix[64];
-    size_t used = 0;
-    snprintf(prefix, sizeof(prefix), "sample %lx ", thread);
-    lines[0] = '\0';
-    for (const char *p = log; p && *p;) {
-        const char *end = strchr(p, '\n');
-        size_t n = end ? (size_t)(end - p) + 1 : strlen(p);
-        if (strncmp(p, prefix, strlen(prefix)) == 0) {
-            if (used + n >= sizeof(lines))
-                used = 0;
-            memcpy(lines + used, p, n);
-            lines[used += n] = '\0';
-        }
-        p = end ? end + 1 : NULL;
-    }
-    return lines;
+    if (l->thread == *(const unsigned long *)arg)
+        fprintf(stderr, "sample %lx %s loc=%d acc=%d ip=%d n=%llu\n", l->thread, l->method, l->location, l->accuracy,
+                l->has_ip, l->n);
 }
 
 START_TEST(sixteen_threads_two_samplers_each_sample_its_own_thread)
@@ -510,7 +496,7 @@ START_TEST(sixteen_threads_two_samplers_each_sample_its_own_thread)
         unsigned long long others = total - a.samples[i][own];
         int mixed = (a.methods[i] & ~(1u << own)) != 0 || others * 10 > total;
         if (mixed) /* the thread's sample lines, to tell how each was taken */
-            fprintf(stderr, "thread %lx:\n%s", a.threads[i], sample_lines_of(r.log, a.threads[i]));
+            each_sample(r.log, print_sample_of, &a.threads[i]);
         ck_assert_msg(!mixed, "thread %lx: most samples in t%d, exact ones in t* methods 0x%x, %llu of %llu in others",
                       a.threads[i], own, a.methods[i], others, total);
         all |= 1u << own;

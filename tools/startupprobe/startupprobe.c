@@ -69,26 +69,27 @@ static double now_ms(void)
 static enum { NATIVE, NATIVE_CLOCK, JAVA_EMPTY, JAVA_CLOCK } bridge_code;
 static _Thread_local uint64_t thread_ticks; /* NATIVE_CLOCK: what the reads sum to, so they are kept */
 
+/* One call of the kind whose thread-local count is count and whole-run total is total. */
+static void count_call(long *count, atomic_long *total)
+{
+    if (bridge_code == NATIVE_CLOCK)
+        thread_ticks += plat_ticks();
+    if (++*count == COUNT_BATCH) {
+        atomic_fetch_add_explicit(total, COUNT_BATCH, memory_order_relaxed);
+        *count = 0;
+    }
+}
+
 static void JNICALL bridge_enter(JNIEnv *env, jclass bridge, jint n)
 {
     (void)env, (void)bridge, (void)n;
-    if (bridge_code == NATIVE_CLOCK)
-        thread_ticks += plat_ticks();
-    if (++thread_enters == COUNT_BATCH) {
-        atomic_fetch_add_explicit(&enters, COUNT_BATCH, memory_order_relaxed);
-        thread_enters = 0;
-    }
+    count_call(&thread_enters, &enters);
 }
 
 static void JNICALL bridge_exit(JNIEnv *env, jclass bridge, jint n)
 {
     (void)env, (void)bridge, (void)n;
-    if (bridge_code == NATIVE_CLOCK)
-        thread_ticks += plat_ticks();
-    if (++thread_exits == COUNT_BATCH) {
-        atomic_fetch_add_explicit(&exits, COUNT_BATCH, memory_order_relaxed);
-        thread_exits = 0;
-    }
+    count_call(&thread_exits, &exits);
 }
 
 /* STARTUP_PROBE_LOOKUP=1: the natives are left to HotSpot's lookup of Java_ names, which searches
@@ -192,10 +193,15 @@ static size_t bridge_bytes(const char *name, int flagged, unsigned char *b, size
         0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x05, /*   max_stack 2, max_locals 1, 5 bytes of code: */
         0xB8, 0x00, 0x10, 0x58, 0xB1,                   /*   invokestatic System.nanoTime; pop2; return */
         0x00, 0x00, 0x00, 0x00};                        /*   no handlers, no attributes */
-    const unsigned char *method = bridge_code == JAVA_EMPTY ? empty_method : bridge_code == JAVA_CLOCK ? clock_method
-                                                                                                    : native_method;
-    size_t method_size = bridge_code == JAVA_EMPTY ? sizeof(empty_method)
-                         : bridge_code == JAVA_CLOCK ? sizeof(clock_method) : sizeof(native_method);
+    static const struct {
+        const unsigned char *bytes;
+        size_t size;
+    } methods[] = {[NATIVE] = {native_method, sizeof(native_method)},
+                   [NATIVE_CLOCK] = {native_method, sizeof(native_method)},
+                   [JAVA_EMPTY] = {empty_method, sizeof(empty_method)},
+                   [JAVA_CLOCK] = {clock_method, sizeof(clock_method)}};
+    const unsigned char *method = methods[bridge_code].bytes;
+    size_t method_size = methods[bridge_code].size;
     size_t length = strlen(name);
     if (sizeof(head) + 3 + length + sizeof(pool) + sizeof(field) + 4 + 2 * method_size > room)
         return 0;
