@@ -300,9 +300,15 @@ static uint64_t symbol(writer *w, const char *text)
     return intern(&w->symbols, text);
 }
 
-/* The class named name (a Java name, dots): its key. */
+/* The class named name (a Java name, dots; an array's as the VM's descriptor: "[LName", "[I"): its key. */
 static uint64_t class_key(writer *w, const char *name)
 {
+    char descriptor[1100];
+    size_t dimensions = strspn(name, "[");
+    if (dimensions && name[dimensions] == 'L' && name[strlen(name) - 1] != ';') { /* JFR's array names end so */
+        snprintf(descriptor, sizeof(descriptor), "%s;", name);
+        name = descriptor;
+    }
     size_t before = w->classes.count;
     uint64_t key = intern(&w->classes, name);
     if (key && w->classes.count > before) {
@@ -470,7 +476,8 @@ static void write_events(writer *w, const profile_events *p)
     }
     uint64_t all = 0, done = 0;
     for (uint32_t i = 1; i < folded.count; i++)
-        all += (folded.nodes[i].self + p->divisor / 2) / p->divisor;
+        all += p->type == E_ALLOCATION_SAMPLE ? folded.nodes[i].self >= (p->divisor + 1) / 2
+                                              : (folded.nodes[i].self + p->divisor / 2) / p->divisor;
     found[JP_ROOT] = JP_ROOT;
     for (uint32_t i = 1; i < folded.count && !w->failed && !w->events.failed; i++) {
         const jp_node *node = &folded.nodes[i];
@@ -478,6 +485,8 @@ static void write_events(writer *w, const profile_events *p)
         uint64_t count = (node->self + p->divisor / 2) / p->divisor;
         if (!count)
             continue;
+        if (p->type == E_ALLOCATION_SAMPLE)
+            count = 1; /* one sample of the path's bytes: its allocations are estimates, often millions */
         /* the last frame: a class (allocations, waits) or a state (wall samples) is a field, not a frame */
         int last_is_field = r->kind(r->name_context, node->method) == JP_FRAME_CLASS || state_key(node->method);
         uint32_t stack_node = last_is_field ? node->parent : i;

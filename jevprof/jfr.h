@@ -11,10 +11,12 @@
  *   park on a lock     jdk.ThreadPark, parkedClass and duration
  *
  * The profiles are trees, not logs: each path of a tree becomes as many events as its weight
- * counts (samples, allocations, waits), with the path as their stack trace (innermost frame
- * first), spread evenly over the recording's span, on one thread that stands for all of them (the
- * trees do not keep threads).  An allocation event carries the path's bytes shared out among
- * its allocations, a wait the path's nanoseconds among its waits.  The paths are folded as the
+ * counts (samples, waits), with the path as their stack trace (innermost frame first), spread
+ * evenly over the recording's span, on one thread that stands for all of them (the trees do not
+ * keep threads); a wait carries the path's nanoseconds shared out among its waits.  An
+ * allocation path becomes one event whose weight is the path's bytes (as a JFR allocation
+ * sample stands for the bytes allocated since the last one): its allocations are estimates from
+ * samples, often millions.  The paths are folded as the
  * collapsed files' are (JEVPROF_MIN_SHARE), so the events' counts and top frames are the
  * collapsed files'.  Calls mode's tree has no JFR event: it is not in the recording.
  *
