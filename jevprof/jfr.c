@@ -10,7 +10,7 @@
 enum {
     T_BOOLEAN = 4, T_INT = 8, T_LONG = 9, T_STRING = 10,
     T_THREAD = 20, T_CLASS = 21, T_SYMBOL = 22, T_METHOD = 23, T_FRAME_TYPE = 24, T_STACK_FRAME = 25,
-    T_STACK_TRACE = 26, T_THREAD_STATE = 27,
+    T_STACK_TRACE = 26, T_THREAD_STATE = 27, T_CLASS_LOADER = 28, T_PACKAGE = 29,
     T_TIMESTAMP = 40, T_TIMESPAN = 41, T_DATA_AMOUNT = 42,
     E_EXECUTION_SAMPLE = 101, E_ALLOCATION_SAMPLE = 102, E_MONITOR_ENTER = 103, E_THREAD_PARK = 104
 };
@@ -47,7 +47,13 @@ static const field_info thread_fields[] = {{"osName", T_STRING, 0, 0, 0, NULL},
                                            {"osThreadId", T_LONG, 0, 0, 0, NULL},
                                            {"javaName", T_STRING, 0, 0, 0, NULL},
                                            {"javaThreadId", T_LONG, 0, 0, 0, NULL}};
-static const field_info class_fields[] = {{"name", T_SYMBOL, 1, 0, 0, NULL}, {"modifiers", T_INT, 0, 0, 0, NULL}};
+/* The JDK's fields, in its order: readers that know the types (async-profiler's) read them by place. */
+static const field_info class_fields[] = {{"classLoader", T_CLASS_LOADER, 1, 0, 0, NULL},
+                                          {"name", T_SYMBOL, 1, 0, 0, NULL},
+                                          {"package", T_PACKAGE, 1, 0, 0, NULL},
+                                          {"modifiers", T_INT, 0, 0, 0, NULL}};
+static const field_info class_loader_fields[] = {{"type", T_CLASS, 1, 0, 0, NULL}, {"name", T_SYMBOL, 1, 0, 0, NULL}};
+static const field_info package_fields[] = {{"name", T_SYMBOL, 1, 0, 0, NULL}};
 static const field_info symbol_fields[] = {{"string", T_STRING, 0, 0, 0, NULL}};
 static const field_info method_fields[] = {{"type", T_CLASS, 1, 0, 0, NULL},
                                            {"name", T_SYMBOL, 1, 0, 0, NULL},
@@ -75,12 +81,17 @@ static const field_info monitor_enter_fields[] = {{"startTime", T_LONG, 0, 0, T_
                                                   {"duration", T_LONG, 0, 0, T_TIMESPAN, "TICKS"},
                                                   {"eventThread", T_THREAD, 1, 0, 0, NULL},
                                                   {"stackTrace", T_STACK_TRACE, 1, 0, 0, NULL},
-                                                  {"monitorClass", T_CLASS, 1, 0, 0, NULL}};
+                                                  {"monitorClass", T_CLASS, 1, 0, 0, NULL},
+                                                  {"previousOwner", T_THREAD, 1, 0, 0, NULL},
+                                                  {"address", T_LONG, 0, 0, 0, NULL}};
 static const field_info thread_park_fields[] = {{"startTime", T_LONG, 0, 0, T_TIMESTAMP, "TICKS"},
                                                 {"duration", T_LONG, 0, 0, T_TIMESPAN, "TICKS"},
                                                 {"eventThread", T_THREAD, 1, 0, 0, NULL},
                                                 {"stackTrace", T_STACK_TRACE, 1, 0, 0, NULL},
-                                                {"parkedClass", T_CLASS, 1, 0, 0, NULL}};
+                                                {"parkedClass", T_CLASS, 1, 0, 0, NULL},
+                                                {"timeout", T_LONG, 0, 0, T_TIMESPAN, "NANOSECONDS"},
+                                                {"until", T_LONG, 0, 0, T_TIMESTAMP, "MILLISECONDS_SINCE_EPOCH"},
+                                                {"address", T_LONG, 0, 0, 0, NULL}};
 
 #define ANNOTATION "java.lang.annotation.Annotation"
 #define EVENT "jdk.jfr.Event"
@@ -91,6 +102,8 @@ static const type_info types[] = {
     {T_STRING, "java.lang.String", NULL, 0, NULL, 0},
     {T_THREAD, "java.lang.Thread", NULL, 0, FIELDS(thread_fields)},
     {T_CLASS, "java.lang.Class", NULL, 0, FIELDS(class_fields)},
+    {T_CLASS_LOADER, "jdk.types.ClassLoader", NULL, 0, FIELDS(class_loader_fields)},
+    {T_PACKAGE, "jdk.types.Package", NULL, 0, FIELDS(package_fields)},
     {T_SYMBOL, "jdk.types.Symbol", NULL, 1, FIELDS(symbol_fields)},
     {T_METHOD, "jdk.types.Method", NULL, 0, FIELDS(method_fields)},
     {T_FRAME_TYPE, "jdk.types.FrameType", NULL, 1, FIELDS(frame_type_fields)},
@@ -164,9 +177,10 @@ static void put_varint(buffer *b, uint64_t value)
     put(b, bytes, n);
 }
 
-static void put_int(buffer *b, int64_t value)
+/* An int: 32 bits (-1 is 5 bytes, as readers of ints expect). */
+static void put_int(buffer *b, int32_t value)
 {
-    put_varint(b, (uint64_t)value);
+    put_varint(b, (uint32_t)value);
 }
 
 static void put_string(buffer *b, const char *text)
@@ -512,6 +526,14 @@ static void write_events(writer *w, const profile_events *p)
                 put_varint(&w->events, klass);
             if (type == E_ALLOCATION_SAMPLE)
                 put_varint(&w->events, share);
+            if (type == E_MONITOR_ENTER)
+                put_varint(&w->events, 0); /* previous owner: not known (null) */
+            if (type == E_THREAD_PARK) {
+                put_varint(&w->events, 0); /* timeout: not known */
+                put_varint(&w->events, 0); /* until: not known */
+            }
+            if (type == E_MONITOR_ENTER || type == E_THREAD_PARK)
+                put_varint(&w->events, 0); /* the lock's address: not known */
             end_event(&w->events, start);
         }
     }
@@ -618,8 +640,10 @@ static void put_constant_pool(buffer *out, writer *w, uint64_t ticks)
     put_varint(out, w->classes.count);
     for (size_t i = 0; i < w->classes.count; i++) {
         put_varint(out, i + 1);
+        put_varint(out, 0); /* class loader: not known (null) */
         put_varint(out, w->class_names[i]);
-        put_int(out, 1); /* public */
+        put_varint(out, 0); /* package: not known (null) */
+        put_int(out, 1);    /* public */
     }
     put_varint(out, T_METHOD);
     put_varint(out, w->method_count);

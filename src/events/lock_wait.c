@@ -221,18 +221,26 @@ void JNICALL jv_on_monitor_contended_enter(jvmtiEnv *jvmti, JNIEnv *env, jthread
     w->monitor_started = plat_now_ns();
 }
 
+/* Ends the calling thread's wait of kind (its start in *started, 0: none, as when the wait began
+ * before the events went on) and tells it. */
+static void end_wait(JNIEnv *env, DWORD kind)
+{
+    waits *w = own_waits(0);
+    uint64_t *started = !w ? NULL : kind == JEVMON_LOCK_WAIT_PARK ? &w->park_started : &w->monitor_started;
+    if (!started || !*started)
+        return;
+    uint64_t start = *started;
+    ClassID lock_class = kind == JEVMON_LOCK_WAIT_PARK ? w->park_class : w->monitor_class;
+    *started = 0;
+    drop_waits(w);
+    if (jv_lock_waits_wanted())
+        tell(env, kind, lock_class, start);
+}
+
 void JNICALL jv_on_monitor_contended_entered(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object)
 {
     (void)jvmti, (void)thread, (void)object;
-    waits *w = own_waits(0);
-    if (!w || !w->monitor_started)
-        return; /* the wait began before the events went on */
-    uint64_t started = w->monitor_started;
-    ClassID lock_class = w->monitor_class;
-    w->monitor_started = 0;
-    drop_waits(w);
-    if (jv_lock_waits_wanted())
-        tell(env, JEVMON_LOCK_WAIT_MONITOR, lock_class, started);
+    end_wait(env, JEVMON_LOCK_WAIT_MONITOR);
 }
 
 /* Is blocker one of the lock classes' instances (and no ConditionObject)? */
@@ -262,13 +270,5 @@ void jv_lock_wait_park_started(JNIEnv *env, jobject blocker)
 
 void jv_lock_wait_park_ended(JNIEnv *env)
 {
-    waits *w = own_waits(0);
-    if (!w || !w->park_started)
-        return;
-    uint64_t started = w->park_started;
-    ClassID lock_class = w->park_class;
-    w->park_started = 0;
-    drop_waits(w);
-    if (jv_lock_waits_wanted())
-        tell(env, JEVMON_LOCK_WAIT_PARK, lock_class, started);
+    end_wait(env, JEVMON_LOCK_WAIT_PARK);
 }

@@ -203,23 +203,24 @@ START_TEST(allocations_are_allocation_samples)
 }
 END_TEST
 
-START_TEST(lock_waits_are_monitor_enters_and_parks)
+/* One lock run: its recording read back, and the events of type name the lock's class as field says. */
+static void lock_case(const char *java, const char *workload, const char *type, const char *field)
 {
     char dir[1024], jfr[600], *printed = NULL;
-    jfr_of(jdks[_i], jfr, sizeof(jfr));
-    run(jdks[_i], "-e lock", "LockWorkload monitor 3 300", dir, sizeof(dir));
-    check_recording(jdks[_i], dir, "jdk.JavaMonitorEnter,jdk.ThreadPark", 1, 0);
-    ck_assert_int_eq(jvmrun_shell(dir, &printed, NULL, "'%s' print --events jdk.JavaMonitorEnter out.jfr", jfr), 0);
-    ck_assert_msg(strstr(printed, "monitorClass = LockWorkload$TruthMonitor"), "no monitor class:\n%s", printed);
+    jfr_of(java, jfr, sizeof(jfr));
+    run(java, "-e lock", workload, dir, sizeof(dir));
+    check_recording(java, dir, "jdk.JavaMonitorEnter,jdk.ThreadPark", 1, 0);
+    ck_assert_int_eq(jvmrun_shell(dir, &printed, NULL, "'%s' print --events %s out.jfr", jfr, type), 0);
+    ck_assert_msg(strstr(printed, field), "no %s in:\n%s", field, printed);
     free(printed);
     remove_run(dir);
-    run(jdks[_i], "-e lock", "LockWorkload reentrant 3 300", dir, sizeof(dir));
-    check_recording(jdks[_i], dir, "jdk.JavaMonitorEnter,jdk.ThreadPark", 1, 0);
-    ck_assert_int_eq(jvmrun_shell(dir, &printed, NULL, "'%s' print --events jdk.ThreadPark out.jfr", jfr), 0);
-    ck_assert_msg(strstr(printed, "parkedClass = java.util.concurrent.locks.ReentrantLock$NonfairSync"),
-                  "no parked class:\n%s", printed);
-    free(printed);
-    remove_run(dir);
+}
+
+START_TEST(lock_waits_are_monitor_enters_and_parks)
+{
+    lock_case(jdks[_i], "LockWorkload monitor 3 300", "jdk.JavaMonitorEnter", "monitorClass = LockWorkload$TruthMonitor");
+    lock_case(jdks[_i], "LockWorkload reentrant 3 300", "jdk.ThreadPark",
+              "parkedClass = java.util.concurrent.locks.ReentrantLock$NonfairSync");
 }
 END_TEST
 

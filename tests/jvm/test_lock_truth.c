@@ -58,19 +58,13 @@ static char *run_locks(const char *java, const char *args, char *dir, size_t siz
     return out;
 }
 
-/* Does the collapsed line (up to its weight's space) have frame as one of its frames? */
-static int has_frame(const char *line, const char *space, const char *frame)
+/* Is frame one of the frames of the collapsed line (up to its weight's space)? */
+static int among_frames(const char *line, const char *space, const char *frame)
 {
-    size_t length = strlen(frame);
-    for (const char *at = line; at < space;) {
-        const char *end = memchr(at, ';', (size_t)(space - at));
-        if (!end)
-            end = space;
-        if ((size_t)(end - at) == length && memcmp(at, frame, length) == 0)
-            return 1;
-        at = end + 1;
-    }
-    return 0;
+    char framed[8192], wanted[600];
+    snprintf(framed, sizeof(framed), ";%.*s;", (int)(space - line), line);
+    snprintf(wanted, sizeof(wanted), ";%s;", frame);
+    return strstr(framed, wanted) != NULL;
 }
 
 /* The weight of the collapsed lines ending in last with also among their frames (NULL: any);
@@ -84,7 +78,7 @@ static unsigned long long weight(const char *collapsed, const char *also, const 
         if (!end)
             break;
         size_t length = strlen(last);
-        if (space && (!also || has_frame(line, space, also)) && (size_t)(space - line) > length &&
+        if (space && (!also || among_frames(line, space, also)) && (size_t)(space - line) > length &&
             space[-(long)length - 1] == ';' && memcmp(space - length, last, length) == 0) {
             sum += strtoull(space + 1, NULL, 10);
             ++*lines;
@@ -123,23 +117,13 @@ static void remove_run(const char *dir)
                                  "jevprof-lock-delay.collapsed jevprof-lock-delay-flame.html jevprof-lock.pb.gz");
 }
 
-START_TEST(monitor_waits_are_counted_and_timed)
+/* Runs a truth case of LockWorkload on this JDK and checks it (check_truth). */
+static void truth_case(const char *java, const char *workload, const char *also, const char *last)
 {
-    char dir[1024], java[600];
-    snprintf(java, sizeof(java), "%s", jdks[_i]);
-    char *out = run_locks(java, "monitor " THREADS " " HOLD_MS, dir, sizeof(dir));
-    check_truth(dir, out, "LockWorkload.lambda$contend$0", TRUTH_MONITOR);
-    free(out);
-    remove_run(dir);
-}
-END_TEST
-
-START_TEST(reentrant_lock_waits_are_counted_and_timed)
-{
-    char dir[1024], java[600];
-    snprintf(java, sizeof(java), "%s", jdks[_i]);
-    char *out = run_locks(java, "reentrant " THREADS " " HOLD_MS, dir, sizeof(dir));
-    check_truth(dir, out, PARK, REENTRANT_SYNC);
+    char dir[1024], args[256];
+    snprintf(args, sizeof(args), "%s " THREADS " " HOLD_MS, workload);
+    char *out = run_locks(java, args, dir, sizeof(dir));
+    check_truth(dir, out, also, last);
     /* the pprof file is Go's mutex profile: contentions and delay */
     if (system("command -v go >/dev/null") == 0) {
         char *raw = NULL;
@@ -150,15 +134,25 @@ START_TEST(reentrant_lock_waits_are_counted_and_timed)
     free(out);
     remove_run(dir);
 }
+
+START_TEST(monitor_waits_are_counted_and_timed)
+{
+    truth_case(jdks[_i], "monitor", "LockWorkload.lambda$contend$0", TRUTH_MONITOR);
+}
+END_TEST
+
+START_TEST(reentrant_lock_waits_are_counted_and_timed)
+{
+    truth_case(jdks[_i], "reentrant", PARK, REENTRANT_SYNC);
+}
 END_TEST
 
 START_TEST(virtual_threads_waits_are_counted_and_timed)
 {
-    char dir[1024], java[600], *version = NULL;
-    snprintf(java, sizeof(java), "%s", jdks[_i]);
+    char dir[1024], *version = NULL;
     snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("version.XXXXXX"));
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    jvmrun_shell(dir, NULL, &version, "'%s' -version", java);
+    jvmrun_shell(dir, NULL, &version, "'%s' -version", jdks[_i]);
     const char *quote = version ? strchr(version, '"') : NULL;
     int major = quote ? atoi(quote + 1) : 0;
     jvmrun_remove_shell_dir(dir, "");
@@ -167,18 +161,14 @@ START_TEST(virtual_threads_waits_are_counted_and_timed)
         printf("  skipped on %s: no virtual threads before JDK 21\n", jdks[_i]);
         return;
     }
-    char *out = run_locks(java, "virtual " THREADS " " HOLD_MS, dir, sizeof(dir));
-    check_truth(dir, out, "java.lang.VirtualThread.run", REENTRANT_SYNC);
-    free(out);
-    remove_run(dir);
+    truth_case(jdks[_i], "virtual", "java.lang.VirtualThread.run", REENTRANT_SYNC);
 }
 END_TEST
 
 START_TEST(an_uncontended_program_has_no_waits_of_its_own)
 {
-    char dir[1024], java[600];
-    snprintf(java, sizeof(java), "%s", jdks[_i]);
-    char *out = run_locks(java, "uncontended 2", dir, sizeof(dir));
+    char dir[1024];
+    char *out = run_locks(jdks[_i], "uncontended 2", dir, sizeof(dir));
     char *waits = read_in(dir, "jevprof-lock.collapsed"), *report = read_in(dir, "jevprof-report.txt");
     ck_assert_msg(waits && report, "lock mode wrote no lock profile in %s", dir);
     ck_assert_msg(strstr(out, "operations="), "the workload did not run: %s", out);

@@ -10,8 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   reentrant N HOLD_MS  the same with one ReentrantLock (its sync is the blocker of their parks)
  *   virtual N HOLD_MS    the same with one ReentrantLock, from N virtual threads (JDK 21+)
  *   uncontended SECONDS  one thread taking a monitor and a ReentrantLock over and over, never waiting
- *   counter N SECONDS    N threads incrementing one counter under one synchronized lock (the bench)
- *   chm N SECONDS        N threads updating a ConcurrentHashMap of 64 keys (the bench)
+ *   counter N OPS        N threads each incrementing one counter OPS times under one synchronized lock
+ *                        (the bench)
+ *   chm N OPS            N threads each merging OPS counts into a ConcurrentHashMap of 64 keys (the bench)
  *
  * The truth runs print "waits=<N> waited_ns=<sum of each thread's wait, by System.nanoTime>":
  * each thread reads the clock before it asks for the lock and after it has it, so its measured
@@ -114,17 +115,15 @@ public class LockWorkload {
 
     static long counted;
 
-    static void counter(int n, long seconds) throws Exception {
+    static void counter(int n, long ops) throws Exception {
         Object monitor = new Object();
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
         Thread[] threads = new Thread[n];
         for (int i = 0; i < n; i++) {
             threads[i] = new Thread(() -> {
-                while (System.nanoTime() < end)
-                    for (int k = 0; k < 1000; k++)
-                        synchronized (monitor) {
-                            counted++;
-                        }
+                for (long k = 0; k < ops; k++)
+                    synchronized (monitor) {
+                        counted++;
+                    }
             });
             threads[i].start();
         }
@@ -133,18 +132,16 @@ public class LockWorkload {
         System.out.println("operations=" + counted);
     }
 
-    static void chm(int n, long seconds) throws Exception {
+    static void chm(int n, long ops) throws Exception {
         ConcurrentHashMap<Integer, Long> map = new ConcurrentHashMap<>();
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
         long[] done = new long[n];
         Thread[] threads = new Thread[n];
         for (int i = 0; i < n; i++) {
             final int index = i;
             threads[i] = new Thread(() -> {
                 long count = 0;
-                while (System.nanoTime() < end)
-                    for (int k = 0; k < 1000; k++, count++)
-                        map.merge((int) (count & 63), 1L, Long::sum);
+                for (; count < ops; count++)
+                    map.merge((int) (count & 63), 1L, Long::sum);
                 done[index] = count;
             });
             threads[i].start();
