@@ -11,7 +11,8 @@
  *   - `list` names the JVM and that jevprof runs in it;
  *   - a wrapper script in a directory that also holds `java` (as /usr/bin does), and `bash
  *     script.sh`, get the agent through JAVA_TOOL_OPTIONS, not -J;
- *   - a process of another user is refused in one line, before any jcmd;
+ *   - a process of another user is refused in one line, before any jcmd; root profiles a JVM of
+ *     user nobody (also one with a /tmp of its own), its -f files written as root;
  *   - a user other than the tree's owner runs the tree's jevprof (nothing of the tree written);
  *   - javac in calls mode with `-f out.collapsed`: its profile folded to keep the file under the
  *     cap, and the line saying so names no file this run did not write.
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -334,6 +336,90 @@ START_TEST(another_user_runs_the_trees_jevprof)
 }
 END_TEST
 
+/* BusyWorkload of user nobody (uid 65534), its output in dir/out and dir/err, started by root; with
+ * private_tmp in a mount namespace with a /tmp of its own, as systemd's PrivateTmp= gives a
+ * service.  Its pid; *input is its standard input. */
+static pid_t start_as_nobody(const char *jdk, const char *dir, int private_tmp, int *input)
+{
+    char command[4096], out[1300];
+    int fds[2];
+    snprintf(command, sizeof(command),
+             "cd '%s' && exec %s setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent '%s' -cp '%s' "
+             "BusyWorkload 150 >out 2>err",
+             dir, private_tmp ? "unshare --mount --propagation private sh -c 'mount -t tmpfs jevprof-test /tmp && exec \"$@\"' sh"
+                              : "",
+             jdk, jvmrun_build_path("java"));
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[0], 0);
+        close(fds[0]), close(fds[1]);
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[0]);
+    *input = fds[1];
+    snprintf(out, sizeof(out), "%s/out", dir);
+    for (int tries = 0; tries < 600; tries++) { /* each command execs the next: pid is the JVM's */
+        char *text = tk_read_file(out);
+        int ready = text && strstr(text, "ready") != NULL;
+        free(text);
+        if (ready)
+            return pid;
+        usleep(100000);
+    }
+    ck_abort_msg("the program of user nobody did not start");
+    return -1;
+}
+
+/* Root profiles a JVM of another user (in namespaces of its own, too): the attach as that user, in
+ * them; the -f files written as root; the answers here; the program's output its own.  Another
+ * unprivileged user is still refused. */
+START_TEST(root_profiles_another_users_jvm)
+{
+    const char *jdk = jdks[_i % jdk_count];
+    int private_tmp = _i >= jdk_count, input;
+    if (geteuid() != 0) {
+        printf("skipped: not root\n");
+        return;
+    }
+    char dir[1200], path[1300], *err = NULL, *text;
+    struct stat st;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    pid_t pid = start_as_nobody(jdk, dir, private_tmp, &input);
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "'%s/bin/jevprof' -d 2 -f '%s/r.html' -f '%s/r-%%p.txt' %d",
+                                  jvmrun_source_dir(), dir, dir, (int)pid),
+                     0);
+    snprintf(path, sizeof(path), "jevprof: wrote %s/r-%d.txt", dir, (int)pid);
+    ck_assert_msg(strstr(err, path) && strstr(err, "jevmon: jevprof: stopped after "), "stderr:\n%s", err);
+    snprintf(path, sizeof(path), "%s/r-%d.txt", dir, (int)pid);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_uid, 0); /* the caller's */
+    text = read_file(dir, strrchr(path, '/') + 1);
+    ck_assert_msg(text && strstr(text, "BusyWorkload.busyHot(long)"), "report:\n%s", text);
+    free(text);
+    snprintf(path, sizeof(path), "%s/r.html", dir);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_uid, 0);
+    free(err);
+    err = NULL;
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "setpriv --reuid=1 --regid=1 --clear-groups '%s/bin/jevprof' status %d",
+                                  jvmrun_source_dir(), (int)pid),
+                     1);
+    ck_assert_msg(strstr(err, "belongs to user") && tk_count(err, "\n") == 1, "stderr:\n%s", err);
+    free(err);
+    close(input); /* the end of its input ends it */
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_int_eq(status, 0);
+    text = read_file(dir, "out");
+    ck_assert_str_eq(text, "ready\n");
+    free(text);
+    remove_directory(dir);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -350,6 +436,7 @@ int main(void)
     tcase_add_loop_test(tc, a_profile_folded_to_fit_names_no_file_it_did_not_write, 0, jdk_count);
     tcase_add_test(tc, another_users_process_is_refused);
     tcase_add_loop_test(tc, another_user_runs_the_trees_jevprof, 0, jdk_count);
+    tcase_add_loop_test(tc, root_profiles_another_users_jvm, 0, 2 * jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
