@@ -117,6 +117,16 @@ static void assert_said(const char *text, int count)
                   count, said);
 }
 
+/* Each of the files (names, in dir) is there and holds text. */
+static void assert_files_hold(const char *dir, const char *const *names, size_t count, const char *text)
+{
+    for (size_t i = 0; i < count; i++) {
+        char *file = read_file(dir, names[i]);
+        ck_assert_msg(file && strstr(file, text), "%s:\n%s", names[i], file);
+        free(file);
+    }
+}
+
 static void finish_busy(jvmrun_process *p, jvmrun_result *r)
 {
     jvmrun_send(p, "quit");
@@ -269,12 +279,8 @@ START_TEST(scripts_get_the_agent_through_java_tool_options)
     fclose(f);
     ck_assert_int_eq(jevprof(NULL, "-f '%s/wrapper.txt' -- '%s/bin/clojure-like' -e '(println 1)'", dir, dir), 0);
     ck_assert_int_eq(jevprof(NULL, "-f '%s/bash.txt' bash '%s/run.sh'", dir, dir), 0);
-    const char *reports[] = {"wrapper.txt", "bash.txt"};
-    for (int i = 0; i < 2; i++) {
-        char *report = read_file(dir, reports[i]);
-        ck_assert_msg(report && strstr(report, "BusyWorkload.busyHot"), "%s:\n%s", reports[i], report);
-        free(report);
-    }
+    const char *const reports[] = {"wrapper.txt", "bash.txt"};
+    assert_files_hold(dir, reports, 2, "BusyWorkload.busyHot");
     remove_directory(dir);
 }
 END_TEST
@@ -469,12 +475,8 @@ START_TEST(paths_and_quotes_taken_as_they_are)
                      0);
     finish_busy(&p, &r);
     jvmrun_free(&r);
-    static const char *const written[] = {"a b/r 1.txt", "a b/jevprof-out/jevprof-report.txt", "a b/r 2.txt"};
-    for (size_t i = 0; i < 3; i++) {
-        char *report = read_file(dir, written[i]);
-        ck_assert_msg(report && strstr(report, "BusyWorkload"), "%s:\n%s", written[i], report);
-        free(report);
-    }
+    const char *const written[] = {"a b/r 1.txt", "a b/jevprof-out/jevprof-report.txt", "a b/r 2.txt"};
+    assert_files_hold(dir, written, 3, "BusyWorkload");
     remove_directory(dir);
 }
 END_TEST
