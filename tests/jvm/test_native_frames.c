@@ -3,10 +3,11 @@
  * on every JDK under /usr/lib/jvm, through bin/jevprof (NativeWorkload and its JNI library
  * libjevnative.so, built with frame pointers):
  *
- *   - cpu mode, jni: the main thread spends 20% of its processor time in the library's
- *     jevnative_spin (called through the native method spinNative) and 80% in Java; the samples of
- *     its measured rounds whose stack goes on below spinNative into native code are 20% of them
- *     within 2 points, and jevnative_spin is named "libjevnative.so`jevnative_spin".
+ *   - cpu mode, jni: the main thread spends about 20% of its processor time in the library's
+ *     jevnative_spin (called through the native method spinNative) and the rest in Java; the samples
+ *     of its measured rounds whose stack goes on below spinNative into native code are the share the
+ *     workload measured (its thread's processor time around each call) within 2 points, and
+ *     jevnative_spin is named "libjevnative.so`jevnative_spin".
  *   - wall mode, jni: the same frame is in the running thread's wall-clock samples.
  *   - cpu mode, gc: with System.gc() run again and again over a large live set, the collector's
  *     threads ("GC Thread#0" ...) carry most samples, rooted at their own frame, with the
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support/jvmrun.h"
 #include "../support/testkit.h"
@@ -68,10 +70,10 @@ static int frame_is(const char *at, const char *space, const char *frame)
 }
 
 typedef struct line_test {
-    const char *has;       /* a frame the line must hold (NULL: any line) */
-    const char *then;      /* a frame after it (NULL: none asked) */
-    int native_after;      /* 1: a native frame (library`function) after has */
-    const char *root_prefix; /* the line's first frame starts so (NULL: any) */
+    const char *has;          /* a frame the line must hold (NULL: any line) */
+    const char *then;         /* a frame after it (NULL: none asked) */
+    int native_after;         /* 1: a native frame (library`function) after those */
+    const char *root_prefix;  /* the line's first frame starts so (NULL: any) */
 } line_test;
 
 /* The weight of the lines that pass the test. */
@@ -88,11 +90,11 @@ static unsigned long long weight(const char *collapsed, const line_test *t)
             const char *next = memchr(at, ';', (size_t)(space - at));
             if (!next)
                 next = space;
-            if (has && t->then && frame_is(at, space, t->then))
-                then = 1;
-            if (has && t->native_after && at != line && memchr(at, '`', (size_t)(next - at)))
+            if (has && then && t->native_after && memchr(at, '`', (size_t)(next - at)))
                 native = 1;
-            if (!has && frame_is(at, space, t->has))
+            else if (has && !then && frame_is(at, space, t->then))
+                then = 1;
+            else if (!has && frame_is(at, space, t->has))
                 has = 1;
             at = next + 1;
         }
@@ -106,18 +108,30 @@ static unsigned long long weight(const char *collapsed, const line_test *t)
 START_TEST(a_jni_library_has_its_share_and_its_name)
 {
     char dir[1200];
-    char *collapsed = run(jdks[_i], "--interval 1", "", "jni 7", dir, sizeof(dir));
+    char workload[1500], truth_path[1400];
+    snprintf(truth_path, sizeof(truth_path), "%s", jvmrun_build_path("native-truth.XXXXXX"));
+    int fd = mkstemp(truth_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(workload, sizeof(workload), "jni 7 '%s'", truth_path);
+    char *collapsed = run(jdks[_i], "--interval 1", "", workload, dir, sizeof(dir));
+    char *truth_text = tk_read_file(truth_path);
+    ck_assert_ptr_nonnull(truth_text);
+    double truth = strtod(truth_text, NULL);
+    free(truth_text);
+    remove(truth_path);
     line_test measured = {"NativeWorkload.measured", NULL, 0, NULL},
-              in_library = {"NativeWorkload.spinNative", NULL, 1, NULL},
-              named = {"NativeWorkload.spinNative", "libjevnative.so`jevnative_spin", 0, NULL};
-    unsigned long long all = weight(collapsed, &measured);
-    in_library.root_prefix = named.root_prefix = "NativeWorkload.main";
-    unsigned long long native = weight(collapsed, &in_library), spin = weight(collapsed, &named);
+              in_library = {"NativeWorkload.measured", "NativeWorkload.spinNative", 1, NULL},
+              named = {"NativeWorkload.measured", "libjevnative.so`jevnative_spin", 0, NULL};
+    unsigned long long all = weight(collapsed, &measured), native = weight(collapsed, &in_library),
+                       spin = weight(collapsed, &named);
     double share = all ? 100.0 * (double)native / (double)all : 0;
     printf("JDK %d, jni: %llu of %llu samples of the measured rounds in native code below spinNative (%.2f%%, truth "
-           "20%%), %llu in libjevnative.so`jevnative_spin\n", _i, native, all, share, spin);
+           "%.2f%%), %llu in libjevnative.so`jevnative_spin\n", _i, native, all, share, truth, spin);
     ck_assert_uint_ge(all, 6400);
-    ck_assert_msg(share >= 18 && share <= 22, "native share %.2f%%, not 20%% within 2 points", share);
+    ck_assert_msg(truth > 15 && truth < 25, "the workload measured %.2f%% in spinNative, not about 20%%", truth);
+    ck_assert_msg(share >= truth - 2 && share <= truth + 2, "native share %.2f%%, not %.2f%% within 2 points", share,
+                  truth);
     ck_assert_uint_ge(spin * 10, native * 9); /* the rest: in the clock's read, whose caller a leaf hides */
     free(collapsed);
     remove_run(dir);
@@ -129,7 +143,7 @@ START_TEST(wall_mode_has_native_frames)
     char dir[1200];
     char *collapsed = run(jdks[_i], "--mode wall --interval 5", "", "jni 1.5", dir, sizeof(dir));
     line_test measured = {"NativeWorkload.measured", NULL, 0, NULL},
-              named = {"NativeWorkload.spinNative", "libjevnative.so`jevnative_spin", 0, NULL};
+              named = {"NativeWorkload.measured", "libjevnative.so`jevnative_spin", 0, NULL};
     unsigned long long all = weight(collapsed, &measured), spin = weight(collapsed, &named);
     printf("JDK %d, wall: %llu of %llu samples of the measured rounds in libjevnative.so`jevnative_spin\n", _i, spin,
            all);

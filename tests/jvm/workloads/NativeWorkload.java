@@ -2,10 +2,11 @@
  * NativeWorkload - the truth of jevprof's native frames and the JVM's own threads
  * (test_native_frames).
  *
- *   jni CPU-SECONDS: the main thread runs rounds of 2 ms of processor time in the JNI library
- *     libjevnative.so (jevnative_spin, called by spinNative) and 8 ms in Java (javaSpin): 20% of its
- *     processor time in native code, once warm has compiled javaSpin, in measured until it has used
- *     CPU-SECONDS.  The library is loaded from java.library.path.
+ *   jni CPU-SECONDS [TRUTH-FILE]: the main thread runs rounds of 2 ms of processor time in the JNI
+ *     library libjevnative.so (jevnative_spin, called by spinNative) and 8 ms in Java (javaSpin):
+ *     20% of its processor time in native code, once warm has compiled javaSpin, in measured until
+ *     it has used CPU-SECONDS.  The share it measured (the thread's processor time around each
+ *     call) is printed, and written to TRUTH-FILE.  The library is loaded from java.library.path.
  *   gc SECONDS: a live set of two million small arrays, then System.gc() again and again for
  *     SECONDS: the collector's threads do nearly all the work.
  */
@@ -24,25 +25,35 @@ public class NativeWorkload {
         return x;
     }
 
+    static long nativeNanos, allNanos; /* the processor time the measured rounds used, and spinNative's part */
+
     static long rounds(java.lang.management.ThreadMXBean bean, long until) {
-        long rounds = 0;
-        while (bean.getCurrentThreadCpuTime() < until) {
+        long rounds = 0, start = bean.getCurrentThreadCpuTime(), now = start;
+        nativeNanos = 0;
+        while (now < until) {
             sink += spinNative(2_000_000);
+            long spun = bean.getCurrentThreadCpuTime();
+            nativeNanos += spun - now;
             sink += javaSpin(bean, 8_000_000);
+            now = bean.getCurrentThreadCpuTime();
             rounds++;
         }
+        allNanos = now - start;
         return rounds;
     }
 
     static long warm(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
     static long measured(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
 
-    static void jni(String seconds) {
+    static void jni(String seconds, String truthFile) throws java.io.IOException {
         System.loadLibrary("jevnative");
         java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
         warm(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
         long rounds = measured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
-        System.out.println("jni rounds " + rounds);
+        String truth = "jni rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in spinNative";
+        System.out.println(truth);
+        if (truthFile != null)
+            java.nio.file.Files.writeString(java.nio.file.Path.of(truthFile), (100.0 * nativeNanos / allNanos) + "\n");
     }
 
     static void gc(String seconds) {
@@ -57,9 +68,9 @@ public class NativeWorkload {
         System.out.println("gc collections " + collections + " of " + live.length);
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws java.io.IOException {
         switch (args[0]) {
-            case "jni": jni(args[1]); break;
+            case "jni": jni(args[1], args.length > 2 ? args[2] : null); break;
             case "gc": gc(args[1]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
