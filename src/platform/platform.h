@@ -231,5 +231,11 @@ int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t
 int plat_read_memory(uint64_t address, void *buffer, size_t size);
 int plat_native_symbol(uint64_t address, char *name, size_t size);
 int plat_os_thread_name(DWORD os_tid, char *name, size_t size);
+/* The canonical frame address of the function at a code address, as its library's call frame
+ * information gives it: the stack pointer (fp_based 0) or the frame pointer (1) at that address,
+ * plus offset; the function's return address lies 8 bytes below it (x86-64).  0 where it is not
+ * known (no such information, or a rule other than a register plus an offset).  Not for the
+ * signal handler. */
+int plat_native_cfa(uint64_t address, int *fp_based, int64_t *offset);
 
 #endif /* JEVMON_PLATFORM_H */

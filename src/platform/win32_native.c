@@ -23,6 +23,12 @@ int plat_native_symbol(uint64_t address, char *name, size_t size)
     return 0;
 }
 
+int plat_native_cfa(uint64_t address, int *fp_based, int64_t *offset)
+{
+    (void)address, (void)fp_based, (void)offset;
+    return 0;
+}
+
 int plat_os_thread_name(DWORD os_tid, char *name, size_t size)
 {
     (void)os_tid, (void)name, (void)size;
