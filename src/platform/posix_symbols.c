@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +99,16 @@ static const Elf64_Shdr *section_named(const unsigned char *file, size_t size, c
             return s;
     }
     return NULL;
+}
+
+/* The kernel's vDSO (no file: its image is in memory, section headers last), or NULL. */
+static const unsigned char *vdso_image(size_t *size)
+{
+    const Elf64_Ehdr *header = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+    if (!header || memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 || header->e_ident[EI_CLASS] != ELFCLASS64)
+        return NULL;
+    *size = header->e_shoff + (size_t)header->e_shnum * sizeof(Elf64_Shdr);
+    return (const unsigned char *)header;
 }
 
 /* Debian's debug file for a stripped library, mapped, or NULL: by build id, else by debug link. */
@@ -183,6 +194,10 @@ static library *library_at(const char *path)
     library_count++;
     size_t size = 0, debug_size = 0;
     const unsigned char *file = map_file(path, &size), *debug = NULL;
+    if (!file && strncmp(lib->base, "linux-vdso", 10) == 0 && (file = vdso_image(&size))) {
+        add_symbols(lib, file, size, section_of_type(file, size, SHT_DYNSYM));
+        return lib;
+    }
     if (!file)
         return lib; /* no symbols: its addresses are named by offset */
     const Elf64_Shdr *table = section_of_type(file, size, SHT_SYMTAB);
