@@ -544,7 +544,7 @@ for name in files:
         frame = frame.split("`", 1)[-1]
         if "/" in frame and "::" not in frame:
             frame = frame.replace("/", ".")
-        frame = frame.split("(")[0] if not frame.startswith("[") else frame
+        frame = frame.split("(")[0] if frame[:1] not in "[(" else frame  # (callers unknown), [a thread]
         self[frame] += int(count)
 total = sum(self.values()) or 1
 for frame, n in self.most_common(10):

@@ -233,7 +233,8 @@ static const symbol *symbol_at(const library *lib, uint64_t address)
     return !s->size || address < s->start + s->size ? s : NULL;
 }
 
-/* Copies a demangled C++ name without its parameter list (and what follows it: " const"). */
+/* Copies a demangled C++ name without its parameter list (and what follows it: " const"), or a C
+ * name without its symbol version. */
 static void copy_without_parameters(char *name, size_t size, const char *demangled)
 {
     int angle = 0;
@@ -249,7 +250,8 @@ static void copy_without_parameters(char *name, size_t size, const char *demangl
             break;
         }
     }
-    snprintf(name, size, "%.*s", (int)length, demangled);
+    const char *version = memchr(demangled, '@', length); /* a symbol's version: read@@GLIBC_2.2.5 */
+    snprintf(name, size, "%.*s", (int)(version ? (size_t)(version - demangled) : length), demangled);
 }
 
 int plat_native_symbol(uint64_t address, char *name, size_t size)
