@@ -158,8 +158,14 @@ void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NAT
 
 /* ---- IJevmonNativeSampling: naming ---------------------------------------------------------- */
 
-static HRESULT copy_name(const char *name, LPSTR *pname)
+/* A name the platform found (found), handed out CoTaskMemAlloc'd; missing when it found none. */
+static HRESULT hand_out_name(LPSTR *pname, int found, const char *name, HRESULT missing)
 {
+    if (!pname)
+        return E_POINTER;
+    *pname = NULL;
+    if (!found)
+        return missing;
     size_t length = strlen(name) + 1;
     if (!(*pname = CoTaskMemAlloc(length)))
         return E_OUTOFMEMORY;
@@ -171,24 +177,15 @@ HRESULT STDMETHODCALLTYPE native_GetNativeFrameName(IJevmonNativeSampling *iface
 {
     char name[1024];
     (void)iface;
-    if (!pname)
-        return E_POINTER;
-    *pname = NULL;
-    if (!plat_native_symbol(address, name, sizeof(name)))
-        return S_FALSE; /* in no library: generated code, or a system that cannot say */
-    return copy_name(name, pname);
+    /* S_FALSE: in no library (generated code), or a system that cannot say */
+    return hand_out_name(pname, pname && plat_native_symbol(address, name, sizeof(name)), name, S_FALSE);
 }
 
 HRESULT STDMETHODCALLTYPE native_GetOsThreadName(IJevmonNativeSampling *iface, DWORD os_thread, LPSTR *pname)
 {
     char name[256];
     (void)iface;
-    if (!pname)
-        return E_POINTER;
-    *pname = NULL;
-    if (!plat_os_thread_name(os_thread, name, sizeof(name)))
-        return E_FAIL;
-    return copy_name(name, pname);
+    return hand_out_name(pname, pname && plat_os_thread_name(os_thread, name, sizeof(name)), name, E_FAIL);
 }
 
 HRESULT STDMETHODCALLTYPE native_SetNativeSampling(IJevmonNativeSampling *iface, DWORD value)
