@@ -502,7 +502,7 @@ static void write_events(writer *w, const profile_events *p)
         if (p->type == E_ALLOCATION_SAMPLE)
             count = 1; /* one sample of the path's bytes: its allocations are estimates, often millions */
         /* the last frame: a class (allocations, waits) or a state (wall samples) is a field, not a frame */
-        int last_is_field = r->kind(r->name_context, node->method) == JP_FRAME_CLASS || state_key(node->method);
+        int last_is_field = p->type != E_EXECUTION_SAMPLE || state_key(node->method); /* a folded path's too */
         uint32_t stack_node = last_is_field ? node->parent : i;
         uint64_t stack = stack_key(w, &folded, stack_node);
         uint64_t state = state_key(node->method);

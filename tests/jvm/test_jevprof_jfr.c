@@ -38,11 +38,11 @@ typedef struct tops {
 } tops;
 
 /* A method's name as both files can give it: "pkg.Class.method", without parameters; a frame
- * that stands for no method ("(callers unknown)") as it is. */
+ * that stands for no Java method ("(callers unknown)", a native "libc.so.6`accept") as it is. */
 static void normalize(const char *name, size_t length, char *out, size_t size)
 {
-    if (length > 8 && !memcmp(name, "jevprof.(", 9))
-        name += 8, length -= 8; /* the recording's class of such frames */
+    if (length > 8 && !memcmp(name, "jevprof.", 8))
+        name += 8, length -= 8; /* the recording's class of the frames that stand for no Java method */
     const char *cut = name[0] == '(' ? memchr(name, ')', length) : memchr(name, '(', length);
     if (cut && name[0] == '(')
         cut++;
