@@ -9,6 +9,9 @@
  *   define SECONDS      the main thread defines a class over and over, each time in a new class loader
  *   stacks SECONDS      thread "parked" parks in parkedA > parkedB > parkedC; thread "spinning" runs in
  *                       spinA > spinB > spinC: two stacks that stay the same for the whole run
+ *   periodic INTERVAL-MS CPU-SECONDS
+ *                       three threads run rounds of a, b and c lasting INTERVAL-MS, half of it and twice
+ *                       it (see periodic(), below truth())
  *
  * Each mode prints what it did when done.  (truth CPU-SECONDS: see acceptor(), below spinC.)
  */
@@ -249,6 +252,75 @@ public class SamplingWorkload {
         System.out.println("truth rounds " + rounds);
     }
 
+    /*
+     * periodic INTERVAL-MS CPU-SECONDS: a program with a period, the worst case of a sampler with a
+     * fixed one.  Threads "period-one", "period-half" and "period-double" (methods periodOne,
+     * periodHalf, periodDouble) each run rounds of periodicA, periodicB and periodicC lasting about
+     * INTERVAL-MS of processor time, half of it and twice it, CPU-SECONDS of processor time each,
+     * while the idle threads of truth wait.  The truth is counts: a round calls work, the loop of
+     * all three, with 6, 3 and 1 units of iterations, so a, b and c hold 60%, 30% and 10% of each
+     * thread's processor time.  work is one compiled body for the three (the test keeps it from being
+     * inlined: -XX:CompileCommand=dontinline), so an iteration costs the same in each.  The unit
+     * comes from timing work before the rounds start; no clock is read during them.
+     */
+    static long work(long n) { long x = 1; for (long k = 0; k < n; k++) x = x * 31 + k; return x; }
+    static long periodicA(long unit) { return work(6 * unit); }
+    static long periodicB(long unit) { return work(3 * unit); }
+    static long periodicC(long unit) { return work(unit); }
+
+    static void periodicRounds(long unit, long rounds) {
+        for (long r = 0; r < rounds; r++) {
+            sink += periodicA(unit);
+            sink += periodicB(unit);
+            sink += periodicC(unit);
+        }
+    }
+
+    static void periodOne(long unit, long rounds) { periodicRounds(unit, rounds); }
+    static void periodHalf(long unit, long rounds) { periodicRounds(unit, rounds); }
+    static void periodDouble(long unit, long rounds) { periodicRounds(unit, rounds); }
+
+    /** Iterations of work per nanosecond of processor time in rounds, once compiled: the mean over 0.2 s. */
+    static double iterationsPerNs(java.lang.management.ThreadMXBean bean) {
+        periodicRounds(1_000, 20_000); /* compiled */
+        long before = bean.getCurrentThreadCpuTime();
+        periodicRounds(100_000, 200);
+        return 200.0 * 10 * 100_000 / Math.max(bean.getCurrentThreadCpuTime() - before, 1);
+    }
+
+    static void periodic(String intervalMs, String cpuSeconds) throws Exception {
+        java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        Object lock = new Object();
+        Thread[] idle = {new Thread(() -> acceptor(server), "acceptor"), new Thread(() -> waiter(lock), "waiter"),
+                         new Thread(SamplingWorkload::sleeper, "sleeper")};
+        for (Thread t : idle) {
+            t.setDaemon(true);
+            t.start();
+        }
+        double perNs = iterationsPerNs(java.lang.management.ManagementFactory.getThreadMXBean());
+        double interval = Double.parseDouble(intervalMs) * 1e6, cpu = Double.parseDouble(cpuSeconds) * 1e9;
+        double[] lengths = {interval, interval / 2, interval * 2}; /* ns of a round */
+        String[] names = {"period-one", "period-half", "period-double"};
+        Thread[] threads = new Thread[3];
+        for (int i = 0; i < 3; i++) {
+            long unit = Math.max(1, Math.round(lengths[i] * perNs / 10)), rounds = Math.round(cpu / lengths[i]);
+            int which = i;
+            threads[i] = new Thread(() -> {
+                switch (which) {
+                    case 0: periodOne(unit, rounds); break;
+                    case 1: periodHalf(unit, rounds); break;
+                    default: periodDouble(unit, rounds); break;
+                }
+            }, names[i]);
+        }
+        for (Thread t : threads) { /* one at a time: alone on a processor, no preemption to shake the phase */
+            t.start();
+            t.join();
+        }
+        server.close();
+        System.out.printf("periodic: %.3f iterations per ns%n", perNs);
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
@@ -258,6 +330,7 @@ public class SamplingWorkload {
             case "define": define(args[1]); break;
             case "stacks": stacks(args[1]); break;
             case "truth": truth(args[1]); break;
+            case "periodic": periodic(args[1], args[2]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
