@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jitter.h"
 #include "sampler.h"
 
 #define NS_PER_MS 1000000ull
@@ -391,16 +392,20 @@ static void sleep_until(jp_sampler *s, uint64_t deadline_ns)
 static void sampler_main(void *arg)
 {
     jp_sampler *s = arg;
-    uint64_t interval_ns = s->interval_ms * NS_PER_MS, next = plat_now_ns();
+    uint64_t interval_ns = s->interval_ms * NS_PER_MS, cell = plat_now_ns(); /* where the next interval starts */
     on_sampler_thread = 1;
     plat_com_init();
     int timers = start_timers(s);
+    jv_jitter_seed(cell);
     for (unsigned tick = 1; !atomic_load(&s->stop); tick++) {
-        next += interval_ns;
         uint64_t now = plat_now_ns();
-        if (now > next + interval_ns)
-            next = now + interval_ns; /* behind (a long GC, slow stacks): no burst, and a rest */
-        sleep_until(s, next);
+        if (now > cell + interval_ns)
+            cell = now; /* behind (a long GC, slow stacks): the intervals missed are skipped, no burst */
+        /* A tick at a random point of each interval, so that no phase of a periodic program is
+         * favoured (common/jitter.h); the timers' drain at each interval's end. */
+        uint64_t at = cell + (s->timed ? interval_ns : jv_jitter_offset_ns(interval_ns));
+        cell += interval_ns;
+        sleep_until(s, at);
         if (atomic_load(&s->stop))
             break;
         if (!s->timed) {
