@@ -507,6 +507,11 @@ static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned i
             (double)t->cpu_ns / 1e9, (uint64_t)t->threads);
     fprintf(out, "Samples taken: %" PRIu64 " in the profile, of %" PRIu64 " ms each (%.1f%% of those asked for)\n",
             c->periods, (uint64_t)interval_ms, asked ? 100.0 * (double)c->periods / (double)asked : 0.0);
+    /* Each interval of a thread's processor time has one sample, at a random point of it: the
+     * profile's weight is the processor time used but for each thread's last interval, cut short. */
+    double used = (double)t->cpu_ns / 1e9, in_profile = (double)c->periods * (double)period / 1e9;
+    fprintf(out, "Processor time sampled: %.3f s used by the timed threads, %.3f s in the profile (samples x interval, "
+                 "%.1f%%)\n", used, in_profile, used > 0 ? 100.0 * in_profile / used : 0.0);
     if (t->overruns)
         fprintf(out, "Stacks walked: %" PRIu64 "; the system checks the timers less often than every %u ms (Linux: at "
                      "the scheduler tick), so %" PRIu64 " expiries came merged into the next, whose stack stands for "
