@@ -1,19 +1,16 @@
 /**
  * The program the sampling suite profiles (tests/jvm/test_sampling.c) and `make bench` runs:
  *
- *   shares SECONDS      the main thread spends known shares of its time in three methods:
+ *   shares CPU-SECONDS  the main thread spends known shares of its time in three methods:
  *                       a, b and c run the same loop body 6, 3 and 1 million times a round
  *   sleep-gc SECONDS    thread "sleeper" sleeps; thread "collector" calls System.gc() in a loop
  *   threads N SECONDS   N threads, thread i spinning in its own method t<i>
  *   fibs N K            N threads each computing fib(K): a fixed amount of work, for `make bench`
  *   define SECONDS      the main thread defines a class over and over, each time in a new class loader
- *   stacks SECONDS      thread "parked" parks in parkedA > parkedB > parkedC; thread "spinning" runs in
- *                       spinA > spinB > spinC: two stacks that stay the same for the whole run
- *   periodic INTERVAL-MS CPU-SECONDS
- *                       three threads run rounds of a, b and c lasting INTERVAL-MS, half of it and twice
- *                       it (see periodic(), below truth())
+ *   stacks CPU-SECONDS  thread "parked" parks in parkedA > parkedB > parkedC while thread "spinning" runs
+ *                       CPU-SECONDS in spinA > spinB > spinC: two stacks that stay the same for the whole run
  *
- * Each mode prints what it did when done.  (truth CPU-SECONDS: see acceptor(), below spinC.)
+ * Each mode prints what it did when done.  (truth, periodic: below spinC, their own comments.)
  */
 public class SamplingWorkload {
     static volatile long sink;
@@ -66,8 +63,8 @@ public class SamplingWorkload {
     }
 
     static void shares(String seconds) {
-        long end = deadline(seconds), rounds = 0;
-        while (System.nanoTime() < end) {
+        long end = (long) (Double.parseDouble(seconds) * 1e9), rounds = 0; /* of this thread's processor time */
+        while (THREAD_CPU.getCurrentThreadCpuTime() < end) {
             sink += a(6_000_000);
             sink += b(3_000_000);
             sink += c(1_000_000);
@@ -159,7 +156,7 @@ public class SamplingWorkload {
     }
 
     static void parkedC(long end) {
-        while (System.nanoTime() < end)
+        while (!spinningDone) /* test_sampling and test_jevprof know these lines: keep them where they are */
             java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
     }
     static void parkedB(long end) { parkedC(end); }
@@ -167,7 +164,7 @@ public class SamplingWorkload {
 
     static long spinC(long end) {
         long x = 0;
-        while (System.nanoTime() < end)
+        while (THREAD_CPU.getCurrentThreadCpuTime() < end) /* processor time: a loaded machine, more wall time */
             for (int k = 0; k < 100_000; k++)
                 x = x * 31 + k;
         return x;
@@ -175,14 +172,18 @@ public class SamplingWorkload {
     static long spinB(long end) { return spinC(end); }
     static long spinA(long end) { return spinB(end); }
 
-    static void stacks(String seconds) throws InterruptedException {
-        long end = deadline(seconds);
+    static volatile boolean spinningDone;
+    static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    static void stacks(String cpuSeconds) throws InterruptedException {
+        long end = (long) (Double.parseDouble(cpuSeconds) * 1e9); /* of the spinning thread's processor time */
         Thread parked = new Thread(() -> parkedA(end), "parked");
         Thread spinning = new Thread(() -> sink += spinA(end), "spinning");
         parked.start();
         spinning.start();
-        parked.join();
         spinning.join();
+        spinningDone = true;
+        parked.join();
         System.out.println("stacks done");
     }
 
