@@ -513,14 +513,18 @@ static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned i
     fprintf(out, "Processor time sampled: %.3f s used by the timed threads, %.3f s in the profile (samples x interval, "
                  "%.1f%%)\n", used, in_profile, used > 0 ? 100.0 * in_profile / used : 0.0);
     if (t->overruns)
-        fprintf(out, "Stacks walked: %" PRIu64 "; the system checks the timers less often than every %u ms (Linux: at "
-                     "the scheduler tick), so %" PRIu64 " expiries came merged into the next, whose stack stands for "
-                     "them\n", c->samples, interval_ms, (uint64_t)t->overruns);
+        fprintf(out, "Stacks walked: %" PRIu64 "; %" PRIu64 " intervals went by without their own signal and came "
+                     "merged into the next sample, whose stack stands for them (the thread held SIGPROF blocked, or "
+                     "the system checks its timers only at the scheduler tick)\n", c->samples, (uint64_t)t->overruns);
+    /* What is neither in the profile nor counted as missing for a reason: each thread's last interval,
+     * whose sample falls at a random point of it and so is not taken when the thread ends first. */
+    uint64_t counted = c->periods + t->lost + c->no_java + c->gc + c->unwalkable + c->failed;
+    uint64_t last = asked > counted ? asked - counted : 0;
     fprintf(out, "Samples missing: %" PRIu64 " lost (buffer full), %" PRIu64 " with no Java frame (a thread starting, "
                  "ending or in the VM; after an attach, the JVM's own threads too), %" PRIu64 " during a collection, %" PRIu64 " where the stack could not be "
-                 "walked, %" PRIu64 " failed\n",
-            (uint64_t)t->lost, c->no_java, c->gc, c->unwalkable, c->failed);
-    if (t->untimed_threads)
+                 "walked, %" PRIu64 " failed, %" PRIu64 " in the last interval of a thread (its sample falls at a random "
+                 "point of it and the thread ended first; %" PRIu64 " threads timed)\n",
+            (uint64_t)t->lost, c->no_java, c->gc, c->unwalkable, c->failed, last, (uint64_t)t->threads);    if (t->untimed_threads)
         fprintf(out, "Threads without a timer: %" PRIu64 " (OS thread not known, or a timer refused): their "
                      "processor time is not in the profile\n", (uint64_t)t->untimed_threads);
     fprintf(out, "Thread samples: %" PRIu64 " in the profile\n", c->periods);

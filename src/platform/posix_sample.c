@@ -259,8 +259,6 @@ static int start_perf_event(pid_t tid, uint64_t period_ns)
     struct perf_event_attr attr;
     struct timespec cpu;
     int fd = -1;
-    if (clock_gettime(posix_thread_cpu_clock((unsigned)tid), &cpu) != 0)
-        return -1; /* gone */
     atomic_store(&cell_ns, period_ns);
     memset(&attr, 0, sizeof(attr));
     attr.size = sizeof(attr);
@@ -276,10 +274,16 @@ static int start_perf_event(pid_t tid, uint64_t period_ns)
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, tid};
-    uint64_t first = first_perf_period(fd, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec, period_ns);
+    uint64_t first = 0;
+    /* The first cell starts as the event starts counting: the processor time the setting up took
+     * (a few tens of microseconds, most of a short thread's life) is before it. */
     if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
-        ioctl(fd, PERF_EVENT_IOC_PERIOD, &first) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
-        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+        clock_gettime(posix_thread_cpu_clock((unsigned)tid), &cpu) != 0 ||
+        (first = first_perf_period(fd, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec, period_ns),
+         ioctl(fd, PERF_EVENT_IOC_PERIOD, &first) != 0) ||
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+        if (fd < CELL_FDS)
+            next_cell_ns[fd] = 0;
         close(fd);
         return -1;
     }

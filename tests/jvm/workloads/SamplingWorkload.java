@@ -322,6 +322,17 @@ public class SamplingWorkload {
         System.out.printf("periodic: %.3f iterations per ns%n", perNs);
     }
 
+    /* short N: N threads one after the other, each running work for about a quarter of a
+     * millisecond of processor time and ending: most end before a 1 ms interval is over. */
+    static void shortLived(int count) throws InterruptedException {
+        for (int i = 0; i < count; i++) {
+            Thread t = new Thread(() -> sink += work(300_000), "short-" + i);
+            t.start();
+            t.join();
+        }
+        System.out.println("short " + count + " done");
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
@@ -332,6 +343,7 @@ public class SamplingWorkload {
             case "stacks": stacks(args[1]); break;
             case "truth": truth(args[1]); break;
             case "periodic": periodic(args[1], args[2]); break;
+            case "short": shortLived(Integer.parseInt(args[1])); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
