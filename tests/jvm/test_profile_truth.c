@@ -250,6 +250,55 @@ START_TEST(short_lived_threads_are_sampled_in_proportion)
 }
 END_TEST
 
+/* SamplingWorkload's spinBlocked: spins for cpu_ns of the thread's processor time with SIGPROF blocked. */
+static const char blocking_library[] =
+    "#include <jni.h>\n#include <pthread.h>\n#include <signal.h>\n#include <time.h>\n"
+    "static long long cpu_ns(void) { struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);\n"
+    "    return t.tv_sec * 1000000000LL + t.tv_nsec; }\n"
+    "JNIEXPORT void JNICALL Java_SamplingWorkload_spinBlocked(JNIEnv *env, jclass c, jlong ns) {\n"
+    "    sigset_t prof, old; volatile unsigned long x = 0; long long start = cpu_ns();\n"
+    "    (void)env, (void)c; sigemptyset(&prof); sigaddset(&prof, SIGPROF);\n"
+    "    pthread_sigmask(SIG_BLOCK, &prof, &old);\n"
+    "    while (cpu_ns() - start < ns) for (int i = 0; i < 10000; i++) x += i;\n"
+    "    pthread_sigmask(SIG_SETMASK, &old, NULL);\n}\n";
+
+START_TEST(a_thread_blocking_sigprof_has_its_samples_accounted)
+{
+    char dir[1200], source[1400], workload[1600], jdk[512];
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("blocked.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(source, sizeof(source), "%s/blocked.c", dir);
+    FILE *f = fopen(source, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(blocking_library, f);
+    fclose(f);
+    snprintf(jdk, sizeof(jdk), "%s", jdks[_i]);
+    *strstr(jdk, "/bin/java") = '\0';
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "gcc -shared -fPIC -O1 -I'%s/include' -I'%s/include/linux' "
+                                                    "-o libblocked.so blocked.c -pthread", jdk, jdk), 0);
+    snprintf(workload, sizeof(workload), "blocked '%s/libblocked.so' 3", dir);
+    char out[1200];
+    char *collapsed = run_sampled(jdks[_i], "", "cpu", "1", workload, out, sizeof(out));
+    char *report = read_in(out, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    unsigned long long asked = report_number(report, "Samples asked for: "),
+                       taken = report_number(report, "Samples taken: "), last = report_number(report, "failed, ");
+    printf("JDK %d: SIGPROF blocked 5 ms of every 6: %llu samples taken of %llu asked for, %llu missing in threads' "
+           "last intervals\n", _i, taken, asked, last);
+    ck_assert_uint_ge(asked, 2000);
+    /* The intervals that went by while the signal was blocked come merged into the sample taken when
+     * it is unblocked, and the report says so; nothing is left unexplained but the threads' last
+     * intervals (a dozen threads: at most 12, whatever the chance).  Before: 50.1% taken, 1 of the
+     * missing half explained. */
+    ck_assert_ptr_nonnull(strstr(report, " intervals went by without their own signal and came merged into the next"));
+    ck_assert_msg((double)last <= 4 * sqrt((double)asked), "%llu unexplained of %llu", last, asked);
+    free(report);
+    free(collapsed);
+    remove_run(out);
+    jvmrun_remove_shell_dir(dir, "blocked.c libblocked.so");
+}
+END_TEST
+
 START_TEST(wall_mode_gives_each_thread_its_share_and_state)
 {
     char dir[1200];
@@ -306,6 +355,7 @@ int main(void)
     tcase_set_timeout(time, 300);
     tcase_add_loop_test(time, cpu_samples_stand_for_the_processor_time_used, 0, jdk_count);
     tcase_add_loop_test(time, short_lived_threads_are_sampled_in_proportion, 0, jdk_count);
+    tcase_add_loop_test(time, a_thread_blocking_sigprof_has_its_samples_accounted, 0, jdk_count);
     suite_add_tcase(s, time);
     return tk_run_suite(s);
 }

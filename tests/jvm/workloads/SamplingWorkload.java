@@ -333,6 +333,23 @@ public class SamplingWorkload {
         System.out.println("short " + count + " done");
     }
 
+    /* blocked LIBRARY CPU-SECONDS: the main thread runs rounds of 1 ms in work and
+     * 5 ms in spinBlocked, a native method of LIBRARY (test_profile_truth builds it) that holds SIGPROF
+     * blocked while it spins, until it has used CPU-SECONDS. */
+    static native void spinBlocked(long cpuNanos);
+
+    static void blocked(String library, String cpuSeconds) {
+        System.load(library);
+        long end = THREAD_CPU.getCurrentThreadCpuTime() + (long) (Double.parseDouble(cpuSeconds) * 1e9), rounds = 0;
+        long unit = Math.max(1, Math.round(1e6 * iterationsPerNs(THREAD_CPU)));
+        while (THREAD_CPU.getCurrentThreadCpuTime() < end) {
+            sink += work(unit);
+            spinBlocked(5_000_000L);
+            rounds++;
+        }
+        System.out.println("blocked rounds " + rounds);
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
@@ -344,6 +361,7 @@ public class SamplingWorkload {
             case "truth": truth(args[1]); break;
             case "periodic": periodic(args[1], args[2]); break;
             case "short": shortLived(Integer.parseInt(args[1])); break;
+            case "blocked": blocked(args[1], args[2]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
