@@ -508,18 +508,19 @@ static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned i
     fprintf(out, "Samples taken: %" PRIu64 " in the profile, of %" PRIu64 " ms each (%.1f%% of those asked for)\n",
             c->periods, (uint64_t)interval_ms, asked ? 100.0 * (double)c->periods / (double)asked : 0.0);
     /* Each interval of a thread's processor time has one sample, at a random point of it: the
-     * profile's weight is the processor time used but for each thread's last interval, cut short. */
-    double used = (double)t->cpu_ns / 1e9, in_profile = (double)c->periods * (double)period / 1e9;
-    fprintf(out, "Processor time sampled: %.3f s used by the timed threads, %.3f s in the profile (samples x interval, "
-                 "%.1f%%)\n", used, in_profile, used > 0 ? 100.0 * in_profile / used : 0.0);
+     * samples' weight is the processor time used but for each thread's last interval, cut short. */
+    uint64_t sampled = c->periods + t->lost + c->no_java + c->gc + c->unwalkable + c->failed;
+    double used = (double)t->cpu_ns / 1e9, in_samples = (double)sampled * (double)period / 1e9;
+    fprintf(out, "Processor time sampled: %.3f s used by the timed threads, %.3f s sampled (samples x interval, "
+                 "%.1f%%), %.3f s of it in the profile's stacks\n", used, in_samples,
+            used > 0 ? 100.0 * in_samples / used : 0.0, (double)c->periods * (double)period / 1e9);
     if (t->overruns)
         fprintf(out, "Stacks walked: %" PRIu64 "; %" PRIu64 " intervals went by without their own signal and came "
                      "merged into the next sample, whose stack stands for them (the thread held SIGPROF blocked, or "
                      "the system checks its timers only at the scheduler tick)\n", c->samples, (uint64_t)t->overruns);
     /* What is neither in the profile nor counted as missing for a reason: each thread's last interval,
      * whose sample falls at a random point of it and so is not taken when the thread ends first. */
-    uint64_t counted = c->periods + t->lost + c->no_java + c->gc + c->unwalkable + c->failed;
-    uint64_t last = asked > counted ? asked - counted : 0;
+    uint64_t last = asked > sampled ? asked - sampled : 0;
     fprintf(out, "Samples missing: %" PRIu64 " lost (buffer full), %" PRIu64 " with no Java frame (a thread starting, "
                  "ending or in the VM; after an attach, the JVM's own threads too), %" PRIu64 " during a collection, %" PRIu64 " where the stack could not be "
                  "walked, %" PRIu64 " failed, %" PRIu64 " in the last interval of a thread (its sample falls at a random "
