@@ -444,8 +444,8 @@ START_TEST(samples_are_at_the_lines_that_ran)
     /* Not chance: 2 s of the thread's processor time at 2 ms are 1,000 intervals of one sample each
      * (a wall-clock run of 2 s got 78 and 133 under stress-ng --cpu 2 and other builds). */
     ck_assert_uint_gt(spin, 200);
-    /* The loop body is nearly all of spinC's time (its other lines: the clock read every 100,000
-     * iterations, about 0.5%); the first line runs once.  With n > 200 samples of a true body
+    /* The loop body is nearly all of spinC's time (its other lines: the outer loop's count every
+     * 100,000 iterations, well under 0.1%); the first line runs once.  With n > 200 samples of a true body
      * share above 99%, 90% is more than 14 sigma (sqrt(.01 * .99 / 200) = 0.7 points) away, and 5%
      * at the first line further still: a correct profiler fails neither in 10^-40. */
     ck_assert_uint_ge(body * 10, spin * 9);

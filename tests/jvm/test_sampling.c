@@ -325,7 +325,7 @@ static unsigned long long frame_samples(const char *log, const char *method, int
 #define PARKED_C_FIRST 159ul /* while (System.nanoTime() < end) */
 #define PARKED_C_CALL 160ul  /* LockSupport.parkNanos(...) */
 #define SPIN_C_FIRST 166ul   /* long x = 0; */
-#define SPIN_C_LOOP 167ul    /* while ..., for ..., x = x * 31 + k; (169) */
+#define SPIN_C_LOOP 167ul    /* for (rounds), for (k), x = x * 31 + k; (169) */
 #define SPIN_C_BODY 169ul
 #define SPIN_B_CALL 172ul
 #define SPIN_A_CALL 173ul

@@ -162,23 +162,24 @@ public class SamplingWorkload {
     static void parkedB(long end) { parkedC(end); }
     static void parkedA(long end) { parkedB(end); }
 
-    static long spinC(long end) {
+    static long spinC(long rounds) {
         long x = 0;
-        while (THREAD_CPU.getCurrentThreadCpuTime() < end) /* processor time: a loaded machine, more wall time */
+        for (long r = 0; r < rounds; r++) /* a count, no clock: a call out of Java here is a safepoint */
             for (int k = 0; k < 100_000; k++)
                 x = x * 31 + k;
         return x;
     }
-    static long spinB(long end) { return spinC(end); }
-    static long spinA(long end) { return spinB(end); }
+    static long spinB(long rounds) { return spinC(rounds); }
+    static long spinA(long rounds) { return spinB(rounds); }
 
     static volatile boolean spinningDone;
     static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
 
     static void stacks(String cpuSeconds) throws InterruptedException {
-        long end = (long) (Double.parseDouble(cpuSeconds) * 1e9); /* of the spinning thread's processor time */
-        Thread parked = new Thread(() -> parkedA(end), "parked");
-        Thread spinning = new Thread(() -> sink += spinA(end), "spinning");
+        /* rounds of 100,000 iterations for the spinning thread's CPU-SECONDS, timed before it starts */
+        long rounds = Math.round(Double.parseDouble(cpuSeconds) * 1e9 * iterationsPerNs(THREAD_CPU) / 100_000);
+        Thread parked = new Thread(() -> parkedA(0), "parked");
+        Thread spinning = new Thread(() -> sink += spinA(rounds), "spinning");
         parked.start();
         spinning.start();
         spinning.join();
