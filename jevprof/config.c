@@ -21,6 +21,8 @@ void jp_config_defaults(jp_config *config)
     config->wall_time = 0;
     config->loop_seconds = 0; /* one profile, no periods */
     config->exceptions = 0;
+    config->native_frames = 1;
+    config->vm_threads = 1;
     config->duration_seconds = 0;
     config->file_count = 0;
 }
@@ -173,6 +175,28 @@ static void set_time(jp_config *config, const char *text, const char *source)
     config->wall_time = 0;
 }
 
+/* A setting of two words: *value is 1 for yes, 0 for no; anything else is said and the default (1) kept. */
+static void set_either(jp_config *config, int *value, const char *text, const char *source, const char *yes,
+                       const char *no)
+{
+    if (strcmp(text, yes) == 0 || strcmp(text, no) == 0) {
+        *value = strcmp(text, yes) == 0;
+        return;
+    }
+    bad_setting(config, "%s \"%s\" is not %s or %s; using the default, %s", source, text, yes, no, yes);
+    *value = 1;
+}
+
+static void set_cstack(jp_config *config, const char *text, const char *source)
+{
+    set_either(config, &config->native_frames, text, source, "fp", "no");
+}
+
+static void set_threads(jp_config *config, const char *text, const char *source)
+{
+    set_either(config, &config->vm_threads, text, source, "all", "java");
+}
+
 static void set_min_share(jp_config *config, const char *text, const char *source)
 {
     char *end = NULL;
@@ -233,6 +257,8 @@ void jp_config_load(jp_config *config)
         {"Time", 0, "JEVPROF_TIME", set_time},
         {"LoopSeconds", 1, "JEVPROF_LOOP", set_loop},
         {"Exceptions", 1, "JEVPROF_EXCEPTIONS", set_exceptions},
+        {"CStack", 0, "JEVPROF_CSTACK", set_cstack},
+        {"Threads", 0, "JEVPROF_THREADS", set_threads},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {
@@ -343,29 +369,48 @@ static void set_interval_text(jp_config *config, const char *text, const char *s
     set_interval_ms(config, text, source);
 }
 
+/* The length of the setting at word: up to a space or tab that no backslash escapes. */
+static size_t setting_length(const char *word)
+{
+    size_t length = 0;
+    while (word[length] && word[length] != ' ' && word[length] != '\t')
+        length += word[length] == '\\' && word[length + 1] ? 2 : 1;
+    return length;
+}
+
+/* text's first length characters into value (size bytes), each backslash giving the character after it. */
+static void unescape(char *value, size_t size, const char *text, size_t length)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < length && used + 1 < size; i++)
+        value[used++] = text[i] == '\\' && i + 1 < length ? text[++i] : text[i];
+    value[used] = '\0';
+}
+
 void jp_config_parse(jp_config *config, const char *text)
 {
     static const struct { const char *name; text_setter set; } settings[] = {
         {"out", set_output_dir},  {"prefix", set_file_prefix}, {"mode", set_mode},
         {"interval", set_interval_text}, {"top", set_top}, {"min-share", set_min_share},
         {"time", set_time},       {"loop", set_loop},          {"exceptions", set_exceptions},
-        {"duration", set_duration}, {"file", add_file},
+        {"duration", set_duration}, {"file", add_file},       {"cstack", set_cstack},
+        {"threads", set_threads},
     };
     const size_t count = sizeof(settings) / sizeof(*settings);
     const char *first = text + strspn(text, " \t");
     for (const char *word = first; *word; word += strspn(word, " \t")) {
-        size_t length = strcspn(word, " \t"), name_length = strcspn(word, "="), i = 0;
+        size_t length = setting_length(word), name_length = strcspn(word, "="), i = 0;
         char value[sizeof(config->files[0].path) + 2], source[64]; /* one more than fits: too long */
         while (name_length < length && i < count &&
                !(strlen(settings[i].name) == name_length && memcmp(word, settings[i].name, name_length) == 0))
             i++;
         if (name_length < length && i < count) {
-            snprintf(value, sizeof(value), "%.*s", (int)(length - name_length - 1), word + name_length + 1);
+            unescape(value, sizeof(value), word + name_length + 1, length - name_length - 1);
             snprintf(source, sizeof(source), "setting %s", settings[i].name);
             settings[i].set(config, value, source);
         } else if (word != first || name_length < length) { /* a first word without '=' names the command */
             bad_setting(config, "setting \"%.*s\" is not name=value with a name of: out, prefix, mode, interval, "
-                        "top, min-share, time, loop, exceptions, duration, file; ignored", (int)length, word);
+                        "top, min-share, time, loop, exceptions, duration, file, cstack, threads; ignored", (int)length, word);
         }
         word += length;
     }

@@ -56,7 +56,9 @@ typedef enum jp_frame_kind {
     JP_FRAME_COMPILED = 2,    /* JVM_EXECUTION_JIT_COMPILED */
     JP_FRAME_NATIVE = 3,      /* JVM_EXECUTION_NATIVE */
     JP_FRAME_VM = 4,          /* JVM_EXECUTION_COM and the VM's own */
-    JP_FRAME_CLASS = 5        /* an allocated class (alloc mode) */
+    JP_FRAME_CLASS = 5,       /* an allocated class (alloc mode) */
+    JP_FRAME_C_CODE = 6,      /* native code: a library's function (native.h) */
+    JP_FRAME_THREAD = 7       /* a thread with no Java frame, at its samples' root (native.h) */
 } jp_frame_kind;
 typedef jp_frame_kind (*jp_method_kinder)(void *context, MethodID method);
 
