@@ -50,6 +50,8 @@ DEFINE_GUID(IID_IJevmonSampling4, 0x9B6E1F3A, 0x42C7, 0x4D8E, 0xB1, 0xA5, 0x7C, 
 DEFINE_GUID(IID_IJevmonAllocationSampling, 0x228C9E1D, 0xB71C, 0x4EE6, 0xA2, 0x60, 0x75, 0xEE, 0x53, 0x28, 0x05, 0xF9);
 DEFINE_GUID(IID_IJevmonNativeSampling, 0x6E2B8C41, 0x9D37, 0x4F0A, 0xB5, 0x1E, 0x3A, 0x84, 0xC7, 0x2D, 0x95, 0x6B);
 DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
+DEFINE_GUID(IID_IJevmonLockWaits, 0x6C0E8B52, 0x9D3A, 0x4F61, 0xB7, 0x2E, 0x41, 0xA9, 0x0C, 0x5D, 0x83, 0x27);
+DEFINE_GUID(IID_IJevmonLockWaitCallback, 0xE47A1D09, 0x2B6C, 0x4A38, 0x8F, 0x13, 0x9C, 0x65, 0xD2, 0x7E, 0x04, 0xB1);
 /* Spelling variants used by the documentation. */
 #define IID_IHeapInfoCallBack IID_IHeapInfoCallback
 #define IID_IObjectAllocationCallBack IID_IObjectAllocationCallback
@@ -521,6 +523,22 @@ typedef struct JVM_METHOD_SAMPLE {
 #define IJevmonCommands_SLOTS                                                                                      \
     STDMETHOD(Command)(THIS_ LPCSTR command, LPSTR *panswer) PURE;
 
+/* jevmon extension: contended lock waits (docs/lock-waits.md).  A monitor gets IJevmonLockWaits by
+ * QueryInterface on its IDInfo and registers its callback (NULL unregisters); from then on every
+ * wait of at least threshold_ns nanoseconds to enter a contended synchronized block or method
+ * (JEVMON_LOCK_WAIT_MONITOR, lock_class: the object's class) and every LockSupport.park on a
+ * java.util.concurrent lock (JEVMON_LOCK_WAIT_PARK, lock_class: the blocker's class) is told to
+ * OnLockWait once the wait is over, on the thread that waited, while its stack is still at the
+ * wait (GetStackTrace of the current thread gives it). */
+typedef enum JEVMON_LOCK_WAIT_KIND {
+    JEVMON_LOCK_WAIT_MONITOR = 1, /* synchronized: JVMTI MonitorContendedEnter to MonitorContendedEntered */
+    JEVMON_LOCK_WAIT_PARK = 2     /* LockSupport.park on an AbstractQueuedSynchronizer or StampedLock */
+} JEVMON_LOCK_WAIT_KIND;
+#define IJevmonLockWaits_SLOTS                                                                                     \
+    STDMETHOD(NotifyOnLockWaits)(THIS_ IJevmonLockWaitCallback *pcallback, ULONGLONG threshold_ns) PURE;
+#define IJevmonLockWaitCallback_SLOTS                                                                              \
+    STDMETHOD(OnLockWait)(THIS_ DWORD kind, ClassID lock_class, ULONGLONG waited_ns) PURE;
+
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo
 JEVMON_INTERFACE(IJavaEventMonitorIDInfo, IUnknown)
@@ -702,6 +720,26 @@ JEVMON_INTERFACE(IJevmonCommands, IUnknown)
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
     IJevmonCommands_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonLockWaitCallback
+JEVMON_INTERFACE(IJevmonLockWaitCallback, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonLockWaitCallback_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonLockWaits
+JEVMON_INTERFACE(IJevmonLockWaits, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonLockWaits_SLOTS
     END_INTERFACE
 };
 #undef INTERFACE

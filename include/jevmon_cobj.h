@@ -219,5 +219,15 @@
 #define IJevmonCommands_Release(p) (p)->lpVtbl->Release(p)
 #define IJevmonCommands_Command(p, a0, a1) (p)->lpVtbl->Command(p, a0, a1)
 
+#define IJevmonLockWaitCallback_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonLockWaitCallback_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonLockWaitCallback_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonLockWaitCallback_OnLockWait(p, a0, a1, a2) (p)->lpVtbl->OnLockWait(p, a0, a1, a2)
+
+#define IJevmonLockWaits_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonLockWaits_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonLockWaits_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonLockWaits_NotifyOnLockWaits(p, a0, a1) (p)->lpVtbl->NotifyOnLockWaits(p, a0, a1)
+
 #endif
 #endif /* JEVMON_COBJ_H */

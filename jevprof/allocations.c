@@ -4,23 +4,17 @@
 #include <string.h>
 
 #include "allocations.h"
-#include "javaname.h"
-
-#define CLASS_NAME_MAX_BYTES 1024
-#define OTHER_CLASSES_FRAME JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES)
-#define UNKNOWN_CLASS_FRAME JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES + 1) /* a ClassID of 0 */
-#define UNKNOWN_CLASS_NAME "(unknown class)"
 
 /* Set while this thread records an allocation: whatever the VM allocates for jevprof's calls
  * meanwhile is not the program's, and recording it would recurse. */
 static _Thread_local int recording;
 
-int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names,
+int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_class_frames *classes,
                         IJevmonAllocationSampling *sampling)
 {
     memset(a, 0, sizeof(*a));
     a->info = info;
-    a->names = names;
+    a->classes = classes;
     if (sampling && SUCCEEDED(IJevmonAllocationSampling_GetAllocationSamplingInterval(sampling, &a->interval))) {
         a->sampling = sampling;
         IJevmonAllocationSampling_AddRef(sampling);
@@ -40,10 +34,6 @@ void jp_allocations_free(jp_allocations *a)
         free(a->spare[i]);
     }
     free(a->spare);
-    for (size_t i = 0; i < a->class_count; i++)
-        free(a->class_names[i]);
-    free(a->class_names);
-    jp_idmap_free(&a->classes);
     jp_tree_free(&a->sites);
     jp_tree_free(&a->bytes);
     if (a->sampling)
@@ -86,53 +76,6 @@ static void return_stack(jp_allocations *a, jp_stack_trace *stack)
         a->spare_capacity = capacity;
     }
     a->spare[a->spare_count++] = stack;
-}
-
-/* The frame of a class already met, or 0; called with the lock held. */
-static MethodID known_class_frame(const jp_allocations *a, ClassID klass)
-{
-    if (!klass)
-        return UNKNOWN_CLASS_FRAME;
-    const jp_idmap_entry *e = jp_idmap_find(&a->classes, klass);
-    return e ? JP_CLASS_FRAME(e->value - 1) : 0;
-}
-
-/* The display name of a class met for the first time (malloc'ed), asked of the VM with no lock held. */
-static char *name_class(jp_allocations *a, ClassID klass)
-{
-    char display[CLASS_NAME_MAX_BYTES];
-    const char *name = jp_names_class(a->names, (IJavaEventMonitorIDInfo *)a->info, klass);
-    jp_class_display_name(name ? name : UNKNOWN_CLASS_NAME, display, sizeof(display));
-    return strdup(display);
-}
-
-/* Gives a new class its frame, taking ownership of name; called with the lock held.  0 when
- * out of memory.  Another thread may have added the class meanwhile: its frame is kept. */
-static MethodID add_class_frame(jp_allocations *a, ClassID klass, char *name)
-{
-    MethodID known = known_class_frame(a, klass);
-    if (known || a->class_count == JP_MAX_CLASS_FRAMES || !name) {
-        free(name);
-        return known ? known : name ? OTHER_CLASSES_FRAME : 0;
-    }
-    if (a->class_count == a->class_capacity) {
-        size_t capacity = a->class_capacity ? a->class_capacity * 2 : 64;
-        char **grown = realloc(a->class_names, capacity * sizeof(*grown));
-        if (!grown) {
-            free(name);
-            return 0;
-        }
-        a->class_names = grown;
-        a->class_capacity = capacity;
-    }
-    jp_idmap_entry *e = jp_idmap_insert(&a->classes, klass);
-    if (!e) {
-        free(name);
-        return 0;
-    }
-    e->value = a->class_count + 1;
-    a->class_names[a->class_count] = name;
-    return JP_CLASS_FRAME(a->class_count++);
 }
 
 int jp_allocations_estimated(const jp_allocations *a)
@@ -190,43 +133,50 @@ static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, Me
     return 0;
 }
 
-void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass)
+/* Records one event ending in klass with its weights; called with recording set. */
+static void record_weighed(jp_allocations *a, ClassID klass, const allocation_weight *weight)
 {
-    if (recording) {
-        plat_mutex_lock(a->lock);
-        a->counts.nested++;
-        plat_mutex_unlock(a->lock);
-        return;
-    }
-    recording = 1;
     jp_stack_trace *stack = borrow_stack(a);
     HRESULT traced = stack ? jp_stack_trace_take(stack, a->info, 0) : E_OUTOFMEMORY;
     int have_stack = SUCCEEDED(traced) && stack->count > 0;
-    allocation_weight weight = weigh(a, object);
+    MethodID class_frame = stack ? jp_class_frames_frame(a->classes, klass) : 0; /* named with no lock held */
     plat_mutex_lock(a->lock);
-    MethodID class_frame = known_class_frame(a, klass);
-    if (!class_frame && stack && !a->stopped) {
-        plat_mutex_unlock(a->lock);
-        char *name = name_class(a, klass);
-        plat_mutex_lock(a->lock);
-        if (a->stopped)
-            free(name); /* the report is reading the class names */
-        else
-            class_frame = add_class_frame(a, klass, name);
-    }
-    if (!a->stopped && (!stack || add_site(a, stack, have_stack, class_frame, &weight)))
+    if (!a->stopped && (!stack || add_site(a, stack, have_stack, class_frame, weight)))
         a->counts.failed++;
     if (stack)
         return_stack(a, stack);
     plat_mutex_unlock(a->lock);
+}
+
+/* Is this thread recording already (the VM allocating for jevprof's own calls)?  Then counted. */
+static int nested(jp_allocations *a)
+{
+    if (!recording)
+        return 0;
+    plat_mutex_lock(a->lock);
+    a->counts.nested++;
+    plat_mutex_unlock(a->lock);
+    return 1;
+}
+
+void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass)
+{
+    if (nested(a))
+        return;
+    recording = 1;
+    allocation_weight weight = weigh(a, object);
+    record_weighed(a, klass, &weight);
     recording = 0;
 }
 
-void jp_allocations_class_unloading(jp_allocations *a, ClassID klass)
+void jp_allocations_record_weights(jp_allocations *a, ClassID klass, uint64_t first, uint64_t second)
 {
-    plat_mutex_lock(a->lock);
-    jp_idmap_remove(&a->classes, klass);
-    plat_mutex_unlock(a->lock);
+    if (nested(a))
+        return;
+    recording = 1;
+    allocation_weight weight = {first, second, 1, 1};
+    record_weighed(a, klass, &weight);
+    recording = 0;
 }
 
 void jp_allocations_stop(jp_allocations *a)
@@ -249,17 +199,6 @@ int jp_allocations_restart(jp_allocations *a)
     a->stopped = 0;
     plat_mutex_unlock(a->lock);
     return 0;
-}
-
-const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame)
-{
-    if (frame == OTHER_CLASSES_FRAME)
-        return "(other classes)";
-    if (frame == UNKNOWN_CLASS_FRAME)
-        return UNKNOWN_CLASS_NAME;
-    if (frame > JP_CLASS_FRAME(0) || JP_CLASS_FRAME(0) - frame >= a->class_count)
-        return NULL;
-    return a->class_names[JP_CLASS_FRAME(0) - frame];
 }
 
 int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts)

@@ -2,14 +2,11 @@
  * allocations.h - alloc mode: where the program allocates.  For each OnObjectAllocated (which
  * comes on the allocating thread) the recorder takes that thread's stack with GetStackTrace and
  * adds it to one tree, weighted by allocations, with one more frame at its end that stands for
- * the allocated class, and to a second tree of the same paths weighted by the object's size
- * (GetObjectSize, asked while its ObjectID is valid: during the callback).
+ * the allocated class (classframes.h), and to a second tree of the same paths weighted by the
+ * object's size (GetObjectSize, asked while its ObjectID is valid: during the callback).
  *
- * Class frames: the tree holds MethodIDs, so a class is recorded as a frame from the top of the
- * ID range, below JP_UNKNOWN_METHOD and JP_UNKNOWN_CALLERS (the same assumption: no VM's MethodID
- * is that close to the top): JP_CLASS_FRAME(i) for the i-th class the recorder met.  Its name is
- * copied when the class is first met, since a ClassID expires at CLASS_UNLOAD and may then be
- * reused for another class: the recorder forgets the ClassID there and keeps the name.
+ * The recorder takes any event of the calling thread that ends in a class and has two weights
+ * (jp_allocations_record_weights): lock mode records each contended wait with it (locks.h).
  *
  * Weights: where the VM has jevmon's IJevmonAllocationSampling (on its heap monitor), each
  * reported allocation counts as the objects and bytes it stands for (GetAllocationWeight: at a
@@ -18,9 +15,8 @@
  * (JP_ALLOCATION_COUNT_SCALE) so that a sample standing for 8.5 objects counts 8.5.
  *
  * Cost on the allocating thread: the stack is taken into a buffer borrowed from a pool, with no
- * lock held; the lock covers borrowing the buffer and, later, the ClassID lookup, the tree insert
- * and returning the buffer.  A class met for the first time is named (ClassInformation) with no
- * lock held.  Allocations reported while jevprof is itself inside a call to the VM on the same
+ * lock held; the lock covers borrowing the buffer and, later, the tree insert and returning the
+ * buffer.  A class met for the first time is named (ClassInformation) with no lock held.  Allocations reported while jevprof is itself inside a call to the VM on the same
  * thread (the VM allocating for it) are counted and not recorded.
  */
 #ifndef JEVPROF_ALLOCATIONS_H
@@ -28,7 +24,7 @@
 
 #include <stdatomic.h>
 
-#include "idmap.h"
+#include "classframes.h"
 #include "jevmon.h"
 #include "names.h"
 #include "platform/platform.h"
@@ -36,9 +32,6 @@
 #include "tree.h"
 
 #define JP_ALLOCATION_COUNT_SCALE 1000u /* the sites tree's weight of one allocation */
-#define JP_CLASS_FRAME(index) (JP_FOLDED_PATHS - 1 - (MethodID)(index))
-#define JP_MAX_CLASS_FRAMES (1u << 20) /* classes beyond this many are recorded as "(other classes)" */
-/* JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) and the one below are "(other classes)" and "(unknown class)". */
 
 typedef struct jp_allocation_counts {
     uint64_t recorded;  /* allocations the VM reported, in the tree */
@@ -54,12 +47,9 @@ typedef struct jp_allocations {
     IJavaEventMonitorIDInfo2 *info; /* not owned */
     IJevmonAllocationSampling *sampling; /* owned; NULL when the VM does not say how it samples */
     DWORD interval;                 /* the VM's sampling interval in bytes (0: every allocation) */
-    jp_names *names;                /* not owned: class names, cached per ClassID */
+    jp_class_frames *classes;       /* not owned: the frames of the classes */
     plat_mutex *lock;               /* guards everything below */
     int stopped;
-    jp_idmap classes;               /* ClassID -> class frame index + 1 */
-    char **class_names;             /* display names, by class frame index */
-    size_t class_count, class_capacity;
     jp_stack_trace **spare;         /* stack buffers not in use */
     size_t spare_count, spare_capacity;
     jp_tree sites;                  /* weights: allocations, in JP_ALLOCATION_COUNT_SCALE units */
@@ -68,7 +58,7 @@ typedef struct jp_allocations {
 } jp_allocations;
 
 /* sampling: the VM's IJevmonAllocationSampling (AddRef'd here), or NULL. */
-int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_names *names,
+int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_class_frames *classes,
                         IJevmonAllocationSampling *sampling);
 /* Are the totals estimates: allocations sampled at an interval above 0, and weighted? */
 int jp_allocations_estimated(const jp_allocations *a);
@@ -76,9 +66,9 @@ void jp_allocations_free(jp_allocations *a);
 
 /* OnObjectAllocated, on the allocating thread. */
 void jp_allocations_record(jp_allocations *a, ObjectID object, ClassID klass);
-
-/* CLASS_UNLOAD: the ClassID may be reused from now on. */
-void jp_allocations_class_unloading(jp_allocations *a, ClassID klass);
+/* Any other event ending in klass, on its thread: its stack, weighted first in the sites tree and
+ * second in the bytes tree. */
+void jp_allocations_record_weights(jp_allocations *a, ClassID klass, uint64_t first, uint64_t second);
 
 /* The end: nothing is recorded afterwards; the roots of sites and bytes hold the sums. */
 void jp_allocations_stop(jp_allocations *a);
@@ -93,8 +83,5 @@ int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, j
 /* Continuous mode: moves the sites, bytes and counts so far out (roots summed), and goes on into
  * empty trees.  0, or -1 out of memory (nothing moved). */
 int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts);
-
-/* The name of a class frame of a, or NULL when frame is not one. */
-const char *jp_allocations_class_name(const jp_allocations *a, MethodID frame);
 
 #endif /* JEVPROF_ALLOCATIONS_H */

@@ -25,13 +25,18 @@ void jp_config_defaults(jp_config *config)
     config->vm_threads = 1;
     config->duration_seconds = 0;
     config->file_count = 0;
+    config->lock_threshold_ns = 0; /* every contended wait */
 }
 
 const char *jp_mode_name(jp_mode mode)
 {
     static const char *const names[] = {"", "cpu", "calls", "both", "alloc", "cpu,alloc", "calls,alloc", "both,alloc",
                                         "", "wall", "", "wall,calls", "", "wall,alloc", "", "wall,calls,alloc"};
-    return names[mode & (JP_MODE_ALL | JP_MODE_WALL)];
+    static const char *const with_lock[] = {"lock", "cpu,lock", "calls,lock", "both,lock", "alloc,lock",
+                                            "cpu,alloc,lock", "calls,alloc,lock", "both,alloc,lock", "",
+                                            "wall,lock", "", "wall,calls,lock", "", "wall,alloc,lock", "",
+                                            "wall,calls,alloc,lock"};
+    return (mode & JP_MODE_LOCK ? with_lock : names)[mode & (JP_MODE_ALL | JP_MODE_WALL)];
 }
 
 /* Logs one bad setting ("jevprof: " and the text) and keeps the text for the report. */
@@ -83,7 +88,8 @@ static jp_mode mode_of_word(const char *word, size_t length)
 {
     static const struct { const char *name; jp_mode mode; } modes[] = {
         {"cpu", JP_MODE_SAMPLE},  {"sample", JP_MODE_SAMPLE}, {"wall", JP_MODE_SAMPLE | JP_MODE_WALL},
-        {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH},      {"alloc", JP_MODE_ALLOC}};
+        {"calls", JP_MODE_CALLS}, {"both", JP_MODE_BOTH},      {"alloc", JP_MODE_ALLOC},
+        {"lock", JP_MODE_LOCK}};
     for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
         if (strlen(modes[i].name) == length && memcmp(word, modes[i].name, length) == 0)
             return modes[i].mode;
@@ -97,7 +103,7 @@ static void set_mode(jp_config *config, const char *text, const char *source)
         size_t length = strcspn(word, ",");
         jp_mode part = mode_of_word(word, length);
         if (!part) {
-            bad_setting(config, "%s \"%s\" is not cpu, wall, calls, both (cpu and calls), alloc or a list of them "
+            bad_setting(config, "%s \"%s\" is not cpu, wall, calls, both (cpu and calls), alloc, lock or a list of them "
                         "(\"cpu,alloc\"; sample is cpu's old name); using the default, %s", source, text,
                         jp_mode_name(JP_DEFAULT_MODE));
             config->mode = JP_DEFAULT_MODE;
@@ -210,6 +216,27 @@ static void set_min_share(jp_config *config, const char *text, const char *sourc
     config->min_share = value;
 }
 
+/* A duration in nanoseconds, as async-profiler's --lock takes it: a whole number, "ns" (the
+ * default), "us", "ms" or "s" after it. */
+static void set_lock_threshold(jp_config *config, const char *text, const char *source)
+{
+    static const struct { const char *unit; unsigned long long ns; } units[] = {
+        {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"", 1}};
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = isdigit((unsigned char)*text) ? strtoull(text, &end, 10) : 0;
+    size_t u = 0;
+    while (end && u < sizeof(units) / sizeof(*units) && strcmp(end, units[u].unit))
+        u++;
+    if (!end || errno || u == sizeof(units) / sizeof(*units) || value > JP_MAX_LOCK_THRESHOLD_NS / units[u].ns) {
+        bad_setting(config, "%s \"%s\" is not a duration of 0 to 1 hour (nanoseconds, or a whole number with us, ms "
+                    "or s after it); using the default, 0 (every wait)", source, text);
+        config->lock_threshold_ns = 0;
+        return;
+    }
+    config->lock_threshold_ns = value * units[u].ns;
+}
+
 typedef void (*text_setter)(jp_config *config, const char *text, const char *source);
 
 /* One registry value of the key: a REG_SZ, or a DWORD given to the setter as decimal text. */
@@ -257,6 +284,7 @@ void jp_config_load(jp_config *config)
         {"Time", 0, "JEVPROF_TIME", set_time},
         {"LoopSeconds", 1, "JEVPROF_LOOP", set_loop},
         {"Exceptions", 1, "JEVPROF_EXCEPTIONS", set_exceptions},
+        {"LockThreshold", 0, "JEVPROF_LOCK_THRESHOLD", set_lock_threshold},
         {"CStack", 0, "JEVPROF_CSTACK", set_cstack},
         {"Threads", 0, "JEVPROF_THREADS", set_threads},
     };
@@ -330,7 +358,7 @@ static int file_kind(const char *path)
 {
     static const struct { const char *extension; jp_file_kind kind; } kinds[] = {
         {".html", JP_FILE_FLAME}, {".collapsed", JP_FILE_COLLAPSED}, {".pb.gz", JP_FILE_PPROF},
-        {".txt", JP_FILE_REPORT}, {".report", JP_FILE_REPORT}};
+        {".txt", JP_FILE_REPORT}, {".report", JP_FILE_REPORT}, {".jfr", JP_FILE_JFR}};
     size_t length = strlen(path);
     for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
         size_t extension = strlen(kinds[i].extension);
@@ -345,7 +373,7 @@ static void add_file(jp_config *config, const char *text, const char *source)
     int kind = file_kind(text);
     const char *why = config->file_count == JP_MAX_FILES        ? "is one file too many (8 at most)"
                       : strlen(text) >= sizeof(config->files[0].path) ? "is too long for a path"
-                      : kind < 0 ? "has none of the extensions .html, .collapsed, .pb.gz, .txt, .report"
+                      : kind < 0 ? "has none of the extensions .html, .collapsed, .pb.gz, .txt, .report, .jfr"
                                  : NULL;
     if (why) {
         bad_setting(config, "%s \"%s\" %s; ignored", source, text, why);
@@ -394,7 +422,7 @@ void jp_config_parse(jp_config *config, const char *text)
         {"interval", set_interval_text}, {"top", set_top}, {"min-share", set_min_share},
         {"time", set_time},       {"loop", set_loop},          {"exceptions", set_exceptions},
         {"duration", set_duration}, {"file", add_file},       {"cstack", set_cstack},
-        {"threads", set_threads},
+        {"threads", set_threads}, {"lock", set_lock_threshold},
     };
     const size_t count = sizeof(settings) / sizeof(*settings);
     const char *first = text + strspn(text, " \t");
@@ -410,7 +438,8 @@ void jp_config_parse(jp_config *config, const char *text)
             settings[i].set(config, value, source);
         } else if (word != first || name_length < length) { /* a first word without '=' names the command */
             bad_setting(config, "setting \"%.*s\" is not name=value with a name of: out, prefix, mode, interval, "
-                        "top, min-share, time, loop, exceptions, duration, file, cstack, threads; ignored", (int)length, word);
+                        "top, min-share, time, loop, exceptions, duration, file, cstack, threads, lock; ignored",
+                        (int)length, word);
         }
         word += length;
     }

@@ -11,6 +11,8 @@
  *   calls' time       Time (REG_SZ)         JEVPROF_TIME           "cpu"      ("cpu" or "wall")
  *   smallest path     MinShare (REG_SZ)     JEVPROF_MIN_SHARE      JP_DEFAULT_MIN_SHARE (a percent, 0..100)
  *   count exceptions  Exceptions (DWORD)    JEVPROF_EXCEPTIONS     0          (1: the summary counts them)
+ *   lock threshold    LockThreshold (REG_SZ) JEVPROF_LOCK_THRESHOLD 0         (lock mode: shorter waits are
+ *                                                                             not recorded; ns, or us/ms/s after it)
  *   native frames     CStack (REG_SZ)       JEVPROF_CSTACK         "fp"       ("no": Java frames only)
  *   threads sampled   Threads (REG_SZ)      JEVPROF_THREADS        "all"      ("java": not the JVM's own; cpu mode)
  *
@@ -40,15 +42,17 @@
 #define JP_CONFIG_KEY "Software\\Microsoft\\Java VM\\Monitors\\jevprof"
 
 /* What jevprof records.  The setting is a comma-separated list of "cpu" (or its old name
- * "sample"), "wall", "calls", "alloc" and "both" (cpu and calls), whose parts add up: "cpu,alloc",
- * "wall,calls".  JP_MODE_SAMPLE is a sampler of either kind; JP_MODE_WALL makes it wall's. */
+ * "sample"), "wall", "calls", "alloc", "lock" and "both" (cpu and calls), whose parts add up:
+ * "cpu,alloc", "wall,calls", "cpu,lock".  JP_MODE_SAMPLE is a sampler of either kind; JP_MODE_WALL
+ * makes it wall's. */
 typedef enum jp_mode {
     JP_MODE_SAMPLE = 0x1,
     JP_MODE_CALLS = 0x2,
     JP_MODE_BOTH = JP_MODE_SAMPLE | JP_MODE_CALLS,
     JP_MODE_ALLOC = 0x4,
     JP_MODE_ALL = JP_MODE_BOTH | JP_MODE_ALLOC,
-    JP_MODE_WALL = 0x8
+    JP_MODE_WALL = 0x8,
+    JP_MODE_LOCK = 0x10
 } jp_mode;
 
 #define JP_DEFAULT_OUTPUT_DIR "."
@@ -64,9 +68,10 @@ typedef enum jp_mode {
 #define JP_MAX_INTERVAL_MS 60000u
 #define JP_MAX_TOP 1000u
 #define JP_MAX_LOOP_SECONDS 86400u
+#define JP_MAX_LOCK_THRESHOLD_NS 3600000000000ull /* an hour */
 
 /* file=: which output a path gets, by its extension; the first profile's (jp_output_write_all). */
-typedef enum jp_file_kind { JP_FILE_REPORT, JP_FILE_COLLAPSED, JP_FILE_FLAME, JP_FILE_PPROF } jp_file_kind;
+typedef enum jp_file_kind { JP_FILE_REPORT, JP_FILE_COLLAPSED, JP_FILE_FLAME, JP_FILE_PPROF, JP_FILE_JFR } jp_file_kind;
 #define JP_MAX_FILES 8
 
 typedef struct jp_output_file {
@@ -90,6 +95,7 @@ typedef struct jp_config {
     unsigned duration_seconds; /* stop and write after this long (0: at the end, or a stop) */
     jp_output_file files[JP_MAX_FILES]; /* file=: only these outputs, at these paths */
     unsigned file_count;
+    unsigned long long lock_threshold_ns; /* lock mode: waits shorter than this are not recorded */
 } jp_config;
 
 void jp_config_defaults(jp_config *config);
@@ -99,7 +105,7 @@ void jp_config_load(jp_config *config);
 
 /* Then the settings of text: words "name=value" separated by spaces, the names mode, interval
  * (milliseconds; "ms" after the number is allowed), out, prefix, top, time, min-share, loop,
- * exceptions, duration and file; a first word without '=' (a command's name) is skipped.  Each
+ * exceptions, duration, file and lock (the lock threshold); a first word without '=' (a command's name) is skipped.  Each
  * bad word gets one line naming it, as a bad variable does. */
 void jp_config_parse(jp_config *config, const char *text);
 
@@ -107,7 +113,7 @@ void jp_config_parse(jp_config *config, const char *text);
  * A result that does not fit is a bad setting: logged, and the default is used. */
 void jp_config_expand(jp_config *config, unsigned long pid, time_t started);
 
-/* The mode as the setting spells it: "cpu", "wall", "calls", "both", "alloc", "cpu,alloc", ... */
+/* The mode as the setting spells it: "cpu", "wall", "calls", "both", "alloc", "cpu,alloc", "lock", ... */
 const char *jp_mode_name(jp_mode mode);
 
 #endif /* JEVPROF_CONFIG_H */

@@ -1,9 +1,10 @@
 /*
  * monitor.c - the jevprof event monitor: the COM object the VM creates, implementing
  * IJavaEventMonitor and IJavaEventMonitor2, and in alloc mode IObjectAllocationCallback, which
- * it registers with the VM's IJavaHeapMonitor (and IJevmonCommands: commands.c).  Initialize
+ * it registers with the VM's IJavaHeapMonitor, in lock mode IJevmonLockWaitCallback, which it
+ * registers with the VM's IJevmonLockWaits (and IJevmonCommands: commands.c).  Initialize
  * reads the configuration and starts the profile (session.c); each event goes to the part that
- * records it (calls.c, sampler.c, allocations.c, summary.c, names.c); SHUTDOWN ends the profile
+ * records it (calls.c, sampler.c, allocations.c, locks.c, summary.c, names.c); SHUTDOWN ends the profile
  * and writes the outputs.
  */
 #include <stddef.h>
@@ -49,6 +50,11 @@ static HRESULT STDMETHODCALLTYPE monitor_QueryInterface(IJavaEventMonitor2 *ifac
         IJavaEventMonitor2_AddRef(iface);
         return S_OK;
     }
+    if (IsEqualIID(riid, &IID_IJevmonLockWaitCallback)) {
+        *ppv = &impl_from_IJavaEventMonitor2(iface)->IJevmonLockWaitCallback_iface;
+        IJavaEventMonitor2_AddRef(iface);
+        return S_OK;
+    }
     *ppv = NULL;
     return E_NOINTERFACE;
 }
@@ -74,6 +80,9 @@ static void monitor_destroy(jp_monitor *m)
         jp_output_release(&m->config);
     if (m->recording_allocations) /* the VM let go of the callback: no allocation is being recorded */
         jp_allocations_free(&m->allocations);
+    if (m->recording_locks) /* likewise */
+        jp_locks_free(&m->locks);
+    jp_class_frames_free(&m->classes);
     jp_summary_free(&m->summary);
     jp_names_free(&m->names);
     if (m->writing)
@@ -138,6 +147,7 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
         return E_UNEXPECTED; /* initialized once per VM */
     m->info = pmonitor_info;
     IJavaEventMonitorIDInfo_AddRef(m->info);
+    m->classes.info = m->info;
     if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJavaEventMonitorIDInfo2, (void **)&m->info2)))
         m->info2 = NULL;
     size_t program_size = pclass_file_name ? strlen(pclass_file_name) + 1 : 1;
@@ -197,8 +207,7 @@ static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent(IJavaEventMonitor2 *iface, 
     case JVM_EVENT_TYPE_CLASS_UNLOAD:
         /* The class's MethodIDs expire when this returns, and the trees still hold them. */
         atomic_fetch_add(&m->summary.classes_unloaded, 1);
-        if (m->recording_allocations)
-            jp_allocations_class_unloading(&m->allocations, event_id);
+        jp_class_frames_unloading(&m->classes, event_id);
         jp_names_class_unloading(&m->names, m->info, event_id);
         break;
     case JVM_EVENT_TYPE_GC_STARTED:
@@ -314,21 +323,64 @@ static const IObjectAllocationCallbackVtbl allocation_callback_vtbl = {
     allocation_callback_OnObjectAllocated,
 };
 
+/* ---- IJevmonLockWaitCallback: lock mode's, the monitor object seen through another interface ---- */
+
+static inline jp_monitor *impl_from_IJevmonLockWaitCallback(IJevmonLockWaitCallback *iface)
+{
+    return (jp_monitor *)((char *)iface - offsetof(jp_monitor, IJevmonLockWaitCallback_iface));
+}
+
+static HRESULT STDMETHODCALLTYPE lock_callback_QueryInterface(IJevmonLockWaitCallback *iface, REFIID riid, void **ppv)
+{
+    return monitor_QueryInterface(&impl_from_IJevmonLockWaitCallback(iface)->IJavaEventMonitor2_iface, riid, ppv);
+}
+
+static ULONG STDMETHODCALLTYPE lock_callback_AddRef(IJevmonLockWaitCallback *iface)
+{
+    return monitor_AddRef(&impl_from_IJevmonLockWaitCallback(iface)->IJavaEventMonitor2_iface);
+}
+
+static ULONG STDMETHODCALLTYPE lock_callback_Release(IJevmonLockWaitCallback *iface)
+{
+    return monitor_Release(&impl_from_IJevmonLockWaitCallback(iface)->IJavaEventMonitor2_iface);
+}
+
+static HRESULT STDMETHODCALLTYPE lock_callback_OnLockWait(IJevmonLockWaitCallback *iface, DWORD kind,
+                                                         ClassID lock_class, ULONGLONG waited_ns)
+{
+    jp_monitor *m = impl_from_IJevmonLockWaitCallback(iface);
+    if (m->recording_locks)
+        jp_locks_record(&m->locks, kind, lock_class, waited_ns);
+    return S_OK;
+}
+
+static const IJevmonLockWaitCallbackVtbl lock_callback_vtbl = {
+    lock_callback_QueryInterface,
+    lock_callback_AddRef,
+    lock_callback_Release,
+    lock_callback_OnLockWait,
+};
+
 HRESULT jp_monitor_create(REFIID riid, void **ppv)
 {
     jp_log_install(); /* before any thread of jevprof's */
     jp_monitor *m = calloc(1, sizeof(*m));
     if (!m)
         return E_OUTOFMEMORY;
-    if (jp_names_init(&m->names) || jp_summary_init(&m->summary) || !(m->writing = plat_mutex_create())) {
+    if (jp_names_init(&m->names) || jp_summary_init(&m->summary) || !(m->writing = plat_mutex_create()) ||
+        jp_class_frames_init(&m->classes, NULL, &m->names)) {
         jp_names_free(&m->names);
         jp_summary_free(&m->summary);
+        jp_class_frames_free(&m->classes);
+        if (m->writing)
+            plat_mutex_destroy(m->writing);
         free(m);
         return E_OUTOFMEMORY;
     }
     m->IJavaEventMonitor2_iface.lpVtbl = &monitor_vtbl;
     m->IObjectAllocationCallback_iface.lpVtbl = &allocation_callback_vtbl;
     m->IJevmonCommands_iface.lpVtbl = &jp_commands_vtbl;
+    m->IJevmonLockWaitCallback_iface.lpVtbl = &lock_callback_vtbl;
     m->ref = 1;
     jp_module_lock();
     HRESULT hr = monitor_QueryInterface(&m->IJavaEventMonitor2_iface, riid, ppv);

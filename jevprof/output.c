@@ -6,6 +6,7 @@
 
 #include "collapsed.h"
 #include "flame.h"
+#include "jfr.h"
 #include "output.h"
 #include "pprof.h"
 
@@ -19,6 +20,8 @@ static const char *const every_suffix[] = {
     JP_CALLS_COLLAPSED_SUFFIX, JP_CALLS_FLAME_SUFFIX,      JP_ALLOC_COLLAPSED_SUFFIX,
     JP_ALLOC_FLAME_SUFFIX,     JP_ALLOC_BYTES_COLLAPSED_SUFFIX, JP_ALLOC_BYTES_FLAME_SUFFIX,
     JP_PPROF_SUFFIX,           JP_CALLS_PPROF_SUFFIX,     JP_ALLOC_PPROF_SUFFIX,
+    JP_LOCK_COLLAPSED_SUFFIX,  JP_LOCK_FLAME_SUFFIX,      JP_LOCK_DELAY_COLLAPSED_SUFFIX,
+    JP_LOCK_DELAY_FLAME_SUFFIX, JP_LOCK_PPROF_SUFFIX,      JP_JFR_SUFFIX,
 };
 #define SUFFIXES (sizeof(every_suffix) / sizeof(*every_suffix))
 #define NAME_BYTES (sizeof(((jp_config *)0)->file_prefix) + 32)
@@ -27,7 +30,8 @@ static const char *const every_suffix[] = {
 
 /* The suffixes' indices in every_suffix. */
 enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, ALLOC_FLAME, BYTES_COLLAPSED,
-       BYTES_FLAME, PPROF, CALLS_PPROF, ALLOC_PPROF };
+       BYTES_FLAME, PPROF, CALLS_PPROF, ALLOC_PPROF, LOCK_COLLAPSED, LOCK_FLAME, DELAY_COLLAPSED, DELAY_FLAME,
+       LOCK_PPROF, JFR };
 
 /* What the end has written so far: the paths, for the line on stderr. */
 typedef struct written_files {
@@ -234,6 +238,7 @@ static int write_to(const jp_report *r, written_files *w, size_t which, const ch
 static int file_kind_of(const written_files *w, size_t which)
 {
     return which == REPORT ? JP_FILE_REPORT
+           : which == JFR ? JP_FILE_JFR
            : which == w->first[0] ? JP_FILE_COLLAPSED
            : which == w->first[1] ? JP_FILE_FLAME
            : which == w->first[2] ? JP_FILE_PPROF
@@ -306,6 +311,9 @@ static void describe_profile(const jp_report *r, const shown_profile *p, char *o
     else if (tree == r->calls)
         snprintf(out, size, "%.3f ms of %s time in all, every call", total / 1e3,
                  r->config->wall_time ? "wall" : "processor");
+    else if (tree == r->lock_waits || tree == r->lock_delay)
+        snprintf(out, size, "%.0f %s in all, every contended wait of %llu ns or more", tree == r->lock_waits ? total : total / 1e6,
+                 tree == r->lock_waits ? "waits" : "ms waited", r->lock_threshold_ns);
     else if (estimates)
         snprintf(out, size, "%.0f %s in all, ESTIMATED from samples, about one per %lu bytes allocated", total,
                  tree == r->allocations ? "allocations" : "bytes", r->allocation_interval);
@@ -329,6 +337,10 @@ static int write_flame(FILE *out, const jp_report *r, const shown_profile *p)
         snprintf(what, sizeof(what), "%s by site and class%s", tree == r->allocations ? "allocations" : "allocated bytes",
                  estimates ? ", estimated from samples" : ""),
         unit = tree == r->allocations ? "allocations" : "bytes";
+    else if (tree == r->lock_waits || tree == r->lock_delay)
+        snprintf(what, sizeof(what), "%s by waiting stack and lock class",
+                 tree == r->lock_waits ? "contended lock waits" : "time waited for locks (nanoseconds)"),
+        unit = tree == r->lock_waits ? "waits" : "ns";
     if (estimates && (tree == r->allocations || tree == r->allocated_bytes))
         snprintf(what + strlen(what), sizeof(what) - strlen(what), " (one per %lu bytes)", r->allocation_interval);
     snprintf(title, sizeof(title), "jevprof: %s, %s", r->program && *r->program ? r->program : "Java program", what);
@@ -348,13 +360,19 @@ static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
         jp_tree_free(&lines);
         return -1;
     }
+    int locks = p->tree == r->lock_waits;
     jp_pprof_profile profile = {
-        .kind = p->tree == r->samples ? JP_PPROF_SAMPLES : p->tree == r->calls ? JP_PPROF_CALLS : JP_PPROF_ALLOCATIONS,
+        .kind = p->tree == r->samples ? JP_PPROF_SAMPLES
+                : p->tree == r->calls ? JP_PPROF_CALLS
+                : locks               ? JP_PPROF_LOCKS
+                                      : JP_PPROF_ALLOCATIONS,
         .tree = lines.nodes ? &lines : &p->folded,
-        .bytes = r->allocated_bytes,
+        .bytes = locks ? r->lock_delay : r->allocated_bytes,
         .scale = p->tree == r->allocations ? JP_ALLOCATION_COUNT_SCALE : 1,
         .wall_time = p->tree == r->samples ? (r->config->mode & JP_MODE_WALL) != 0 : r->config->wall_time,
-        .period = p->tree == r->samples ? (int64_t)r->config->interval_ms * 1000000 : (int64_t)r->allocation_interval,
+        .period = p->tree == r->samples ? (int64_t)r->config->interval_ms * 1000000
+                  : locks               ? 1
+                                        : (int64_t)r->allocation_interval,
         .time_nanos = (int64_t)r->started_unix_ns,
         .duration_nanos = (int64_t)(r->seconds * 1e9),
         .name = r->signature_name,
@@ -372,6 +390,12 @@ static int write_pprof(FILE *out, const jp_report *r, const shown_profile *p)
     int failed = plat_gzip_write(out, data, size);
     free(data);
     return failed;
+}
+
+static int write_jfr(FILE *out, const jp_report *r, const shown_profile *profile)
+{
+    (void)profile;
+    return jp_jfr_write(out, r);
 }
 
 static void log_line(void *context, const char *line)
@@ -421,9 +445,10 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
     memcpy(dir, r->config->output_dir, sizeof(dir));
     settle_directory(dir); /* again: it may have gone or changed since the start */
     w.dir = dir;
-    w.first[0] = main_profile ? COLLAPSED : ALLOC_COLLAPSED;
-    w.first[1] = main_profile ? FLAME : ALLOC_FLAME;
-    w.first[2] = main_profile ? PPROF : ALLOC_PPROF;
+    int locks_first = !main_profile && !r->allocations && r->lock_waits;
+    w.first[0] = main_profile ? COLLAPSED : locks_first ? LOCK_COLLAPSED : ALLOC_COLLAPSED;
+    w.first[1] = main_profile ? FLAME : locks_first ? LOCK_FLAME : ALLOC_FLAME;
+    w.first[2] = main_profile ? PPROF : locks_first ? LOCK_PPROF : ALLOC_PPROF;
     int failed = write_file(r, &w, REPORT, write_report, NULL);
     if (main_profile)
         failed |= write_profile(r, &w, COLLAPSED, FLAME, PPROF, main_profile);
@@ -433,6 +458,15 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
         failed |= write_profile(r, &w, ALLOC_COLLAPSED, ALLOC_FLAME, ALLOC_PPROF, r->allocations);
         failed |= write_profile(r, &w, BYTES_COLLAPSED, BYTES_FLAME, SUFFIXES, r->allocated_bytes);
     }
+    if (r->lock_waits) {
+        failed |= write_profile(r, &w, LOCK_COLLAPSED, LOCK_FLAME, LOCK_PPROF, r->lock_waits);
+        failed |= write_profile(r, &w, DELAY_COLLAPSED, DELAY_FLAME, SUFFIXES, r->lock_delay);
+    }
+    for (unsigned i = 0; i < r->config->file_count; i++)
+        if (r->config->files[i].kind == JP_FILE_JFR) { /* only when asked for: every profile in one recording */
+            failed |= write_file(r, &w, JFR, write_jfr, NULL);
+            break;
+        }
     if (!r->config->file_count) /* file= names files of any name: nothing of the prefix is this run's */
         tell_earlier_files(r->config, &w);
     snprintf(written, size, "%s %s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing");
@@ -440,6 +474,7 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
            (double)(plat_now_ns() - started) / 1e9,
            main_profile       ? "; hottest methods:"
            : r->allocations   ? "; most allocated classes:"
+           : r->lock_waits    ? "; most waited-for locks:"
                               : "");
     jp_report_top_lines(r, STDERR_TOP_METHODS, log_line, NULL);
 }

@@ -15,10 +15,17 @@
  *   <prefix>.pb.gz             each profile in pprof's format (gzip'd profile.proto): the main
  *   <prefix>-calls.pb.gz       one, in "both" mode the call tree, in alloc mode the allocation
  *   <prefix>-alloc.pb.gz       sites with both allocations and bytes
+ *   <prefix>-lock.collapsed,   in lock mode, the same two for the contended lock waits (waiting
+ *   <prefix>-lock-flame.html   stacks ending in the lock's class, weighted by waits)
+ *   <prefix>-lock-delay.collapsed,  and for the same waits weighted by nanoseconds waited
+ *   <prefix>-lock-delay-flame.html
+ *   <prefix>-lock.pb.gz        the lock waits in pprof's format: contentions and delay, as Go's
+ *                              mutex profile
  *
  * With file= settings (config.h), only those files are written, each the output its extension
- * names: the report, or the first profile's collapsed file, flame graph or pprof file (the
- * samples' or the calls', else the allocations').
+ * names: a JFR recording of every profile (.jfr, jfr.h), the report, or the first profile's
+ * collapsed file, flame graph or pprof file (the
+ * samples' or the calls', else the allocations', else the lock waits').
  *
  * Every file is written as a new temporary file renamed over its name (platform.h,
  * plat_write_file): never through a link, and only a regular file is replaced (a FIFO, a
@@ -49,6 +56,12 @@
 #define JP_PPROF_SUFFIX ".pb.gz"
 #define JP_CALLS_PPROF_SUFFIX "-calls.pb.gz"
 #define JP_ALLOC_PPROF_SUFFIX "-alloc.pb.gz"
+#define JP_LOCK_COLLAPSED_SUFFIX "-lock.collapsed"
+#define JP_LOCK_FLAME_SUFFIX "-lock-flame.html"
+#define JP_LOCK_DELAY_COLLAPSED_SUFFIX "-lock-delay.collapsed"
+#define JP_LOCK_DELAY_FLAME_SUFFIX "-lock-delay-flame.html"
+#define JP_LOCK_PPROF_SUFFIX "-lock.pb.gz"
+#define JP_JFR_SUFFIX ".jfr" /* only with a file= of its kind */
 
 /* At start-up: creates the output directory when it is missing and takes the prefix there (its
  * lock file); a directory that cannot be made, is not the user's own or cannot be written in is

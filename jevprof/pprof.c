@@ -339,7 +339,7 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
     e.locations = (interned){.item_size = sizeof(location), .hash = location_hash, .equal = location_equal};
     string_index(&e, ""); /* index 0, as the format requires */
     uint64_t *bytes = NULL;
-    if (p->kind == JP_PPROF_ALLOCATIONS && !(bytes = bytes_by_node(p)))
+    if ((p->kind == JP_PPROF_ALLOCATIONS || p->kind == JP_PPROF_LOCKS) && !(bytes = bytes_by_node(p)))
         e.failed = 1;
     if (!(e.node_locations = calloc(p->tree->count ? p->tree->count : 1, sizeof(*e.node_locations))))
         e.failed = 1;
@@ -352,6 +352,10 @@ int jp_pprof_encode(const jp_pprof_profile *p, uint8_t **data, size_t *size)
         value_type(&e, PROFILE_SAMPLE_TYPE, "calls", "count");
         value_type(&e, PROFILE_SAMPLE_TYPE, time, "nanoseconds");
         value_type(&e, PROFILE_PERIOD_TYPE, "calls", "count"); /* every call */
+    } else if (p->kind == JP_PPROF_LOCKS) { /* every contended wait */
+        value_type(&e, PROFILE_SAMPLE_TYPE, "contentions", "count");
+        value_type(&e, PROFILE_SAMPLE_TYPE, "delay", "nanoseconds");
+        value_type(&e, PROFILE_PERIOD_TYPE, "contentions", "count");
     } else {
         value_type(&e, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
         value_type(&e, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");

@@ -19,14 +19,16 @@
 typedef enum jp_pprof_kind {
     JP_PPROF_SAMPLES,    /* samples/count and cpu/nanoseconds (count times the period) */
     JP_PPROF_CALLS,      /* calls/count and cpu (or wall)/nanoseconds of self time */
-    JP_PPROF_ALLOCATIONS /* alloc_objects/count and alloc_space/bytes */
+    JP_PPROF_ALLOCATIONS, /* alloc_objects/count and alloc_space/bytes */
+    JP_PPROF_LOCKS        /* contentions/count and delay/nanoseconds (Go's mutex profile) */
 } jp_pprof_kind;
 
 typedef struct jp_pprof_profile {
     jp_pprof_kind kind;
     const jp_tree *tree;  /* samples: counts; calls: nanoseconds and calls; allocations: objects in
                              scale units */
-    const jp_tree *bytes; /* allocations: the same paths weighted by bytes (a path may be missing) */
+    const jp_tree *bytes; /* allocations: the same paths weighted by bytes (a path may be missing);
+                             locks: weighted by nanoseconds waited */
     uint64_t scale;       /* tree's weight of one (allocations: JP_ALLOCATION_COUNT_SCALE), else 1 */
     int wall_time;        /* calls, samples: the time is wall time (samples: each labelled with its thread's state) */
     int64_t period;       /* samples: the interval in ns; allocations: bytes per sample (0: every one) */

@@ -12,8 +12,10 @@
 
 #include "allocations.h"
 #include "calls.h"
+#include "classframes.h"
 #include "config.h"
 #include "jevprof.h"
+#include "locks.h"
 #include "names.h"
 #include "sampler.h"
 #include "summary.h"
@@ -22,6 +24,7 @@ typedef struct jp_monitor {
     IJavaEventMonitor2 IJavaEventMonitor2_iface;
     IObjectAllocationCallback IObjectAllocationCallback_iface; /* alloc mode's callback */
     IJevmonCommands IJevmonCommands_iface;                     /* commands while the program runs */
+    IJevmonLockWaitCallback IJevmonLockWaitCallback_iface;     /* lock mode's callback */
     LONG ref;
     plat_mutex *writing; /* one dump or stop at a time, and SHUTDOWN after them */
     double stopped_seconds; /* after a stop: how long it recorded */
@@ -45,8 +48,10 @@ typedef struct jp_monitor {
     jp_summary summary;
     jp_sampler sampler;
     jp_calls calls;
+    jp_class_frames classes; /* the classes at the ends of the allocations' and the lock waits' stacks */
     jp_allocations allocations;
-    int sampling, recording_calls, recording_allocations; /* the parts of the mode that are running */
+    jp_locks locks;
+    int sampling, recording_calls, recording_allocations, recording_locks; /* the parts of the mode running */
     atomic_int finished;           /* the outputs have been written */
 } jp_monitor;
 

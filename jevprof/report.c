@@ -278,6 +278,39 @@ static void write_allocations(FILE *out, const jp_report *r)
     write_hot_paths(out, r, &v);
 }
 
+static void write_lock_waits(FILE *out, const jp_report *r)
+{
+    const jp_allocation_counts *c = r->lock_counts;
+    jp_rollup by_class, by_method;
+    fprintf(out, "\nLock waits\n----------\n");
+    fprintf(out, "Contended waits recorded: %" PRIu64 " (synchronized enters that found the monitor held, parks on "
+                 "java.util.concurrent locks), each of %llu ns or more\n", c->recorded, r->lock_threshold_ns);
+    if (c->no_stack)
+        fprintf(out, "Of those without a stack, under (callers unknown): %" PRIu64 "\n", c->no_stack);
+    if (c->truncated)
+        fprintf(out, "Stacks cut at %d frames: %" PRIu64 "\n", JP_MAX_STACK_FRAMES, c->truncated);
+    if (c->nested)
+        fprintf(out, "Waits inside jevprof's own calls, not recorded: %" PRIu64 "\n", c->nested);
+    if (c->failed)
+        fprintf(out, "Waits not recorded (out of memory): %" PRIu64 "\n", c->failed);
+    fprintf(out, "Time waited in all: %.3f ms\n", (double)r->lock_delay->nodes[JP_ROOT].total / 1e6);
+    const site_view views[] = {{r->lock_waits, "lock waits", "waits", 1}, {r->lock_delay, "lock delays", "ns", 1}};
+    for (size_t i = 0; i < sizeof(views) / sizeof(*views); i++) {
+        if (jp_rollup_build(&by_class, views[i].tree)) {
+            fprintf(out, "\n(out of memory: no lock waits)\n");
+            return;
+        }
+        write_site_table(out, r, &views[i], &by_class, "lock class");
+        jp_rollup_free(&by_class);
+        if (jp_rollup_build_by_parent(&by_method, views[i].tree) == 0) {
+            write_site_table(out, r, &views[i], &by_method, "waiting method");
+            jp_rollup_free(&by_method);
+        }
+    }
+    profile_view v = {r->lock_delay, 1, "time waited", 1};
+    write_hot_paths(out, r, &v);
+}
+
 static void write_summary(FILE *out, const jp_report *r)
 {
     const jp_summary *s = r->summary;
@@ -317,13 +350,16 @@ int jp_report_write(FILE *out, const jp_report *r)
         write_calls(out, r);
     if (r->allocations)
         write_allocations(out, r);
+    if (r->lock_waits)
+        write_lock_waits(out, r);
     write_summary(out, r);
     return ferror(out) ? -1 : 0;
 }
 
 void jp_report_top_lines(const jp_report *r, unsigned count, jp_line_sink sink, void *context)
 {
-    const jp_tree *tree = r->samples ? r->samples : r->calls ? r->calls : r->allocations;
+    const jp_tree *tree = r->samples ? r->samples : r->calls ? r->calls : r->allocations ? r->allocations
+                                : r->lock_waits ? r->lock_delay : NULL;
     jp_rollup rollup;
     char line[512];
     if (!tree || jp_rollup_build(&rollup, tree))

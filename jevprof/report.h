@@ -1,7 +1,8 @@
 /*
  * report.h - the text report: what was profiled, the top methods (by self and by total time
  * or samples), the hottest call paths, the top allocation sites (by allocated class and by
- * allocating method), and the summary of classes, GCs, threads, exceptions.
+ * allocating method), the top lock waits (by lock class and by waiting method), and the summary
+ * of classes, GCs, threads, exceptions.
  */
 #ifndef JEVPROF_REPORT_H
 #define JEVPROF_REPORT_H
@@ -36,6 +37,10 @@ typedef struct jp_report {
     const jp_allocation_counts *allocation_counts;
     int allocations_weighted;              /* the VM weighs each allocation (IJevmonAllocationSampling) */
     unsigned long allocation_interval;     /* then its sampling interval in bytes (0: every allocation) */
+    const jp_tree *lock_waits;             /* NULL when not recording lock waits; weights: waits */
+    const jp_tree *lock_delay;             /* with lock_waits: the same paths, weights: nanoseconds waited */
+    const jp_allocation_counts *lock_counts;
+    unsigned long long lock_threshold_ns;  /* waits shorter than this were not told */
     const jp_summary *summary;
     jp_method_namer name;           /* brief names, the signature where ambiguous (the files) */
     jp_method_namer signature_name; /* always the signature (the report's tables) */

@@ -50,7 +50,7 @@ static void start_recording_allocations(jp_monitor *m)
             sampling = NULL;
         IJavaHeapMonitor_Release(heap);
     }
-    int failed = jp_allocations_init(&m->allocations, m->info2, &m->names, sampling);
+    int failed = jp_allocations_init(&m->allocations, m->info2, &m->classes, sampling);
     if (sampling)
         IJevmonAllocationSampling_Release(sampling);
     if (failed) {
@@ -61,6 +61,41 @@ static void start_recording_allocations(jp_monitor *m)
     if (FAILED(set_allocation_callback(m, &m->IObjectAllocationCallback_iface))) {
         m->recording_allocations = 0;
         jp_allocations_free(&m->allocations);
+    }
+}
+
+/* Registers callback with the VM's IJevmonLockWaits (NULL unregisters) at the threshold of the
+ * settings; the HRESULT, with one line saying why when it fails. */
+static HRESULT set_lock_wait_callback(jp_monitor *m, IJevmonLockWaitCallback *callback)
+{
+    IJevmonLockWaits *waits = NULL;
+    if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJevmonLockWaits, (void **)&waits)) || !waits) {
+        jv_log("jevprof: the VM has no IJevmonLockWaits (jevmon's extension); lock recording is off");
+        return E_NOINTERFACE;
+    }
+    HRESULT hr = IJevmonLockWaits_NotifyOnLockWaits(waits, callback, m->config.lock_threshold_ns);
+    IJevmonLockWaits_Release(waits);
+    if (FAILED(hr))
+        jv_log("jevprof: NotifyOnLockWaits(%s) failed (0x%08lx); %s", callback ? "callback" : "NULL",
+               (unsigned long)(DWORD)hr, callback ? "lock recording is off" : "lock waits may still be told");
+    return hr;
+}
+
+/* Lock mode: the recorder, then the callback that feeds it. */
+static void start_recording_locks(jp_monitor *m)
+{
+    if (!m->info2) {
+        jv_log("jevprof: the VM has no IJavaEventMonitorIDInfo2, so lock waits have no stacks; lock recording is off");
+        return;
+    }
+    if (jp_locks_init(&m->locks, m->info2, &m->classes, m->config.lock_threshold_ns)) {
+        jv_log("jevprof: out of memory; lock recording is off");
+        return;
+    }
+    m->recording_locks = 1; /* before the first wait can be told */
+    if (FAILED(set_lock_wait_callback(m, &m->IJevmonLockWaitCallback_iface))) {
+        m->recording_locks = 0;
+        jp_locks_free(&m->locks);
     }
 }
 
@@ -100,6 +135,8 @@ static void start_recording(jp_monitor *m)
     }
     if (m->config.mode & JP_MODE_ALLOC)
         start_recording_allocations(m);
+    if (m->config.mode & JP_MODE_LOCK)
+        start_recording_locks(m);
 }
 
 void jp_session_configure(jp_config *config, const char *settings)
@@ -113,7 +150,7 @@ void jp_session_configure(jp_config *config, const char *settings)
 /* A frame that stands for no method (an allocated class, an unknown), or NULL. */
 static const char *frame_name(jp_monitor *m, MethodID method)
 {
-    const char *class_name = m->recording_allocations ? jp_allocations_class_name(&m->allocations, method) : NULL;
+    const char *class_name = jp_class_frames_name(&m->classes, method);
     if (class_name)
         return class_name;
     const char *state = jp_sampler_state_name(method);
@@ -152,7 +189,7 @@ static jp_frame_kind method_kind(void *context, MethodID method)
 {
     jp_monitor *m = context;
     jp_frame_kind native;
-    if (m->recording_allocations && jp_allocations_class_name(&m->allocations, method))
+    if (jp_class_frames_name(&m->classes, method))
         return JP_FRAME_CLASS;
     if (m->sampling && jp_native_frame_kind(&m->sampler.native, method, &native))
         return native;
@@ -186,8 +223,9 @@ static void name_methods(jp_monitor *m, const jp_tree *tree)
 /* What the outputs are written from: the recorders' own trees at the end, copies at a dump. */
 typedef struct jp_profiles {
     const jp_tree *samples, *calls, *sites, *bytes; /* NULL: not recorded; samples: frames at their offsets */
+    const jp_tree *lock_waits, *lock_delay;        /* NULL: not recorded */
     jp_sampler_counts sample_counts;
-    jp_allocation_counts allocation_counts;
+    jp_allocation_counts allocation_counts, lock_counts;
     double sampling_seconds;
     const jp_thread_summary *threads; /* calls: the threads folded (at the end) */
     size_t thread_count;
@@ -213,6 +251,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
     name_methods(m, p->samples);
     name_methods(m, p->calls);
     name_methods(m, p->sites);
+    name_methods(m, p->lock_waits);
     for (size_t i = 0; i < p->thread_count; i++)
         for (size_t f = 0; f < p->threads[i].depth; f++)
             jp_names_method(&m->names, m->info, p->threads[i].path[f]);
@@ -241,6 +280,10 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .allocation_counts = &p->allocation_counts,
         .allocations_weighted = p->sites && m->allocations.sampling,
         .allocation_interval = m->allocations.interval,
+        .lock_waits = p->lock_waits,
+        .lock_delay = p->lock_delay,
+        .lock_counts = &p->lock_counts,
+        .lock_threshold_ns = m->locks.threshold_ns,
         .summary = &m->summary,
         .name = method_name,
         .signature_name = method_signature_name,
@@ -257,7 +300,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
  * stamp, and starts the next one empty. */
 static void end_period(jp_monitor *m)
 {
-    jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0};
+    jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0}, waits = {0}, delay = {0};
     jp_profiles p = {0};
     char written[JP_OUTPUT_LIST_BYTES];
     plat_mutex_lock(m->writing);
@@ -269,6 +312,7 @@ static void end_period(jp_monitor *m)
     time_t now = time(NULL); /* the next period's stamp: a second after this one's, however long writing takes */
     int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &p.sample_counts);
     failed |= m->recording_allocations && jp_allocations_take(&m->allocations, &sites, &bytes, &p.allocation_counts);
+    failed |= m->recording_locks && jp_allocations_take(&m->locks.waits, &waits, &delay, &p.lock_counts);
     int calls_failed = m->recording_calls && (jp_tree_init(&calls) ||
                                                jp_calls_take_period(&m->calls, &m->calls_before, &calls));
     failed |= calls_failed;
@@ -277,18 +321,22 @@ static void end_period(jp_monitor *m)
     p.sampling_seconds = (double)(now_ns - m->period_started_ns) / 1e9;
     p.sites = m->recording_allocations && sites.nodes ? &sites : NULL;
     p.bytes = &bytes;
+    p.lock_waits = m->recording_locks && waits.nodes ? &waits : NULL;
+    p.lock_delay = &delay;
     p.started_ns = m->period_started_ns;
     p.started = m->period_started;
     if (failed)
         jv_log("jevprof: out of memory at the end of a period; its profile goes on into the next");
     jp_config config;
     period_config(m, &config);
-    if (p.samples || p.calls || p.sites || !(m->sampling || m->recording_calls || m->recording_allocations))
+    if (p.samples || p.calls || p.sites || p.lock_waits ||
+        !(m->sampling || m->recording_calls || m->recording_allocations || m->recording_locks))
         write_outputs(m, &config, &p, written, sizeof(written));
     m->period_started_ns = now_ns;
     m->period_started = now;
     plat_mutex_unlock(m->writing);
     jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
+    jp_tree_free(&waits), jp_tree_free(&delay);
 }
 
 #define LOOP_TICK_MS 100u /* how soon the loop sees that recording stops */
@@ -357,6 +405,10 @@ static int finish_recording(jp_monitor *m, char *written, size_t size)
         set_allocation_callback(m, NULL);
         jp_allocations_stop(&m->allocations);
     }
+    if (m->recording_locks) {
+        set_lock_wait_callback(m, NULL);
+        jp_allocations_stop(&m->locks.waits);
+    }
     m->stopped_seconds = (double)(plat_now_ns() - m->started_ns) / 1e9;
     jp_tree last_calls = {0}; /* continuous mode: the last period's calls */
     if (m->looping && m->recording_calls &&
@@ -367,8 +419,11 @@ static int finish_recording(jp_monitor *m, char *written, size_t size)
         .calls = !m->recording_calls ? NULL : !m->looping ? &m->calls.totals : last_calls.nodes ? &last_calls : NULL,
         .sites = m->recording_allocations ? &m->allocations.sites : NULL,
         .bytes = &m->allocations.bytes,
+        .lock_waits = m->recording_locks ? &m->locks.waits.sites : NULL,
+        .lock_delay = &m->locks.waits.bytes,
         .sample_counts = m->sampler.counts,
         .allocation_counts = m->allocations.counts,
+        .lock_counts = m->locks.waits.counts,
         .sampling_seconds = (double)(m->sampler.stopped_ns - m->sampler.started_ns) / 1e9,
         .threads = m->looping ? NULL : m->calls.thread_summaries, /* the whole run's: not a period's */
         .thread_count = m->looping ? 0 : m->calls.thread_count,
@@ -387,7 +442,7 @@ static int finish_recording(jp_monitor *m, char *written, size_t size)
 /* The parts of a mode that jevprof sets up at Initialize, which a restart cannot change. */
 static jp_mode parts_of(jp_mode mode)
 {
-    return mode & (JP_MODE_SAMPLE | JP_MODE_CALLS | JP_MODE_ALLOC);
+    return mode & (JP_MODE_SAMPLE | JP_MODE_CALLS | JP_MODE_ALLOC | JP_MODE_LOCK);
 }
 
 /* The start command after a stop: a new profile, empty, written to the same files as before
@@ -423,6 +478,11 @@ int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_
         jv_log("jevprof: start: out of memory; allocations are not recorded");
     else if (m->recording_allocations)
         set_allocation_callback(m, &m->IObjectAllocationCallback_iface); /* a refusal is said there */
+    m->locks.threshold_ns = m->config.lock_threshold_ns;
+    if (m->recording_locks && jp_allocations_restart(&m->locks.waits))
+        jv_log("jevprof: start: out of memory; lock waits are not recorded");
+    else if (m->recording_locks)
+        set_lock_wait_callback(m, &m->IJevmonLockWaitCallback_iface); /* a refusal is said there */
     if (m->sampling) {
         jp_tree stale;
         jp_sampler_counts counts;
@@ -448,9 +508,10 @@ int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_
 /* From copies of the trees, so that recording goes on while they are written. */
 int jp_session_dump(jp_monitor *m, char *written, size_t size)
 {
-    jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0};
+    jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0}, waits = {0}, delay = {0};
     jp_profiles p = {0};
-    int failed = jp_tree_init(&samples) | jp_tree_init(&calls) | jp_tree_init(&sites) | jp_tree_init(&bytes);
+    int failed = jp_tree_init(&samples) | jp_tree_init(&calls) | jp_tree_init(&sites) | jp_tree_init(&bytes) |
+                 jp_tree_init(&waits) | jp_tree_init(&delay);
     plat_mutex_lock(m->writing);
     if (atomic_load(&m->finished))
         failed = -1;
@@ -467,13 +528,19 @@ int jp_session_dump(jp_monitor *m, char *written, size_t size)
         failed = jp_allocations_snapshot(&m->allocations, &sites, &bytes, &p.allocation_counts) ? -2 : 0;
         p.sites = &sites;
     }
+    if (!failed && m->recording_locks) {
+        failed = jp_allocations_snapshot(&m->locks.waits, &waits, &delay, &p.lock_counts) ? -2 : 0;
+        p.lock_waits = &waits;
+    }
     p.bytes = &bytes;
+    p.lock_delay = &delay;
     p.started_ns = m->looping ? m->period_started_ns : m->started_ns;
     p.started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u);
     if (!failed)
         write_outputs(m, &m->config, &p, written, size);
     plat_mutex_unlock(m->writing);
     jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
+    jp_tree_free(&waits), jp_tree_free(&delay);
     return failed;
 }
 

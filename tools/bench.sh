@@ -39,6 +39,8 @@
 # BENCH_H2_QUERIES (default 2000), BENCH_SCRIPT_ROUNDS (default 10).
 # Start-up of the instrumented path (issue 30): BENCH_ONLY=startup, BENCH_STARTUP_RUNS (default 11 there):
 # the mechanism alone, five ways (tools/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
+# Lock profiling: BENCH_ONLY=lock runs it alone; BENCH_LOCK_RUNS (default 3), BENCH_LOCK_OPS (default 1000000
+# increments or merges per thread); idle, then with stress-ng --cpu 2.
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
 # A periodic program under jevprof's and async-profiler's cpu sampling: BENCH_ONLY=periodic,
@@ -524,6 +526,68 @@ if [[ ${BENCH_ONLY:-} == profilers ]]; then
   exit 0
 fi
 
+# ---- Lock profiling: jevprof's lock mode beside async-profiler's and JFR's -----------------------
+# Two contention programs (LockWorkload): 8 threads incrementing one counter under one synchronized
+# lock, and 8 threads merging into a ConcurrentHashMap of 64 keys; each run idle, then with
+# stress-ng --cpu 2 beside it.  Then what each profiler saw (the last run's files), and async-profiler's
+# jfrconv turning jevprof's .jfr into a flame graph (here only: the project never needs it).
+lock_runs=${BENCH_LOCK_RUNS:-3}
+lock_ops=${BENCH_LOCK_OPS:-1000000}
+lock_table() { # lock_table TITLE WORKLOAD...
+  local ap_rows=()
+  [[ -z $ap_lib ]] || ap_rows=(
+    "async-profiler 4.5, event=lock, lock=0|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=lock,lock=0,file=$work/ap-lock0.collapsed"
+    "async-profiler 4.5, event=lock, its default|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=lock,file=$work/ap-lock.collapsed")
+  measured "$1" "$lock_runs" \
+    "no agent|-|" \
+    "jevprof, lock mode, threshold 0|jevprof|JEVPROF_MODE=lock JEVPROF_OUTPUT_DIR=$work/jp-lock" \
+    "${ap_rows[@]}" \
+    "JFR, settings=profile|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=settings=profile,filename=$work/lock.jfr" \
+    -- "$java" -cp "$build/java" "${@:2}"
+  local waits
+  waits=$(grep -o "Contended waits recorded: [0-9]*" "$work/jp-lock/jevprof-report.txt" | grep -o "[0-9]*$")
+  echo "  jevprof saw $waits waits, $(grep -o "Time waited in all: .*" "$work/jp-lock/jevprof-report.txt" | cut -d: -f2)"
+  if [[ -n $ap_lib ]]; then
+    echo "  async-profiler saw $(awk '{s += $NF} END {print s + 0}' "$work/ap-lock0.collapsed") waits at lock=0," \
+      "$(awk '{s += $NF} END {print s + 0}' "$work/ap-lock.collapsed") samples at its default"
+  fi
+  echo "  JFR profile.jfc saw $("$(dirname "$javac")/jfr" summary "$work/lock.jfr" |
+    awk '$1 == "jdk.JavaMonitorEnter" || $1 == "jdk.ThreadPark" {s += $2} END {print s + 0}') monitor enters and parks (10 ms and longer)"
+}
+lock_tables() {
+  echo "== Lock profiling: jevprof lock mode, async-profiler event=lock, JFR =="
+  echo
+  [[ -n $ap_lib ]] || echo "async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER names its libasyncProfiler.so)"
+  local load stress
+  for load in idle stress; do
+    stress=
+    if [[ $load == stress ]]; then
+      command -v stress-ng >/dev/null || { echo "with stress-ng: skipped, no stress-ng"; continue; }
+      stress-ng --cpu 2 --quiet & stress=$!
+    fi
+    lock_table "8 threads, one synchronized counter, $lock_ops each ($load)" LockWorkload counter 8 "$lock_ops"
+    lock_table "8 threads, ConcurrentHashMap.merge, $lock_ops each ($load)" LockWorkload chm 8 "$lock_ops"
+    [[ -z $stress ]] || { kill "$stress"; wait "$stress" 2>/dev/null || true; }
+    echo
+  done
+  if [[ -n $ap_lib ]]; then
+    local jfrconv
+    jfrconv=$(dirname "$(dirname "$ap_lib")")/bin/jfrconv
+    JEVPROF_OUTPUT_DIR=$work/jp-jfr "$root/bin/jevprof" -e lock -f "$work/jp-lock.jfr" -- \
+      "$java" -cp "$build/java" LockWorkload chm 8 "$lock_ops" >/dev/null 2>&1
+    if "$jfrconv" --lock "$work/jp-lock.jfr" "$work/jp-lock-jfrconv.html" >/dev/null 2>&1; then
+      echo "jfrconv --lock read jevprof's .jfr: a flame graph of $(wc -c <"$work/jp-lock-jfrconv.html") bytes"
+    else
+      echo "jfrconv --lock could NOT read jevprof's .jfr"
+    fi
+  fi
+  echo
+}
+if [[ ${BENCH_ONLY:-} == lock ]]; then
+  lock_tables
+  exit 0
+fi
+
 # ---- A periodic program under cpu sampling at 1 ms: jevprof beside async-profiler --------------
 # SamplingWorkload periodic: rounds of a, b and c (60/30/10% of each thread's processor time by
 # iteration counts) lasting the interval, half of it and twice it, BENCH_PERIODIC_SECONDS of
@@ -789,4 +853,5 @@ program_tables
 tomcat_tables
 cost_tables
 profiler_tables
+lock_tables
 periodic_table

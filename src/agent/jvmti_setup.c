@@ -12,6 +12,7 @@
 #include "events/class_failure.h"
 #include "events/events.h"
 #include "events/exception.h"
+#include "events/lock_wait.h"
 #include "events/specific_regions.h"
 #include "events/thread_name.h"
 #include "events/unload.h"
@@ -114,6 +115,10 @@ static void watches_start(JNIEnv *env)
         what |= JV_WATCH_CLASS_FAILURES;
     if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
         what |= JV_WATCH_THREAD_NAMES;
+    if (jv_lock_waits_wanted()) { /* registered during Initialize */
+        jv_lock_waits_start(env);
+        what |= JV_WATCH_PARKS;
+    }
     int rewriting = watch_by_rewriting && (*jv_jvmti)->GetCapabilities(jv_jvmti, &held) == JVMTI_ERROR_NONE &&
                     jv_watch_possible(&held);
     if (what & JV_WATCH_CLASS_FAILURES)
@@ -221,6 +226,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 {
     (void)jvmti, (void)env;
     jv_unloads_stop();
+    jv_lock_waits_stop();
     jv_heap_stop();
     jv_heap_release_callbacks();
     jv_monitors_shutdown(); /* masks off, events off, SHUTDOWN, Release */
@@ -252,6 +258,8 @@ int jv_events_setup(void)
     cb.Breakpoint = on_breakpoint;
     cb.ThreadStart = jv_on_thread_start;
     cb.ThreadEnd = jv_on_thread_end;
+    cb.MonitorContendedEnter = jv_on_monitor_contended_enter;
+    cb.MonitorContendedEntered = jv_on_monitor_contended_entered;
     struct {
         jvmtiEventCallbacks table;
         void *beyond_jdk17[2]; /* VirtualThreadStart/End: JDK 21's table is longer (vthread.c) */

@@ -11,6 +11,7 @@
 #include "dispatch/monitor_table.h"
 #include "heap/heap.h"
 #include "idinfo/idinfo.h"
+#include "idinfo/lock_waits.h"
 #include "ids/idinfo_methods.h"
 #include "platform/platform.h"
 
@@ -54,6 +55,8 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
     }
     if (IsEqualIID(riid, &IID_IJavaHeapMonitor) || IsEqualIID(riid, &IID_IJavaHeapMonitor2))
         return jv_heap_monitor_create(iface, ppv);
+    if (IsEqualIID(riid, &IID_IJevmonLockWaits))
+        return jv_lock_waits_create(iface, ppv);
     if (IsEqualIID(riid, &IID_IJevmonSampling) || IsEqualIID(riid, &IID_IJevmonSampling2) ||
         IsEqualIID(riid, &IID_IJevmonSampling3) || IsEqualIID(riid, &IID_IJevmonSampling4)) {
         *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling4_iface;

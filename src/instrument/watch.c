@@ -8,6 +8,7 @@
 #include "classfile/classfile.h"
 #include "dispatch/event_switch.h"
 #include "events/class_failure.h"
+#include "events/lock_wait.h"
 #include "events/thread_name.h"
 #include "ids/rewrite.h"
 #include "instrument/instrument.h"
@@ -17,13 +18,14 @@
 #define WATCH_CLASS "jevmon/Watch"
 /* Method ids: a failure's constructor has its jv_class_failure_kind, setName the one after. */
 #define SET_NAME_ID ((int32_t)JV_NOT_A_CLASS_FAILURE)
+#define PARK_ID (SET_NAME_ID + 1)
 /* In the entry native: frame 0 is the native, 1 the constructor, 2 its caller. */
 #define CONSTRUCTOR_CALLER_DEPTH 2
 
 /*
  * The class, hand-assembled (JVMS 4):
  *   public final class jevmon.Watch {
- *       public static native void enter(String argument, int id);
+ *       public static native void enter(Object argument, int id);
  *       public static native void exit(int id);
  *   }
  * Version 49.0: no StackMapTable needed, and there is no code anyway.
@@ -36,7 +38,7 @@ static const unsigned char watch_class_bytes[] = {
     0x01, 0x00, 0x10, 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g', '/', 'O', 'b', 'j', 'e', 'c', 't', /* 3 */
     0x07, 0x00, 0x03,                          /* 4 Class #3 */
     0x01, 0x00, 0x05, 'e', 'n', 't', 'e', 'r', /* 5 Utf8 */
-    0x01, 0x00, 0x16, '(', 'L', 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g', '/', 'S', 't', 'r', 'i', 'n', 'g',
+    0x01, 0x00, 0x16, '(', 'L', 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g', '/', 'O', 'b', 'j', 'e', 'c', 't',
     ';', 'I', ')', 'V',                        /* 6 Utf8 */
     0x01, 0x00, 0x04, 'e', 'x', 'i', 't',      /* 7 Utf8 */
     0x01, 0x00, 0x04, '(', 'I', ')', 'V',      /* 8 Utf8 */
@@ -45,7 +47,7 @@ static const unsigned char watch_class_bytes[] = {
     0x00, 0x00,                                /* no interfaces */
     0x00, 0x00,                                /* no fields */
     0x00, 0x02,                                /* two methods */
-    0x01, 0x09, 0x00, 0x05, 0x00, 0x06, 0x00, 0x00, /* public static native enter (Ljava/lang/String;I)V */
+    0x01, 0x09, 0x00, 0x05, 0x00, 0x06, 0x00, 0x00, /* public static native enter (Ljava/lang/Object;I)V */
     0x01, 0x09, 0x00, 0x07, 0x00, 0x08, 0x00, 0x00, /* public static native exit (I)V */
     0x00, 0x00                                      /* no attributes */
 };
@@ -56,7 +58,8 @@ static const struct {
     jv_watched serves;
 } watched_classes[] = {{"java/lang/Thread", JV_WATCH_THREAD_NAMES},
                        {"java/lang/ClassNotFoundException", JV_WATCH_CLASS_FAILURES},
-                       {"java/lang/NoClassDefFoundError", JV_WATCH_CLASS_FAILURES}};
+                       {"java/lang/NoClassDefFoundError", JV_WATCH_CLASS_FAILURES},
+                       {"java/util/concurrent/locks/LockSupport", JV_WATCH_PARKS}};
 #define WATCHED_CLASSES (sizeof(watched_classes) / sizeof(*watched_classes))
 static atomic_uint watching;         /* jv_watched bits the class-file pass serves */
 static atomic_uint rewritten_classes; /* bit i: watched_classes[i] has been rewritten */
@@ -76,10 +79,12 @@ void jv_watch_capabilities(jvmtiCapabilities *caps)
     caps->can_retransform_classes = 1;
 }
 
-static void JNICALL watch_enter(JNIEnv *env, jclass watch, jstring argument, jint id)
+static void JNICALL watch_enter(JNIEnv *env, jclass watch, jobject argument, jint id)
 {
     (void)watch;
-    if (id >= 0 && id < SET_NAME_ID && jv_vm_live())
+    if (id == PARK_ID)
+        jv_lock_wait_park_started(env, argument);
+    else if (id >= 0 && id < SET_NAME_ID && jv_vm_live())
         jv_class_failure_constructed(env, NULL, (jv_class_failure_kind)id, argument, CONSTRUCTOR_CALLER_DEPTH);
 }
 
@@ -87,15 +92,27 @@ static void JNICALL watch_exit(JNIEnv *env, jclass watch, jint id)
 {
     (void)watch;
     jthread self = NULL;
+    if (id == PARK_ID)
+        jv_lock_wait_park_ended(env);
     if (id != SET_NAME_ID || !jv_vm_live() || (*jv_jvmti)->GetCurrentThread(jv_jvmti, &self) != JVMTI_ERROR_NONE)
         return;
     jv_thread_names_compare(env, self);
     (*env)->DeleteLocalRef(env, self);
 }
 
+/* LockSupport's parks that take a blocker: park(Object), parkNanos(Object, long), parkUntil(Object, long). */
+static int is_park_with_blocker(const cf_method_info *method)
+{
+    return (!strcmp(method->name, "park") && !strcmp(method->descriptor, "(Ljava/lang/Object;)V")) ||
+           ((!strcmp(method->name, "parkNanos") || !strcmp(method->name, "parkUntil")) &&
+            !strcmp(method->descriptor, "(Ljava/lang/Object;J)V"));
+}
+
 static int32_t watched_method(void *context, const cf_method_info *method)
 {
     (void)context;
+    if (!strcmp(method->class_name, "java/util/concurrent/locks/LockSupport"))
+        return is_park_with_blocker(method) ? PARK_ID : CF_SKIP_METHOD;
     if (!strcmp(method->class_name, "java/lang/Thread"))
         return !strcmp(method->name, "setName") && !strcmp(method->descriptor, "(Ljava/lang/String;)V")
                    ? SET_NAME_ID
@@ -125,8 +142,8 @@ void jv_watch_class_file(JNIEnv *env, const char *name, jint length, const unsig
         return;
     unsigned char *earlier = *new_data; /* an earlier part's rewrite: rewritten further */
     cf_hooks hooks = {.bridge_class = WATCH_CLASS,
-                      /* a String first: enter gets the method's first parameter, the name or the message */
-                      .enter_name = "enter", .enter_descriptor = "(Ljava/lang/String;I)V",
+                      /* a reference first: enter gets the method's first parameter (name, message, blocker) */
+                      .enter_name = "enter", .enter_descriptor = "(Ljava/lang/Object;I)V",
                       .exit_name = "exit", .exit_descriptor = "(I)V",
                       .method_id = watched_method,
                       .rewritten = record_rewrite};
@@ -213,10 +230,11 @@ static void retransform(JNIEnv *env, unsigned what)
 unsigned jv_watch_start(JNIEnv *env, unsigned what)
 {
     if (!defined) {
-        JNINativeMethod natives[] = {{(char *)"enter", (char *)"(Ljava/lang/String;I)V", (void *)watch_enter},
+        JNINativeMethod natives[] = {{(char *)"enter", (char *)"(Ljava/lang/Object;I)V", (void *)watch_enter},
                                      {(char *)"exit", (char *)"(I)V", (void *)watch_exit}};
         jclass watch = jv_instrument_define_bridge(env, WATCH_CLASS, watch_class_bytes, sizeof(watch_class_bytes),
-                                                   natives, 2, "THREAD_SET_NAME and CLASS_LOAD_FAILED will not be sent");
+                                                   natives, 2,
+                                                   "THREAD_SET_NAME, CLASS_LOAD_FAILED and parks will not be sent");
         if (!watch)
             return 0;
         (*env)->DeleteLocalRef(env, watch);
@@ -232,8 +250,10 @@ unsigned jv_watch_start(JNIEnv *env, unsigned what)
         if (atomic_load(&rewritten_classes) & (1u << c))
             done |= watched_classes[c].serves;
         else
-            jv_log("could not rewrite %s to watch it; %s will not be sent for it", watched_classes[c].name,
-                   watched_classes[c].serves == JV_WATCH_THREAD_NAMES ? "THREAD_SET_NAME" : "CLASS_LOAD_FAILED");
+            jv_log("could not rewrite %s to watch it; %s", watched_classes[c].name,
+                   watched_classes[c].serves == JV_WATCH_THREAD_NAMES  ? "THREAD_SET_NAME will not be sent for it"
+                   : watched_classes[c].serves == JV_WATCH_PARKS ? "its parks are not told as lock waits"
+                                                                 : "CLASS_LOAD_FAILED will not be sent for it");
     }
     return done;
 }

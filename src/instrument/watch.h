@@ -1,10 +1,12 @@
 /*
  * watch.h - the methods whose runs the bridge itself needs to see, by bytecode rewriting where the
  * JVM can retransform classes: the returns of java.lang.Thread.setName (THREAD_SET_NAME,
- * events/thread_name.h) and the entries of the constructors of ClassNotFoundException and
- * NoClassDefFoundError that take the message (CLASS_LOAD_FAILED, events/class_failure.h).  The
+ * events/thread_name.h), the entries of the constructors of ClassNotFoundException and
+ * NoClassDefFoundError that take the message (CLASS_LOAD_FAILED, events/class_failure.h), and the
+ * entries and returns of LockSupport.park, parkNanos and parkUntil with a blocker (lock waits,
+ * events/lock_wait.h: JVMTI has no park event).  The
  * rewriter (classfile/classfile.h) gives each of these methods calls to the static natives of
- * jevmon/Watch, the entry call with the method's first parameter (the name, the message):
+ * jevmon/Watch, the entry call with the method's first parameter (the name, the message, the blocker):
  * breakpoints and JVMTI's access to locals would do the same, but while an agent merely holds
  * either capability HotSpot's C2 keeps every local variable alive in compiled code.
  *
@@ -18,8 +20,9 @@
 #include "vm/vm.h"
 
 typedef enum jv_watched {
-    JV_WATCH_THREAD_NAMES = 1,  /* Thread.setName */
-    JV_WATCH_CLASS_FAILURES = 2 /* the failures' constructors */
+    JV_WATCH_THREAD_NAMES = 1,   /* Thread.setName */
+    JV_WATCH_CLASS_FAILURES = 2, /* the failures' constructors */
+    JV_WATCH_PARKS = 4           /* LockSupport's parks with a blocker (events/lock_wait.h) */
 } jv_watched;
 
 /* Does the JVM offer what rewriting needs (potential capabilities)? */

@@ -415,7 +415,7 @@ START_TEST(bad_modes_and_values_stop_before_the_program)
         remove_directory(dir);
     }
     ck_assert_int_eq(jevprof(NULL, "-e bogus true"), 2);
-    assert_said("the modes: cpu, wall, calls, both, alloc, or a list: cpu,alloc", 1);
+    assert_said("the modes: cpu, wall, calls, both, alloc, lock, or a list: cpu,alloc", 1);
     static const char *const modes[] = {"cpu", "wall", "calls", "both", "alloc", "sample", "cpu,alloc"};
     for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
         char dir[1200];

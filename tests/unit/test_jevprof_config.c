@@ -88,9 +88,9 @@ static const struct bad_value {
     const char *variable, *value, *reason;
 } bad_values[] = {
     {"JEVPROF_MODE", "fast",
-     "JEVPROF_MODE \"fast\" is not cpu, wall, calls, both (cpu and calls), alloc or a list of them (\"cpu,alloc\"; "
+     "JEVPROF_MODE \"fast\" is not cpu, wall, calls, both (cpu and calls), alloc, lock or a list of them (\"cpu,alloc\"; "
      "sample is cpu's old name); using the default, cpu"},
-    {"JEVPROF_MODE", "", "JEVPROF_MODE \"\" is not cpu, wall, calls, both (cpu and calls), alloc or a list of them"},
+    {"JEVPROF_MODE", "", "JEVPROF_MODE \"\" is not cpu, wall, calls, both (cpu and calls), alloc, lock or a list of them"},
     {"JEVPROF_MODE", "sample,", "JEVPROF_MODE \"sample,\" is not cpu"},
     {"JEVPROF_MODE", "sample,,alloc", "JEVPROF_MODE \"sample,,alloc\" is not cpu"},
     {"JEVPROF_MODE", "sample alloc", "JEVPROF_MODE \"sample alloc\" is not cpu"},
@@ -219,6 +219,27 @@ START_TEST(mode_names)
     ck_assert_str_eq(jp_mode_name(JP_MODE_ALLOC), "alloc");
     ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_ALLOC), "cpu,alloc");
     ck_assert_str_eq(jp_mode_name(JP_MODE_ALL), "both,alloc");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_LOCK), "lock");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_LOCK), "cpu,lock");
+    ck_assert_str_eq(jp_mode_name(JP_MODE_SAMPLE | JP_MODE_WALL | JP_MODE_ALLOC | JP_MODE_LOCK), "wall,alloc,lock");
+}
+END_TEST
+
+/* The lock threshold: nanoseconds, or a unit after the number; anything else is the default, 0. */
+START_TEST(lock_threshold_takes_a_duration)
+{
+    static const struct { const char *text; unsigned long long ns; } cases[] = {
+        {"0", 0}, {"250", 250}, {"250ns", 250}, {"100us", 100000}, {"10ms", 10000000}, {"2s", 2000000000},
+        {"3600s", 3600000000000ull}, {"3601s", 0}, {"10m", 0}, {"ms", 0}, {"-1", 0}, {"1.5ms", 0}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        jp_config c;
+        char text[64];
+        jp_config_defaults(&c);
+        c.lock_threshold_ns = 7;
+        snprintf(text, sizeof(text), "start lock=%s", cases[i].text);
+        jp_config_parse(&c, text);
+        ck_assert_msg(c.lock_threshold_ns == cases[i].ns, "lock=%s gave %llu", cases[i].text, c.lock_threshold_ns);
+    }
 }
 END_TEST
 
@@ -239,6 +260,9 @@ static const struct mode_list {
     {"sample,calls", JP_MODE_BOTH},
     {"both,alloc", JP_MODE_ALL},
     {"sample,calls,alloc,sample", JP_MODE_ALL},
+    {"lock", JP_MODE_LOCK},
+    {"cpu,lock", JP_MODE_SAMPLE | JP_MODE_LOCK},
+    {"lock,wall,alloc", JP_MODE_SAMPLE | JP_MODE_WALL | JP_MODE_ALLOC | JP_MODE_LOCK},
 };
 
 START_TEST(mode_lists_combine)
@@ -347,6 +371,7 @@ int main(void)
     tcase_add_test(tc, patterns_name_the_process_and_the_start);
     tcase_add_test(tc, time_and_min_share_settings);
     tcase_add_test(tc, mode_names);
+    tcase_add_test(tc, lock_threshold_takes_a_duration);
     tcase_add_loop_test(tc, mode_lists_combine, 0, (int)(sizeof(mode_lists) / sizeof(*mode_lists)));
     tcase_add_test(tc, settings_as_text_over_the_environment);
     tcase_add_test(tc, bad_settings_in_text_are_named);

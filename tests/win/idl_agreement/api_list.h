@@ -19,7 +19,8 @@
     X(IJavaEventMonitorIDInfo) X(IJavaEventMonitorIDInfo2) X(IJavaEventMonitorIDInfo3)             \
     X(IJavaEventMonitorIDInfo4) X(IJavaEventMonitor) X(IJavaEventMonitor2) X(IHeapInfoCallback)    \
     X(IObjectAllocationCallback) X(IJavaHeapMonitor) X(IJavaHeapMonitor2) X(IJevmonSampling) \
-    X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonSampling4) X(IJevmonNativeSampling) X(IJevmonAllocationSampling) X(IJevmonCommands)
+    X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonSampling4) X(IJevmonNativeSampling) X(IJevmonAllocationSampling) \
+    X(IJevmonCommands) X(IJevmonLockWaitCallback) X(IJevmonLockWaits)
 
 /* The documentation's spellings: IID_<alias> and the type <alias>. */
 #define API_ALIASES(X) X(IHeapInfoCallBack) X(IObjectAllocationCallBack)
@@ -71,6 +72,8 @@
 #define API_SLOTS_IJevmonAllocationSampling(X, i)                                                \
     API_SLOTS_IUnknown(X, i) X(i, GetAllocationSamplingInterval) X(i, GetAllocationWeight)
 #define API_SLOTS_IJevmonCommands(X, i) API_SLOTS_IUnknown(X, i) X(i, Command)
+#define API_SLOTS_IJevmonLockWaitCallback(X, i) API_SLOTS_IUnknown(X, i) X(i, OnLockWait)
+#define API_SLOTS_IJevmonLockWaits(X, i) API_SLOTS_IUnknown(X, i) X(i, NotifyOnLockWaits)
 
 #define API_SLOTS(X)                                                                             \
     API_SLOTS_IJavaEventMonitorIDInfo(X, IJavaEventMonitorIDInfo)                                \
@@ -89,7 +92,9 @@
     API_SLOTS_IJevmonSampling4(X, IJevmonSampling4)                                              \
     API_SLOTS_IJevmonNativeSampling(X, IJevmonNativeSampling)                                    \
     API_SLOTS_IJevmonAllocationSampling(X, IJevmonAllocationSampling) \
-    API_SLOTS_IJevmonCommands(X, IJevmonCommands)
+    API_SLOTS_IJevmonCommands(X, IJevmonCommands)                                                \
+    API_SLOTS_IJevmonLockWaitCallback(X, IJevmonLockWaitCallback)                                \
+    API_SLOTS_IJevmonLockWaits(X, IJevmonLockWaits)
 
 /* Types: SIZE(type) for every typedef, FIELD(struct, member) for every struct member. */
 #define API_LAYOUT(SIZE, FIELD)                                                                  \
@@ -107,7 +112,7 @@
     SIZE(JAVA_FIELD_FLAGS) SIZE(JVM_HEAPMON_CAPABILITIES) SIZE(JVM_OBJECT_FLAGS) SIZE(CONTAINER_TYPE) \
     SIZE(JVM_METHOD_SAMPLE_FLAGS) SIZE(JVM_METHOD_SAMPLE_ACCURACY) SIZE(JVM_METHOD_SAMPLE_LOCATION) \
     SIZE(JVM_METHOD_SAMPLE_LOCATION_TYPES) SIZE(IHeapInfoCallBack) SIZE(IObjectAllocationCallBack) \
-    SIZE(JEVMON_THREAD_STATE) SIZE(JEVMON_CPU_SAMPLE_KIND) SIZE(JEVMON_CPU_SAMPLING_COUNTS)          \
+    SIZE(JEVMON_THREAD_STATE) SIZE(JEVMON_CPU_SAMPLE_KIND) SIZE(JEVMON_LOCK_WAIT_KIND) SIZE(JEVMON_CPU_SAMPLING_COUNTS)          \
     FIELD(JEVMON_CPU_SAMPLING_COUNTS, period_ns) FIELD(JEVMON_CPU_SAMPLING_COUNTS, cpu_ns)         \
     FIELD(JEVMON_CPU_SAMPLING_COUNTS, expiries) FIELD(JEVMON_CPU_SAMPLING_COUNTS, overruns)        \
     FIELD(JEVMON_CPU_SAMPLING_COUNTS, lost) FIELD(JEVMON_CPU_SAMPLING_COUNTS, taken)               \
@@ -162,7 +167,7 @@
     X(JEVMON_THREAD_SLEEPING) X(JEVMON_CPU_SAMPLE_JAVA) X(JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES)       \
     X(JEVMON_CPU_SAMPLE_GC) X(JEVMON_CPU_SAMPLE_UNWALKABLE) X(JEVMON_NATIVE_COMPLETE)            \
     X(JEVMON_NATIVE_STOPPED) X(JEVMON_NATIVE_NOT_WALKED) X(JEVMON_NATIVE_TO_JAVA) X(JEVMON_NATIVE_FRAMES)                  \
-    X(JEVMON_NATIVE_VM_THREADS) X(JEVMON_NATIVE_MAX_FRAMES)
+    X(JEVMON_NATIVE_VM_THREADS) X(JEVMON_NATIVE_MAX_FRAMES) X(JEVMON_LOCK_WAIT_MONITOR) X(JEVMON_LOCK_WAIT_PARK)
 
 /* String constants. */
 #define API_STRINGS(X) X(JEVMON_JAVA_VM_KEY) X(JEVMON_MONITORS_KEY)

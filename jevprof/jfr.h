@@ -1,0 +1,36 @@
+/*
+ * jfr.h - the profiles of a run as a JDK Flight Recorder recording (.jfr), written by jevprof
+ * itself, as JDK Mission Control, IntelliJ, `jfr print` and async-profiler's jfrconv read it: one
+ * chunk (format 2.0) holding its metadata (the types below), one constant pool (threads,
+ * classes, methods, symbols, stack traces, frame types, thread states) and the events:
+ *
+ *   cpu samples        jdk.ExecutionSample, state STATE_RUNNABLE
+ *   wall samples       jdk.ExecutionSample, state the thread's (the sample's last frame)
+ *   allocations        jdk.ObjectAllocationSample, objectClass and weight (bytes)
+ *   contended monitor  jdk.JavaMonitorEnter, monitorClass and duration
+ *   park on a lock     jdk.ThreadPark, parkedClass and duration
+ *
+ * The profiles are trees, not logs: each path of a tree becomes as many events as its weight
+ * counts (samples, waits), with the path as their stack trace (innermost frame first), spread
+ * evenly over the recording's span, on one thread that stands for all of them (the trees do not
+ * keep threads); a wait carries the path's nanoseconds shared out among its waits.  An
+ * allocation path becomes one event whose weight is the path's bytes (as a JFR allocation
+ * sample stands for the bytes allocated since the last one): its allocations are estimates from
+ * samples, often millions.  The paths are folded as the
+ * collapsed files' are (JEVPROF_MIN_SHARE), so the events' counts and top frames are the
+ * collapsed files'.  Calls mode's tree has no JFR event: it is not in the recording.
+ *
+ * Integers are LEB128 (the format's compressed integers), strings UTF-8; the file is built in
+ * memory and written at once.
+ */
+#ifndef JEVPROF_JFR_H
+#define JEVPROF_JFR_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* 0, or -1 on a write error or out of memory. */
+int jp_jfr_write(FILE *out, const jp_report *report);
+
+#endif /* JEVPROF_JFR_H */
