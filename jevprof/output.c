@@ -59,7 +59,8 @@ static plat_output_dir *fall_back(const char *problem, char *dir)
 }
 
 /* Opens dir (sizeof(jp_config.output_dir) bytes, "." for the current directory) for writing, what
- * naming it in a line ("the output directory <dir>"): made when missing, and held open when only
+ * naming it in a line ("the output directory <dir>"; "will not write in" it when refused, "cannot
+ * create" it when it cannot be made or reached): made when missing, and held open when only
  * this user (or root) can change it and what leads to it; otherwise the private directory, dir
  * then its path.  NULL when neither can be used (said in one line): nothing may be written, least
  * of all into the directory refused. */
@@ -69,7 +70,7 @@ static plat_output_dir *open_directory(char *dir, const char *what)
     plat_output_dir *d = plat_output_dir_open(dir, why, sizeof(why));
     if (d)
         return d;
-    snprintf(problem, sizeof(problem), "will not write in %s: %s", what, why);
+    snprintf(problem, sizeof(problem), "%s %s: %s", errno == EACCES ? "will not write in" : "cannot create", what, why);
     return fall_back(problem, dir);
 }
 

@@ -88,6 +88,21 @@ static void run_in(const char *jdk, const test_dirs *d, const char *out, const c
     jvmrun_main(jdk, main_class, "", env, args, r);
 }
 
+/* Starts AttachWorkload under jevprof in sample mode, its files in out, and waits until it is ready
+ * (it then waits for "quit"). */
+static void start_waiting(const char *jdk, const test_dirs *d, const char *out, jvmrun_process *p)
+{
+    char files_env[1300], dir_env[1300], private_env[1300];
+    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", d->base);
+    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", out);
+    snprintf(private_env, sizeof(private_env), "XDG_RUNTIME_DIR=%s/private", d->base);
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env,
+                         "JEVPROF_MODE=sample", private_env, NULL};
+    const char *no_args[] = {NULL};
+    jvmrun_start(p, jdk, "AttachWorkload", "", env, no_args);
+    ck_assert(jvmrun_wait_output(p, "ready", 1, 60000));
+}
+
 static void run_workload(const test_dirs *d, const char *out, const char *mode, jvmrun_result *r)
 {
     const char *args[] = {"200", NULL};
@@ -107,6 +122,17 @@ static void expect_first(const char *text, const char *line)
 {
     expect(text, line);
     ck_assert_msg(strstr(text, "jevmon: jevprof:") == strstr(text, line), "said late:\n%s", text);
+}
+
+/* Fails unless dir, of that mode, holds a report. */
+static void expect_report_in(const char *dir, mode_t mode)
+{
+    struct stat st;
+    char *report = read_in(dir, "jevprof-report.txt");
+    expect(report, "jevprof report\n");
+    free(report);
+    ck_assert_int_eq(stat(dir, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 0777, mode);
 }
 
 static void remove_tree(const test_dirs *d)
@@ -229,6 +255,16 @@ static void make_victim_dir(const test_dirs *d, const char *name, mode_t mode, c
     make_victim(d, name_in_base, victim, sizeof(victim));
 }
 
+/* The test's base, nobody's directory base/attacker (1200 bytes), root's 0700 base/victims (1200
+ * bytes) and the output directory's path, attacker/out (1400 bytes), not made. */
+static void make_attack(test_dirs *d, char *attacker, char *victims, char *out)
+{
+    make_base(d);
+    make_dir(d, "attacker", 0755, nobody(), attacker, 1200);
+    make_victim_dir(d, "victims", 0700, victims, 1200);
+    snprintf(out, 1400, "%s/out", attacker);
+}
+
 /*
  * The output directory reached through a link of nobody's, in nobody's directory, to a directory
  * of root's, planted before the start.  Nothing is written there: nobody's directory is refused
@@ -239,10 +275,7 @@ START_TEST(a_link_on_the_way_to_the_output_directory_is_refused)
     test_dirs d;
     char attacker[1200], victims[1200], out[1400], line[4000];
     jvmrun_result r;
-    make_base(&d);
-    make_dir(&d, "attacker", 0755, nobody(), attacker, sizeof(attacker));
-    make_victim_dir(&d, "victims", 0700, victims, sizeof(victims));
-    snprintf(out, sizeof(out), "%s/out", attacker);
+    make_attack(&d, attacker, victims, out);
     nobodys_link(victims, out);
     run_workload(&d, out, "sample", &r);
     snprintf(line, sizeof(line), "jevmon: jevprof: will not write in the output directory %s: the directory %s on its "
@@ -263,22 +296,12 @@ END_TEST
 START_TEST(a_link_swapped_in_on_the_way_while_the_jvm_runs_is_refused)
 {
     test_dirs d;
-    char attacker[1200], victims[1200], out[1400], moved[1400], files_env[1300], dir_env[1500], private_env[1300];
+    char attacker[1200], victims[1200], out[1400], moved[1400];
     jvmrun_result r;
-    make_base(&d);
-    make_dir(&d, "attacker", 0755, nobody(), attacker, sizeof(attacker));
-    make_victim_dir(&d, "victims", 0700, victims, sizeof(victims));
-    snprintf(out, sizeof(out), "%s/out", attacker);
+    make_attack(&d, attacker, victims, out);
     ck_assert_int_eq(mkdir(out, 0755), 0);
-    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", d.base);
-    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", out);
-    snprintf(private_env, sizeof(private_env), "XDG_RUNTIME_DIR=%s/private", d.base);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env,
-                         "JEVPROF_MODE=sample", private_env, NULL};
-    const char *no_args[] = {NULL};
     jvmrun_process running;
-    jvmrun_start(&running, jdks[_i], "AttachWorkload", "", env, no_args);
-    ck_assert(jvmrun_wait_output(&running, "ready", 1, 60000));
+    start_waiting(jdks[_i], &d, out, &running);
     snprintf(moved, sizeof(moved), "%s/moved", attacker);
     ck_assert_int_eq(rename(out, moved), 0);
     nobodys_link(victims, out);
@@ -395,12 +418,7 @@ START_TEST(another_users_runtime_directory_is_refused)
     snprintf(line, sizeof(line), "jevmon: jevprof: will not write in the output directory %s: other users can write it "
              "(mode 0777; chmod go-w fixes it); the files go to %s instead", open_dir, cache);
     expect_first(r.err, line);
-    char *report = read_in(cache, "jevprof-report.txt");
-    expect(report, "jevprof report\n");
-    struct stat st;
-    ck_assert_int_eq(stat(cache, &st), 0);
-    ck_assert_uint_eq(st.st_mode & 0777, 0700);
-    free(report);
+    expect_report_in(cache, 0700);
     jvmrun_free(&r);
     remove_tree(&d);
 }
@@ -444,12 +462,7 @@ START_TEST(a_directory_jevprof_makes_is_private)
     run_workload(&d, out, "sample", &r);
     umask(was);
     ck_assert_msg(!strstr(r.err, "will not write"), "%s", r.err);
-    char *report = read_in(out, "jevprof-report.txt");
-    expect(report, "jevprof report\n");
-    struct stat st;
-    ck_assert_int_eq(stat(out, &st), 0);
-    ck_assert_uint_eq(st.st_mode & 0777, 0755);
-    free(report);
+    expect_report_in(out, 0755);
     jvmrun_free(&r);
     remove_tree(&d);
 }
@@ -475,19 +488,12 @@ static pid_t ended_pid(void)
 START_TEST(runs_at_once_keep_their_own_files)
 {
     test_dirs d;
-    char out[1200], line[4000], name[256], files_env[1300], dir_env[1300], private_env[1300];
+    char out[1200], line[4000], name[256];
     jvmrun_result r;
     make_base(&d);
     make_dir(&d, "out", 0755, 0, out, sizeof(out));
-    snprintf(files_env, sizeof(files_env), "JEVMON_REGISTRY_FILES=%s/jevprof.reg", d.base);
-    snprintf(dir_env, sizeof(dir_env), "JEVPROF_OUTPUT_DIR=%s", out);
-    snprintf(private_env, sizeof(private_env), "XDG_RUNTIME_DIR=%s/private", d.base);
-    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" JEVPROF, files_env, dir_env,
-                         "JEVPROF_MODE=sample", private_env, NULL};
-    const char *no_args[] = {NULL};
     jvmrun_process first;
-    jvmrun_start(&first, jdks[0], "AttachWorkload", "", env, no_args);
-    ck_assert(jvmrun_wait_output(&first, "ready", 1, 60000));
+    start_waiting(jdks[0], &d, out, &first);
     char *lock = read_in(out, "jevprof.lock");
     ck_assert_int_eq(atoi(lock), first.pid);
     free(lock);
