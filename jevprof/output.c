@@ -35,7 +35,8 @@ enum { REPORT, COLLAPSED, FLAME, CALLS_COLLAPSED, CALLS_FLAME, ALLOC_COLLAPSED, 
 
 /* What the end has written so far: the paths, for the line on stderr. */
 typedef struct written_files {
-    const char *dir; /* where they go: the output directory, or the user's private one */
+    const char *dir;      /* where they go: the output directory, or the user's private one */
+    plat_output_dir *held; /* that directory, checked and open; NULL when neither could be used */
     size_t first[3]; /* the first profile's collapsed file, flame graph and pprof file: what file= names */
     int wrote[SUFFIXES];
     char list[SUFFIXES * 256];
@@ -46,34 +47,44 @@ static void file_name(const jp_config *c, const char *suffix, char *name, size_t
     snprintf(name, size, "%s%s", c->file_prefix, suffix);
 }
 
-/* Says problem in one line and puts the files in the user's private directory instead (written
- * into dir, sizeof(jp_config.output_dir) bytes).  0, or -1 when that cannot be used either. */
-static int fall_back(const char *problem, char *dir)
+/* Says problem in one line and opens the user's private directory instead (its path written into
+ * dir, sizeof(jp_config.output_dir) bytes); NULL, after a line, when that cannot be used either. */
+static plat_output_dir *fall_back(const char *problem, char *dir)
 {
-    char private_dir[sizeof(((jp_config *)0)->output_dir)], why[256];
-    if (plat_user_private_directory(private_dir, sizeof(private_dir), why, sizeof(why))) {
-        jv_log("jevprof: %s; nor can the private directory %s be used: %s", problem, private_dir, why);
-        return -1;
+    char private_path[sizeof(((jp_config *)0)->output_dir)], why[1024];
+    plat_output_dir *d = plat_output_dir_private(private_path, sizeof(private_path), why, sizeof(why));
+    if (!d) {
+        jv_log("jevprof: %s; nor can a private directory be used (%s): nothing is written", problem, why);
+        return NULL;
     }
-    jv_log("jevprof: %s; the files go to %s instead", problem, private_dir);
-    memcpy(dir, private_dir, strlen(private_dir) + 1);
-    return 0;
+    jv_log("jevprof: %s; the files go to %s instead", problem, private_path);
+    memcpy(dir, private_path, strlen(private_path) + 1);
+    return d;
 }
 
-/* Makes dir (sizeof(jp_config.output_dir) bytes) a directory the files can safely go to: made
- * when missing, and only this user's (or root's) to change; otherwise the private directory. */
-static int settle_directory(char *dir)
+/* Opens dir (sizeof(jp_config.output_dir) bytes, "." for the current directory) for writing, what
+ * naming it in a line ("the output directory <dir>"; "will not write in" it when refused, "cannot
+ * create" it when it cannot be made or reached): made when missing, and held open when only
+ * this user (or root) can change it and what leads to it; otherwise the private directory, dir
+ * then its path.  NULL when neither can be used (said in one line): nothing may be written, least
+ * of all into the directory refused. */
+static plat_output_dir *open_directory(char *dir, const char *what)
 {
-    char why[256], problem[1400];
-    if (plat_make_directories(dir, why, sizeof(why))) {
-        snprintf(problem, sizeof(problem), "cannot create the output directory %s: %s", dir, why);
-        return fall_back(problem, dir);
-    }
-    if (plat_check_private_directory(dir, why, sizeof(why))) {
-        snprintf(problem, sizeof(problem), "will not write in the output directory %s: %s", dir, why);
-        return fall_back(problem, dir);
-    }
-    return 0;
+    char why[512], problem[3200];
+    plat_output_dir *d = plat_output_dir_open(dir, why, sizeof(why));
+    if (d)
+        return d;
+    snprintf(problem, sizeof(problem), "%s %s: %s", errno == EACCES ? "will not write in" : "cannot create", what, why);
+    return fall_back(problem, dir);
+}
+
+/* The output directory of c, open (see open_directory); c's path becomes the private directory's
+ * when that is used instead. */
+static plat_output_dir *open_output_directory(char *dir)
+{
+    char what[sizeof(((jp_config *)0)->output_dir) + 32];
+    snprintf(what, sizeof(what), "the output directory %s", dir);
+    return open_directory(dir, what);
 }
 
 static int write_text(FILE *out, void *text)
@@ -81,19 +92,20 @@ static int write_text(FILE *out, void *text)
     return fputs(text, out) < 0;
 }
 
-/* Takes the prefix in the output directory for this run (see output.h): its lock file made, or a
- * dead run's taken over; a running process's kept, and this run's prefix gets "-<pid>".  -1 when
- * nothing can be created there (the reason in why). */
-static int take_prefix(jp_config *c, char *why, size_t why_len)
+/* Takes the prefix in the output directory d for this run (see output.h): its lock file made (whole:
+ * its process id is in it before its name appears), or a dead run's taken over; a running
+ * process's kept, and this run's prefix gets "-<pid>".  -1 when nothing can be created there (the
+ * reason in why). */
+static int take_prefix(jp_config *c, plat_output_dir *d, char *why, size_t why_len)
 {
     char name[NAME_BYTES], pid[32], held[32];
     DWORD holder = 0;
     file_name(c, LOCK_SUFFIX, name, sizeof(name));
     snprintf(pid, sizeof(pid), "%lu\n", (unsigned long)plat_process_id());
-    int made = plat_create_new_file(c->output_dir, name, pid, why, why_len);
+    int made = plat_create_new_file(d, name, pid, why, why_len);
     if (made <= 0)
         return made;
-    if (plat_read_small_file(c->output_dir, name, held, sizeof(held)) == 0)
+    if (plat_read_small_file(d, name, held, sizeof(held)) == 0)
         holder = (DWORD)strtoul(held, NULL, 10);
     if (holder == (DWORD)plat_process_id())
         return 0; /* this run's own, from its start before a restart */
@@ -104,7 +116,7 @@ static int take_prefix(jp_config *c, char *why, size_t why_len)
                (int)used, c->file_prefix, (unsigned long)holder, c->output_dir, c->file_prefix);
         return 0;
     }
-    if (plat_write_file(c->output_dir, name, write_text, pid, why, why_len)) /* a dead run's */
+    if (plat_write_file(d, name, write_text, pid, why, why_len)) /* a dead run's */
         jv_log("jevprof: cannot take over %s/%s: %s; a run beside this one would not know of it", c->output_dir,
                name, why);
     return 0;
@@ -113,23 +125,31 @@ static int take_prefix(jp_config *c, char *why, size_t why_len)
 int jp_output_prepare(jp_config *c)
 {
     char why[256], problem[1400];
-    if (settle_directory(c->output_dir))
+    plat_output_dir *d = open_output_directory(c->output_dir);
+    if (!d)
         return -1;
-    if (take_prefix(c, why, sizeof(why)) == 0)
+    int taken = take_prefix(c, d, why, sizeof(why));
+    plat_output_dir_close(d);
+    if (taken == 0)
         return 0;
     snprintf(problem, sizeof(problem), "cannot write in the output directory %s: %s", c->output_dir, why);
-    if (fall_back(problem, c->output_dir) || take_prefix(c, why, sizeof(why)))
+    if (!(d = fall_back(problem, c->output_dir)))
         return -1;
-    return 0;
+    taken = take_prefix(c, d, why, sizeof(why));
+    plat_output_dir_close(d);
+    return taken == 0 ? 0 : -1;
 }
 
 void jp_output_release(const jp_config *c)
 {
-    char name[NAME_BYTES], held[32];
+    char name[NAME_BYTES], held[32], why[512];
+    plat_output_dir *d = plat_output_dir_open(c->output_dir, why, sizeof(why)); /* no line: said at the start */
+    if (!d)
+        return;
     file_name(c, LOCK_SUFFIX, name, sizeof(name));
-    if (plat_read_small_file(c->output_dir, name, held, sizeof(held)) == 0 &&
-        strtoul(held, NULL, 10) == (unsigned long)plat_process_id())
-        plat_remove_file(c->output_dir, name);
+    if (plat_read_small_file(d, name, held, sizeof(held)) == 0 && strtoul(held, NULL, 10) == (unsigned long)plat_process_id())
+        plat_remove_file(d, name);
+    plat_output_dir_close(d);
 }
 
 /* A profile as the collapsed file and the flame graph show it: its tree with the paths under the
@@ -219,12 +239,14 @@ static int fill_file(FILE *out, void *context)
 /* Writes output which as name in dir (plat_write_file: a new file renamed over the name once
  * complete, so a file that is there is whole: bin/jevprof waits for them); 0, or -1 after
  * saying why on stderr. */
-static int write_to(const jp_report *r, written_files *w, size_t which, const char *dir, const char *name,
-                    file_writer write, const shown_profile *profile)
+static int write_to(const jp_report *r, written_files *w, size_t which, plat_output_dir *held, const char *dir,
+                    const char *name, file_writer write, const shown_profile *profile)
 {
     char why[256];
     file_contents contents = {write, r, profile};
-    if (plat_write_file(dir, name, fill_file, &contents, why, sizeof(why))) {
+    if (!held)
+        return -1; /* neither its directory nor the private one could be used: said already */
+    if (plat_write_file(held, name, fill_file, &contents, why, sizeof(why))) {
         jv_log("jevprof: cannot write %s/%s: %s", dir, name, why);
         return -1;
     }
@@ -254,20 +276,23 @@ static int write_file(const jp_report *r, written_files *w, size_t which, file_w
     if (!r->config->file_count) {
         char name[NAME_BYTES];
         file_name(r->config, every_suffix[which], name, sizeof(name));
-        return write_to(r, w, which, w->dir, name, write, profile);
+        return write_to(r, w, which, w->held, w->dir, name, write, profile);
     }
     for (unsigned i = 0; i < r->config->file_count; i++) {
         if ((int)r->config->files[i].kind != file_kind_of(w, which))
             continue;
-        /* The directory and name file= gives (a bare name: the JVM's working directory). */
+        /* The directory and name file= gives (a bare name: the JVM's working directory), under
+         * the output directory's rule: refused, the file goes to the private directory. */
         const char *path = r->config->files[i].path, *slash = strrchr(path, '/');
-        char dir[sizeof(r->config->files[i].path)] = ".";
+        char dir[sizeof(r->config->output_dir)] = ".", what[sizeof(dir) + sizeof(r->config->files[i].path) + 32];
         if (slash) {
             size_t n = slash == path ? 1 : (size_t)(slash - path);
-            memcpy(dir, path, n);
-            dir[n] = 0;
+            snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
         }
-        failed |= write_to(r, w, which, dir, slash ? slash + 1 : path, write, profile);
+        snprintf(what, sizeof(what), "%s, the directory of %s", dir, path);
+        plat_output_dir *held = open_directory(dir, what);
+        failed |= write_to(r, w, which, held, dir, slash ? slash + 1 : path, write, profile);
+        plat_output_dir_close(held);
     }
     return failed;
 }
@@ -280,7 +305,7 @@ static void tell_earlier_files(const jp_config *c, const written_files *w)
     for (size_t i = 0; i < SUFFIXES; i++) {
         file_name(c, every_suffix[i], name, sizeof(name));
         size_t used = strlen(list);
-        if (!w->wrote[i] && plat_read_small_file(w->dir, name, probe, sizeof(probe)) == 0)
+        if (!w->wrote[i] && w->held && plat_read_small_file(w->held, name, probe, sizeof(probe)) == 0)
             snprintf(list + used, sizeof(list) - used, "%s%s/%s", used ? ", " : "", w->dir, name);
     }
     if (list[0])
@@ -443,7 +468,8 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
     uint64_t started = plat_now_ns();
     memset(&w, 0, sizeof(w));
     memcpy(dir, r->config->output_dir, sizeof(dir));
-    settle_directory(dir); /* again: it may have gone or changed since the start */
+    if (!r->config->file_count) /* checked again: it may have gone or changed since the start */
+        w.held = open_output_directory(dir);
     w.dir = dir;
     int locks_first = !main_profile && !r->allocations && r->lock_waits;
     w.first[0] = main_profile ? COLLAPSED : locks_first ? LOCK_COLLAPSED : ALLOC_COLLAPSED;
@@ -469,7 +495,8 @@ void jp_output_write_all(const jp_report *r, char *written, size_t size)
         }
     if (!r->config->file_count) /* file= names files of any name: nothing of the prefix is this run's */
         tell_earlier_files(r->config, &w);
-    snprintf(written, size, "%s %s", failed ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing");
+    plat_output_dir_close(w.held);
+    snprintf(written, size, "%s %s", failed && w.list[0] ? "wrote only" : "wrote", w.list[0] ? w.list : "nothing");
     jv_log("jevprof: %s in %.3f s%s", written,
            (double)(plat_now_ns() - started) / 1e9,
            main_profile       ? "; hottest methods:"

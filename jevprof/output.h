@@ -29,10 +29,13 @@
  *
  * Every file is written as a new temporary file renamed over its name (platform.h,
  * plat_write_file): never through a link, and only a regular file is replaced (a FIFO, a
- * directory, a link at the name gets one line and is left alone).  The output directory must be
- * this user's or root's and writable by no one else; one that is not, or cannot be made, or
+ * directory, a link at the name gets one line and is left alone), in the directory as checked
+ * and held open (plat_output_dir_open): it and every directory and link on its path must be this
+ * user's or root's and writable by no one else (a sticky directory on the way may be).  The
+ * output directory, and the directory of each file= setting, that is not, or cannot be made, or
  * cannot be written in, gets one line naming it and the user's private directory (where the
- * files go instead).  While a run lives, "<prefix>.lock" in the directory holds its process id: a
+ * files go instead; nothing is written when that cannot be used either).  While a run lives,
+ * "<prefix>.lock" in the directory holds its process id (there before the name is): a
  * second run finding a running process's there writes "<prefix>-<its pid>*" instead, said in one
  * line.  No run removes a file it did not write: files of the prefix that this run does not
  * write (an earlier run's, in another mode) are named in one line and left.  On stderr (never

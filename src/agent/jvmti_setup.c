@@ -228,8 +228,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
     jv_unloads_stop();
     jv_lock_waits_stop();
     jv_heap_stop();
-    jv_heap_release_callbacks();
-    jv_monitors_shutdown(); /* masks off, events off, SHUTDOWN, Release */
+    jv_monitors_shutdown(); /* masks off, events off, one wait, heap callbacks released, SHUTDOWN, Release */
     jv_vm_set_live(0);
 }
 

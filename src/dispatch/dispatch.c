@@ -71,17 +71,19 @@ int jv_dispatch_quiesce(const char *holder)
         plat_process_barrier();
     /* Deliveries are off already: a slot seen idle once has finished every callback that
      * could still reach a monitor, however soon its thread dispatches again. */
-    unsigned made = atomic_load(&slots_made), waited_ms = 0;
+    unsigned made = atomic_load(&slots_made);
+    uint64_t started = plat_now_ns(), waited_ms = 0; /* the clock's: a sleep of 1 ms takes longer under load */
+    int said = 0;
     for (unsigned i = 0; i <= made; i++) {
         jv_dispatch_slot *s = i < made ? jv_chunked_array_get(&slots, i) : &jv_dispatch_overflow_slot;
         while (s && busy_elsewhere(s)) {
-            if (waited_ms == QUIESCE_SAY_AFTER_MS)
+            if (waited_ms >= QUIESCE_SAY_AFTER_MS && !said++)
                 jv_log("exit waits for %s still running on another thread: nothing it may use is released "
                        "before it returns", holder);
-            if (waited_ms == QUIESCE_GIVE_UP_MS)
+            if (waited_ms >= QUIESCE_GIVE_UP_MS)
                 return 0;
             plat_sleep_ms(1);
-            waited_ms++;
+            waited_ms = (plat_now_ns() - started) / 1000000u;
         }
     }
     return 1;

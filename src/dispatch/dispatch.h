@@ -121,10 +121,11 @@ static inline int jv_dispatching(void)
 void jv_dispatch_thread_end(void);
 /*
  * With every mask off, waits until each callback into a monitor running on another thread
- * has returned, however long it takes: nothing may be freed under one.  After about
- * QUIESCE_SAY_AFTER_MS one line says the exit waits for holder ("a callback into ..."); after about
- * QUIESCE_GIVE_UP_MS it returns 0, the callback still running, so that a monitor stuck in a
- * callback cannot hang the exit (the caller then frees nothing).  Returns 1 once none runs.
+ * has returned, however long it takes: nothing may be freed under one.  After
+ * QUIESCE_SAY_AFTER_MS by the monotonic clock one line says the exit waits for holder ("a callback
+ * into ..."); after QUIESCE_GIVE_UP_MS (within a millisecond or so) it returns 0, the callback still
+ * running, so that a monitor stuck in a callback cannot hang the exit (the caller then frees
+ * nothing).  Returns 1 once none runs.  Called once, at VMDeath, for everything the exit frees.
  */
 #define QUIESCE_SAY_AFTER_MS 1000u
 #define QUIESCE_GIVE_UP_MS 60000u

@@ -47,7 +47,8 @@ int jv_heap_allocations_tracked(void);
 /* Object ages are kept (JVM_HEAPMON_OBJECT_AGE, switched on during some monitor's Initialize). */
 int jv_heap_ages_kept(void);
 HRESULT jv_heap_modify_capabilities(jv_monitor *m, DWORD capabilities, BOOL enable, DWORD *enabled);
-/* Releases every callback (at shutdown). */
+/* Releases every callback (at shutdown, from jv_monitors_shutdown: after every mask is off and no
+ * callback of any kind runs; none is waited for here). */
 void jv_heap_release_callbacks(void);
 
 /* heap_alloc.c: the JVMTI callback. */

@@ -148,17 +148,13 @@ void jv_heap_release_callbacks(void)
         install((void *_Atomic *)&allocation_callbacks[i], NULL, &allocation_count);
         install((void *_Atomic *)&dump_callbacks[i], NULL, &dump_count);
     }
-    plat_mutex_unlock(registry_lock);
-    jv_events_update();
-    if (!jv_dispatch_quiesce("an allocation callback")) /* those in flight finish first */
-        return; /* still running: the retired callbacks stay, unreleased, for the process's end */
-    lock_registry();
-    for (size_t i = 0; i < retired_count; i++)
+    for (size_t i = 0; i < retired_count; i++) /* none runs: the caller waited for them */
         IUnknown_Release(retired[i]);
     free(retired);
     retired = NULL;
     retired_count = retired_capacity = 0;
     plat_mutex_unlock(registry_lock);
+    jv_events_update();
 }
 
 /* The dump thread waits for dumps in 10 ms naps: a run nobody asks to dump starts none, and

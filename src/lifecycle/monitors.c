@@ -6,6 +6,7 @@
 #include "common/guid.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/event_switch.h"
+#include "heap/heap.h"
 #include "idinfo/idinfo.h"
 #include "lifecycle/monitors.h"
 #include "platform/platform.h"
@@ -185,16 +186,21 @@ void jv_monitors_shutdown(void)
         atomic_store(&m->phase, JV_PHASE_SHUT_DOWN);
     }
     jv_events_update();
-    /* Callbacks still running on other threads finish first: a monitor is never shut down or
-     * released under one. */
-    char holder[512];
-    snprintf(holder, sizeof(holder), "a callback into %s%s", jv_monitors.count == 1 ? "the monitor of " : "a monitor",
-             jv_monitors.count == 1 ? jv_monitors.items[0]->source : "");
+    /* Callbacks still running on other threads finish first, whatever they are (an event's, an
+     * allocation's, a heap dump's): one wait, after every mask is off, and nothing of a monitor
+     * (its heap callbacks included) is shut down or released under one. */
+    char holder[1024];
+    snprintf(holder, sizeof(holder), "a callback into %s", jv_monitors.count == 1 ? "the monitor of " : "one of the monitors ");
+    for (size_t i = 0; i < jv_monitors.count; i++) {
+        size_t used = strlen(holder);
+        snprintf(holder + used, sizeof(holder) - used, "%s%s", i ? ", " : "", jv_monitors.items[i]->source);
+    }
     if (!jv_dispatch_quiesce(holder)) {
-        jv_log("a callback into a monitor still runs after %u s: no monitor is shut down or released (the "
-               "process ends with them)", QUIESCE_GIVE_UP_MS / 1000);
+        jv_log("%s still runs after %u s: no monitor is shut down or released (the process ends with them)", holder,
+               QUIESCE_GIVE_UP_MS / 1000);
         return;
     }
+    jv_heap_release_callbacks();
     jv_monitors.receiver_count = 0;
     for (size_t i = 0; i < jv_monitors.count; i++)
         IJavaEventMonitor_NotifyEvent(jv_monitors.items[i]->mon, JVM_EVENT_TYPE_SHUTDOWN, 0);

@@ -89,36 +89,51 @@ void *plat_module_symbol(const void *addr, const char *name);
 /* The operating system's id of this process (getpid / GetCurrentProcessId). */
 DWORD plat_process_id(void);
 /* Creates directory path and its missing parents ('/' separates them; '\\' too on Windows), with
- * mode 0755 less the umask (writable by no group or other user, as plat_check_private_directory
+ * mode 0755 less the umask (writable by no group or other user, as plat_output_dir_open
  * wants).  0 when it is a directory afterwards; else -1, with the reason in why. */
 int plat_make_directories(const char *path, char *why, size_t why_len);
 
 /* ---- Output files (a profiler's, written where a user points it) ---------------------------- */
-/* 0 when dir is a directory that only this user or root can change: owned by one of them, writable
- * by neither its group nor other users (sticky or not).  Else -1 with the reason in why.  Windows:
- * every directory that exists passes (its access control lists are not read). */
-int plat_check_private_directory(const char *dir, char *why, size_t why_len);
-/* The user's own directory for files that have nowhere else to go, made when missing and then
- * checked as above: $XDG_RUNTIME_DIR/jevprof, else ~/.cache/jevprof, else /tmp/jevprof-<uid>, its
- * mode 0700 (Windows: %LOCALAPPDATA%\jevprof).  0, or -1 with the reason in why. */
-int plat_user_private_directory(char *path, size_t size, char *why, size_t why_len);
-/* Writes the file name in directory dir without ever opening what is at that name: fill(out,
- * context) writes a new temporary file of the directory (created, never through a link), which is
- * flushed to disk and renamed over name.  Only a regular file (or nothing) at name is replaced:
- * anything else (a FIFO, a directory, a link, a device) is left alone, and nothing is written.
- * fill returns 0, or non-zero when it failed (errno says why; 0: out of memory).  0, or -1 with
- * the reason in why and no file left behind. */
+/*
+ * An output directory, checked and held open: every file of it is created, read, replaced and
+ * removed relative to the directory that was checked, whatever happens to its path meanwhile.
+ * A writer of any kind opens the directory, writes its files with plat_write_file and closes it.
+ */
+typedef struct plat_output_dir plat_output_dir;
+/* Opens the directory path (made when missing, with its parents: 0755, whatever the umask) when
+ * no one but root or this user could have changed what its path leads to.  POSIX: walked from
+ * the root one directory at a time, never following a link (posix_trust.h): each directory on the
+ * way is owned by root or this user and writable by no one else unless sticky (as /tmp); a link is
+ * followed only when root or this user owns it; the directory itself is writable by no group or
+ * other user, sticky or not.  Windows: any directory (its access control lists are not read), held
+ * open so that it cannot be renamed or removed.  NULL with the reason in why; errno EACCES when
+ * refused. */
+plat_output_dir *plat_output_dir_open(const char *path, char *why, size_t why_len);
+/* The user's own directory for files that have nowhere else to go, in path (size bytes): the first
+ * of $XDG_RUNTIME_DIR/jevprof, ~/.cache/jevprof, /tmp/jevprof-<uid> that opens as above and is this
+ * user's with no permission for anyone else (made with mode 0700 when missing, never chmodded:
+ * one made by someone else, or reached through their link, is refused).  Windows:
+ * %LOCALAPPDATA%\jevprof.  NULL with every candidate's reason in why. */
+plat_output_dir *plat_output_dir_private(char *path, size_t size, char *why, size_t why_len);
+void plat_output_dir_close(plat_output_dir *dir);
+/* Writes the file name in dir without ever opening what is at that name: fill(out, context)
+ * writes a new temporary file of the directory (created, never through a link), which is flushed
+ * to disk and renamed over name.  Only a regular file (or nothing) at name is replaced: anything
+ * else (a FIFO, a directory, a link, a device) is left alone, and nothing is written.  fill
+ * returns 0, or non-zero when it failed (errno says why; 0: out of memory).  0, or -1 with the
+ * reason in why and no file left behind. */
 typedef int (*plat_file_writer)(FILE *out, void *context);
-int plat_write_file(const char *dir, const char *name, plat_file_writer fill, void *context, char *why,
+int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *why,
                     size_t why_len);
 /* Creates the file name in dir holding text, only when nothing is at that name (never through a
- * link): 0 created, 1 something is there already, -1 failed (the reason in why). */
-int plat_create_new_file(const char *dir, const char *name, const char *text, char *why, size_t why_len);
+ * link), whole: the text is in the file before the name appears (a temporary file linked to the
+ * name).  0 created, 1 something is there already, -1 failed (the reason in why). */
+int plat_create_new_file(plat_output_dir *dir, const char *name, const char *text, char *why, size_t why_len);
 /* Reads the regular file name in dir (a link or anything else is not read) into text, at most
  * size - 1 bytes, NUL-terminated.  0, or -1. */
-int plat_read_small_file(const char *dir, const char *name, char *text, size_t size);
+int plat_read_small_file(plat_output_dir *dir, const char *name, char *text, size_t size);
 /* Removes the regular file name in dir (nothing else).  0, or -1. */
-int plat_remove_file(const char *dir, const char *name);
+int plat_remove_file(plat_output_dir *dir, const char *name);
 /* 1 when process pid (plat_process_id's) is running, else 0. */
 int plat_process_running(DWORD pid);
 

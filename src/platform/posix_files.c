@@ -1,7 +1,8 @@
-/* posix_files.c - writing output files safely (see platform.h, "Output files"): the directory's
- * owner and mode, a new temporary file renamed over the name, the user's private directory, and
- * whether a process still runs.  Everything is done relative to one descriptor of the directory,
- * so that the directory checked is the directory written, whatever happens to its path meanwhile. */
+/* posix_files.c - writing output files safely (see platform.h, "Output files"): the directory
+ * walked from the root and held open (posix_trust.h), a new temporary file renamed over the
+ * name, the user's private directory, and whether a process still runs.  Everything is done
+ * relative to the descriptor of the directory checked, so that the directory checked is the
+ * directory written, whatever happens to its path meanwhile. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,45 +12,64 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "platform/posix_trust.h"
 
 #define TEMP_TRIES 100
 
-/* The directory opened for reading its entries, or -1 with the reason in why. */
-static int open_directory(const char *dir, char *why, size_t why_len)
+struct plat_output_dir {
+    int fd; /* O_PATH: for the *at functions only */
+};
+
+static plat_output_dir *held(int fd, char *why, size_t why_len)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        snprintf(why, why_len, "%s", strerror(errno));
-    return fd;
+    plat_output_dir *dir = fd >= 0 ? malloc(sizeof(*dir)) : NULL;
+    if (dir)
+        dir->fd = fd;
+    else if (fd >= 0) {
+        close(fd);
+        snprintf(why, why_len, "%s", strerror(ENOMEM));
+        errno = ENOMEM;
+    }
+    return dir;
 }
 
-/* 0 when the directory of fd is owned by this user or root and writable by no one else. */
-static int private_directory(int fd, char *why, size_t why_len)
+plat_output_dir *plat_output_dir_open(const char *path, char *why, size_t why_len)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        snprintf(why, why_len, "%s", strerror(errno));
-        return -1;
-    }
-    if (st.st_uid != geteuid() && st.st_uid != 0) {
-        snprintf(why, why_len, "it is owned by another user (uid %lu)", (unsigned long)st.st_uid);
-        return -1;
-    }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        snprintf(why, why_len, "its group or other users can write in it (mode %04o)", (unsigned)(st.st_mode & 07777));
-        return -1;
-    }
-    return 0;
+    return held(posix_open_trusted_directory(path, 0755, 0, why, why_len), why, why_len);
 }
 
-int plat_check_private_directory(const char *dir, char *why, size_t why_len)
+plat_output_dir *plat_output_dir_private(char *path, size_t size, char *why, size_t why_len)
 {
-    int fd = open_directory(dir, why, why_len);
-    if (fd < 0)
-        return -1;
-    int result = private_directory(fd, why, why_len);
-    close(fd);
-    return result;
+    const char *runtime = getenv("XDG_RUNTIME_DIR"), *home = getenv("HOME");
+    char reason[512];
+    size_t used = 0;
+    why[0] = '\0';
+    for (int candidate = 0; candidate < 3; candidate++) {
+        if (candidate == 0 && runtime && *runtime == '/')
+            snprintf(path, size, "%s/jevprof", runtime);
+        else if (candidate == 1 && home && *home == '/')
+            snprintf(path, size, "%s/.cache/jevprof", home);
+        else if (candidate == 2)
+            snprintf(path, size, "/tmp/jevprof-%lu", (unsigned long)geteuid());
+        else
+            continue;
+        /* made by this user 0700 when missing, then held to be this user's and private */
+        int fd = posix_open_trusted_directory(path, 0700, 1, reason, sizeof(reason));
+        if (fd >= 0)
+            return held(fd, why, why_len);
+        snprintf(why + used, why_len - used, "%s%s: %s", used ? "; " : "", path, reason);
+        used += strlen(why + used);
+    }
+    errno = EACCES;
+    return NULL;
+}
+
+void plat_output_dir_close(plat_output_dir *dir)
+{
+    if (!dir)
+        return;
+    close(dir->fd);
+    free(dir);
 }
 
 /* What is at name in the directory fd, when it is something other than a regular file: "a FIFO",
@@ -81,123 +101,93 @@ static int create_temp(int fd, const char *name, char *temp, size_t temp_len)
     return -1;
 }
 
-int plat_write_file(const char *dir, const char *name, plat_file_writer fill, void *context, char *why,
-                    size_t why_len)
+/* Fills a new temporary file of the directory fd (its name in temp), flushed to disk when durable
+ * (an output file; a lock file need not outlive the process); 0, or -1 with the reason in why and
+ * no file left. */
+static int write_temp(int fd, const char *name, plat_file_writer fill, void *context, int durable, char *temp,
+                      size_t temp_len, char *why, size_t why_len)
 {
-    char temp[512];
-    const char *what;
-    int fd = open_directory(dir, why, why_len);
-    if (fd < 0)
-        return -1;
-    if ((what = not_a_regular_file(fd, name)) != NULL) { /* said before anything is written */
-        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
-        close(fd);
-        return -1;
-    }
-    int file = create_temp(fd, name, temp, sizeof(temp));
+    int file = create_temp(fd, name, temp, temp_len);
     FILE *out = file >= 0 ? fdopen(file, "wb") : NULL;
     if (!out) {
         snprintf(why, why_len, "%s", strerror(errno));
         if (file >= 0)
             close(file), unlinkat(fd, temp, 0);
-        close(fd);
         return -1;
     }
     errno = 0;
     int failed = fill(out, context);
     int error = !failed ? 0 : ferror(out) && !errno ? EIO : errno; /* 0: the writer ran out of memory */
-    if (fflush(out) != 0 || fsync(fileno(out)) != 0)
+    if (fflush(out) != 0 || (durable && fsync(fileno(out)) != 0))
         failed = 1, error = errno;
     if (fclose(out) != 0 && !failed)
         failed = 1, error = errno;
-    if (!failed && (what = not_a_regular_file(fd, name)) != NULL) /* appeared meanwhile */
-        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what), failed = 1, error = -1;
-    else if (!failed && renameat(fd, temp, fd, name) != 0)
-        failed = 1, error = errno;
     if (failed) {
-        if (error >= 0)
-            snprintf(why, why_len, "%s", error ? strerror(error) : "out of memory");
+        snprintf(why, why_len, "%s", error ? strerror(error) : "out of memory");
         unlinkat(fd, temp, 0);
+        return -1;
     }
-    close(fd);
+    return 0;
+}
+
+int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *why,
+                    size_t why_len)
+{
+    char temp[512];
+    const char *what;
+    if ((what = not_a_regular_file(dir->fd, name)) != NULL) { /* said before anything is written */
+        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
+        return -1;
+    }
+    if (write_temp(dir->fd, name, fill, context, 1, temp, sizeof(temp), why, why_len))
+        return -1;
+    int failed = 0;
+    if ((what = not_a_regular_file(dir->fd, name)) != NULL) /* appeared meanwhile */
+        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what), failed = 1;
+    else if (renameat(dir->fd, temp, dir->fd, name) != 0)
+        snprintf(why, why_len, "%s", strerror(errno)), failed = 1;
+    if (failed)
+        unlinkat(dir->fd, temp, 0);
     return failed ? -1 : 0;
 }
 
-int plat_create_new_file(const char *dir, const char *name, const char *text, char *why, size_t why_len)
+static int write_text(FILE *out, void *text)
 {
-    int fd = open_directory(dir, why, why_len);
-    if (fd < 0)
+    return fputs(text, out) < 0;
+}
+
+int plat_create_new_file(plat_output_dir *dir, const char *name, const char *text, char *why, size_t why_len)
+{
+    char temp[512];
+    if (write_temp(dir->fd, name, write_text, (void *)text, 0, temp, sizeof(temp), why, why_len))
         return -1;
-    int file = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    int result = file >= 0 ? 0 : errno == EEXIST ? 1 : -1;
-    if (file >= 0 && (write(file, text, strlen(text)) != (ssize_t)strlen(text) || close(file) != 0)) {
-        result = -1;
-        unlinkat(fd, name, 0);
-    }
+    /* linkat never replaces what is at name, nor follows it: the name appears with its text */
+    int result = linkat(dir->fd, temp, dir->fd, name, 0) == 0 ? 0 : errno == EEXIST ? 1 : -1;
     if (result < 0)
         snprintf(why, why_len, "%s", strerror(errno));
-    close(fd);
+    unlinkat(dir->fd, temp, 0);
     return result;
 }
 
-int plat_read_small_file(const char *dir, const char *name, char *text, size_t size)
+int plat_read_small_file(plat_output_dir *dir, const char *name, char *text, size_t size)
 {
-    char why[16];
-    int fd = open_directory(dir, why, sizeof(why));
-    if (fd < 0)
-        return -1;
     ssize_t got = -1;
-    if (!not_a_regular_file(fd, name)) { /* never a FIFO's open, which would wait for a writer */
-        int file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (!not_a_regular_file(dir->fd, name)) { /* never a FIFO's open, which would wait for a writer */
+        int file = openat(dir->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (file >= 0) {
             got = read(file, text, size - 1);
             close(file);
         }
     }
-    close(fd);
     if (got < 0)
         return -1;
     text[got] = '\0';
     return 0;
 }
 
-int plat_remove_file(const char *dir, const char *name)
+int plat_remove_file(plat_output_dir *dir, const char *name)
 {
-    char why[16];
-    int fd = open_directory(dir, why, sizeof(why));
-    if (fd < 0)
-        return -1;
-    int result = not_a_regular_file(fd, name) ? -1 : unlinkat(fd, name, 0);
-    close(fd);
-    return result;
-}
-
-int plat_user_private_directory(char *path, size_t size, char *why, size_t why_len)
-{
-    const char *runtime = getenv("XDG_RUNTIME_DIR"), *home = getenv("HOME");
-    struct stat st;
-    if (runtime && *runtime == '/')
-        snprintf(path, size, "%s/jevprof", runtime);
-    else if (home && *home == '/')
-        snprintf(path, size, "%s/.cache/jevprof", home);
-    else
-        snprintf(path, size, "/tmp/jevprof-%lu", (unsigned long)geteuid());
-    if (plat_make_directories(path, why, why_len))
-        return -1;
-    int fd = open_directory(path, why, why_len);
-    if (fd < 0)
-        return -1;
-    int result = -1;
-    if (fstat(fd, &st) != 0)
-        snprintf(why, why_len, "%s", strerror(errno));
-    else if (st.st_uid != geteuid()) /* one the user made, not one waiting for them */
-        snprintf(why, why_len, "it is owned by another user (uid %lu)", (unsigned long)st.st_uid);
-    else if (fchmod(fd, 0700) != 0) /* made now with the umask's mode */
-        snprintf(why, why_len, "%s", strerror(errno));
-    else
-        result = private_directory(fd, why, why_len);
-    close(fd);
-    return result;
+    return not_a_regular_file(dir->fd, name) ? -1 : unlinkat(dir->fd, name, 0);
 }
 
 int plat_process_running(DWORD pid)

@@ -1,6 +1,6 @@
 /*
- * posix_trust.c - who could have written a file, and opening a file trusted all the way
- * from the root (see posix_trust.h).
+ * posix_trust.c - who could have written a file, and opening a file or a directory trusted all
+ * the way from the root (see posix_trust.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +41,8 @@ typedef struct walk {
     char *pending; /* malloc'd */
     int links;
     int at_path_itself; /* the step is at the path's last name, no link followed on the way */
+    int directory;      /* the path leads to a directory (posix_open_trusted_directory) */
+    mode_t make_mode;   /* missing directories are made with this mode; 0: not made */
     char *why;
     size_t why_len;
 } walk;
@@ -75,7 +77,10 @@ static int push_dir(walk *w, int fd, const char *name)
         refusal = "too many directories deep";
     if (refusal) {
         close(fd);
-        snprintf(w->why, w->why_len, "the directory %s/%s on its path: %s", w->where, name, refusal);
+        if (w->at_path_itself)
+            snprintf(w->why, w->why_len, "%s", refusal);
+        else
+            snprintf(w->why, w->why_len, "the directory %s/%s on its path: %s", w->where, name, refusal);
         errno = EACCES;
         return -1;
     }
@@ -124,7 +129,9 @@ static int step(walk *w, int *fd)
     char *name = w->pending + strspn(w->pending, "/");
     size_t len = strcspn(name, "/");
     char *rest = name + len + strspn(name + len, "/");
-    int last = *rest == '\0';
+    int last = *rest == '\0' && !w->directory; /* a directory's path ends in the directory it names */
+    if (len == 0 && w->directory) /* the walk is at the directory the path names */
+        return 2;
     if (len == 0) /* the path ends in a directory */
         return fail(w, EISDIR, "", "", "it is not a regular file");
     name[len] = '\0';
@@ -138,10 +145,15 @@ static int step(walk *w, int *fd)
         memmove(w->pending, rest, strlen(rest) + 1);
         return 0;
     }
-    w->at_path_itself = last && !w->links;
+    w->at_path_itself = (last || (w->directory && *rest == '\0')) && !w->links;
     int top = w->dirs[w->depth - 1];
     int flags = last ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH | O_DIRECTORY; /* O_NONBLOCK: a FIFO must not hang us */
     int opened = openat(top, name, flags | O_NOFOLLOW | O_CLOEXEC), open_error = errno;
+    if (opened < 0 && open_error == ENOENT && w->make_mode && !last) { /* made by this user, then walked as any */
+        if (mkdirat(top, name, w->make_mode) != 0 && errno != EEXIST)
+            return fail(w, errno, "cannot create", name, strerror(errno));
+        opened = openat(top, name, flags | O_NOFOLLOW | O_CLOEXEC), open_error = errno;
+    }
     struct stat st;
     int is_link = opened < 0 ? (open_error == ELOOP || open_error == ENOTDIR) &&
                                    fstatat(top, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)
@@ -171,38 +183,77 @@ static int step(walk *w, int *fd)
     return 1;
 }
 
-int posix_open_trusted(const char *path, char *why, size_t why_len)
+/* The directory the walk is at (a directory's path walked to its end): a descriptor of its own,
+ * when the directory itself may be written by this user alone (see posix_trust.h). */
+static int end_at_directory(walk *w, int own_only)
 {
-    walk w = {.depth = 0, .links = 0, .why = why, .why_len = why_len};
+    struct stat st;
+    char reason[160];
+    int top = w->dirs[w->depth - 1];
+    if (fstat(top, &st) != 0)
+        return fail(w, errno, "", "", strerror(errno));
+    w->at_path_itself = 1; /* the reasons below are about the directory the path names */
+    if (own_only && st.st_uid != geteuid()) {
+        snprintf(reason, sizeof(reason), "it belongs to uid %u, not this user (uid %u)", (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+        return fail(w, EACCES, "", "", reason);
+    }
+    if (st.st_mode & (own_only ? (S_IRWXG | S_IRWXO) : (S_IWGRP | S_IWOTH))) {
+        snprintf(reason, sizeof(reason), own_only ? "it is not private to its owner (mode %04o)"
+                                                  : "its group or other users can write in it (mode %04o)",
+                 (unsigned)(st.st_mode & 07777));
+        return fail(w, EACCES, "", "", reason);
+    }
+    int fd = fcntl(top, F_DUPFD_CLOEXEC, 0);
+    return fd >= 0 ? fd : fail(w, errno, "", "", strerror(errno));
+}
+
+/* Walks path from the root (w's kind set); the descriptor of what it leads to, or -1 (errno, why). */
+static int walk_path(walk *w, const char *path, int own_only)
+{
     int fd = -1, done = 0;
     char cwd[PATH_MAX];
-    if (why_len)
-        why[0] = '\0';
+    if (w->why_len)
+        w->why[0] = '\0';
     if (path[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
-        snprintf(why, why_len, "the current directory cannot be had: %s", strerror(errno));
+        snprintf(w->why, w->why_len, "the current directory cannot be had: %s", strerror(errno));
         return -1;
     }
     size_t size = strlen(path) + (path[0] != '/' ? strlen(cwd) + 2 : 1);
-    if (!(w.pending = malloc(size))) {
-        snprintf(why, why_len, "%s", strerror(ENOMEM));
+    if (!(w->pending = malloc(size))) {
+        snprintf(w->why, w->why_len, "%s", strerror(ENOMEM));
         errno = ENOMEM;
         return -1;
     }
-    snprintf(w.pending, size, "%s%s%s", path[0] != '/' ? cwd : "", path[0] != '/' ? "/" : "", path);
-    w.where[0] = '\0';
+    snprintf(w->pending, size, "%s%s%s", path[0] != '/' ? cwd : "", path[0] != '/' ? "/" : "", path);
+    w->where[0] = '\0';
     int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0 || push_dir(&w, root, "") != 0) {
+    if (root < 0 || push_dir(w, root, "") != 0) {
         if (root < 0)
-            fail(&w, errno, "directory", "", strerror(errno));
-        free(w.pending);
+            fail(w, errno, "directory", "", strerror(errno));
+        free(w->pending);
         return -1;
     }
     while (!done)
-        done = step(&w, &fd);
+        done = step(w, &fd);
+    if (done == 2)
+        fd = end_at_directory(w, own_only), done = fd >= 0 ? 1 : -1;
     int error = errno;
-    free(w.pending);
-    pop_to(&w, 1);
-    close(w.dirs[0]);
+    free(w->pending);
+    pop_to(w, 1);
+    close(w->dirs[0]);
     errno = error;
     return done > 0 ? fd : -1;
+}
+
+int posix_open_trusted(const char *path, char *why, size_t why_len)
+{
+    walk w = {.why = why, .why_len = why_len};
+    return walk_path(&w, path, 0);
+}
+
+int posix_open_trusted_directory(const char *path, mode_t make_mode, int own_only, char *why, size_t why_len)
+{
+    walk w = {.directory = 1, .make_mode = make_mode, .why = why, .why_len = why_len};
+    return walk_path(&w, path, own_only);
 }

@@ -2,7 +2,8 @@
  * posix_trust.h - whether a file jevmon is about to use could have been written by someone
  * other than root or this user: the rule for registry files (posix_registry.c) and for the
  * libraries InprocServer32 names (posix_activation.c), since either one decides what code
- * runs inside the JVM.
+ * runs inside the JVM; and for the directories output files go to (posix_files.c), since a
+ * profiler run by root must not be led to write where its user could not.
  */
 #ifndef JEVMON_PLATFORM_POSIX_TRUST_H
 #define JEVMON_PLATFORM_POSIX_TRUST_H
@@ -31,5 +32,17 @@ const char *posix_distrust(const struct stat *st, int directory, char *why, size
  * another value (ENOENT, ...) when there is no such file; why then says which step and why.
  */
 int posix_open_trusted(const char *path, char *why, size_t why_len);
+
+/*
+ * Opens the directory at path, walked as posix_open_trusted walks it (every directory and link on
+ * the way trusted, each step from the descriptor of the one before), for the *at functions: a
+ * descriptor (O_PATH, close-on-exec) of the directory checked, which stays that directory however
+ * its path changes afterwards.  Missing directories are made on the way with mkdirat(make_mode)
+ * (0: none are made), then walked as any other.  The directory itself must be writable by no one
+ * but its owner, sticky or not; with own_only, it must be this user's (not root's, unless this
+ * user is root) with no permission for its group or others.  Nothing is ever chmodded.  -1 with
+ * errno (EACCES: refused) and why as posix_open_trusted.
+ */
+int posix_open_trusted_directory(const char *path, mode_t make_mode, int own_only, char *why, size_t why_len);
 
 #endif

@@ -1,7 +1,9 @@
-/* win32_files.c - writing output files safely on Windows (see platform.h, "Output files"): a new
- * temporary file (CREATE_NEW) moved over the name (MoveFileEx, REPLACE_EXISTING), never a reparse
- * point, a device or a directory at the name; the user's private directory; whether a process
- * still runs.  Directories' access control lists are not read. */
+/* win32_files.c - writing output files safely on Windows (see platform.h, "Output files"): the
+ * directory held open (no FILE_SHARE_DELETE: it cannot be renamed or removed while its files are
+ * written), a new temporary file (CREATE_NEW) moved over the name (MoveFileEx,
+ * REPLACE_EXISTING), never a reparse point, a device or a directory at the name; a new file made
+ * whole and moved to its name only when nothing is there; the user's private directory; whether a
+ * process still runs.  Directories' access control lists are not read. */
 #include <fcntl.h>
 #include <io.h>
 #include <stdio.h>
@@ -13,26 +15,62 @@
 
 #define TEMP_TRIES 100
 
-int plat_check_private_directory(const char *dir, char *why, size_t why_len)
+struct plat_output_dir {
+    HANDLE handle;
+    char path[1024];
+};
+
+static void error_text(DWORD error, char *why, size_t why_len)
 {
-    DWORD attributes = GetFileAttributesA(dir);
-    if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY))
-        return 0;
-    snprintf(why, why_len, "%s", attributes == INVALID_FILE_ATTRIBUTES ? "it does not exist" : "it is not a directory");
-    return -1;
+    char text[256];
+    snprintf(why, why_len, "%s", win32_error_text(error, text, sizeof(text)));
 }
 
-int plat_user_private_directory(char *path, size_t size, char *why, size_t why_len)
+/* The directory path (made when missing), held open; NULL with the reason in why. */
+static plat_output_dir *hold(const char *path, char *why, size_t why_len)
+{
+    if (plat_make_directories(path, why, why_len))
+        return NULL;
+    plat_output_dir *dir = calloc(1, sizeof(*dir));
+    if (!dir) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    snprintf(dir->path, sizeof(dir->path), "%s", path);
+    dir->handle = CreateFileA(path, FILE_LIST_DIRECTORY, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                              FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    if (dir->handle == INVALID_HANDLE_VALUE) {
+        error_text(GetLastError(), why, why_len);
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+plat_output_dir *plat_output_dir_open(const char *path, char *why, size_t why_len)
+{
+    return hold(path, why, why_len);
+}
+
+plat_output_dir *plat_output_dir_private(char *path, size_t size, char *why, size_t why_len)
 {
     const char *local = getenv("LOCALAPPDATA");
     snprintf(path, size, "%s\\jevprof", local && *local ? local : ".");
-    return plat_make_directories(path, why, why_len);
+    return hold(path, why, why_len);
+}
+
+void plat_output_dir_close(plat_output_dir *dir)
+{
+    if (!dir)
+        return;
+    CloseHandle(dir->handle);
+    free(dir);
 }
 
 /* The path of name in dir. */
-static void path_of(const char *dir, const char *name, char *path, size_t size)
+static void path_of(const plat_output_dir *dir, const char *name, char *path, size_t size)
 {
-    snprintf(path, size, "%s\\%s", dir, name);
+    snprintf(path, size, "%s\\%s", dir->path, name);
 }
 
 /* What is at path when it is something other than a regular file, or NULL (nothing, or a file). */
@@ -47,32 +85,22 @@ static const char *not_a_regular_file(const char *path)
                                                      : NULL;
 }
 
-static void error_text(DWORD error, char *why, size_t why_len)
-{
-    char text[256];
-    snprintf(why, why_len, "%s", win32_error_text(error, text, sizeof(text)));
-}
-
 /* A new file of ours: CREATE_NEW never opens what exists, a link included. */
 static HANDLE create_new(const char *path)
 {
     return CreateFileA(path, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
 }
 
-int plat_write_file(const char *dir, const char *name, plat_file_writer fill, void *context, char *why,
-                    size_t why_len)
+/* Fills a new temporary file of dir for name (its path in temp), flushed to disk when durable (an
+ * output file; a lock file need not outlive the process); 0, or -1 with the reason in why and no
+ * file left. */
+static int write_temp(const plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, int durable,
+                      char *temp, size_t temp_len, char *why, size_t why_len)
 {
     static volatile LONG counter;
-    char path[1400], temp[1500];
-    const char *what;
-    path_of(dir, name, path, sizeof(path));
-    if ((what = not_a_regular_file(path)) != NULL) {
-        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
-        return -1;
-    }
     HANDLE handle = INVALID_HANDLE_VALUE;
     for (int i = 0; i < TEMP_TRIES && handle == INVALID_HANDLE_VALUE; i++) {
-        snprintf(temp, sizeof(temp), "%s\\.%s.%lu.%ld.tmp", dir, name, (unsigned long)GetCurrentProcessId(),
+        snprintf(temp, temp_len, "%s\\.%s.%lu.%ld.tmp", dir->path, name, (unsigned long)GetCurrentProcessId(),
                  (long)InterlockedIncrement(&counter));
         handle = create_new(temp);
         if (handle == INVALID_HANDLE_VALUE && GetLastError() != ERROR_FILE_EXISTS)
@@ -96,20 +124,10 @@ int plat_write_file(const char *dir, const char *name, plat_file_writer fill, vo
     errno = 0;
     int failed = fill(out, context);
     int error = !failed ? 0 : ferror(out) && !errno ? EIO : errno;
-    if (fflush(out) != 0 || !FlushFileBuffers(handle))
+    if (fflush(out) != 0 || (durable && !FlushFileBuffers(handle)))
         failed = 1, error = errno ? errno : EIO;
     if (fclose(out) != 0 && !failed)
         failed = 1, error = errno;
-    if (!failed && (what = not_a_regular_file(path)) != NULL) {
-        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
-        DeleteFileA(temp);
-        return -1;
-    }
-    if (!failed && !MoveFileExA(temp, path, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
-        error_text(GetLastError(), why, why_len);
-        DeleteFileA(temp);
-        return -1;
-    }
     if (failed) {
         snprintf(why, why_len, "%s", error ? strerror(error) : "out of memory");
         DeleteFileA(temp);
@@ -118,30 +136,53 @@ int plat_write_file(const char *dir, const char *name, plat_file_writer fill, vo
     return 0;
 }
 
-int plat_create_new_file(const char *dir, const char *name, const char *text, char *why, size_t why_len)
+int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *why,
+                    size_t why_len)
 {
-    char path[1400];
-    DWORD written = 0, length = (DWORD)strlen(text);
+    char path[1400], temp[1500];
+    const char *what;
     path_of(dir, name, path, sizeof(path));
-    HANDLE handle = create_new(path);
-    if (handle == INVALID_HANDLE_VALUE) {
-        DWORD error = GetLastError();
-        if (error == ERROR_FILE_EXISTS)
-            return 1;
-        error_text(error, why, why_len);
+    if ((what = not_a_regular_file(path)) != NULL) {
+        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
         return -1;
     }
-    BOOL wrote = WriteFile(handle, text, length, &written, NULL) && written == length;
-    DWORD error = GetLastError();
-    if (!CloseHandle(handle) || !wrote) {
-        error_text(wrote ? GetLastError() : error, why, why_len);
-        DeleteFileA(path);
+    if (write_temp(dir, name, fill, context, 1, temp, sizeof(temp), why, why_len))
+        return -1;
+    if ((what = not_a_regular_file(path)) != NULL) {
+        snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
+        DeleteFileA(temp);
+        return -1;
+    }
+    if (!MoveFileExA(temp, path, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+        error_text(GetLastError(), why, why_len);
+        DeleteFileA(temp);
         return -1;
     }
     return 0;
 }
 
-int plat_read_small_file(const char *dir, const char *name, char *text, size_t size)
+static int write_text(FILE *out, void *text)
+{
+    return fputs(text, out) < 0;
+}
+
+int plat_create_new_file(plat_output_dir *dir, const char *name, const char *text, char *why, size_t why_len)
+{
+    char path[1400], temp[1500];
+    path_of(dir, name, path, sizeof(path));
+    if (write_temp(dir, name, write_text, (void *)text, 0, temp, sizeof(temp), why, why_len))
+        return -1;
+    if (MoveFileExA(temp, path, MOVEFILE_WRITE_THROUGH)) /* without REPLACE_EXISTING: only where nothing is */
+        return 0;
+    DWORD error = GetLastError();
+    DeleteFileA(temp);
+    if (error == ERROR_ALREADY_EXISTS || error == ERROR_FILE_EXISTS)
+        return 1;
+    error_text(error, why, why_len);
+    return -1;
+}
+
+int plat_read_small_file(plat_output_dir *dir, const char *name, char *text, size_t size)
 {
     char path[1400];
     DWORD got = 0;
@@ -160,7 +201,7 @@ int plat_read_small_file(const char *dir, const char *name, char *text, size_t s
     return 0;
 }
 
-int plat_remove_file(const char *dir, const char *name)
+int plat_remove_file(plat_output_dir *dir, const char *name)
 {
     char path[1400];
     path_of(dir, name, path, sizeof(path));

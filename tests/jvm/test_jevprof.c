@@ -972,9 +972,9 @@ START_TEST(earlier_runs_are_named_and_problems_are_said_early)
     const char *extras[] = {dir_env, private_env, NULL};
     run_jevprof_with(jdks[_i], dir, ATTACHED, "sample", "200", extras, &r); /* the later setting wins */
     ck_assert_int_eq(r.exit_code, 0);
-    char said[3000];
-    snprintf(said, sizeof(said), "jevmon: jevprof: cannot create the output directory %s: Not a directory; "
-             "the files go to %s/private/jevprof instead", blocked, dir);
+    char said[4000];
+    snprintf(said, sizeof(said), "jevmon: jevprof: cannot create the output directory %s: %s/jevprof.reg: Not a "
+             "directory; the files go to %s/private/jevprof instead", blocked, dir, dir);
     expect(r.err, said);
     const char *first = strstr(r.err, "jevmon: jevprof:");
     ck_assert_msg(first == strstr(r.err, said), "said late:\n%s", r.err);

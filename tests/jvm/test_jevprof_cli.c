@@ -352,7 +352,7 @@ START_TEST(another_user_runs_the_trees_jevprof)
 {
     char dir[1200], *err = NULL;
     make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
-    ck_assert_int_eq(chmod(dir, 0777), 0); /* the other user's files go there */
+    ck_assert_int_eq(chown(dir, 65534, 65534), 0); /* the other user's files go there: theirs (one anyone could write is refused) */
     ck_assert_int_eq(jvmrun_shell(dir, NULL, &err,
                                   "sleep 2 | setpriv --reuid=65534 --regid=65534 --clear-groups env HOME='%s' "
                                   "'%s/bin/jevprof' -f '%s/r.txt' '%s' -cp '%s' BusyWorkload 1",
