@@ -83,7 +83,7 @@ void jp_callstack_blocked(jp_callstack *cs, uint64_t blocked)
         cs->frames[cs->depth - 1].blocked += blocked;
 }
 
-static void pop_frame(jp_callstack *cs, uint64_t now)
+static inline void pop_frame(jp_callstack *cs, uint64_t now)
 {
     jp_frame *f = &cs->frames[--cs->depth];
     uint64_t elapsed = now > f->start ? now - f->start : 0;
@@ -113,6 +113,10 @@ void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now)
     if (cs->depth == 0)
         return;
     size_t keep = cs->depth - 1; /* the caller is not on the stack: the top frame returned */
+    if (keep > 0 && cs->frames[keep - 1].stack == caller) { /* the usual exit: the top frame alone */
+        pop_frame(cs, now);
+        return;
+    }
     if (caller == 0) {
         keep = 0;
     } else {
