@@ -5,7 +5,9 @@
  * profile after a stop, with other settings when the command gives them).  The start the bridge
  * hands it before Initialize (the agent option command=) brings the settings of that load.
  */
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,73 @@ static ULONG STDMETHODCALLTYPE commands_AddRef(IJevmonCommands *iface)
 static ULONG STDMETHODCALLTYPE commands_Release(IJevmonCommands *iface)
 {
     return IJavaEventMonitor2_Release(&impl_from_IJevmonCommands(iface)->IJavaEventMonitor2_iface);
+}
+
+/* The lines one thread keeps (jp_capture_begin); at most CAPTURE_BYTES, then a line says what was cut. */
+#define CAPTURE_BYTES 65536
+typedef struct capture {
+    char *text;
+    size_t used, size;
+    int echo, cut;
+} capture;
+static _Thread_local capture *kept;
+
+static void write_stderr(const char *line)
+{
+    char text[1100];
+    int n = snprintf(text, sizeof(text), "%s\n", line);
+    fwrite(text, 1, n < 0 ? 0 : (size_t)n >= sizeof(text) ? sizeof(text) - 1 : (size_t)n, stderr);
+    fflush(stderr); /* one write, so lines from several threads do not interleave */
+}
+
+static void log_line(const char *line, void *context)
+{
+    capture *c = kept;
+    (void)context;
+    if (!c || c->echo)
+        write_stderr(line);
+    if (!c || c->cut)
+        return;
+    if (strncmp(line, "jevmon: ", 8) == 0)
+        line += 8; /* the bridge prefixes each line of an answer */
+    size_t len = strlen(line) + 1;
+    if (c->used + len + 1 > c->size) {
+        size_t size = c->size ? 2 * c->size : 1024;
+        char *text = size <= CAPTURE_BYTES ? realloc(c->text, size) : NULL;
+        if (!text) {
+            c->cut = 1;
+            if (!c->echo)
+                write_stderr("jevmon: jevprof: more lines than an answer holds; the rest are lost");
+            return;
+        }
+        c->text = text, c->size = size;
+    }
+    memcpy(c->text + c->used, line, len - 1);
+    c->text[c->used + len - 1] = '\n';
+    c->used += len;
+    c->text[c->used] = '\0';
+}
+
+void jp_log_install(void)
+{
+    static atomic_flag installed = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&installed))
+        jv_log_set_sink(log_line, NULL);
+}
+
+void jp_capture_begin(int echo)
+{
+    if (!kept && (kept = calloc(1, sizeof(*kept))) != NULL)
+        kept->echo = echo;
+}
+
+char *jp_capture_end(void)
+{
+    capture *c = kept;
+    char *text = c ? c->text : NULL;
+    kept = NULL;
+    free(c);
+    return text;
 }
 
 /* The status command's answer: what is recorded, for how long, where the files go. */
@@ -70,6 +139,28 @@ static HRESULT take_settings(jp_monitor *m, const char *settings)
     return S_OK;
 }
 
+/* The answer: the lines Initialize logged when this thread ran it (an attach's first answer), those
+ * the command logged, then its own words; CoTaskMemAlloc'd, NULL when out of memory. */
+static LPSTR compose_answer(jp_monitor *m, const char *words)
+{
+    char *logged = jp_capture_end(), *startup = m->startup_lines;
+    m->startup_lines = NULL; /* commands come one at a time (the bridge's loads are serialized) */
+    if (startup && m->startup_thread != plat_os_thread_id()) {
+        free(startup); /* a JVM started with jevprof: those lines were on its standard error long ago */
+        startup = NULL;
+    }
+    size_t before = startup ? strlen(startup) : 0, during = logged ? strlen(logged) : 0, size = strlen(words) + 1;
+    LPSTR answer = CoTaskMemAlloc(before + during + size);
+    if (answer) {
+        memcpy(answer, startup ? startup : "", before);
+        memcpy(answer + before, logged ? logged : "", during);
+        memcpy(answer + before + during, words, size);
+    }
+    free(startup);
+    free(logged);
+    return answer;
+}
+
 /* start (with settings, config.h), stop, dump, status (spaces around the word are ignored; only
  * start takes more); anything else is not jevprof's. */
 static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR command, LPSTR *panswer)
@@ -89,6 +180,7 @@ static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR
         return S_FALSE; /* only start takes settings */
     if (!m->info && strcmp(word, "start") == 0)
         return take_settings(m, rest);
+    jp_capture_begin(0); /* what it logs while it runs is part of the answer */
     if (!m->info) {
         snprintf(answer, sizeof(answer), "jevprof: %s: not initialized by the VM", word);
         hr = E_UNEXPECTED;
@@ -122,11 +214,11 @@ static HRESULT STDMETHODCALLTYPE commands_Command(IJevmonCommands *iface, LPCSTR
         if (!started && hr == E_FAIL)
             snprintf(answer + strlen(answer), sizeof(answer) - strlen(answer),
                      "\njevprof: start: the settings are not taken while it records: stop it first");
-    } else
+    } else {
+        free(jp_capture_end());
         return S_FALSE;
-    size_t size = strlen(answer) + 1;
-    if ((*panswer = CoTaskMemAlloc(size)) != NULL)
-        memcpy(*panswer, answer, size);
+    }
+    *panswer = compose_answer(m, answer);
     return hr;
 }
 

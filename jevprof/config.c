@@ -343,6 +343,24 @@ static void set_interval_text(jp_config *config, const char *text, const char *s
     set_interval_ms(config, text, source);
 }
 
+/* The length of the setting at word: up to a space or tab that no backslash escapes. */
+static size_t setting_length(const char *word)
+{
+    size_t length = 0;
+    while (word[length] && word[length] != ' ' && word[length] != '\t')
+        length += word[length] == '\\' && word[length + 1] ? 2 : 1;
+    return length;
+}
+
+/* text's first length characters into value (size bytes), each backslash giving the character after it. */
+static void unescape(char *value, size_t size, const char *text, size_t length)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < length && used + 1 < size; i++)
+        value[used++] = text[i] == '\\' && i + 1 < length ? text[++i] : text[i];
+    value[used] = '\0';
+}
+
 void jp_config_parse(jp_config *config, const char *text)
 {
     static const struct { const char *name; text_setter set; } settings[] = {
@@ -354,13 +372,13 @@ void jp_config_parse(jp_config *config, const char *text)
     const size_t count = sizeof(settings) / sizeof(*settings);
     const char *first = text + strspn(text, " \t");
     for (const char *word = first; *word; word += strspn(word, " \t")) {
-        size_t length = strcspn(word, " \t"), name_length = strcspn(word, "="), i = 0;
+        size_t length = setting_length(word), name_length = strcspn(word, "="), i = 0;
         char value[sizeof(config->files[0].path) + 2], source[64]; /* one more than fits: too long */
         while (name_length < length && i < count &&
                !(strlen(settings[i].name) == name_length && memcmp(word, settings[i].name, name_length) == 0))
             i++;
         if (name_length < length && i < count) {
-            snprintf(value, sizeof(value), "%.*s", (int)(length - name_length - 1), word + name_length + 1);
+            unescape(value, sizeof(value), word + name_length + 1, length - name_length - 1);
             snprintf(source, sizeof(source), "setting %s", settings[i].name);
             settings[i].set(config, value, source);
         } else if (word != first || name_length < length) { /* a first word without '=' names the command */

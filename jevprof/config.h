@@ -25,7 +25,8 @@
  * "Commands").  The two more: duration (whole seconds: stop and write after that
  * long) and file (an output of its own, several allowed, its kind chosen by its extension: .html
  * flame graph, .collapsed, .pb.gz pprof, .txt or .report report; with any file= only these are
- * written, with the patterns too).
+ * written, with the patterns too).  Settings are separated by spaces; a backslash in a value
+ * stands for the character after it ("out=/home/a\\ b/p": a directory with a space).
  */
 #ifndef JEVPROF_CONFIG_H
 #define JEVPROF_CONFIG_H

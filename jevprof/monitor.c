@@ -84,6 +84,7 @@ static void monitor_destroy(jp_monitor *m)
         IJavaEventMonitorIDInfo_Release(m->info);
     free(m->program);
     free(m->settings);
+    free(m->startup_lines);
     free(m);
     jp_module_unlock();
 }
@@ -144,10 +145,13 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
         jp_program_display_name(pclass_file_name ? pclass_file_name : "", m->program, program_size);
     m->started_ns = plat_now_ns();
     m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
+    jp_capture_begin(1); /* for an attach's caller, who asks for the status next (commands.c) */
     jp_session_configure(&m->config, m->settings);
     jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */
     set_init_options(m);
     jp_session_start(m);
+    m->startup_lines = jp_capture_end();
+    m->startup_thread = plat_os_thread_id();
     *prequested_events = m->categories;
     return S_OK;
 }
@@ -312,6 +316,7 @@ static const IObjectAllocationCallbackVtbl allocation_callback_vtbl = {
 
 HRESULT jp_monitor_create(REFIID riid, void **ppv)
 {
+    jp_log_install(); /* before any thread of jevprof's */
     jp_monitor *m = calloc(1, sizeof(*m));
     if (!m)
         return E_OUTOFMEMORY;

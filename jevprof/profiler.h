@@ -33,6 +33,8 @@ typedef struct jp_monitor {
     jp_tree calls_before;   /* calls mode: the calls up to the period's start (jp_calls_take_period) */
     jp_config config;
     char *settings;         /* the settings given before Initialize (the first load's command=); NULL: none */
+    char *startup_lines;    /* the lines logged by Initialize, for the next command on its thread; NULL: none */
+    DWORD startup_thread;   /* the thread that ran Initialize */
     char *program;
     IJavaEventMonitorIDInfo *info;   /* from Initialize, AddRef'd */
     IJavaEventMonitorIDInfo2 *info2; /* NULL when the VM has no IDInfo2 */
@@ -65,6 +67,15 @@ int jp_session_dump(jp_monitor *m, char *written, size_t size);
 int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_t size);
 /* Released without SHUTDOWN: the periods' thread must not outlive the object. */
 void jp_session_stop_loop(jp_monitor *m);
+
+/* Lines jevprof logs (jv_log) on a thread that captures them go into that thread's next answer to a
+ * command, so that the caller who sent it reads them (a terminal, through the bridge's reply file).
+ * jp_log_install makes jevprof's log lines pass through here; call it before any thread of
+ * jevprof's runs.  jp_capture_begin(echo): this thread's lines are kept, and with echo also
+ * written to standard error as usual; jp_capture_end: what was kept (malloc'd, NULL: nothing). */
+void jp_log_install(void);
+void jp_capture_begin(int echo);
+char *jp_capture_end(void);
 
 /* IJevmonCommands' methods (commands.c), in the object's third interface. */
 extern const IJevmonCommandsVtbl jp_commands_vtbl;

@@ -144,13 +144,12 @@ static void start_live(void)
  * Returns Agent_OnAttach's code (docs/agent-options.md, "Attaching to a running JVM"): JNI_OK once the
  * bridge runs; Agent_OnLoad always returns JNI_OK, so that the JVM starts.
  */
-static jint start_bridge(JavaVM *vm, const char *options, int live)
+static jint start_bridge(JavaVM *vm, const jv_options *options, int live)
 {
-    jv_options opts;
+    const jv_options opts = *options;
     char why[512];
     jvmtiCapabilities potential, all;
 
-    jv_options_parse(options, &opts);
     if ((*vm)->GetEnv(vm, (void **)&jv_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         jv_log("this JVM offers no JVMTI 1.2 environment; no monitors loaded");
         return JV_ATTACH_NOT_STARTED;
@@ -222,17 +221,31 @@ static jint start_bridge(JavaVM *vm, const char *options, int live)
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
+    jv_options opts;
     (void)reserved;
-    start_bridge(vm, options, 0);
+    jv_command_log_install(); /* a later load's lines go to its caller */
+    jv_options_parse(options, &opts);
+    start_bridge(vm, &opts, 0);
     return JNI_OK;
 }
 
+/* The first load into a running JVM starts the bridge; its caller reads what became of it, and the
+ * monitors' status, in the reply file when the options name one. */
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
+    jv_options opts;
     (void)reserved;
     if (bridge_running) /* HotSpot serializes loads: one thread at a time gets here */
         return jv_command(options);
-    return start_bridge(vm, options, 1);
+    jv_command_log_install();
+    jv_options_parse(options, &opts);
+    if (!jv_reply_begin(opts.reply, opts.reply_len))
+        return JV_ATTACH_NO_REPLY;
+    jint code = start_bridge(vm, &opts, 1);
+    if (bridge_running && opts.reply)
+        jv_command_describe();
+    jv_reply_end();
+    return code;
 }
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

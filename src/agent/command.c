@@ -1,4 +1,5 @@
 /* command.c - commands for the running bridge's monitors through IJevmonCommands (see command.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,52 @@
 #include "platform/platform.h"
 #include "vm/options.h"
 
-/* The answer to standard output, each line prefixed, in one write so that other output does not split it. */
+/* The reply file of the load this thread runs, while it runs (reply=); NULL: none. */
+static _Thread_local FILE *reply;
+
+static void log_line(const char *line, void *context)
+{
+    char text[1100];
+    FILE *to = reply ? reply : stderr;
+    int n = snprintf(text, sizeof(text), "%s\n", line);
+    (void)context;
+    fwrite(text, 1, n < 0 ? 0 : (size_t)n >= sizeof(text) ? sizeof(text) - 1 : (size_t)n, to);
+    fflush(to); /* one write, so lines from several threads do not interleave */
+}
+
+void jv_command_log_install(void)
+{
+    jv_log_set_sink(log_line, NULL);
+}
+
+int jv_reply_begin(const char *path, size_t len)
+{
+    if (!path)
+        return 1;
+    char *name = malloc(len + 1);
+    if (!name) {
+        jv_log("out of memory: no reply file; the load is refused");
+        return 0;
+    }
+    memcpy(name, path, len);
+    name[len] = '\0';
+    reply = fopen(name, "wx"); /* created here, so not a link or a file planted before */
+    if (!reply)
+        jv_log("agent option reply=%s: cannot create the reply file: %s; the load is refused", name,
+               strerror(errno));
+    free(name);
+    return reply != NULL;
+}
+
+void jv_reply_end(void)
+{
+    if (reply)
+        fclose(reply);
+    reply = NULL;
+}
+
+/* The answer to the reply file, else standard output, each line prefixed, in one write so that other
+ * output does not split it. */
 static void print_answer(const char *answer)
 {
     size_t lines = 1;
@@ -26,8 +72,9 @@ static void print_answer(const char *answer)
         out += sprintf(out, "jevmon: %.*s\n", (int)len, line);
         line += len + (line[len] == '\n');
     }
-    fwrite(text, 1, (size_t)(out - text), stdout);
-    fflush(stdout);
+    FILE *to = reply ? reply : stdout;
+    fwrite(text, 1, (size_t)(out - text), to);
+    fflush(to);
     free(text);
 }
 
@@ -63,22 +110,32 @@ void jv_command_settings(const char *text)
                (unsigned)jv_monitors.count);
 }
 
-int jv_command(const char *text)
+/* The running monitors' answers to text. */
+static void offer_running(const char *text, unsigned *takers, unsigned *taken, unsigned *failed)
 {
-    const char *command = text ? jv_options_command(text) : NULL;
-    if (command)
-        text = command;
+    jv_dispatch d;
+    jv_dispatch_begin(&d, jv_jni()); /* shutdown waits for it, as for a callback */
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        offer(jv_monitors.items[i], JV_PHASE_RUNNING, text, takers, taken, failed);
+    jv_dispatch_end(&d);
+}
+
+void jv_command_describe(void)
+{
+    unsigned takers = 0, taken = 0, failed = 0;
+    offer_running("status", &takers, &taken, &failed);
+}
+
+/* Offers text, a command, to the running monitors; a jv_attach_code. */
+static int run_command(const char *text)
+{
     if (!text || !*text) {
         jv_log("the bridge already runs in this JVM: a later load's options are a command for its monitors, "
                "and this load gave none");
         return JV_COMMAND_NOT_TAKEN;
     }
     unsigned takers = 0, taken = 0, failed = 0;
-    jv_dispatch d;
-    jv_dispatch_begin(&d, jv_jni()); /* shutdown waits for it, as for a callback */
-    for (size_t i = 0; i < jv_monitors.count; i++)
-        offer(jv_monitors.items[i], JV_PHASE_RUNNING, text, &takers, &taken, &failed);
-    jv_dispatch_end(&d);
+    offer_running(text, &takers, &taken, &failed);
     if (failed)
         return JV_COMMAND_FAILED;
     if (!taken) {
@@ -87,4 +144,18 @@ int jv_command(const char *text)
         return JV_COMMAND_NOT_TAKEN;
     }
     return JV_ATTACH_OK;
+}
+
+/* A command's load: its reply file, if it names one, while the command runs. */
+int jv_command(const char *text)
+{
+    const char *command = text ? jv_options_command(text) : NULL;
+    jv_options opts = {0};
+    if (command)
+        jv_options_parse(text, &opts);
+    if (!jv_reply_begin(opts.reply, opts.reply_len))
+        return JV_ATTACH_NO_REPLY;
+    int code = run_command(command ? command : text);
+    jv_reply_end();
+    return code;
 }

@@ -159,11 +159,21 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         jv_events_update();
         jv_threads_announce_live(env);
     }
-    if (jv_events_method_calls_instrumented() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
+    int instrumenting = jv_events_method_calls_instrumented() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS);
+    if (instrumenting)
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
     if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
         jv_unloads_start();
-    watches_start(env);
+    /* In a JVM that started without an agent that can retransform, HotSpot recorded no dependencies
+     * between compiled methods and classes: its first retransformation deoptimizes every compiled
+     * method, and a server runs several times slower until its JIT has compiled it all again.  The
+     * watches' rewrite of java.lang.Thread and two exceptions would be that first one: after an
+     * attach they run only when the instrumentation retransforms anyway. */
+    if (!attached || instrumenting)
+        watches_start(env);
+    else if (jv_monitors.possible_union & (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_THREADS))
+        jv_log("attached: thread renames and failed class loads are not reported (watching them retransforms "
+               "java.lang.Thread, which would deoptimize all the program's compiled code)");
     if (jv_monitors.count) /* nothing maps a sample or hears of a compilation without a monitor */
         jv_jit_events_start(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();

@@ -57,9 +57,12 @@ static void apply_word(const char *word, size_t len, jv_options *opts)
         add_server(VALUE("server="), opts);
     else if (STARTS("allocation_interval="))
         set_allocation_interval(VALUE("allocation_interval="), opts);
-    else
+    else if (STARTS("reply=")) {
+        opts->reply = word + sizeof("reply=") - 1;
+        opts->reply_len = len - (sizeof("reply=") - 1);
+    } else
         jv_log("agent option \"%.*s\" is unknown; ignored (known: enable, disable, methods=auto, methods=jvmti, "
-               "monitors={clsid};..., server={clsid}=path, allocation_interval=bytes, command=text)",
+               "monitors={clsid};..., server={clsid}=path, allocation_interval=bytes, reply=path, command=text)",
                (int)len, word);
 #undef VALUE
 #undef IS
@@ -83,6 +86,8 @@ void jv_options_parse(const char *text, jv_options *opts)
     opts->monitors_len = 0;
     opts->server_count = 0;
     opts->allocation_interval = -1;
+    opts->reply = NULL;
+    opts->reply_len = 0;
     opts->command = NULL;
     if (!text)
         return;

@@ -14,6 +14,8 @@
  *                     checked as a registered one is) instead of the one registered; repeatable
  *   allocation_interval=BYTES
  *                     the allocation sampling interval, before JEVMON_ALLOCATION_SAMPLING_INTERVAL
+ *   reply=PATH        the caller's answer file for this load (command.h): created, never followed
+ *                     through a link or opened when it exists
  *   command=TEXT      the rest of the option text, commas and all (so it comes last): offered to
  *                     each monitor through IJevmonCommands before its Initialize, its settings;
  *                     in a later load, the command itself
@@ -41,6 +43,8 @@ typedef struct jv_options {
     size_t servers_len[JV_MAX_SERVERS];
     size_t server_count;
     long long allocation_interval; /* allocation_interval=; -1 when not given */
+    const char *reply;             /* reply=: not NUL-terminated (reply_len), inside the parsed text; NULL if none */
+    size_t reply_len;
     const char *command;           /* command=: the rest of the text; NULL if none */
 } jv_options;
 

@@ -22,10 +22,14 @@
  *     resident memory at the last within 10% of the tenth; in calls mode, every call in exactly
  *     one period.
  *   - bin/jevprof --pid: start attaches the bridge with jevprof to a JVM that has neither,
- *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart.
+ *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart;
+ *     every answer (status, dump, stop, a refused mode or setting, a file not written and why)
+ *     is printed by bin/jevprof, a refusal with a non-zero status; the program's output holds
+ *     none of them.
  */
 #include <check.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,7 +365,9 @@ START_TEST(jevprof_takes_status_dump_and_stop)
                              "jevmon: jevprof: stopped after ", "jevmon: jevprof: started a new profile; recording calls for ",
                              "jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: recording calls for "};
     assert_in_order(r.out, answers, sizeof(answers) / sizeof(*answers));
-    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 5); /* two dumps, the stop, a dump, SHUTDOWN */
+    /* two dumps, the stop and a dump, each in its answer (no reply file: standard output); SHUTDOWN's */
+    ck_assert_int_eq(tk_count(r.out, "jevmon: jevprof: wrote "), 4);
+    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 1);
     char *last = read_file(dir, "jevprof-report.txt");
     ck_assert_ptr_nonnull(last);
     ck_assert_uint_eq(report_calls(last, "AttachWorkload.attachWork(int)"), 200); /* the new profile, at the end */
@@ -490,10 +496,28 @@ START_TEST(continuous_calls_hold_each_call_once)
 }
 END_TEST
 
+/* bin/jevprof with the arguments (printf-style), run in dir; its exit status, what it printed in *err. */
+static int script(const char *dir, char **err, const char *format, ...) __attribute__((format(printf, 3, 4)));
+static int script(const char *dir, char **err, const char *format, ...)
+{
+    char arguments[2048];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(arguments, sizeof(arguments), format, args);
+    va_end(args);
+    free(*err);
+    return jvmrun_shell(dir, NULL, err, "'%s/bin/jevprof' %s", jvmrun_source_dir(), arguments);
+}
+
+static void assert_said(const char *err, const char *what)
+{
+    ck_assert_msg(err && strstr(err, what), "\"%s\" not in what bin/jevprof printed:\n%s", what, err);
+}
+
 START_TEST(the_script_attaches_jevprof_and_drives_it)
 {
     const char *jdk = jdks[_i];
-    char arguments[256];
+    char *err = NULL;
     jevprof_files files;
     jevprof_directory(&files, "jevprof-pid.XXXXXX"); /* jevprof registered where the JVM looks */
     const char *dir = files.dir;
@@ -503,29 +527,41 @@ START_TEST(the_script_attaches_jevprof_and_drives_it)
     const char *args[] = {NULL};
     jvmrun_start(&p, jdk, "AttachWorkload", NULL, env, args); /* no agent */
     ck_assert_msg(jvmrun_wait_output(&p, "ready", 1, 60000), "the program did not start");
-    snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
-    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 1); /* no bridge yet: nothing to dump */
-    snprintf(arguments, sizeof(arguments), "--pid %d start", p.pid);
-    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
+    ck_assert_int_eq(script(dir, &err, "--pid %d dump", p.pid), 1); /* no bridge yet: nothing to dump */
+    /* Every answer is printed by the command, the status after a start among them. */
+    ck_assert_int_eq(script(dir, &err, "--pid %d start", p.pid), 0);
+    assert_said(err, "jevmon: jevprof: recording calls for ");
     work(&p, "work 400", "done 400 ");
-    snprintf(arguments, sizeof(arguments), "--pid %d --mode sample dump", p.pid);
-    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 2); /* settings cannot reach it */
-    snprintf(arguments, sizeof(arguments), "--pid %d dump", p.pid);
-    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
+    ck_assert_int_eq(script(dir, &err, "--pid %d --mode sample dump", p.pid), 2); /* settings cannot reach it */
+    ck_assert_int_eq(script(dir, &err, "--pid %d dump", p.pid), 0);
+    assert_said(err, "jevmon: jevprof: dumped the profile so far, recording goes on: ");
     char *report = read_file(dir, "jevprof-report.txt");
     ck_assert_ptr_nonnull(report);
     ck_assert_uint_eq(report_calls(report, "AttachWorkload.attachWork(int)"), 400); /* exact since the attach */
     free(report);
-    snprintf(arguments, sizeof(arguments), "--pid %d stop", p.pid);
-    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
+    ck_assert_int_eq(script(dir, &err, "--pid %d status", p.pid), 0);
+    assert_said(err, "jevmon: jevprof: recording calls for ");
+    /* Refusals: a non-zero status and the reason, here. */
+    ck_assert_int_eq(script(dir, &err, "--pid %d -e calls start", p.pid), 1);
+    assert_said(err, "the settings are not taken while it records: stop it first");
+    ck_assert_int_eq(script(dir, &err, "--pid %d stop", p.pid), 0);
+    assert_said(err, "jevmon: jevprof: stopped after ");
+    ck_assert_int_eq(script(dir, &err, "--pid %d -e cpu start", p.pid), 1);
+    assert_said(err, "mode cpu needs what this jevprof did not set up");
+    /* A file that cannot be written: why, and a non-zero status. */
+    ck_assert_int_eq(script(dir, &err, "--pid %d -e calls -d 1 -f /proc/no-such-directory/p.txt", p.pid), 1);
+    assert_said(err, "jevprof: /proc/no-such-directory/p.txt was not written");
+    ck_assert_msg(tk_count(err, "/proc/no-such-directory/p.txt") >= 2, "no reason why:\n%s", err); /* jevprof's */
+    ck_assert_int_eq(script(dir, &err, "--pid %d -e calls -d 1 -f '%s/d.txt'", p.pid, dir), 0);
+    assert_said(err, "jevmon: jevprof: stopped after ");
+    report = read_file(dir, "d.txt");
+    ck_assert_ptr_nonnull(report);
+    free(report);
+    free(err);
     jvmrun_send(&p, "quit");
     jvmrun_finish(&p, &r);
     ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
-    const char *answers[] = {"jevmon: jevprof: dumped the profile so far", "jevmon: jevprof: stopped after "};
-    assert_in_order(r.out, answers, 2);
-    char *own = own_output(r.out);
-    ck_assert_str_eq(own, "ready\ndone 400 160000\n");
-    free(own);
+    ck_assert_str_eq(r.out, "ready\ndone 400 160000\n"); /* the program's output is its own */
     jvmrun_free(&r);
     remove_directory(dir);
 }

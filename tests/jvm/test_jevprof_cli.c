@@ -11,7 +11,12 @@
  *   - `list` names the JVM and that jevprof runs in it;
  *   - a wrapper script in a directory that also holds `java` (as /usr/bin does), and `bash
  *     script.sh`, get the agent through JAVA_TOOL_OPTIONS, not -J;
- *   - a process of another user is refused in one line, before any jcmd;
+ *   - a process of another user is refused in one line, before any jcmd; root profiles a JVM of
+ *     user nobody (also one with a /tmp of its own), its -f files written as root;
+ *   - bad modes and values stop it before the program starts; each mode name runs;
+ *   - attached in cpu or alloc mode, it redefines no class (which would deoptimize all code);
+ *   - a library path holding libjevmon.so is not the bridge; an unbalanced quote in
+ *     JAVA_TOOL_OPTIONS is refused; paths with spaces work;
  *   - a user other than the tree's owner runs the tree's jevprof (nothing of the tree written);
  *   - javac in calls mode with `-f out.collapsed`: its profile folded to keep the file under the
  *     cap, and the line saying so names no file this run did not write.
@@ -23,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,20 +86,45 @@ static void assert_alive(jvmrun_process *p, const char *n)
     ck_assert_msg(jvmrun_wait_output(p, answer, 1, 30000), "the program does not answer after the profile");
 }
 
-/* bin/jevprof with the arguments (printf-style); its exit status; the seconds it took in *took. */
+/* What the last bin/jevprof run by jevprof() printed (its answers: standard error). */
+static char *said;
+
+/* bin/jevprof with the arguments (printf-style), in a directory of this process's; its exit
+ * status; the seconds it took in *took; what it printed in said. */
 static int jevprof(double *took, const char *format, ...) __attribute__((format(printf, 2, 3)));
 static int jevprof(double *took, const char *format, ...)
 {
-    char arguments[4096];
+    char scratch[1200], arguments[4096];
     va_list args;
     va_start(args, format);
     vsnprintf(arguments, sizeof(arguments), format, args);
     va_end(args);
+    make_directory(scratch, sizeof(scratch), "jevprof-cli-run.XXXXXX");
+    free(said);
+    said = NULL;
     double t0 = now();
-    int status = jvmrun_jevprof_script(arguments);
+    int status = jvmrun_shell(scratch, NULL, &said, "'%s/bin/jevprof' %s", jvmrun_source_dir(), arguments);
     if (took)
         *took = now() - t0;
+    remove_directory(scratch);
     return status;
+}
+
+/* Does what bin/jevprof printed last hold text count times? */
+static void assert_said(const char *text, int count)
+{
+    ck_assert_msg(tk_count(said, text) == count, "\"%s\" not %d times in what bin/jevprof printed:\n%s", text,
+                  count, said);
+}
+
+/* Each of the files (names, in dir) is there and holds text. */
+static void assert_files_hold(const char *dir, const char *const *names, size_t count, const char *text)
+{
+    for (size_t i = 0; i < count; i++) {
+        char *file = read_file(dir, names[i]);
+        ck_assert_msg(file && strstr(file, text), "%s:\n%s", names[i], file);
+        free(file);
+    }
 }
 
 static void finish_busy(jvmrun_process *p, jvmrun_result *r)
@@ -114,6 +145,7 @@ START_TEST(a_duration_and_files_then_another_profile_with_other_settings)
     ck_assert_int_eq(jevprof(&took, "-d 5 -f '%s/out.html' -f '%s/out.pb.gz' %d", dir, dir, p.pid), 0);
     printf("%s: -d 5 took %.1f s\n", jdks[_i], took);
     ck_assert_msg(took >= 5 && took < 45, "-d 5 took %.1f s", took);
+    assert_said("jevmon: jevprof: stopped after ", 1);
     char *html = read_file(dir, "out.html"), *pprof = read_file(dir, "out.pb.gz");
     ck_assert_msg(html && strstr(html, "BusyWorkload.busyHot"), "no busyHot in the flame graph");
     ck_assert_msg(pprof && (unsigned char)pprof[0] == 0x1f && (unsigned char)pprof[1] == 0x8b, "not gzip");
@@ -130,11 +162,12 @@ START_TEST(a_duration_and_files_then_another_profile_with_other_settings)
     ck_assert_msg(report && strstr(report, "Mode: wall, a sample every 5 ms") &&
                       strstr(report, "Sampled by: a timer thread, every live thread (whatever it does"), "report:\n%s", report);
     free(collapsed), free(report);
+    assert_said("jevmon: jevprof: started a new profile", 1);
+    assert_said("jevmon: jevprof: stopped after ", 1);
+    assert_said("is not ", 0); /* no bad setting */
     assert_alive(&p, "2");
     finish_busy(&p, &r);
-    ck_assert_int_eq(tk_count(r.out, "jevmon: jevprof: started a new profile"), 1);
-    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 2);
-    ck_assert_int_eq(tk_count(r.err, "is not "), 0); /* no bad setting */
+    ck_assert_int_eq(tk_count(r.out, "jevmon:"), 0); /* the program's output is its own */
     jvmrun_free(&r);
     remove_directory(dir);
 }
@@ -179,11 +212,12 @@ START_TEST(registered_and_named_it_loads_once)
     start_busy(&p, jdks[_i], env);
     ck_assert_int_eq(jevprof(NULL, "--out '%s' start %d", dir, p.pid), 0);
     ck_assert_int_eq(jevprof(NULL, "status %d", p.pid), 0);
+    assert_said("jevmon: jevprof: recording ", 1); /* one jevprof */
     ck_assert_int_eq(jevprof(NULL, "stop %d", p.pid), 0);
+    assert_said("jevmon: jevprof: stopped after ", 1);
+    assert_said("jevmon: jevprof: wrote ", 1);
     finish_busy(&p, &r);
-    ck_assert_int_eq(tk_count(r.out, "jevmon: jevprof: recording "), 1);
-    ck_assert_int_eq(tk_count(r.out, "jevmon: jevprof: stopped after "), 1);
-    ck_assert_int_eq(tk_count(r.err, "jevmon: jevprof: wrote "), 1);
+    ck_assert_int_eq(tk_count(r.out, "jevmon:"), 0);
     jvmrun_free(&r);
     remove_directory(dir);
 }
@@ -245,12 +279,8 @@ START_TEST(scripts_get_the_agent_through_java_tool_options)
     fclose(f);
     ck_assert_int_eq(jevprof(NULL, "-f '%s/wrapper.txt' -- '%s/bin/clojure-like' -e '(println 1)'", dir, dir), 0);
     ck_assert_int_eq(jevprof(NULL, "-f '%s/bash.txt' bash '%s/run.sh'", dir, dir), 0);
-    const char *reports[] = {"wrapper.txt", "bash.txt"};
-    for (int i = 0; i < 2; i++) {
-        char *report = read_file(dir, reports[i]);
-        ck_assert_msg(report && strstr(report, "BusyWorkload.busyHot"), "%s:\n%s", reports[i], report);
-        free(report);
-    }
+    const char *const reports[] = {"wrapper.txt", "bash.txt"};
+    assert_files_hold(dir, reports, 2, "BusyWorkload.busyHot");
     remove_directory(dir);
 }
 END_TEST
@@ -303,7 +333,8 @@ START_TEST(another_users_process_is_refused)
             usleep(50000);
     }
     ck_assert_int_gt(pid, 0);
-    snprintf(command, sizeof(command), "'%s/bin/jevprof' -d 1 %d", jvmrun_source_dir(), pid);
+    snprintf(command, sizeof(command), "setpriv --reuid=1 --regid=1 --clear-groups '%s/bin/jevprof' -d 1 %d",
+             jvmrun_source_dir(), pid); /* as user 1 (daemon): root may profile it */
     char dir[1200];
     make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
     ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "%s || test $? -eq 1", command), 0);
@@ -334,6 +365,206 @@ START_TEST(another_user_runs_the_trees_jevprof)
 }
 END_TEST
 
+/* Attached in cpu or alloc mode, jevprof redefines no class: a JVM started without an agent that
+ * can retransform recorded no dependencies of its compiled code, so that its first redefinition
+ * deoptimizes every compiled method (a server ran 6 to 8 times slower until recompiled).  The
+ * JVM's own log of redefinitions (-Xlog:redefine+class+load) says whether one happened. */
+START_TEST(attaching_redefines_no_class)
+{
+    static const char *const modes[] = {"cpu", "alloc"};
+    char dir[1200], options[1400];
+    jvmrun_process p;
+    jvmrun_result r;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    snprintf(options, sizeof(options), "JAVA_TOOL_OPTIONS=-Xlog:redefine+class+load=info:file=%s/redefine.log", dir);
+    const char *env[] = {options, NULL};
+    start_busy(&p, jdks[_i / 2], env);
+    ck_assert_int_eq(jevprof(NULL, "-e %s -d 1 -f '%s/p.collapsed' %d", modes[_i % 2], dir, p.pid), 0);
+    char *collapsed = read_file(dir, "p.collapsed");
+    ck_assert_msg(collapsed && strstr(collapsed, "BusyWorkload"), "collapsed:\n%s\n%s", collapsed, said);
+    free(collapsed);
+    finish_busy(&p, &r);
+    jvmrun_free(&r);
+    char *log = read_file(dir, "redefine.log");
+    ck_assert_ptr_nonnull(log);
+    ck_assert_msg(!strstr(log, "redefined name="), "classes redefined at the attach:\n%s", log);
+    free(log);
+    remove_directory(dir);
+}
+END_TEST
+
+/* An unknown mode or a bad value stops the command with one line and status 2, before the program
+ * starts; every mode name the help and the check list runs jevprof in that mode, with no line
+ * about a bad setting. */
+START_TEST(bad_modes_and_values_stop_before_the_program)
+{
+    static const char *const bad[] = {"-e bogus", "-e cpu -e bogus", "--mode cpu,", "--mode=sample,nope", "--interval 0",
+                                      "--top 5000", "--time both", "--min-share 101", "--prefix a/b",
+                                      "JEVPROF_MODE=cpus", "JEVPROF_INTERVAL_MS=1s"};
+    char command[4096];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        int variable = strchr(bad[i], '=') && bad[i][0] != '-';
+        snprintf(command, sizeof(command), "%s '%s/bin/jevprof' %s '%s' -cp '%s' BusyWorkload 1", variable ? bad[i] : "",
+                 jvmrun_source_dir(), variable ? "" : bad[i], jdks[_i], jvmrun_build_path("java"));
+        char dir[1200], *out = NULL, *err = NULL;
+        make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+        ck_assert_int_eq(jvmrun_shell(dir, &out, &err, "%s", command), 2);
+        ck_assert_msg(tk_count(err, "\n") == 1 && strncmp(err, "jevprof: ", 9) == 0, "%s:\n%s", bad[i], err);
+        ck_assert_msg(!strstr(out, "ready"), "%s: the program started", bad[i]);
+        free(out), free(err);
+        remove_directory(dir);
+    }
+    ck_assert_int_eq(jevprof(NULL, "-e bogus true"), 2);
+    assert_said("the modes: cpu, wall, calls, both, alloc, or a list: cpu,alloc", 1);
+    static const char *const modes[] = {"cpu", "wall", "calls", "both", "alloc", "sample", "cpu,alloc"};
+    for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+        char dir[1200];
+        make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+        ck_assert_int_eq(jevprof(NULL, "-e %s -f '%s/r.txt' '%s' -cp '%s' BusyWorkload 1 </dev/null", modes[i], dir,
+                                 jdks[_i], jvmrun_build_path("java")),
+                         0);
+        assert_said("is not ", 0);
+        char *report = read_file(dir, "r.txt");
+        ck_assert_msg(report && strstr(report, "Program: BusyWorkload"), "-e %s: report:\n%s", modes[i], report);
+        free(report);
+        remove_directory(dir);
+    }
+}
+END_TEST
+
+/* A library whose path holds the bridge's (a copy at libjevmon.so.copy) is not the bridge; an
+ * unbalanced quote in JAVA_TOOL_OPTIONS is refused, not swallowed with the agent; a working
+ * directory and -f files whose paths hold spaces work, for a command and for a PID. */
+START_TEST(paths_and_quotes_taken_as_they_are)
+{
+    char dir[1200], copy[1300], agent[1400], spaced[1300], *err = NULL;
+    jvmrun_process p;
+    jvmrun_result r;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    snprintf(copy, sizeof(copy), "%s.copy-%d", jvmrun_build_path("libjevmon.so"), (int)getpid());
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "cp '%s' '%s'", jvmrun_build_path("libjevmon.so"), copy), 0);
+    snprintf(agent, sizeof(agent), "%s=disable", copy); /* mapped, and nothing started */
+    char tool_options[1500];
+    snprintf(tool_options, sizeof(tool_options), "JAVA_TOOL_OPTIONS=-agentpath:%s", agent);
+    const char *env[] = {tool_options, NULL};
+    start_busy(&p, jdks[_i], env);
+    ck_assert_int_eq(jevprof(NULL, "dump %d", p.pid), 1);
+    assert_said("runs no jevmon bridge from ", 1);
+    ck_assert_int_eq(jevprof(NULL, "status %d", p.pid), 1);
+    assert_said("runs no jevmon bridge from ", 1);
+    finish_busy(&p, &r);
+    jvmrun_free(&r);
+    unlink(copy);
+
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "JAVA_TOOL_OPTIONS='-Dx=\"a b' '%s/bin/jevprof' bash -c 'echo started'",
+                                  jvmrun_source_dir()),
+                     2);
+    ck_assert_msg(strstr(err, "JAVA_TOOL_OPTIONS has an unbalanced \"") && tk_count(err, "\n") == 1, "%s", err);
+    free(err);
+
+    snprintf(spaced, sizeof(spaced), "%s/a b", dir);
+    ck_assert_int_eq(mkdir(spaced, 0755), 0);
+    ck_assert_int_eq(jvmrun_shell(spaced, NULL, NULL, "'%s/bin/jevprof' -f 'r 1.txt' '%s' -cp '%s' BusyWorkload 1 </dev/null",
+                                  jvmrun_source_dir(), jdks[_i], jvmrun_build_path("java")),
+                     0);
+    ck_assert_int_eq(jvmrun_shell(spaced, NULL, NULL, "'%s/bin/jevprof' '%s' -cp '%s' BusyWorkload 1 </dev/null",
+                                  jvmrun_source_dir(), jdks[_i], jvmrun_build_path("java")),
+                     0);
+    start_busy(&p, jdks[_i], NULL);
+    ck_assert_int_eq(jvmrun_shell(spaced, NULL, NULL, "'%s/bin/jevprof' -d 1 -f 'r 2.txt' %d", jvmrun_source_dir(), p.pid),
+                     0);
+    finish_busy(&p, &r);
+    jvmrun_free(&r);
+    const char *const written[] = {"a b/r 1.txt", "a b/jevprof-out/jevprof-report.txt", "a b/r 2.txt"};
+    assert_files_hold(dir, written, 3, "BusyWorkload");
+    remove_directory(dir);
+}
+END_TEST
+
+/* BusyWorkload of user nobody (uid 65534), its output in dir/out and dir/err, started by root; with
+ * private_tmp in a mount namespace with a /tmp of its own, as systemd's PrivateTmp= gives a
+ * service.  Its pid; *input is its standard input. */
+static pid_t start_as_nobody(const char *jdk, const char *dir, int private_tmp, int *input)
+{
+    char command[4096], out[1300];
+    int fds[2];
+    snprintf(command, sizeof(command),
+             "cd '%s' && exec %s setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent '%s' -cp '%s' "
+             "BusyWorkload 150 >out 2>err",
+             dir, private_tmp ? "unshare --mount --propagation private sh -c 'mount -t tmpfs jevprof-test /tmp && exec \"$@\"' sh"
+                              : "",
+             jdk, jvmrun_build_path("java"));
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[0], 0);
+        close(fds[0]), close(fds[1]);
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[0]);
+    *input = fds[1];
+    snprintf(out, sizeof(out), "%s/out", dir);
+    for (int tries = 0; tries < 600; tries++) { /* each command execs the next: pid is the JVM's */
+        char *text = tk_read_file(out);
+        int ready = text && strstr(text, "ready") != NULL;
+        free(text);
+        if (ready)
+            return pid;
+        usleep(100000);
+    }
+    ck_abort_msg("the program of user nobody did not start");
+    return -1;
+}
+
+/* Root profiles a JVM of another user (in namespaces of its own, too): the attach as that user, in
+ * them; the -f files written as root; the answers here; the program's output its own.  Another
+ * unprivileged user is still refused. */
+START_TEST(root_profiles_another_users_jvm)
+{
+    const char *jdk = jdks[_i % jdk_count];
+    int private_tmp = _i >= jdk_count, input;
+    if (geteuid() != 0) {
+        printf("skipped: not root\n");
+        return;
+    }
+    char dir[1200], path[1300], *err = NULL, *text;
+    struct stat st;
+    make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    pid_t pid = start_as_nobody(jdk, dir, private_tmp, &input);
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "'%s/bin/jevprof' -d 2 -f '%s/r.html' -f '%s/r-%%p.txt' %d",
+                                  jvmrun_source_dir(), dir, dir, (int)pid),
+                     0);
+    snprintf(path, sizeof(path), "jevprof: wrote %s/r-%d.txt", dir, (int)pid);
+    ck_assert_msg(strstr(err, path) && strstr(err, "jevmon: jevprof: stopped after "), "stderr:\n%s", err);
+    snprintf(path, sizeof(path), "%s/r-%d.txt", dir, (int)pid);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_uid, 0); /* the caller's */
+    text = read_file(dir, strrchr(path, '/') + 1);
+    ck_assert_msg(text && strstr(text, "BusyWorkload.busyHot(long)"), "report:\n%s", text);
+    free(text);
+    snprintf(path, sizeof(path), "%s/r.html", dir);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_uid, 0);
+    free(err);
+    err = NULL;
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "setpriv --reuid=1 --regid=1 --clear-groups '%s/bin/jevprof' status %d",
+                                  jvmrun_source_dir(), (int)pid),
+                     1);
+    ck_assert_msg(strstr(err, "belongs to user") && tk_count(err, "\n") == 1, "stderr:\n%s", err);
+    free(err);
+    close(input); /* the end of its input ends it */
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_int_eq(status, 0);
+    text = read_file(dir, "out");
+    ck_assert_msg(strncmp(text, "ready\n", 6) == 0 && !strstr(text, "jevmon"), "its output:\n%s", text);
+    free(text);
+    remove_directory(dir);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -350,6 +581,10 @@ int main(void)
     tcase_add_loop_test(tc, a_profile_folded_to_fit_names_no_file_it_did_not_write, 0, jdk_count);
     tcase_add_test(tc, another_users_process_is_refused);
     tcase_add_loop_test(tc, another_user_runs_the_trees_jevprof, 0, jdk_count);
+    tcase_add_loop_test(tc, root_profiles_another_users_jvm, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, bad_modes_and_values_stop_before_the_program, 0, jdk_count);
+    tcase_add_loop_test(tc, attaching_redefines_no_class, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, paths_and_quotes_taken_as_they_are, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

@@ -279,6 +279,20 @@ START_TEST(settings_as_text_over_the_environment)
 }
 END_TEST
 
+/* A backslash keeps a space (or a backslash) in a value: paths with spaces. */
+START_TEST(escaped_spaces_stay_in_values)
+{
+    jp_config c;
+    jp_config_load(&c);
+    jp_config_parse(&c, "start out=/home/a\\ b/out\\\\x file=/tmp/my\\ profile.html top=3");
+    ck_assert_int_eq(tk_log_count, 0);
+    ck_assert_str_eq(c.output_dir, "/home/a b/out\\x");
+    ck_assert_uint_eq(c.file_count, 1);
+    ck_assert_str_eq(c.files[0].path, "/tmp/my profile.html");
+    ck_assert_uint_eq(c.top, 3);
+}
+END_TEST
+
 /* Each bad word: one line naming it, and the others are taken. */
 START_TEST(bad_settings_in_text_are_named)
 {
@@ -312,6 +326,7 @@ int main(void)
     tcase_add_loop_test(tc, mode_lists_combine, 0, (int)(sizeof(mode_lists) / sizeof(*mode_lists)));
     tcase_add_test(tc, settings_as_text_over_the_environment);
     tcase_add_test(tc, bad_settings_in_text_are_named);
+    tcase_add_test(tc, escaped_spaces_stay_in_values);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
