@@ -48,6 +48,7 @@ DEFINE_GUID(IID_IJevmonSampling2, 0x48E9F2CF, 0xD604, 0x4E08, 0xA7, 0x2A, 0xCD, 
 DEFINE_GUID(IID_IJevmonSampling3, 0x5D04F96C, 0xC671, 0x4138, 0x9A, 0x4F, 0x28, 0x92, 0x47, 0x32, 0x2E, 0xCF);
 DEFINE_GUID(IID_IJevmonSampling4, 0x9B6E1F3A, 0x42C7, 0x4D8E, 0xB1, 0xA5, 0x7C, 0x3D, 0x2E, 0x9F, 0x6A, 0x14);
 DEFINE_GUID(IID_IJevmonAllocationSampling, 0x228C9E1D, 0xB71C, 0x4EE6, 0xA2, 0x60, 0x75, 0xEE, 0x53, 0x28, 0x05, 0xF9);
+DEFINE_GUID(IID_IJevmonNativeSampling, 0x6E2B8C41, 0x9D37, 0x4F0A, 0xB5, 0x1E, 0x3A, 0x84, 0xC7, 0x2D, 0x95, 0x6B);
 DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
 /* Spelling variants used by the documentation. */
 #define IID_IHeapInfoCallBack IID_IHeapInfoCallback
@@ -287,6 +288,24 @@ typedef struct JEVMON_CPU_SAMPLING_COUNTS {
     ULONGLONG untimed_threads; /* threads that could not be given one (OS thread not known, timer refused) */
 } JEVMON_CPU_SAMPLING_COUNTS;
 
+/* jevmon extension: IJevmonNativeSampling's settings (SetNativeSampling) and native stacks. */
+#define JEVMON_NATIVE_FRAMES 0x1     /* samples carry the native frames the thread ran in */
+#define JEVMON_NATIVE_VM_THREADS 0x2 /* processor-time sampling times the JVM's own threads too */
+#define JEVMON_NATIVE_MAX_FRAMES 128
+typedef enum JEVMON_NATIVE_WALK {
+    JEVMON_NATIVE_COMPLETE = 0,   /* walked to the thread's outermost frame */
+    JEVMON_NATIVE_STOPPED = 1,    /* the walk could not go on: the frames so far, innermost */
+    JEVMON_NATIVE_NOT_WALKED = 2, /* no walk: not asked for, or not interrupted where it ran */
+    JEVMON_NATIVE_TO_JAVA = 3     /* walked to a frame in Java code: the frames above it */
+} JEVMON_NATIVE_WALK;
+typedef struct JEVMON_NATIVE_STACK {
+    DWORD os_thread; /* the sampled thread's OS id (0: not known) */
+    BOOL vm_thread;  /* a thread of the JVM's own (collector, compiler, VM thread), not a Java thread */
+    DWORD walk;      /* JEVMON_NATIVE_WALK */
+    DWORD count;     /* frames[0..count-1], outermost first: code addresses (a caller's: its call) */
+    ULONGLONG frames[JEVMON_NATIVE_MAX_FRAMES];
+} JEVMON_NATIVE_STACK;
+
 /* On 64-bit targets ip and sp hold the low 32 bits (RESOLUTION); IJevmonSampling gives all 64. */
 typedef struct JVM_METHOD_SAMPLE {
     DWORD flags;
@@ -470,6 +489,25 @@ typedef struct JVM_METHOD_SAMPLE {
                                  DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,         \
                                  DWORD *pstate) PURE;
 
+/* jevmon extension, on the IDInfo object (docs/sampling.md): native frames and the JVM's own
+ * threads.  SetNativeSampling(JEVMON_NATIVE_FRAMES | JEVMON_NATIVE_VM_THREADS) takes effect at the
+ * next StartCpuSampling (the threads) and the next sample (the frames).  NextCpuSampleNative is
+ * IJevmonSampling4::NextCpuSample with the sample's native frames above its innermost Java frame
+ * (all of them for a thread with no Java frame) and its thread; SampleThreadNative is
+ * SampleThreadState with the same.  GetNativeFrameName: "library`function" of a frame's address
+ * (CoTaskMemAlloc'd), S_FALSE and NULL for an address in no library.  GetOsThreadName: the name
+ * the system has for an OS thread of the process (CoTaskMemAlloc'd), E_FAIL when it is gone. */
+#define IJevmonNativeSampling_SLOTS                                                                                \
+    STDMETHOD(SetNativeSampling)(THIS_ DWORD flags) PURE;                                                          \
+    STDMETHOD(NextCpuSampleNative)(THIS_ MethodID *pframes, DWORD *poffsets, DWORD max_frames,                     \
+                                   DWORD *pframe_count, BOOL *ptruncated, DWORD *pkind, DWORD *pperiods,           \
+                                   JEVMON_NATIVE_STACK *pnative) PURE;                                             \
+    STDMETHOD(SampleThreadNative)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,         \
+                                  DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,        \
+                                  DWORD *pstate, JEVMON_NATIVE_STACK *pnative) PURE;                               \
+    STDMETHOD(GetNativeFrameName)(THIS_ ULONGLONG address, LPSTR *pname) PURE;                                     \
+    STDMETHOD(GetOsThreadName)(THIS_ DWORD os_thread, LPSTR *pname) PURE;
+
 /* jevmon extension, on the heap monitor object: what each OnObjectAllocated stands for when
  * allocations are sampled (docs/heap-monitor.md). */
 #define IJevmonAllocationSampling_SLOTS                                                                            \
@@ -634,6 +672,16 @@ JEVMON_INTERFACE(IJevmonSampling4, IJevmonSampling3)
     IJevmonSampling2_SLOTS
     IJevmonSampling3_SLOTS
     IJevmonSampling4_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonNativeSampling
+JEVMON_INTERFACE(IJevmonNativeSampling, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonNativeSampling_SLOTS
     END_INTERFACE
 };
 

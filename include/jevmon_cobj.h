@@ -199,6 +199,15 @@
 #define IJevmonSampling4_GetThreadCpuTime(p, a0, a1) (p)->lpVtbl->GetThreadCpuTime(p, a0, a1)
 #define IJevmonSampling4_SampleThreadState(p, a0, a1, a2, a3, a4, a5, a6, a7) (p)->lpVtbl->SampleThreadState(p, a0, a1, a2, a3, a4, a5, a6, a7)
 
+#define IJevmonNativeSampling_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonNativeSampling_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonNativeSampling_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonNativeSampling_SetNativeSampling(p, a0) (p)->lpVtbl->SetNativeSampling(p, a0)
+#define IJevmonNativeSampling_NextCpuSampleNative(p, a0, a1, a2, a3, a4, a5, a6, a7) (p)->lpVtbl->NextCpuSampleNative(p, a0, a1, a2, a3, a4, a5, a6, a7)
+#define IJevmonNativeSampling_SampleThreadNative(p, a0, a1, a2, a3, a4, a5, a6, a7, a8) (p)->lpVtbl->SampleThreadNative(p, a0, a1, a2, a3, a4, a5, a6, a7, a8)
+#define IJevmonNativeSampling_GetNativeFrameName(p, a0, a1) (p)->lpVtbl->GetNativeFrameName(p, a0, a1)
+#define IJevmonNativeSampling_GetOsThreadName(p, a0, a1) (p)->lpVtbl->GetOsThreadName(p, a0, a1)
+
 #define IJevmonAllocationSampling_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
 #define IJevmonAllocationSampling_AddRef(p) (p)->lpVtbl->AddRef(p)
 #define IJevmonAllocationSampling_Release(p) (p)->lpVtbl->Release(p)

@@ -21,6 +21,8 @@ void jp_config_defaults(jp_config *config)
     config->wall_time = 0;
     config->loop_seconds = 0; /* one profile, no periods */
     config->exceptions = 0;
+    config->native_frames = 1;
+    config->vm_threads = 1;
     config->duration_seconds = 0;
     config->file_count = 0;
 }
@@ -173,6 +175,28 @@ static void set_time(jp_config *config, const char *text, const char *source)
     config->wall_time = 0;
 }
 
+/* A setting of two words: *value is 1 for yes, 0 for no; anything else is said and the default (1) kept. */
+static void set_either(jp_config *config, int *value, const char *text, const char *source, const char *yes,
+                       const char *no)
+{
+    if (strcmp(text, yes) == 0 || strcmp(text, no) == 0) {
+        *value = strcmp(text, yes) == 0;
+        return;
+    }
+    bad_setting(config, "%s \"%s\" is not %s or %s; using the default, %s", source, text, yes, no, yes);
+    *value = 1;
+}
+
+static void set_cstack(jp_config *config, const char *text, const char *source)
+{
+    set_either(config, &config->native_frames, text, source, "fp", "no");
+}
+
+static void set_threads(jp_config *config, const char *text, const char *source)
+{
+    set_either(config, &config->vm_threads, text, source, "all", "java");
+}
+
 static void set_min_share(jp_config *config, const char *text, const char *source)
 {
     char *end = NULL;
@@ -233,6 +257,8 @@ void jp_config_load(jp_config *config)
         {"Time", 0, "JEVPROF_TIME", set_time},
         {"LoopSeconds", 1, "JEVPROF_LOOP", set_loop},
         {"Exceptions", 1, "JEVPROF_EXCEPTIONS", set_exceptions},
+        {"CStack", 0, "JEVPROF_CSTACK", set_cstack},
+        {"Threads", 0, "JEVPROF_THREADS", set_threads},
     };
     jp_config_defaults(config);
     for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++) {
@@ -367,7 +393,8 @@ void jp_config_parse(jp_config *config, const char *text)
         {"out", set_output_dir},  {"prefix", set_file_prefix}, {"mode", set_mode},
         {"interval", set_interval_text}, {"top", set_top}, {"min-share", set_min_share},
         {"time", set_time},       {"loop", set_loop},          {"exceptions", set_exceptions},
-        {"duration", set_duration}, {"file", add_file},
+        {"duration", set_duration}, {"file", add_file},       {"cstack", set_cstack},
+        {"threads", set_threads},
     };
     const size_t count = sizeof(settings) / sizeof(*settings);
     const char *first = text + strspn(text, " \t");
@@ -383,7 +410,7 @@ void jp_config_parse(jp_config *config, const char *text)
             settings[i].set(config, value, source);
         } else if (word != first || name_length < length) { /* a first word without '=' names the command */
             bad_setting(config, "setting \"%.*s\" is not name=value with a name of: out, prefix, mode, interval, "
-                        "top, min-share, time, loop, exceptions, duration, file; ignored", (int)length, word);
+                        "top, min-share, time, loop, exceptions, duration, file, cstack, threads; ignored", (int)length, word);
         }
         word += length;
     }

@@ -11,6 +11,8 @@
  *   calls' time       Time (REG_SZ)         JEVPROF_TIME           "cpu"      ("cpu" or "wall")
  *   smallest path     MinShare (REG_SZ)     JEVPROF_MIN_SHARE      JP_DEFAULT_MIN_SHARE (a percent, 0..100)
  *   count exceptions  Exceptions (DWORD)    JEVPROF_EXCEPTIONS     0          (1: the summary counts them)
+ *   native frames     CStack (REG_SZ)       JEVPROF_CSTACK         "fp"       ("no": Java frames only)
+ *   threads sampled   Threads (REG_SZ)      JEVPROF_THREADS        "all"      ("java": not the JVM's own; cpu mode)
  *
  * The interval is whole milliseconds because the portable timer sleeps in milliseconds; 1 ms
  * (1 kHz) is the finest.  A bad value gets one "jevmon: jevprof: ..." line naming its source
@@ -82,6 +84,8 @@ typedef struct jp_config {
     int wall_time;    /* calls mode records wall time, not processor time */
     unsigned loop_seconds; /* continuous mode: a complete profile every this many seconds (0: off) */
     unsigned exceptions;   /* 1: ask for EXCEPTIONS and count them by class (docs/jevprof.md: what it costs) */
+    int native_frames;     /* cstack=fp: samples carry their native frames (cstack=no: Java frames only) */
+    int vm_threads;        /* threads=all: cpu mode samples the JVM's own threads too (threads=java: not) */
     char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
     unsigned duration_seconds; /* stop and write after this long (0: at the end, or a stop) */
     jp_output_file files[JP_MAX_FILES]; /* file=: only these outputs, at these paths */

@@ -9,8 +9,27 @@
 /* The page up to its data, and after it (jevprof/flame.html, split at its data by the build:
  * tools/embed.py).  The data is one script statement:
  *   var DATA = {title, subtitle, unit, names: [...], kinds: [a jp_frame_kind per name],
+ *               kindTable: [[legend label, hue, saturation] per jp_frame_kind],
  *               root: [name index (-1: all), total, self, [children]]}; */
 extern const char jp_flame_page_head[], jp_flame_page_tail[];
+
+/* Each kind's legend label and colour (HSL hue and saturation; OTHER's colour is the page's
+ * warm default), in jp_frame_kind's order: a new kind is a row here. */
+static const struct {
+    const char *label;
+    int hue, saturation;
+} kind_legend[JP_FRAME_KINDS] = {
+    [JP_FRAME_OTHER] = {"other", 0, 0},
+    [JP_FRAME_JAVA] = {"Java", 30, 35},
+    [JP_FRAME_INTERPRETED] = {"interpreted", 150, 55},
+    [JP_FRAME_COMPILED] = {"compiled", 110, 45},
+    [JP_FRAME_INLINED] = {"inlined", 180, 45},
+    [JP_FRAME_NATIVE] = {"native", 0, 60},
+    [JP_FRAME_VM] = {"VM", 55, 45},
+    [JP_FRAME_CLASS] = {"allocated class", 210, 60},
+    [JP_FRAME_C_CODE] = {"native code (C/C++)", 25, 80},
+    [JP_FRAME_THREAD] = {"thread", 270, 25},
+};
 
 /* A JavaScript string literal that is also safe inside <script>: '<', '>' and '&' are
  * escaped, as are U+2028 and U+2029 (line terminators in older JavaScript). */
@@ -119,6 +138,12 @@ int jp_flame_write(FILE *out, const jp_tree *tree, const jp_flame_labels *labels
     fputs("],\"kinds\":[", out);
     if (result == 0)
         result = write_kinds(out, &w);
+    fputs("],\"kindTable\":[", out);
+    for (int k = 0; k < JP_FRAME_KINDS; k++) {
+        fputs(k ? ",[" : "[", out);
+        write_js_string(out, kind_legend[k].label);
+        fprintf(out, ",%d,%d]", kind_legend[k].hue, kind_legend[k].saturation);
+    }
     fprintf(out, "],\"root\":[-1,%" PRIu64 ",0,[", scaled(&w, total));
     if (result == 0)
         result = jp_tree_walk(tree, write_node, &w);

@@ -49,14 +49,24 @@ typedef const char *(*jp_method_sourcer)(void *context, MethodID method, unsigne
  * its first line); 0 when the VM does not say (or the frame is no method). */
 typedef unsigned long (*jp_method_liner)(void *context, MethodID method, DWORD offset);
 
-/* What a frame is, as far as the VM says (the flame graph's colours). */
+/*
+ * What a frame is, as far as is known (the flame graph's colours, named by flame.c's table of
+ * kinds).  MethodInformation's execution model is a method's default, not what a sample found
+ * (the bridge says interpreted for every Java method, also for code the JIT compiled long ago),
+ * so a Java method is JAVA unless a sample says how its frame ran.
+ */
 typedef enum jp_frame_kind {
-    JP_FRAME_OTHER = 0,       /* not said, or not a method (an unknown caller) */
-    JP_FRAME_INTERPRETED = 1, /* MethodInformation: JVM_EXECUTION_INTERPRETED, FAST_INTERPRETED */
-    JP_FRAME_COMPILED = 2,    /* JVM_EXECUTION_JIT_COMPILED */
-    JP_FRAME_NATIVE = 3,      /* JVM_EXECUTION_NATIVE */
-    JP_FRAME_VM = 4,          /* JVM_EXECUTION_COM and the VM's own */
-    JP_FRAME_CLASS = 5        /* an allocated class (alloc mode) */
+    JP_FRAME_OTHER = 0,   /* not a method (an unknown caller, a thread state) */
+    JP_FRAME_JAVA,        /* a Java method; how its frames ran is not known */
+    JP_FRAME_INTERPRETED, /* a sample found it in the interpreter */
+    JP_FRAME_COMPILED,    /* a sample found it in code the JIT compiled */
+    JP_FRAME_INLINED,     /* a sample found it inlined into another method's compiled code */
+    JP_FRAME_NATIVE,      /* a native method (MethodInformation: JVM_EXECUTION_NATIVE) */
+    JP_FRAME_VM,          /* the VM's own (JVM_EXECUTION_COM) */
+    JP_FRAME_CLASS,       /* an allocated class (alloc mode) */
+    JP_FRAME_C_CODE,      /* native code: a library's function (native.h) */
+    JP_FRAME_THREAD,      /* a thread with no Java frame, at its samples' root (native.h) */
+    JP_FRAME_KINDS        /* how many there are */
 } jp_frame_kind;
 typedef jp_frame_kind (*jp_method_kinder)(void *context, MethodID method);
 

@@ -163,11 +163,10 @@ static jp_method_name *ask_method_name(IJavaEventMonitorIDInfo *info, MethodID m
                                            lines && line_count > 0 ? (size_t)line_count : 0);
     CoTaskMemFree(lines);
     if (name) {
-        name->kind = model == JVM_EXECUTION_JIT_COMPILED                                         ? JP_FRAME_COMPILED
-                     : model == JVM_EXECUTION_NATIVE                                             ? JP_FRAME_NATIVE
-                     : model == JVM_EXECUTION_INTERPRETED || model == JVM_EXECUTION_FAST_INTERPRETED ? JP_FRAME_INTERPRETED
-                     : model == JVM_EXECUTION_COM                                                ? JP_FRAME_VM
-                                                                                                 : JP_FRAME_OTHER;
+        /* The model is the method's default, not how a sampled frame ran (javaname.h). */
+        name->kind = model == JVM_EXECUTION_NATIVE ? JP_FRAME_NATIVE
+                     : model == JVM_EXECUTION_COM  ? JP_FRAME_VM
+                                                   : JP_FRAME_JAVA;
     }
     return name;
 }

@@ -138,6 +138,8 @@ static void write_sampling(FILE *out, const jp_report *r)
 {
     fprintf(out, "\nSamples\n-------\n");
     jp_sampler_write_counts(out, r->sample_counts, r->config->interval_ms, r->sampling_seconds);
+    if (r->native)
+        jp_native_write(out, r->native, r->config->top);
     profile_view v = {r->samples, 0, "samples", 1};
     write_profile(out, r, &v);
 }

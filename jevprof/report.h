@@ -25,6 +25,7 @@ typedef struct jp_report {
     const jp_tree *sample_lines;           /* with samples: the same, frames at their offsets (pprof) */
     const jp_sampler_counts *sample_counts;
     double sampling_seconds;
+    jp_native *native;                     /* native frames and threads (cpu and wall modes), or NULL */
     const jp_tree *calls;                  /* NULL when not recording calls; weights in ns */
     uint64_t lost_threads;                 /* threads whose calls could not be recorded */
     const jp_thread_summary *threads;      /* calls: each thread's time and heaviest path */

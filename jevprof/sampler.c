@@ -45,7 +45,8 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
     s->wall = wall;
     s->lock = plat_mutex_create();
     s->wake = plat_event_create();
-    if (!s->lock || !s->wake || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile)) {
+    if (!s->lock || !s->wake || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile) ||
+        jp_native_init(&s->native, info)) {
         jp_sampler_free(s);
         return -1;
     }
@@ -61,6 +62,7 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
 void jp_sampler_free(jp_sampler *s)
 {
     jp_tree_free(&s->profile);
+    jp_native_free(&s->native);
     jp_idmap_free(&s->live);
     jp_idmap_free(&s->ran_at);
     free(s->snapshot);
@@ -128,7 +130,11 @@ static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMP
 {
     DWORD frames = 0;
     BOOL truncated = FALSE;
-    HRESULT hr = s->timers  ? IJevmonSampling4_SampleThreadState(s->timers, thread, where, s->walked + 1, s->offsets + 1,
+    JEVMON_NATIVE_STACK *native = jp_native_buffer(&s->native);
+    HRESULT hr = native     ? IJevmonNativeSampling_SampleThreadNative(s->native.iface, thread, where, s->walked + 1,
+                                                                       s->offsets + 1, JP_WALKED_FRAMES, &frames,
+                                                                       &truncated, state, native)
+                 : s->timers  ? IJevmonSampling4_SampleThreadState(s->timers, thread, where, s->walked + 1, s->offsets + 1,
                                                                  JP_WALKED_FRAMES, &frames, &truncated, state)
                  : s->framer ? IJevmonSampling3_SampleThreadFrames(s->framer, thread, where, s->walked + 1,
                                                                    s->offsets + 1, JP_WALKED_FRAMES, &frames, &truncated)
@@ -213,6 +219,10 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         return;
     }
     if (located == S_OK && walked) {
+        if (walked_count && jp_native_buffer(&s->native)) { /* the native frames after the Java ones */
+            walked_count = jp_native_compose(&s->native, walked, walked_offsets, walked_count, 1);
+            walked = s->native.frames, walked_offsets = s->native.offsets;
+        }
         if (!walked_count) {
             s->counts.idle++; /* no Java frames */
         } else if (add_stack(s, (MethodID *)walked, (DWORD *)walked_offsets, walked_count, state)) {
@@ -319,8 +329,12 @@ static int drain_one(jp_sampler *s)
 {
     DWORD frames = 0, kind = 0, periods = 1;
     BOOL truncated = FALSE;
-    HRESULT hr = IJevmonSampling4_NextCpuSample(s->timers, s->walked + 1, s->offsets + 1, JP_WALKED_FRAMES, &frames,
-                                                &truncated, &kind, &periods);
+    JEVMON_NATIVE_STACK *native = jp_native_buffer(&s->native);
+    HRESULT hr = native ? IJevmonNativeSampling_NextCpuSampleNative(s->native.iface, s->walked + 1, s->offsets + 1,
+                                                                    JP_WALKED_FRAMES, &frames, &truncated, &kind,
+                                                                    &periods, native)
+                        : IJevmonSampling4_NextCpuSample(s->timers, s->walked + 1, s->offsets + 1, JP_WALKED_FRAMES,
+                                                         &frames, &truncated, &kind, &periods);
     if (hr == E_NOTIMPL) {
         plat_mutex_lock(s->lock);
         s->timed = s->counts.timed = 0;
@@ -328,18 +342,18 @@ static int drain_one(jp_sampler *s)
     }
     if (hr != S_OK)
         return 0;
+    if (kind != JEVMON_CPU_SAMPLE_JAVA)
+        frames = 0;
     plat_mutex_lock(s->lock);
-    if (kind == JEVMON_CPU_SAMPLE_GC)
-        s->counts.gc += periods;
-    else if (kind == JEVMON_CPU_SAMPLE_UNWALKABLE)
-        s->counts.unwalkable += periods;
-    else if (kind != JEVMON_CPU_SAMPLE_JAVA || !frames)
-        s->counts.no_java += periods;
-    else {
-        s->walked[0] = JP_UNKNOWN_CALLERS; /* a cut stack keeps its innermost frames */
-        s->offsets[0] = JP_NO_OFFSET;
-        size_t first = truncated ? 0 : 1, count = frames + (truncated ? 1 : 0);
-        if (jp_tree_add_located_stack(&s->profile, s->walked + first, s->offsets + first, count, periods)) {
+    s->walked[0] = JP_UNKNOWN_CALLERS; /* a cut stack keeps its innermost frames */
+    s->offsets[0] = JP_NO_OFFSET;
+    size_t first = truncated ? 0 : 1, count = frames ? frames + (truncated ? 1 : 0) : 0;
+    const MethodID *stack = s->walked + first;
+    const DWORD *offsets = s->offsets + first;
+    if (native && (count = jp_native_compose(&s->native, stack, offsets, count, periods)) > 0)
+        stack = s->native.frames, offsets = s->native.offsets; /* with the native frames, or a thread's alone */
+    if (count) {
+        if (jp_tree_add_located_stack(&s->profile, stack, offsets, count, periods)) {
             s->counts.failed += periods;
         } else {
             s->counts.samples++;
@@ -347,7 +361,12 @@ static int drain_one(jp_sampler *s)
             s->counts.walked++;
             s->counts.truncated += truncated != FALSE;
         }
-    }
+    } else if (kind == JEVMON_CPU_SAMPLE_GC)
+        s->counts.gc += periods;
+    else if (kind == JEVMON_CPU_SAMPLE_UNWALKABLE)
+        s->counts.unwalkable += periods;
+    else
+        s->counts.no_java += periods;
     plat_mutex_unlock(s->lock);
     return 1;
 }

@@ -45,6 +45,7 @@
 #include "allocations.h"
 #include "idmap.h"
 #include "jevmon.h"
+#include "native.h"
 #include "platform/platform.h"
 #include "stacktrace.h"
 #include "tree.h"
@@ -109,6 +110,7 @@ typedef struct jp_sampler {
     jp_stack_trace stack;
     MethodID walked[1 + JP_WALKED_FRAMES + 1]; /* [0] for JP_UNKNOWN_CALLERS above a cut stack; a state frame after */
     DWORD offsets[JP_MAX_STACK_FRAMES + 1];     /* of the frames of a walk (from [0] as walked) or a stack */
+    jp_native native;               /* native frames and threads (IJevmonNativeSampling), when asked for */
 } jp_sampler;
 
 /* wall: wall mode, else cpu mode. */

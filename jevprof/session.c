@@ -64,6 +64,13 @@ static void start_recording_allocations(jp_monitor *m)
     }
 }
 
+/* Native frames (cstack) and, in cpu mode, the JVM's own threads (threads=all). */
+static void configure_native(jp_monitor *m)
+{
+    jp_native_configure(&m->sampler.native, m->config.native_frames,
+                        m->config.vm_threads && !(m->config.mode & JP_MODE_WALL));
+}
+
 /* Starts the parts of the configured mode that this VM allows. */
 static void start_recording(jp_monitor *m)
 {
@@ -74,6 +81,8 @@ static void start_recording(jp_monitor *m)
         jv_log("jevprof: out of memory; sampling is off");
     else if (m->config.mode & JP_MODE_SAMPLE)
         m->sampling = 1;
+    if (m->sampling)
+        configure_native(m);
     if ((m->config.mode & JP_MODE_CALLS) && jp_calls_init(&m->calls, m->info2, !m->config.wall_time))
         jv_log("jevprof: out of memory; call recording is off");
     else if (m->config.mode & JP_MODE_CALLS)
@@ -110,6 +119,9 @@ static const char *frame_name(jp_monitor *m, MethodID method)
     const char *state = jp_sampler_state_name(method);
     if (state)
         return state;
+    const char *native = m->sampling ? jp_native_frame_name(&m->sampler.native, method) : NULL;
+    if (native)
+        return native;
     if (method == JP_UNKNOWN_CALLERS)
         return "(callers unknown)";
     if (method == JP_UNKNOWN_METHOD)
@@ -139,8 +151,11 @@ static const char *method_signature_name(void *context, MethodID method)
 static jp_frame_kind method_kind(void *context, MethodID method)
 {
     jp_monitor *m = context;
+    jp_frame_kind native;
     if (m->recording_allocations && jp_allocations_class_name(&m->allocations, method))
         return JP_FRAME_CLASS;
+    if (m->sampling && jp_native_frame_kind(&m->sampler.native, method, &native))
+        return native;
     return frame_name(m, method) ? JP_FRAME_OTHER : jp_names_method_kind(&m->names, m->info, method);
 }
 
@@ -216,6 +231,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .sample_lines = samples.nodes ? p->samples : NULL,
         .sample_counts = &p->sample_counts,
         .sampling_seconds = p->sampling_seconds,
+        .native = m->sampling ? &m->sampler.native : NULL,
         .calls = p->calls,
         .lost_threads = m->calls.lost_threads,
         .threads = p->threads,
@@ -413,6 +429,7 @@ int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_
         if (jp_sampler_take(&m->sampler, &stale, &counts) == 0)
             jp_tree_free(&stale);
         jp_sampler_reconfigure(&m->sampler, m->config.interval_ms, (m->config.mode & JP_MODE_WALL) != 0);
+        configure_native(m);
         jp_sampler_start(&m->sampler); /* a thread that cannot start is said there */
     }
     m->started_ns = plat_now_ns();

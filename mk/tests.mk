@@ -68,4 +68,10 @@ $(BUILD)/linux/java/classes.stamp: $(JAVA_SRC)
 	rm -f '$(@D)/jevmon/test/SpecWorkload$$Gone.class'
 	@touch $@
 
+# NativeWorkload's JNI library (test_native_frames), built with frame pointers.
+$(BUILD)/linux/java/libjevnative.so: tests/jvm/workloads/jni/jevnative.c
+	@mkdir -p $(@D)
+	$(linux_CC) -std=c11 $(WARN) -O2 -fno-omit-frame-pointer -fPIC -shared -I$(JDK_INC) -I$(JDK_INC)/linux -o $@ $<
+SANITIZED_JVM_FILES += $(BUILD)/linux/java/libjevnative.so
+
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))

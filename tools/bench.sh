@@ -37,6 +37,8 @@
 # The profilers side by side (issue 32): BENCH_ONLY=profilers runs them alone; BENCH_PROFILER_RUNS
 # (default 3), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
 # (default 10), BENCH_ASYNC_PROFILER.
+# Native frames and the JVM's own threads on javac beside async-profiler: BENCH_ONLY=native alone;
+# BENCH_NATIVE_RUNS (default 5), BENCH_AGREE_RUNS (default 6).
 # Real programs (H2, Groovy, JRuby; issue 30): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
 # BENCH_H2_QUERIES (default 2000), BENCH_SCRIPT_ROUNDS (default 10).
 # Start-up of the instrumented path (issue 30): BENCH_ONLY=startup, BENCH_STARTUP_RUNS (default 11 there):
@@ -628,6 +630,78 @@ profiler_tables() {
 }
 if [[ ${BENCH_ONLY:-} == profilers ]]; then
   profiler_tables
+  exit 0
+fi
+
+# ---- Native frames and the JVM's own threads: javac beside async-profiler's default ----------------
+# BENCH_ONLY=native.  top_frames: the ten frames with the most self samples, Java or native, in
+# collapsed files, one a line with its share: jevprof's "library`function" and async-profiler's
+# "function" are both the function; Java names with dots, no signature; async-profiler's kernel
+# frames (_[k]) are left out where jevprof takes none.
+top_frames() {
+  python3 - "$@" <<'PY'
+import re, sys, collections
+files = sys.argv[1:]
+self = collections.Counter()
+for name in files:
+    for line in open(name, errors="replace"):
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if not count.isdigit() or not stack:
+            continue
+        frame = stack.split(";")[-1]
+        if frame.endswith("_[k]"):
+            continue
+        frame = re.sub(r"_\[[a-z0-9]\]$", "", frame)
+        frame = frame.split("`", 1)[-1]
+        if "/" in frame and "::" not in frame:
+            frame = frame.replace("/", ".")
+        frame = frame.split("(")[0] if frame[:1] not in "[(" else frame  # (callers unknown), [a thread]
+        self[frame] += int(count)
+total = sum(self.values()) or 1
+for frame, n in self.most_common(10):
+    print(f"{100 * n / total:6.2f}%\t{frame}")
+PY
+}
+native_tables() {
+  echo "== Native frames and the JVM's threads: javac, jevprof cpu mode beside async-profiler's default =="
+  echo
+  [[ -f $src_zip ]] || { echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"; return; }
+  [[ -d $work/java.base/java/util/stream ]] || (cd "$work" && unzip -qo "$src_zip" 'java.base/java/util/*')
+  local sources=("$work"/java.base/java/util/stream/*.java) ap_rows=()
+  local compile=("$javac" --patch-module "java.base=$work/java.base" -d "$work/stream-classes" "${sources[@]}")
+  [[ -z $ap_lib ]] || ap_rows=("async-profiler 4.5, event=cpu, 10 ms (its default cstack)|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=10ms,file=$work/nap-javac.collapsed")
+  [[ -n $ap_lib ]] || echo "async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER names its libasyncProfiler.so)"
+  measured "javac java.util.stream (${#sources[@]} files)" "${BENCH_NATIVE_RUNS:-5}" \
+    "no agent|-|" \
+    "jevprof cpu 10 ms, native frames, every thread|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/njp-javac" \
+    "jevprof cpu 10 ms, --cstack no --threads java|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_CSTACK=no JEVPROF_THREADS=java JEVPROF_OUTPUT_DIR=$work/njp-javac-java" \
+    "${ap_rows[@]}" \
+    -- "${compile[@]}"
+  # The top 10 of both over the same javac, BENCH_AGREE_RUNS times each (default 6) at 1 ms.
+  local i jp_files=() ap_files=()
+  for ((i = 1; i <= ${BENCH_AGREE_RUNS:-6}; i++)); do
+    env "${jevprof_env[@]}" JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 JEVPROF_MIN_SHARE=0 "JEVPROF_OUTPUT_DIR=$work/nagree-jp-$i" \
+      "$javac" "-J-agentpath:$build/libjevmon.so" "${compile[@]:1}" >/dev/null 2>&1
+    jp_files+=("$work/nagree-jp-$i/jevprof.collapsed")
+    if [[ -n $ap_lib ]]; then
+      env "JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=1ms,file=$work/nagree-ap-$i.collapsed" \
+        "${compile[@]}" >/dev/null 2>&1
+      ap_files+=("$work/nagree-ap-$i.collapsed")
+    fi
+  done
+  echo "javac's top 10 frames (Java and native) by self samples, cpu at 1 ms, ${BENCH_AGREE_RUNS:-6} runs each:"
+  top_frames "${jp_files[@]}" >"$work/ntop-jp.txt"
+  echo "  jevprof cpu mode:"; sed 's/^/    /' "$work/ntop-jp.txt"
+  grep -E '^(Native frames|Kernel frames):' "$work/nagree-jp-1/jevprof-report.txt" | sed 's/^/    (first run) /'
+  if [[ -n $ap_lib ]]; then
+    top_frames "${ap_files[@]}" >"$work/ntop-ap.txt"
+    echo "  async-profiler event=cpu:"; sed 's/^/    /' "$work/ntop-ap.txt"
+    echo "  in both lists: $(comm -12 <(cut -f2 "$work/ntop-jp.txt" | sort) <(cut -f2 "$work/ntop-ap.txt" | sort) | wc -l) of 10"
+  fi
+  echo
+}
+if [[ ${BENCH_ONLY:-} == native ]]; then
+  native_tables
   exit 0
 fi
 

@@ -28,9 +28,10 @@ APT_UPDATED=no
 # libh2-java (2.5 MB): the H2 database `make bench` runs in calls mode (Groovy and JRuby, 29 and
 # 55 MB, are left to the user: bench.sh skips them with a line).
 # zlib1g-dev: jevprof gzips its pprof files; golang-go: `go tool pprof` reads them back in test_jevprof.
+# libdw-dev: the call frame information of a native sample's innermost function (src/platform/posix_cfi.c).
 PACKAGES=(mingw-w64 mingw-w64-tools libwine-dev wine wine64 check pkg-config cmake python3 dpkg-dev
           make gcc libc6-dev xz-utils unzip zip openjdk-17-source clang zlib1g-dev golang-go
-          libh2-java)
+          libh2-java libdw-dev)
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { say "error: $*" >&2; exit 1; }

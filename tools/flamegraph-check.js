@@ -6,7 +6,7 @@
  * beside the file as <file>.png) is not blank, and the frame's name is in the rendered text.
  * The subtitle gives the totals; the flame view puts the root at the bottom; the reversed view
  * shows the frame (which must have self weight) among the outermost; frames are coloured by
- * kind, with a legend.
+ * kind, with a legend, and the frame (hot, so compiled) is not labelled interpreted.
  *
  *   node tools/flamegraph-check.js <jevprof-flame.html> <a frame name in it>
  *
@@ -124,6 +124,8 @@ async function main() {
         'the subtitle gives the profile\'s total');
   check(await evaluate(`document.getElementById('legend').children.length > 0 &&
           DATA.kinds.some(k => k > 0)`), 'frames have kinds, named in a legend');
+  check(await evaluate(`[...document.querySelectorAll('.f')].every(e => !e.title.startsWith(${name} + '  ') ||
+          !e.title.endsWith(', interpreted'))`), 'it is not labelled interpreted (no sample said so)');
   const setView = (view) => evaluate(`(() => { const v = document.getElementById('view'); v.value = '${view}';
                                                v.dispatchEvent(new Event('change')); })()`);
   await setView('flame');

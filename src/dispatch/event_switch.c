@@ -3,6 +3,8 @@
  * categories to JVMTI events, the method-call mechanism's rows, and the needs of the parts
  * that use JVMTI events for themselves.
  */
+#include <stdatomic.h>
+
 #include "dispatch/event_switch.h"
 #include "dispatch/monitor_table.h"
 #include "ids/thread.h"
@@ -85,10 +87,67 @@ static int wanted_by_others(jvmtiEvent event)
     return 0;
 }
 
+static void (*before_method_events_off)(void);
+static atomic_int method_events_on; /* JVM-wide MethodEntry and MethodExit both on */
+
+int jv_events_method_events_on(void)
+{
+    return atomic_load(&method_events_on);
+}
+
+void jv_events_before_method_events_off(void (*keep)(void))
+{
+    before_method_events_off = keep;
+}
+
+static int is_method_event(jvmtiEvent event)
+{
+    return event == JVMTI_EVENT_METHOD_ENTRY || event == JVMTI_EVENT_METHOD_EXIT;
+}
+
 void jv_events_switch_init(void)
 {
     if (!update_lock)
         update_lock = plat_mutex_create();
+}
+
+/*
+ * A mask changed inside a GC callback, where JVMTI switches no events: a thread of its own
+ * switches them once the collection is over (attaching to the JVM waits for it).  GC callbacks
+ * come one at a time; each such thread joins the one before it, the last one's handle stays.
+ */
+static atomic_int update_pending;
+static plat_thread *updater;
+static void (*_Atomic collection_work)(void);
+
+static void update_after_gc(void *previous)
+{
+    if (previous)
+        plat_thread_join(previous);
+    atomic_store(&update_pending, 0);
+    void (*work)(void) = atomic_load(&collection_work);
+    if (work && jv_jni())
+        work();
+    jv_events_update();
+    if (jv_vm && jv_vm_live())
+        (*jv_vm)->DetachCurrentThread(jv_vm);
+}
+
+static void update_later(void)
+{
+    if (atomic_exchange(&update_pending, 1))
+        return;
+    plat_thread *started = plat_thread_start(update_after_gc, updater);
+    if (started)
+        updater = started;
+    else
+        jv_log("cannot start a thread to switch JVMTI events after a collection; they follow the next mask change");
+}
+
+void jv_events_after_collection(void (*work)(void))
+{
+    atomic_store(&collection_work, work);
+    update_later();
 }
 
 /*
@@ -102,15 +161,29 @@ void jv_events_update(void)
     static unsigned char refusal_said[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
     if (!jv_jvmti || !jv_vm_live() || !update_lock)
         return;
+    if (jv_vm_in_gc_callback()) {
+        update_later();
+        return;
+    }
     jv_jni();
     plat_mutex_lock(update_lock);
     DWORD want = jv_monitors_mask_union(), refused = 0;
+    int kept = 0;
     if ((want & JV_METHOD_CALL_BITS) && !(enabled_categories & JV_METHOD_CALL_BITS))
         jv_threads_new_epoch(); /* calls happened unseen: shadow stacks must be re-read */
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
         int on = (want & routes[i].categories) != 0 || wanted_by_others(routes[i].event);
         if (on == route_on[i])
             continue;
+        /* Likewise when the JVM-wide MethodEntry comes on: threads outside regions counted nothing. */
+        if (on && routes[i].event == JVMTI_EVENT_METHOD_ENTRY)
+            jv_threads_new_epoch();
+        if (!on && is_method_event(routes[i].event) && !kept) {
+            atomic_store(&method_events_on, 0); /* before keep() looks: see specific_regions.c */
+            if (before_method_events_off)
+                before_method_events_off();
+            kept = 1;
+        }
         jvmtiError error = (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
                                                                  routes[i].event, NULL);
         if (error == JVMTI_ERROR_NONE) {
@@ -125,6 +198,12 @@ void jv_events_update(void)
                    (int)routes[i].event, on ? "on" : "off", (int)error);
         }
     }
+    int entry_on = 0, exit_on = 0;
+    for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
+        entry_on |= routes[i].event == JVMTI_EVENT_METHOD_ENTRY && route_on[i];
+        exit_on |= routes[i].event == JVMTI_EVENT_METHOD_EXIT && route_on[i];
+    }
+    atomic_store(&method_events_on, entry_on && exit_on);
     enabled_categories = want & ~refused;
     plat_mutex_unlock(update_lock);
 }

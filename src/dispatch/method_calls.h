@@ -3,6 +3,11 @@
  * step both mechanisms end in (method_call.c for JVMTI events and the general case,
  * instrument.c's fast path for the bridge's common case).  Inline, over the monitor
  * table's flat receivers, because the instrumented path runs it twice per Java call.
+ *
+ * A call is delivered as a pair or not at all: the receivers given a frame's entry are
+ * recorded with the frame on the thread's shadow stack (thread.h's given), and its exit goes to
+ * those receivers, whatever their masks and enabled methods have become since (the exit of a
+ * call entered before a monitor asked goes to no one who did not see its entry).
  */
 #ifndef JEVMON_METHOD_CALLS_H
 #define JEVMON_METHOD_CALLS_H
@@ -23,22 +28,33 @@ static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)
     return method && (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
 }
 
-/* MethodEntry for the method just pushed at stack. */
-static inline void jv_deliver_method_entry(MethodID id, StackID stack)
+/* The receivers (bit i: jv_monitors.receivers[i]) that want this method's entry now. */
+static inline uint32_t jv_method_call_receivers(MethodID id)
 {
-    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
+    uint32_t given = 0;
+    for (size_t i = 0; i < jv_monitors.receiver_count; i++)
+        if (jv_monitor_wants_calls(jv_monitors.receivers[i].monitor, id))
+            given |= 1u << i;
+    return given;
+}
+
+/* MethodEntry for the method just pushed at stack, to the receivers given. */
+static inline void jv_deliver_method_entry(uint32_t given, MethodID id, StackID stack)
+{
+    for (size_t i = 0; i < jv_monitors.receiver_count && given >> i; i++) {
         const jv_call_receiver *r = &jv_monitors.receivers[i];
-        if (jv_monitor_wants_calls(r->monitor, id))
+        if (given & (1u << i))
             r->vtbl->MethodEntry(r->mon, id, stack);
     }
 }
 
-/* MethodExit2 (or MethodExit) for the method exiting back to caller, at caller_stack. */
-static inline void jv_deliver_method_exit(MethodID exiting, MethodID caller, StackID caller_stack)
+/* MethodExit2 (or MethodExit) for a frame exiting back to caller, at caller_stack, to the
+ * receivers its entry was given to (none once shut down). */
+static inline void jv_deliver_method_exit(uint32_t given, MethodID caller, StackID caller_stack)
 {
-    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
+    for (size_t i = 0; i < jv_monitors.receiver_count && given >> i; i++) {
         const jv_call_receiver *r = &jv_monitors.receivers[i];
-        if (!jv_monitor_wants_calls(r->monitor, exiting))
+        if (!(given & (1u << i)) || atomic_load_explicit(&r->monitor->phase, memory_order_relaxed) == JV_PHASE_SHUT_DOWN)
             continue;
         if (r->mon2)
             r->vtbl2->MethodExit2(r->mon2, caller, caller_stack);

@@ -52,6 +52,10 @@ typedef struct jv_call_receiver {
     const IJavaEventMonitor2Vtbl *vtbl2;
 } jv_call_receiver;
 
+/* Method calls go to at most this many monitors: a frame records the ones given its entry in a
+ * 32-bit word (method_calls.h). */
+#define JV_MAX_CALL_RECEIVERS 32
+
 typedef struct jv_monitor_table {
     jv_monitor **items;
     size_t count;

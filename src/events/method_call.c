@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dispatch/dispatch.h"
+#include "dispatch/event_switch.h"
 #include "dispatch/method_calls.h"
 #include "events/events.h"
 #include "events/exception.h"
@@ -59,8 +60,13 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
             id = jv_method_id(env, method);
         if (resync || t->sync_epoch != jv_threads_epoch())
             jv_thread_sync_stack(env, thread, t, below); /* the frames below the one being entered */
-        if (jv_thread_push(t, id))
-            jv_deliver_method_entry(id, jv_stack_id(t->index, t->depth));
+        if (jv_thread_push(t, id)) {
+            uint32_t given = jv_method_call_receivers(id);
+            t->given[t->depth - 1] = given;
+            if (given && thread && !jv_events_method_calls_instrumented())
+                jv_call_region_entered(thread, t); /* before a callback can switch events off */
+            jv_deliver_method_entry(given, id, jv_stack_id(t->index, t->depth));
+        }
     }
     jv_dispatch_end(&d);
 }
@@ -86,6 +92,7 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
             if (d > 0)
                 t->depth = d; /* the innermost frame of the exiting method is now on top */
         }
+        uint32_t given = t->depth ? t->given[t->depth - 1] : 0; /* an exit unseen in the shadow goes to no one */
         MethodID exiting = t->depth ? t->frames[t->depth - 1] : known ? known : jv_method_id(env, method);
         StackID exiting_stack = jv_stack_id(t->index, t->depth);
         if (t->depth)
@@ -97,7 +104,7 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
         /* Without a return value (the bridge) GetMethodExitReturnValue fails anyway: no context is set. */
         if (return_value)
             exiting_call = (exit_context){1, method, exiting, *return_value, was_popped_by_exception, env, 0};
-        jv_deliver_method_exit(exiting, caller, caller_stack);
+        jv_deliver_method_exit(given, caller, caller_stack);
         if (return_value)
             exiting_call.active = 0;
     }
@@ -120,6 +127,7 @@ void JNICALL jv_on_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jm
 {
     (void)jvmti;
     jv_method_calls_enter(env, thread, 0, method, 1, 0);
+    jv_call_region_check(thread);
 }
 
 void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
@@ -127,7 +135,7 @@ void JNICALL jv_on_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jme
 {
     (void)jvmti;
     jv_method_calls_exit(env, thread, method, 0, 0, 0, was_popped_by_exception, &return_value);
-    jv_specific_regions_exited(env, thread);
+    jv_call_region_check(thread);
 }
 
 /* The return value widened to 64 bits by the method's return type; objects as ObjectIDs. */

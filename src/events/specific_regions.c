@@ -37,15 +37,6 @@ static int whole_jvm_events_needed(void)
            (!atomic_load(&started) || atomic_load(&enabled_natives) || (want & JVM_MONITOR_EXCEPTION_UNWIND));
 }
 
-void jv_specific_regions_start(void)
-{
-    if (!lock)
-        lock = plat_mutex_create();
-    atomic_store(&started, lock && breakpoints_held());
-    jv_events_also_when(JVMTI_EVENT_METHOD_ENTRY, whole_jvm_events_needed);
-    jv_events_also_when(JVMTI_EVENT_METHOD_EXIT, whole_jvm_events_needed);
-}
-
 void jv_specific_regions_method_changed(jv_method *m)
 {
     if (!atomic_load(&started) || jv_events_method_calls_instrumented())
@@ -77,10 +68,72 @@ void jv_specific_regions_method_changed(jv_method *m)
         jv_events_update();
 }
 
-static void switch_thread_events(jthread thread, jvmtiEventMode mode)
+/* The thread's own MethodEntry/MethodExit on or off (thread: its Thread object, never NULL). */
+static void own_call_events(jthread thread, jv_thread *t, int on)
 {
+    if (!thread || atomic_exchange(&t->own_call_events, on) == on)
+        return;
+    jvmtiEventMode mode = on ? JVMTI_ENABLE : JVMTI_DISABLE;
     (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, thread);
     (*jv_jvmti)->SetEventNotificationMode(jv_jvmti, mode, JVMTI_EVENT_METHOD_EXIT, thread);
+}
+
+/*
+ * Before the JVM-wide MethodEntry/MethodExit go off: every thread inside a region keeps them
+ * for itself until its region's frame exits.  A thread opening a region meanwhile stores its
+ * region_base and then reads jv_events_method_events_on, which was cleared before this reads
+ * the region_bases: one of the two sees the other (both may: own_call_events switches once).
+ */
+static void keep_region(jv_thread *t, void *env)
+{
+    if (!t->region_base || atomic_load(&t->own_call_events))
+        return;
+    jthread thread = jv_thread_local_ref(env, t);
+    own_call_events(thread, t, 1);
+    if (thread)
+        (*(JNIEnv *)env)->DeleteLocalRef(env, thread);
+}
+
+static void keep_regions(void)
+{
+    JNIEnv *env = jv_jni();
+    if (!env)
+        return;
+    for (size_t i = 0; i < jv_monitors.receiver_count; i++)
+        if (atomic_load(&jv_monitors.receivers[i].monitor->phase) == JV_PHASE_RUNNING) {
+            jv_threads_each(keep_region, env); /* not at shutdown: no exit goes out then */
+            return;
+        }
+}
+
+void jv_specific_regions_start(void)
+{
+    if (!lock)
+        lock = plat_mutex_create();
+    atomic_store(&started, lock && breakpoints_held());
+    jv_events_also_when(JVMTI_EVENT_METHOD_ENTRY, whole_jvm_events_needed);
+    jv_events_also_when(JVMTI_EVENT_METHOD_EXIT, whole_jvm_events_needed);
+    jv_events_before_method_events_off(keep_regions);
+}
+
+void jv_call_region_entered(jthread thread, jv_thread *t)
+{
+    if (t->region_base || !t->depth)
+        return;
+    t->region_base = t->depth;
+    if (!jv_events_method_events_on())
+        own_call_events(thread, t, 1);
+}
+
+void jv_call_region_check(jthread thread)
+{
+    jv_thread *t = jv_thread_self;
+    if (!t)
+        return;
+    if (t->region_base && t->depth < t->region_base)
+        t->region_base = 0;
+    if (!t->region_base && atomic_load_explicit(&t->own_call_events, memory_order_relaxed))
+        own_call_events(thread, t, 0);
 }
 
 int jv_specific_regions_breakpoint(JNIEnv *env, jthread thread, jmethodID method, jlocation location)
@@ -95,17 +148,9 @@ int jv_specific_regions_breakpoint(JNIEnv *env, jthread thread, jmethodID method
     if (!t || t->region_base || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS) ||
         whole_jvm_events_needed() || !jv_method_calls_wanted(id))
         return 1;
-    switch_thread_events(thread, JVMTI_ENABLE);
+    own_call_events(thread, t, 1);
     jv_method_calls_enter(env, thread, id, method, 1, 1); /* the stack below it read once */
-    t->region_base = t->depth ? t->depth : 1;
+    if (!t->region_base)
+        t->region_base = t->depth ? t->depth : 1;
     return 1;
-}
-
-void jv_specific_regions_exited(JNIEnv *env, jthread thread)
-{
-    jv_thread *t = jv_thread_current(env, thread); /* the region's owner, as at its breakpoint */
-    if (t && t->region_base && t->depth < t->region_base) {
-        t->region_base = 0;
-        switch_thread_events(thread, JVMTI_DISABLE);
-    }
 }

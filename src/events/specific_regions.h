@@ -22,6 +22,7 @@
 #define JEVMON_SPECIFIC_REGIONS_H
 
 #include "ids/method.h"
+#include "ids/thread.h"
 #include "vm/vm.h"
 
 /* The JVMTI capabilities this needs, added when a monitor may ask for SPECIFIC_METHOD_CALLS. */
@@ -32,7 +33,17 @@ void jv_specific_regions_start(void);
 void jv_specific_regions_method_changed(jv_method *m);
 /* A breakpoint: 1 when it is a region's (handled), 0 when it is another part's. */
 int jv_specific_regions_breakpoint(JNIEnv *env, jthread thread, jmethodID method, jlocation location);
-/* After an exit on the calling thread: closes its region when its enabled frame has gone. */
-void jv_specific_regions_exited(JNIEnv *env, jthread thread);
+/*
+ * Every call a monitor was given the entry of exits once, whatever is switched meanwhile: the
+ * outermost frame whose entry went to a monitor opens a region on its thread too (thread.h's
+ * region_base), and when the JVM-wide MethodEntry/MethodExit go off (a mask changed, a native
+ * method disabled) each thread inside a region keeps them for itself until that frame exits.
+ */
+/* A frame whose entry goes to some monitor was just pushed on the calling thread (its shadow
+ * stack's top), before the entry is delivered. */
+void jv_call_region_entered(jthread thread, jv_thread *t);
+/* After each MethodEntry/MethodExit event on the calling thread: closes its region once the
+ * region's frame has gone, and with it the thread's own events. */
+void jv_call_region_check(jthread thread);
 
 #endif

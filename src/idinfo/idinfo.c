@@ -2,7 +2,8 @@
  * idinfo.c - the IDInfo COM object: IUnknown, event masks, profiling capabilities and
  * the initialization options of IJavaEventMonitorIDInfo4.  One vtable serves all four
  * interface versions, since each extends the one before; IJevmonSampling4 is a second
- * interface of the same object, its vtable serving IJevmonSampling to IJevmonSampling3 too.
+ * interface of the same object, its vtable serving IJevmonSampling to IJevmonSampling3 too;
+ * IJevmonNativeSampling a third.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 struct jv_idinfo {
     jv_idinfo_identity identity;
     IJevmonSampling4 IJevmonSampling4_iface;
+    IJevmonNativeSampling IJevmonNativeSampling_iface;
     _Atomic LONG ref;
 };
 
@@ -32,6 +34,11 @@ static inline jv_idinfo *impl_from_IJavaEventMonitorIDInfo4(IJavaEventMonitorIDI
 static inline jv_idinfo *impl_from_IJevmonSampling4(IJevmonSampling4 *iface)
 {
     return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonSampling4_iface));
+}
+
+static inline jv_idinfo *impl_from_IJevmonNativeSampling(IJevmonNativeSampling *iface)
+{
+    return (jv_idinfo *)((char *)iface - offsetof(jv_idinfo, IJevmonNativeSampling_iface));
 }
 
 static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 *iface, REFIID riid, void **ppv)
@@ -50,6 +57,11 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
     if (IsEqualIID(riid, &IID_IJevmonSampling) || IsEqualIID(riid, &IID_IJevmonSampling2) ||
         IsEqualIID(riid, &IID_IJevmonSampling3) || IsEqualIID(riid, &IID_IJevmonSampling4)) {
         *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling4_iface;
+        IJavaEventMonitorIDInfo4_AddRef(iface);
+        return S_OK;
+    }
+    if (IsEqualIID(riid, &IID_IJevmonNativeSampling)) {
+        *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonNativeSampling_iface;
         IJavaEventMonitorIDInfo4_AddRef(iface);
         return S_OK;
     }
@@ -219,6 +231,35 @@ static const IJevmonSampling4Vtbl sampling_vtbl = {
     sampling_SampleThreadState,
 };
 
+/* ---- IJevmonNativeSampling: its IUnknown is the object's too ------------------------------------ */
+
+static HRESULT STDMETHODCALLTYPE native_QueryInterface(IJevmonNativeSampling *iface, REFIID riid, void **ppv)
+{
+    return idinfo_QueryInterface(&impl_from_IJevmonNativeSampling(iface)->identity.IJavaEventMonitorIDInfo4_iface,
+                                 riid, ppv);
+}
+
+static ULONG STDMETHODCALLTYPE native_AddRef(IJevmonNativeSampling *iface)
+{
+    return idinfo_AddRef(&impl_from_IJevmonNativeSampling(iface)->identity.IJavaEventMonitorIDInfo4_iface);
+}
+
+static ULONG STDMETHODCALLTYPE native_Release(IJevmonNativeSampling *iface)
+{
+    return idinfo_Release(&impl_from_IJevmonNativeSampling(iface)->identity.IJavaEventMonitorIDInfo4_iface);
+}
+
+static const IJevmonNativeSamplingVtbl native_vtbl = {
+    native_QueryInterface,
+    native_AddRef,
+    native_Release,
+    native_SetNativeSampling,
+    native_NextCpuSampleNative,
+    native_SampleThreadNative,
+    native_GetNativeFrameName,
+    native_GetOsThreadName,
+};
+
 jv_idinfo *jv_idinfo_create(jv_monitor *owner)
 {
     jv_idinfo *info = calloc(1, sizeof(*info));
@@ -226,6 +267,7 @@ jv_idinfo *jv_idinfo_create(jv_monitor *owner)
         return NULL;
     info->identity.IJavaEventMonitorIDInfo4_iface.lpVtbl = &idinfo_vtbl;
     info->IJevmonSampling4_iface.lpVtbl = &sampling_vtbl;
+    info->IJevmonNativeSampling_iface.lpVtbl = &native_vtbl;
     atomic_store(&info->ref, 1);
     atomic_store(&info->identity.owner, owner);
     return info;

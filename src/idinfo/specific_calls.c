@@ -5,7 +5,9 @@
  * Here, above the method table and the instrumentation, because it acts for the calling monitor.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
+#include "dispatch/event_switch.h"
 #include "dispatch/monitor_table.h"
 #include "events/specific_regions.h"
 #include "ids/class.h"
@@ -15,19 +17,55 @@
 #include "instrument/instrument.h"
 #include "platform/platform.h"
 
-/* Sets or clears the monitor's bit on one method; a permitted method's injected calls reach the bridge again. */
-static void set_specific(jv_method *m, unsigned monitor, int permit)
+/* A method's switches after its bits changed: its breakpoint (JVMTI path), its bridge flag raised
+ * while some monitor permits it (instrumented path). */
+static void switch_method(jv_method *m)
 {
-    if (!permit) {
-        atomic_fetch_and(&m->specific_monitors, ~(1u << monitor));
-        jv_specific_regions_method_changed(m);
-        return;
-    }
-    atomic_fetch_or(&m->specific_monitors, 1u << monitor);
     jv_specific_regions_method_changed(m);
     uint32_t bridge_int = atomic_load(&m->bridge_int);
-    if (bridge_int)
+    if (bridge_int && atomic_load(&m->specific_monitors))
         jv_instrument_flag_raise(jv_jni(), bridge_int - 1);
+}
+
+/* Methods changed inside a GC callback, where neither JVMTI nor JNI may switch them: switched
+ * by the thread event_switch.c starts once the collection is over. */
+typedef struct deferred_method {
+    struct deferred_method *next;
+    jv_method *method;
+} deferred_method;
+static deferred_method *_Atomic deferred;
+
+static void switch_deferred(void)
+{
+    for (deferred_method *d = atomic_exchange(&deferred, NULL), *next; d; d = next) {
+        next = d->next;
+        switch_method(d->method);
+        free(d);
+    }
+}
+
+/* Sets or clears the monitor's bit on one method: deliveries follow at once, the switches as
+ * soon as the JVM allows. */
+static void set_specific(jv_method *m, unsigned monitor, int permit)
+{
+    if (permit)
+        atomic_fetch_or(&m->specific_monitors, 1u << monitor);
+    else
+        atomic_fetch_and(&m->specific_monitors, ~(1u << monitor));
+    if (!jv_vm_in_gc_callback()) {
+        switch_method(m);
+        return;
+    }
+    deferred_method *d = malloc(sizeof(*d));
+    if (!d) {
+        jv_log("out of memory: a method enabled or disabled during a collection keeps its breakpoint or flag");
+        return;
+    }
+    d->method = m;
+    d->next = atomic_load(&deferred);
+    while (!atomic_compare_exchange_weak(&deferred, &d->next, d))
+        ;
+    jv_events_after_collection(switch_deferred);
 }
 
 /* What an ID of a kind EnableMethodCallEvents cannot act on is, by its kind bits; NULL for

@@ -1,7 +1,7 @@
 /*
  * idinfo_methods.h - the IDInfo methods that query the VM, each implemented in the file of its
  * concern: in ids/ class.c, method.c, field.c, object.c, object_state.c, describe.c, thread.c,
- * handles.c; in sampling/ sample.c and cpu_sample.c; in events/ method_call.c (the method-call
+ * handles.c; in sampling/ sample.c, cpu_sample.c and native_walk.c; in events/ method_call.c (the method-call
  * values); in idinfo/ stack.c, specific_calls.c and classpath.c (the methods that act through the
  * calling monitor).
  */
@@ -39,6 +39,11 @@ HRESULT STDMETHODCALLTYPE sampling_NextCpuSample(IJevmonSampling4 *iface, Method
 HRESULT STDMETHODCALLTYPE sampling_GetCpuSamplingCounts(IJevmonSampling4 *iface, JEVMON_CPU_SAMPLING_COUNTS *pcounts);
 HRESULT STDMETHODCALLTYPE sampling_GetThreadCpuTime(IJevmonSampling4 *iface, ThreadID thread_id, ULONGLONG *pcpu_ns);
 HRESULT STDMETHODCALLTYPE sampling_SampleThreadState(IJevmonSampling4 *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pstate);
+HRESULT STDMETHODCALLTYPE native_SetNativeSampling(IJevmonNativeSampling *iface, DWORD flags);
+HRESULT STDMETHODCALLTYPE native_NextCpuSampleNative(IJevmonNativeSampling *iface, MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pkind, DWORD *pperiods, JEVMON_NATIVE_STACK *pnative);
+HRESULT STDMETHODCALLTYPE native_SampleThreadNative(IJevmonNativeSampling *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pstate, JEVMON_NATIVE_STACK *pnative);
+HRESULT STDMETHODCALLTYPE native_GetNativeFrameName(IJevmonNativeSampling *iface, ULONGLONG address, LPSTR *pname);
+HRESULT STDMETHODCALLTYPE native_GetOsThreadName(IJevmonNativeSampling *iface, DWORD os_thread, LPSTR *pname);
 HRESULT STDMETHODCALLTYPE idinfo_StaticClassInformation(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, DWORD *pStaticDataSize, DWORD *pInstanceSize);
 HRESULT STDMETHODCALLTYPE idinfo_ThreadInformation(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id, DWORD *pwin32_thread_id);
 HRESULT STDMETHODCALLTYPE idinfo_ClassInformation2(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, ClassID *psuperclass, ClassID **ppinterfaces, unsigned int *pinterfaces_length, MethodID **ppimplemented_methods, unsigned int *pimplemented_methods_length);

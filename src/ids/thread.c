@@ -41,6 +41,7 @@ void jv_threads_destroy(void)
     for (uint32_t i = 0; i < n; i++) {
         jv_thread *t = jv_table_get(&threads, i);
         free(t->frames);
+        free(t->given);
         free(t->last_name);
     }
     jv_table_destroy(&threads);
@@ -79,6 +80,7 @@ static jv_thread *add_entry(JNIEnv *env, jthread thread)
         t->os_tid = 0;
         t->sync_epoch = 0;
         t->region_base = 0;
+        t->own_call_events = 0;
         atomic_store(&t->announced, 0); /* a new thread: its THREAD_CREATE is still to come */
         atomic_store(&t->alive, 1);
     } else {
@@ -280,7 +282,9 @@ void jv_thread_release(JNIEnv *env, jv_thread *t, jthread thread)
     (*jv_jvmti)->SetTag(jv_jvmti, thread, 0);
     plat_mutex_lock(registering);
     free(t->frames);
+    free(t->given);
     t->frames = NULL;
+    t->given = NULL;
     t->depth = t->capacity = 0;
     free(t->last_name);
     t->last_name = NULL;
@@ -307,13 +311,28 @@ int jv_thread_grow(jv_thread *t)
     if (!frames)
         return 0;
     t->frames = frames;
+    uint32_t *given = realloc(t->given, grown * sizeof(*given));
+    if (!given)
+        return 0;
+    t->given = given;
     t->capacity = grown;
     return 1;
+}
+
+void jv_threads_each(void (*fn)(jv_thread *t, void *arg), void *arg)
+{
+    uint32_t n = jv_table_count(&threads);
+    for (uint32_t i = 0; i < n; i++) {
+        jv_thread *t = jv_table_get(&threads, i);
+        if (t && atomic_load(&t->alive))
+            fn(t, arg);
+    }
 }
 
 int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra)
 {
     jint count = 0;
+    uint32_t old_depth = t->depth, same = 0; /* the old shadow's frames, and how many still match */
     t->depth = 0;
     t->sync_epoch = jv_threads_epoch();
     if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &count) != JVMTI_ERROR_NONE || count <= extra)
@@ -328,8 +347,14 @@ int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra)
         return 0;
     }
     /* JVMTI lists the innermost frame first; the shadow keeps the outermost first. */
-    for (jint i = got - 1; i >= 0; i--)
-        jv_thread_push(t, jv_method_id(env, frames[i].method));
+    for (jint i = got - 1; i >= 0; i--) {
+        MethodID id = jv_method_id(env, frames[i].method);
+        if (same == t->depth && same < old_depth && t->frames[same] == id) {
+            t->depth = ++same; /* the same frame, by all the JVM tells: it keeps its receivers */
+            continue;
+        }
+        jv_thread_push(t, id);
+    }
     free(frames);
     return 1;
 }

@@ -31,13 +31,18 @@ typedef struct jv_thread {
     DWORD os_tid;          /* 0 when not known (threads started before the agent) */
     _Atomic int alive;
     _Atomic int announced; /* THREAD_CREATE went out (ThreadStart, or the attach's list of live threads) */
-    /* Shadow stack: frames[d - 1] is the MethodID at depth d (1 = outermost). */
+    /* Shadow stack: frames[d - 1] is the MethodID at depth d (1 = outermost); given[d - 1] the
+     * method-call receivers its entry went to (dispatch/method_calls.h), whom its exit goes to. */
     MethodID *frames;
+    uint32_t *given;
     uint32_t depth, capacity;
     unsigned sync_epoch;   /* the method-event epoch the shadow stack is valid for */
-    /* Instrumented SPECIFIC_METHOD_CALLS (instrument.c): the depth of the outermost frame of an
-     * enabled method while one runs on the thread and every call above it is counted; 0 otherwise. */
-    uint32_t region_base;
+    /* A region: every call above the depth it names is counted on the shadow stack, 0 when none.
+     * Instrumented SPECIFIC_METHOD_CALLS (instrument.c): the outermost frame of an enabled method.
+     * JVMTI events (specific_regions.h): the outermost frame whose entry a monitor was given,
+     * so that the thread's MethodExit events stay on until it exits.  Read by other threads. */
+    _Atomic uint32_t region_base;
+    _Atomic int own_call_events; /* JVMTI MethodEntry/MethodExit are on for this thread alone */
     char *last_name;       /* the name last seen (thread_name.c) */
     uint8_t is_virtual;    /* a virtual thread: no OS thread of its own */
     /* While a virtual thread is mounted: on its entry, the carrier's; on the carrier's, its own. */
@@ -97,17 +102,23 @@ static inline unsigned jv_threads_epoch(void)
 {
     return atomic_load_explicit(&jv_method_epoch, memory_order_relaxed);
 }
-/* Re-reads the calling thread's stack into its shadow; extra = frames the JVM shows that the shadow must not count yet. */
+/* Re-reads the calling thread's stack into its shadow; extra = frames the JVM shows that the shadow must not count yet.
+ * The frames the shadow held with the same methods at the same depths, from the outermost up to
+ * the first that differs, keep the receivers their entries went to; the others went to none. */
 int jv_thread_sync_stack(JNIEnv *env, jthread thread, jv_thread *t, int extra);
 /* Grows the shadow stack by at least one frame; 0 when out of memory. */
 int jv_thread_grow(jv_thread *t);
 
+/* Pushes a frame whose entry went to no receiver yet. */
 static inline int jv_thread_push(jv_thread *t, MethodID method)
 {
     if (t->depth == t->capacity && !jv_thread_grow(t))
         return 0;
+    t->given[t->depth] = 0;
     t->frames[t->depth++] = method;
     return 1;
 }
+/* Calls fn for every live thread's entry (not under a lock: an entry may be ending meanwhile). */
+void jv_threads_each(void (*fn)(jv_thread *t, void *arg), void *arg);
 
 #endif

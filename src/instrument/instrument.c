@@ -199,11 +199,15 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
     if (call == CALL_UNWIND || (call == CALL_EXIT && (!t->depth || t->frames[t->depth - 1] != id)))
         return 0;
     if (call == CALL_ENTER) {
-        if (jv_thread_push(t, id))
-            jv_deliver_method_entry(id, jv_stack_id(t->index, t->depth));
+        if (jv_thread_push(t, id)) {
+            uint32_t given = jv_method_call_receivers(id);
+            t->given[t->depth - 1] = given;
+            jv_deliver_method_entry(given, id, jv_stack_id(t->index, t->depth));
+        }
     } else {
         t->depth--;
-        jv_deliver_method_exit(id, t->depth ? t->frames[t->depth - 1] : 0, jv_stack_id(t->index, t->depth));
+        jv_deliver_method_exit(t->given[t->depth], t->depth ? t->frames[t->depth - 1] : 0,
+                               jv_stack_id(t->index, t->depth));
         region_end_if_left(env, t);
     }
     return 1;

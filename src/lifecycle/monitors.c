@@ -131,7 +131,10 @@ static void make_call_receivers(void)
     }
     for (size_t i = 0; i < jv_monitors.count; i++) {
         jv_monitor *m = jv_monitors.items[i];
-        if (m->possible & JV_METHOD_CALL_BITS)
+        if ((m->possible & JV_METHOD_CALL_BITS) && jv_monitors.receiver_count == JV_MAX_CALL_RECEIVERS)
+            jv_log("%s: more than %d monitors may ask for method calls; this one gets none", m->source,
+                   JV_MAX_CALL_RECEIVERS);
+        else if (m->possible & JV_METHOD_CALL_BITS)
             jv_monitors.receivers[jv_monitors.receiver_count++] =
                 (jv_call_receiver){m, m->mon, m->mon->lpVtbl, m->mon2, m->mon2 ? m->mon2->lpVtbl : NULL};
     }

@@ -215,4 +215,27 @@ int plat_cpu_timers_init(plat_cpu_tick_hook hook);
 plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns);
 void plat_cpu_timer_stop(plat_cpu_timer *timer);
 
+/* ---- Native stacks ------------------------------------------------------------------------- */
+/*
+ * What a native stack walk (sampling/native_walk.c) needs.  plat_context_frame: the interrupted
+ * ip, sp and frame pointer of a signal handler's context (0 where the system has none: Windows).
+ * plat_read_memory: copies size bytes from this process's address, or returns 0 when any of them
+ * is not readable, without faulting; async-signal-safe.  plat_native_symbol: "library`symbol" of
+ * a code address (demangled, without its parameters), from the library's ELF symbol tables
+ * (.symtab, or a Debian debug file's, else .dynsym); "library`0x<offset>" where none covers it;
+ * 0 when the address is in no library (generated code) or the system cannot say.  Not for the
+ * signal handler: it reads files and allocates.  plat_os_thread_name: the name the OS has for a
+ * thread of this process (Linux: its comm, which the JVM sets); 0 when gone.
+ */
+int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t *fp);
+int plat_read_memory(uint64_t address, void *buffer, size_t size);
+int plat_native_symbol(uint64_t address, char *name, size_t size);
+int plat_os_thread_name(DWORD os_tid, char *name, size_t size);
+/* The canonical frame address of the function at a code address, as its library's call frame
+ * information gives it: the stack pointer (fp_based 0) or the frame pointer (1) at that address,
+ * plus offset; the function's return address lies 8 bytes below it (x86-64).  0 where it is not
+ * known (no such information, or a rule other than a register plus an offset).  Not for the
+ * signal handler. */
+int plat_native_cfa(uint64_t address, int *fp_based, int64_t *offset);
+
 #endif /* JEVMON_PLATFORM_H */

@@ -19,6 +19,12 @@
  * Loaded into a running JVM, the agent knows no OS id of the threads already there: then every
  * thread of the process is timed (as async-profiler times them), the JVM's own (compilers,
  * collectors) included, whose samples have no Java frame and are counted as such.
+ *
+ * IJevmonNativeSampling (native_walk.c) adds to each sample the native frames the thread ran in,
+ * walked in the same handler, and with JEVMON_NATIVE_VM_THREADS times the JVM's own threads as well
+ * (collectors, compilers, the VM thread: the process's threads that are not Java threads), looked
+ * for again every VM_THREAD_RESCAN_NS while samples are drained, since the JVM starts and ends
+ * them as it goes.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -30,6 +36,7 @@
 #include "platform/platform.h"
 #include "sampling/agct.h"
 #include "sampling/cpu_sample.h"
+#include "sampling/native_walk.h"
 #include "vm/once.h"
 
 /* The buffer: enough slots for a quarter second of 8 busy threads at 1 ms between two drains.
@@ -45,13 +52,17 @@ typedef struct slot {
     DWORD periods; /* of processor time: 1 and the expiries the kernel merged into this one */
     agct_trace trace;
     agct_frame frames[SLOT_DEPTH];
+    jv_native_stack native;
 } slot;
 
 typedef struct timed_thread {
     DWORD os_tid;
     plat_cpu_timer *timer;
     uint64_t cpu_at_start; /* the thread's processor time when its timer was armed */
+    int vm_thread;         /* one of the JVM's own threads, not a Java thread */
 } timed_thread;
+
+#define VM_THREAD_RESCAN_NS 250000000u
 
 static slot slots[SLOTS]; /* zero pages until a sample is written: see SLOTS */
 
@@ -67,6 +78,7 @@ static plat_mutex *lock;
 static timed_thread *timed;
 static size_t timed_count, timed_capacity;
 static uint64_t period_ns, ended_cpu_ns, threads_timed, threads_untimed;
+static uint64_t vm_threads_seen_ns; /* when the JVM's own threads were last looked for (0: not timed) */
 
 static void make_lock(void)
 {
@@ -99,6 +111,7 @@ static void on_tick(void *context, int merged)
         memset(&slots[i].trace, 0, sizeof(slots[i].trace));
         slots[i].periods = 1 + (DWORD)(merged > 0 ? merged : 0);
         jv_agct_walk(&slots[i].trace, slots[i].frames, SLOT_DEPTH, context);
+        jv_native_walk(context, &slots[i].native);
         atomic_store(&slots[i].state, SLOT_FULL);
         atomic_fetch_add(&taken, 1);
         return;
@@ -108,12 +121,14 @@ static void on_tick(void *context, int merged)
 
 /* ---- The timed threads ------------------------------------------------------------------------ */
 
-/* Called with the lock held. */
-static void arm(DWORD os_tid)
+/* Called with the lock held; vm_thread: one of the JVM's own (a Java thread's ThreadStart says it is not). */
+static void arm(DWORD os_tid, int vm_thread)
 {
     for (size_t i = 0; i < timed_count; i++)
-        if (timed[i].os_tid == os_tid)
+        if (timed[i].os_tid == os_tid) {
+            timed[i].vm_thread &= vm_thread;
             return;
+        }
     if (timed_count == timed_capacity) {
         size_t capacity = timed_capacity ? 2 * timed_capacity : 64;
         timed_thread *grown = realloc(timed, capacity * sizeof(*grown));
@@ -129,7 +144,7 @@ static void arm(DWORD os_tid)
         threads_untimed++;
         return;
     }
-    timed[timed_count++] = (timed_thread){os_tid, timer, cpu};
+    timed[timed_count++] = (timed_thread){os_tid, timer, cpu, vm_thread};
     threads_timed++;
 }
 
@@ -143,16 +158,26 @@ static void disarm(size_t i)
     timed[i] = timed[--timed_count];
 }
 
-/* Every thread of the process (after an attach), called with the lock held. */
-static void arm_process_threads(void)
+/* Every thread of the process not timed yet (after an attach; or the JVM's own, vm_threads), called
+ * with the lock held.  With vm_threads, the JVM's threads that ended lose their timers. */
+static void arm_process_threads(int vm_threads)
 {
     size_t count = plat_process_threads(NULL, 0), listed;
     DWORD *ids = count ? malloc((count + 16) * sizeof(*ids)) : NULL; /* room for a few more starting */
     if (!ids)
         return;
     listed = plat_process_threads(ids, count + 16);
-    for (size_t i = 0; i < listed && i < count + 16; i++)
-        arm(ids[i]);
+    if (listed > count + 16)
+        listed = count + 16;
+    for (size_t i = 0; i < listed; i++)
+        arm(ids[i], vm_threads);
+    for (size_t i = timed_count; vm_threads && i-- > 0;) {
+        size_t k = 0;
+        while (k < listed && ids[k] != timed[i].os_tid)
+            k++;
+        if (k == listed && timed[i].vm_thread)
+            disarm(i);
+    }
     free(ids);
 }
 
@@ -162,7 +187,7 @@ static void arm_live_threads(JNIEnv *env)
     jint count = 0;
     jthread *threads = NULL;
     if (atomic_load(&every_thread)) {
-        arm_process_threads();
+        arm_process_threads(0);
         return;
     }
     if (!env || (*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE)
@@ -170,12 +195,16 @@ static void arm_live_threads(JNIEnv *env)
     for (jint i = 0; i < count; i++) {
         jv_thread *t = jv_thread_of(env, threads[i]);
         if (t && t->os_tid)
-            arm(t->os_tid);
+            arm(t->os_tid, 0);
         else
             threads_untimed++;
         (*env)->DeleteLocalRef(env, threads[i]);
     }
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
+    if (jv_native_flags() & JEVMON_NATIVE_VM_THREADS) {
+        arm_process_threads(1);
+        vm_threads_seen_ns = plat_now_ns();
+    }
 }
 
 void jv_cpu_sample_start(JNIEnv *env, int can_walk, int attached)
@@ -201,7 +230,7 @@ void jv_cpu_sample_thread_started(const jv_thread *t)
         return;
     if (atomic_load(&running)) {
         if (t->os_tid)
-            arm(t->os_tid);
+            arm(t->os_tid, 0);
         else
             threads_untimed++;
     }
@@ -238,7 +267,7 @@ HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULO
         hr = E_UNEXPECTED; /* one sampling at a time: its period is the only one */
     } else {
         period_ns = period;
-        ended_cpu_ns = threads_timed = threads_untimed = 0;
+        ended_cpu_ns = threads_timed = threads_untimed = vm_threads_seen_ns = 0;
         atomic_store(&expiries, 0), atomic_store(&overruns, 0), atomic_store(&lost, 0), atomic_store(&taken, 0);
         atomic_store(&running, 1);
         if (atomic_load(&walkable) && jv_vm_live())
@@ -271,11 +300,36 @@ static DWORD kind_of(jint num_frames)
                                                                            : JEVMON_CPU_SAMPLE_UNWALKABLE;
 }
 
-HRESULT STDMETHODCALLTYPE sampling_NextCpuSample(IJevmonSampling4 *iface, MethodID *pframes, DWORD *poffsets,
-                                                 DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pkind,
-                                                 DWORD *pperiods)
+/* Is the thread one of the JVM's own? */
+static int is_vm_thread(DWORD os_tid)
 {
-    (void)iface;
+    int vm_thread = 0;
+    if (!take_lock())
+        return 0;
+    for (size_t i = 0; i < timed_count; i++)
+        if (timed[i].os_tid == os_tid)
+            vm_thread = timed[i].vm_thread;
+    plat_mutex_unlock(lock);
+    return vm_thread;
+}
+
+/* The JVM's own threads started since they were last looked for get timers, those ended lose theirs. */
+static void time_new_vm_threads(void)
+{
+    if (!atomic_load(&running) || !take_lock())
+        return;
+    uint64_t now = plat_now_ns();
+    if (atomic_load(&running) && vm_threads_seen_ns && now - vm_threads_seen_ns >= VM_THREAD_RESCAN_NS) {
+        arm_process_threads(1);
+        vm_threads_seen_ns = now;
+    }
+    plat_mutex_unlock(lock);
+}
+
+/* NextCpuSample, with the native frames when pnative is not NULL. */
+static HRESULT next_sample(MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,
+                           DWORD *pkind, DWORD *pperiods, JEVMON_NATIVE_STACK *pnative)
+{
     if (!pframe_count || !pkind || !pperiods || (max_frames && !pframes))
         return E_POINTER;
     *pframe_count = 0;
@@ -303,10 +357,33 @@ HRESULT STDMETHODCALLTYPE sampling_NextCpuSample(IJevmonSampling4 *iface, Method
             if (ptruncated)
                 *ptruncated = kept < (DWORD)count || count >= SLOT_DEPTH;
         }
+        if (pnative)
+            jv_native_stack_out(&s->native, is_vm_thread(s->native.os_tid), pnative);
         atomic_store(&s->state, SLOT_FREE);
         return S_OK;
     }
     return S_FALSE;
+}
+
+HRESULT STDMETHODCALLTYPE sampling_NextCpuSample(IJevmonSampling4 *iface, MethodID *pframes, DWORD *poffsets,
+                                                 DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pkind,
+                                                 DWORD *pperiods)
+{
+    (void)iface;
+    return next_sample(pframes, poffsets, max_frames, pframe_count, ptruncated, pkind, pperiods, NULL);
+}
+
+HRESULT STDMETHODCALLTYPE native_NextCpuSampleNative(IJevmonNativeSampling *iface, MethodID *pframes, DWORD *poffsets,
+                                                     DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,
+                                                     DWORD *pkind, DWORD *pperiods, JEVMON_NATIVE_STACK *pnative)
+{
+    (void)iface;
+    if (!pnative)
+        return E_POINTER;
+    HRESULT hr = next_sample(pframes, poffsets, max_frames, pframe_count, ptruncated, pkind, pperiods, pnative);
+    if (hr == S_FALSE)
+        time_new_vm_threads();
+    return hr;
 }
 
 HRESULT STDMETHODCALLTYPE sampling_GetCpuSamplingCounts(IJevmonSampling4 *iface, JEVMON_CPU_SAMPLING_COUNTS *pcounts)

@@ -23,6 +23,7 @@
  * thread is BLOCKING too: its own frames wait, its time is the virtual thread's.
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "dispatch/dispatch.h"
@@ -35,6 +36,7 @@
 #include "platform/platform.h"
 #include "sampling/agct.h"
 #include "sampling/cpu_sample.h"
+#include "sampling/native_walk.h"
 #include "sampling/sample.h"
 
 /* Accuracy, from the sources that agree down to JVMTI's safepoint view. */
@@ -121,6 +123,7 @@ typedef struct walk {
         agct_frame frames[WALK_DEPTH];        /* the walk's */
         jvmtiFrameInfo standing[WALK_DEPTH]; /* or JVMTI's, of a thread that stands still */
     };
+    jv_native_stack native; /* IJevmonNativeSampling's, walked in the same handler */
 } walk;
 
 /* SampleThreadStack's buffer: frames outermost first, the innermost kept when it is too small;
@@ -132,6 +135,7 @@ typedef struct stack_out {
     int truncated;
     int taken;   /* a stack was taken at the sample's moment */
     DWORD state; /* JEVMON_THREAD_STATE at the sample */
+    JEVMON_NATIVE_STACK *native; /* SampleThreadNative's native frames, or NULL */
 } stack_out;
 
 /* Runs on the interrupted thread, inside its signal handler: async-signal-safe only. */
@@ -140,6 +144,7 @@ static void walk_interrupted(void *context, void *arg)
     walk *w = arg;
     w->dispatching = jv_dispatching();
     w->walked = jv_agct_walk(&w->trace, w->frames, WALK_DEPTH, context);
+    jv_native_walk(context, &w->native);
 }
 
 typedef struct found {
@@ -179,6 +184,7 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     plat_registers regs;
     memset(&w->trace, 0, sizeof(w->trace));
     w->walked = w->dispatching = 0;
+    w->native.count = 0, w->native.end = JV_NATIVE_NOT_WALKED, w->native.os_tid = os_tid;
     if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, w, &regs))
         return 0;
     f->ip = regs.ip;
@@ -409,8 +415,9 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         return E_FAIL;
     jint state = 0;
     found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0, 0};
-    walk w; /* 16 KiB: the sampling thread's stack, not the heap, for every sample */
+    walk w; /* 17 KiB: the sampling thread's stack, not the heap, for every sample */
     DWORD os_tid = os_thread_of(t);
+    w.native.count = 0, w.native.end = JV_NATIVE_NOT_WALKED, w.native.os_tid = os_tid;
     /* Unmounted, a virtual thread runs nowhere; a carrier's own frames wait while it runs one.
      * Its state is not asked then: each JVMTI call about a virtual thread holds off its mounting. */
     int standing = t->is_virtual ? !os_tid : atomic_load(&t->mounted_with) != NULL;
@@ -422,6 +429,8 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
     if (out)
         out->state = run_state(state, standing);
     locate(env, os_tid, standing, thread, state, &f, &w, t->is_virtual ? NULL : out);
+    if (out && out->native)
+        jv_native_stack_out(&w.native, 0, out->native);
     if (t->is_virtual && (wanted & JVM_SAMPLE_STACK_ID))
         virtual_thread_depth(env, thread, t, &f);
     (*env)->DeleteLocalRef(env, thread);
@@ -464,18 +473,17 @@ HRESULT STDMETHODCALLTYPE sampling_SampleThreadLocation64(IJevmonSampling4 *ifac
     return sample_thread(thread_id, psample, pip, psp, NULL);
 }
 
-HRESULT STDMETHODCALLTYPE sampling_SampleThreadState(IJevmonSampling4 *iface, ThreadID thread_id,
-                                                     JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
-                                                     DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,
-                                                     DWORD *pstate)
+/* SampleThreadState, with the native frames when pnative is not NULL. */
+static HRESULT sample_state(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
+                            DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pstate,
+                            JEVMON_NATIVE_STACK *pnative)
 {
-    (void)iface;
     if (!pframe_count || (max_frames && !pframes))
         return E_POINTER;
     *pframe_count = 0;
     if (ptruncated)
         *ptruncated = FALSE;
-    stack_out out = {pframes, poffsets, max_frames, 0, 0, 0, 0};
+    stack_out out = {pframes, poffsets, max_frames, 0, 0, 0, 0, pnative};
     HRESULT hr = sample_thread(thread_id, psample, NULL, NULL, &out);
     if (pstate)
         *pstate = out.state;
@@ -485,6 +493,28 @@ HRESULT STDMETHODCALLTYPE sampling_SampleThreadState(IJevmonSampling4 *iface, Th
     if (ptruncated)
         *ptruncated = out.truncated ? TRUE : FALSE;
     return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE sampling_SampleThreadState(IJevmonSampling4 *iface, ThreadID thread_id,
+                                                     JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
+                                                     DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,
+                                                     DWORD *pstate)
+{
+    (void)iface;
+    return sample_state(thread_id, psample, pframes, poffsets, max_frames, pframe_count, ptruncated, pstate, NULL);
+}
+
+HRESULT STDMETHODCALLTYPE native_SampleThreadNative(IJevmonNativeSampling *iface, ThreadID thread_id,
+                                                    JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets,
+                                                    DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,
+                                                    DWORD *pstate, JEVMON_NATIVE_STACK *pnative)
+{
+    (void)iface;
+    if (!pnative)
+        return E_POINTER;
+    memset(pnative, 0, offsetof(JEVMON_NATIVE_STACK, frames));
+    pnative->walk = JEVMON_NATIVE_NOT_WALKED;
+    return sample_state(thread_id, psample, pframes, poffsets, max_frames, pframe_count, ptruncated, pstate, pnative);
 }
 
 HRESULT STDMETHODCALLTYPE sampling_SampleThreadFrames(IJevmonSampling4 *iface, ThreadID thread_id,

@@ -25,6 +25,11 @@ void jv_vm_leave_gc_callback(void)
     in_gc_callback = 0;
 }
 
+int jv_vm_in_gc_callback(void)
+{
+    return in_gc_callback;
+}
+
 /*
  * A thread the bridge attached, as it ends.  HotSpot's exit waits up to 300 ms for every thread
  * it sees in native code to block (VM_Exit::wait_for_threads_in_native_to_block), and an attached

@@ -33,6 +33,8 @@ JNIEnv *jv_jni(void);
 /* Marks the calling thread as inside a GC callback (JNI and most JVMTI forbidden). */
 void jv_vm_enter_gc_callback(void);
 void jv_vm_leave_gc_callback(void);
+/* Non-zero inside a GC callback on the calling thread (JVMTI and JNI mostly forbidden). */
+int jv_vm_in_gc_callback(void);
 
 /* Copies a NUL-terminated string into CoTaskMem; NULL when out of memory. */
 char *jv_cotask_strdup(const char *s);

@@ -15,7 +15,7 @@
 
 static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP",
                                         "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE", "JEVPROF_LOOP",
-                                        "JEVPROF_EXCEPTIONS"};
+                                        "JEVPROF_EXCEPTIONS", "JEVPROF_CSTACK", "JEVPROF_THREADS"};
 
 static void setup(void)
 {
@@ -311,6 +311,30 @@ START_TEST(bad_settings_in_text_are_named)
 }
 END_TEST
 
+/* Native frames and the JVM's own threads: on by default, off by name; a bad word keeps them on. */
+START_TEST(native_frames_and_threads_settings)
+{
+    jp_config c;
+    jp_config_load(&c);
+    ck_assert_int_eq(c.native_frames, 1);
+    ck_assert_int_eq(c.vm_threads, 1);
+    plat_setenv("JEVPROF_CSTACK", "no");
+    jp_config_load(&c);
+    ck_assert_int_eq(c.native_frames, 0);
+    ck_assert_int_eq(c.vm_threads, 1);
+    jp_config_parse(&c, "start cstack=fp threads=java");
+    ck_assert_int_eq(c.native_frames, 1);
+    ck_assert_int_eq(c.vm_threads, 0);
+    ck_assert_int_eq(tk_log_count, 0);
+    jp_config_parse(&c, "start cstack=dwarf threads=all");
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], "setting cstack \"dwarf\" is not fp or no; using the default, fp"), "%s",
+                  tk_log_lines[0]);
+    ck_assert_int_eq(c.native_frames, 1);
+    ck_assert_int_eq(c.vm_threads, 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("jevprof_config");
@@ -326,6 +350,7 @@ int main(void)
     tcase_add_loop_test(tc, mode_lists_combine, 0, (int)(sizeof(mode_lists) / sizeof(*mode_lists)));
     tcase_add_test(tc, settings_as_text_over_the_environment);
     tcase_add_test(tc, bad_settings_in_text_are_named);
+    tcase_add_test(tc, native_frames_and_threads_settings);
     tcase_add_test(tc, escaped_spaces_stay_in_values);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);

@@ -179,7 +179,10 @@ START_TEST(flame_graph_is_self_contained_and_holds_the_data)
     }
     ck_assert_int_ge(main_at, 0);
     for (int i = 0; i <= commas; i++)
-        ck_assert_int_eq(kinds[9 + 2 * i], i == main_at ? '3' : '2');
+        ck_assert_int_eq(kinds[9 + 2 * i], i == main_at ? '0' + JP_FRAME_NATIVE : '0' + JP_FRAME_COMPILED);
+    /* each kind's legend label and colour, in the kinds' order */
+    ck_assert_ptr_nonnull(strstr(html, "\"kindTable\":[[\"other\",0,0],[\"Java\","));
+    ck_assert_ptr_nonnull(strstr(html, "[\"compiled\","));
     const char *script_end = strstr(html, "</script>");
     ck_assert_ptr_nonnull(script_end);
     ck_assert_ptr_null(strstr(script_end + 1, "</script>"));
@@ -207,7 +210,8 @@ START_TEST(flame_graph_of_an_empty_profile_is_valid)
     jp_flame_labels labels = {"nothing", NULL, "samples"};
     ck_assert_int_eq(jp_flame_write(f, &empty, &labels, 1, test_name, NULL, NULL), 0);
     char *html = contents(f);
-    ck_assert_ptr_nonnull(strstr(html, "\"names\":[],\"kinds\":[],\"root\":[-1,0,0,[]]}"));
+    ck_assert_ptr_nonnull(strstr(html, "\"names\":[],\"kinds\":[],\"kindTable\":["));
+    ck_assert_ptr_nonnull(strstr(html, "]],\"root\":[-1,0,0,[]]}"));
     free(html);
     fclose(f);
     jp_tree_free(&empty);

@@ -19,7 +19,7 @@
     X(IJavaEventMonitorIDInfo) X(IJavaEventMonitorIDInfo2) X(IJavaEventMonitorIDInfo3)             \
     X(IJavaEventMonitorIDInfo4) X(IJavaEventMonitor) X(IJavaEventMonitor2) X(IHeapInfoCallback)    \
     X(IObjectAllocationCallback) X(IJavaHeapMonitor) X(IJavaHeapMonitor2) X(IJevmonSampling) \
-    X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonSampling4) X(IJevmonAllocationSampling) X(IJevmonCommands)
+    X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonSampling4) X(IJevmonNativeSampling) X(IJevmonAllocationSampling) X(IJevmonCommands)
 
 /* The documentation's spellings: IID_<alias> and the type <alias>. */
 #define API_ALIASES(X) X(IHeapInfoCallBack) X(IObjectAllocationCallBack)
@@ -65,6 +65,9 @@
 #define API_SLOTS_IJevmonSampling4(X, i)                                                         \
     API_SLOTS_IJevmonSampling3(X, i) X(i, StartCpuSampling) X(i, StopCpuSampling) X(i, NextCpuSample) \
     X(i, GetCpuSamplingCounts) X(i, GetThreadCpuTime) X(i, SampleThreadState)
+#define API_SLOTS_IJevmonNativeSampling(X, i)                                                   \
+    API_SLOTS_IUnknown(X, i) X(i, SetNativeSampling) X(i, NextCpuSampleNative) X(i, SampleThreadNative) \
+    X(i, GetNativeFrameName) X(i, GetOsThreadName)
 #define API_SLOTS_IJevmonAllocationSampling(X, i)                                                \
     API_SLOTS_IUnknown(X, i) X(i, GetAllocationSamplingInterval) X(i, GetAllocationWeight)
 #define API_SLOTS_IJevmonCommands(X, i) API_SLOTS_IUnknown(X, i) X(i, Command)
@@ -84,6 +87,7 @@
     API_SLOTS_IJevmonSampling2(X, IJevmonSampling2)                                              \
     API_SLOTS_IJevmonSampling3(X, IJevmonSampling3)                                              \
     API_SLOTS_IJevmonSampling4(X, IJevmonSampling4)                                              \
+    API_SLOTS_IJevmonNativeSampling(X, IJevmonNativeSampling)                                    \
     API_SLOTS_IJevmonAllocationSampling(X, IJevmonAllocationSampling) \
     API_SLOTS_IJevmonCommands(X, IJevmonCommands)
 
@@ -107,7 +111,10 @@
     FIELD(JEVMON_CPU_SAMPLING_COUNTS, period_ns) FIELD(JEVMON_CPU_SAMPLING_COUNTS, cpu_ns)         \
     FIELD(JEVMON_CPU_SAMPLING_COUNTS, expiries) FIELD(JEVMON_CPU_SAMPLING_COUNTS, overruns)        \
     FIELD(JEVMON_CPU_SAMPLING_COUNTS, lost) FIELD(JEVMON_CPU_SAMPLING_COUNTS, taken)               \
-    FIELD(JEVMON_CPU_SAMPLING_COUNTS, threads) FIELD(JEVMON_CPU_SAMPLING_COUNTS, untimed_threads)
+    FIELD(JEVMON_CPU_SAMPLING_COUNTS, threads) FIELD(JEVMON_CPU_SAMPLING_COUNTS, untimed_threads) \
+    SIZE(JEVMON_NATIVE_WALK) SIZE(JEVMON_NATIVE_STACK) FIELD(JEVMON_NATIVE_STACK, os_thread)         \
+    FIELD(JEVMON_NATIVE_STACK, vm_thread) FIELD(JEVMON_NATIVE_STACK, walk) FIELD(JEVMON_NATIVE_STACK, count) \
+    FIELD(JEVMON_NATIVE_STACK, frames)
 
 /* Integer constants: every enumerator, then the #defines. */
 #define API_VALUES(X)                                                                            \
@@ -153,7 +160,9 @@
     X(JEVMON_NO_PC_OFFSET)                                                                       \
     X(JEVMON_THREAD_RUNNING) X(JEVMON_THREAD_NATIVE) X(JEVMON_THREAD_BLOCKED) X(JEVMON_THREAD_WAITING) \
     X(JEVMON_THREAD_SLEEPING) X(JEVMON_CPU_SAMPLE_JAVA) X(JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES)       \
-    X(JEVMON_CPU_SAMPLE_GC) X(JEVMON_CPU_SAMPLE_UNWALKABLE)
+    X(JEVMON_CPU_SAMPLE_GC) X(JEVMON_CPU_SAMPLE_UNWALKABLE) X(JEVMON_NATIVE_COMPLETE)            \
+    X(JEVMON_NATIVE_STOPPED) X(JEVMON_NATIVE_NOT_WALKED) X(JEVMON_NATIVE_TO_JAVA) X(JEVMON_NATIVE_FRAMES)                  \
+    X(JEVMON_NATIVE_VM_THREADS) X(JEVMON_NATIVE_MAX_FRAMES)
 
 /* String constants. */
 #define API_STRINGS(X) X(JEVMON_JAVA_VM_KEY) X(JEVMON_MONITORS_KEY)

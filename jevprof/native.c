@@ -1,0 +1,235 @@
+/* native.c - cpu and wall modes' native frames and threads (see native.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "native.h"
+#include "tree.h"
+
+int jp_native_init(jp_native *n, IJavaEventMonitorIDInfo2 *info)
+{
+    memset(n, 0, sizeof(*n));
+    if (!(n->lock = plat_mutex_create()))
+        return -1;
+    if (FAILED(IJavaEventMonitorIDInfo2_QueryInterface(info, &IID_IJevmonNativeSampling, (void **)&n->iface)))
+        n->iface = NULL; /* an agent before native frames: Java frames only */
+    return 0;
+}
+
+void jp_native_free(jp_native *n)
+{
+    for (size_t i = 0; i < n->count; i++)
+        free(n->names[i]);
+    for (size_t i = 0; i < n->thread_count; i++)
+        free(n->threads[i].name);
+    free(n->names);
+    free(n->address_of);
+    free(n->threads);
+    jp_idmap_free(&n->addresses);
+    jp_idmap_free(&n->thread_index);
+    if (n->iface)
+        IJevmonNativeSampling_Release(n->iface);
+    if (n->lock)
+        plat_mutex_destroy(n->lock);
+    memset(n, 0, sizeof(*n));
+}
+
+void jp_native_configure(jp_native *n, int frames, int vm_threads)
+{
+    DWORD flags = (frames ? JEVMON_NATIVE_FRAMES : 0) | (vm_threads ? JEVMON_NATIVE_VM_THREADS : 0);
+    if (n->iface && SUCCEEDED(IJevmonNativeSampling_SetNativeSampling(n->iface, flags)))
+        n->flags = flags;
+}
+
+JEVMON_NATIVE_STACK *jp_native_buffer(jp_native *n)
+{
+    return n->iface && n->flags ? &n->stack : NULL;
+}
+
+/* The frame of a code address, added when new; called with the lock held. */
+static MethodID frame_of(jp_native *n, ULONGLONG address)
+{
+    jp_idmap_entry *e = jp_idmap_insert(&n->addresses, (UniqueID)address);
+    if (!e)
+        return JP_UNKNOWN_METHOD;
+    if (!e->value) {
+        if (n->count == JP_MAX_NATIVE_FRAMES)
+            return JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1);
+        if (n->count == n->capacity) {
+            size_t capacity = n->capacity ? 2 * n->capacity : 1024;
+            uint64_t *addresses = realloc(n->address_of, capacity * sizeof(*addresses));
+            if (addresses)
+                n->address_of = addresses;
+            char **names = addresses ? realloc(n->names, capacity * sizeof(*names)) : NULL;
+            if (!names) {
+                jp_idmap_remove(&n->addresses, (UniqueID)address);
+                return JP_UNKNOWN_METHOD;
+            }
+            n->names = names;
+            n->capacity = capacity;
+        }
+        n->address_of[n->count] = address;
+        n->names[n->count] = NULL;
+        e->value = ++n->count;
+    }
+    return JP_NATIVE_FRAME(e->value - 1);
+}
+
+/* The thread's entry, added (and named) when new, or NULL; called with the lock held. */
+static jp_native_thread *thread_of(jp_native *n, DWORD os_thread, int vm_thread)
+{
+    jp_idmap_entry *e = os_thread ? jp_idmap_insert(&n->thread_index, os_thread) : NULL;
+    if (!e)
+        return NULL;
+    if (!e->value) {
+        if (n->thread_count == JP_MAX_THREAD_FRAMES)
+            return NULL;
+        if (n->thread_count == n->thread_capacity) {
+            size_t capacity = n->thread_capacity ? 2 * n->thread_capacity : 64;
+            jp_native_thread *grown = realloc(n->threads, capacity * sizeof(*grown));
+            if (!grown) {
+                jp_idmap_remove(&n->thread_index, os_thread);
+                return NULL;
+            }
+            n->threads = grown;
+            n->thread_capacity = capacity;
+        }
+        LPSTR name = NULL;
+        jp_native_thread *t = &n->threads[n->thread_count];
+        memset(t, 0, sizeof(*t));
+        t->os_thread = os_thread;
+        if (SUCCEEDED(IJevmonNativeSampling_GetOsThreadName(n->iface, os_thread, &name)) && name &&
+            (t->name = malloc(strlen(name) + 3)))
+            sprintf(t->name, "[%s]", name); /* the frame's name; the thread table leaves the brackets out */
+        CoTaskMemFree(name);
+        e->value = ++n->thread_count;
+    }
+    jp_native_thread *t = &n->threads[e->value - 1];
+    t->vm_thread = vm_thread; /* a reused OS thread id may now be another kind of thread */
+    return t;
+}
+
+size_t jp_native_compose(jp_native *n, const MethodID *frames, const DWORD *offsets, size_t count, uint64_t weight)
+{
+    const JEVMON_NATIVE_STACK *stack = &n->stack;
+    int stopped = stack->walk == JEVMON_NATIVE_STOPPED;
+    size_t natives = stack->walk == JEVMON_NATIVE_NOT_WALKED ? 0 : stack->count, composed = 0;
+    if (!count && !natives)
+        return 0;
+    if (count > 2 + 2048)
+        count = 2 + 2048; /* the innermost are kept */
+    plat_mutex_lock(n->lock);
+    jp_native_thread *t = thread_of(n, stack->os_thread, stack->vm_thread);
+    if (t)
+        t->samples += weight;
+    if (stack->walk != JEVMON_NATIVE_NOT_WALKED) {
+        n->counts.walked += !stopped;
+        n->counts.stopped += stopped;
+    }
+    if (!count) {
+        if (t) {
+            n->frames[composed] = JP_THREAD_FRAME(t - n->threads);
+            n->offsets[composed++] = JP_NO_OFFSET;
+        }
+        if (stopped || stack->walk == JEVMON_NATIVE_TO_JAVA) { /* Java callers the sample does not have */
+            n->frames[composed] = JP_UNKNOWN_CALLERS;
+            n->offsets[composed++] = JP_NO_OFFSET;
+        }
+    } else {
+        memcpy(n->frames, frames, count * sizeof(*frames));
+        for (size_t i = 0; i < count; i++)
+            n->offsets[i] = offsets ? offsets[i] : JP_NO_OFFSET;
+        composed = count;
+        if (stopped && natives) {
+            n->frames[composed] = JP_NATIVE_GAP;
+            n->offsets[composed++] = JP_NO_OFFSET;
+        }
+    }
+    for (size_t i = 0; i < natives; i++) {
+        n->frames[composed] = frame_of(n, stack->frames[i]);
+        n->offsets[composed++] = JP_NO_OFFSET;
+    }
+    plat_mutex_unlock(n->lock);
+    return composed;
+}
+
+/* Names the frame at index now if it was not; called with the lock held. */
+static const char *address_name(jp_native *n, size_t index)
+{
+    if (!n->names[index]) {
+        LPSTR name = NULL;
+        char unnamed[64];
+        HRESULT hr = IJevmonNativeSampling_GetNativeFrameName(n->iface, n->address_of[index], &name);
+        if (hr != S_OK || !name)
+            snprintf(unnamed, sizeof(unnamed), "[unknown code 0x%" PRIx64 "]", n->address_of[index]);
+        n->names[index] = strdup(hr == S_OK && name ? name : unnamed);
+        CoTaskMemFree(name);
+    }
+    return n->names[index] ? n->names[index] : "[unknown code]";
+}
+
+const char *jp_native_frame_name(jp_native *n, MethodID method)
+{
+    const char *name = NULL;
+    if (!n->lock || method > JP_NATIVE_FRAME(0) || method < JP_NATIVE_GAP)
+        return NULL;
+    plat_mutex_lock(n->lock);
+    if (method == JP_NATIVE_GAP) {
+        name = "(native frames not walked)";
+    } else if (method >= JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1)) {
+        size_t index = (size_t)(JP_NATIVE_FRAME(0) - method);
+        name = index < n->count ? address_name(n, index) : "[unknown code]";
+    } else {
+        size_t index = (size_t)(JP_THREAD_FRAME(0) - method);
+        const jp_native_thread *t = index < n->thread_count ? &n->threads[index] : NULL;
+        name = t && t->name ? t->name : "[unnamed thread]";
+    }
+    plat_mutex_unlock(n->lock);
+    return name;
+}
+
+int jp_native_frame_kind(jp_native *n, MethodID method, jp_frame_kind *kind)
+{
+    if (!n->lock || method > JP_NATIVE_FRAME(0) || method < JP_NATIVE_GAP)
+        return 0;
+    *kind = method >= JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1) ? JP_FRAME_C_CODE
+            : method == JP_NATIVE_GAP                          ? JP_FRAME_OTHER
+                                                               : JP_FRAME_THREAD;
+    return 1;
+}
+
+static int most_samples_first(const void *a, const void *b)
+{
+    const jp_native_thread *x = a, *y = b;
+    return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : (x->os_thread > y->os_thread) - (x->os_thread < y->os_thread);
+}
+
+void jp_native_write(FILE *out, jp_native *n, unsigned top)
+{
+    if (!n->lock || !n->iface || !n->flags)
+        return;
+    plat_mutex_lock(n->lock);
+    uint64_t total = 0;
+    for (size_t i = 0; i < n->thread_count; i++)
+        total += n->threads[i].samples;
+    fprintf(out, "Native frames: %" PRIu64 " samples walked to their Java frames or their thread's start, %" PRIu64
+                 " could not be walked (a library without frame pointers: the frames up to there are kept)\n",
+            n->counts.walked, n->counts.stopped);
+    fprintf(out, "Kernel frames: not taken\n");
+    jp_native_thread *sorted = n->thread_count ? malloc(n->thread_count * sizeof(*sorted)) : NULL;
+    if (sorted) {
+        memcpy(sorted, n->threads, n->thread_count * sizeof(*sorted));
+        qsort(sorted, n->thread_count, sizeof(*sorted), most_samples_first);
+        fprintf(out, "\nThreads by samples (%zu threads%s)\n", n->thread_count,
+                n->flags & JEVMON_NATIVE_VM_THREADS ? ", the JVM's own included" : ", Java threads");
+        fprintf(out, "%10s %7s %10s  %-4s  %s\n", "samples", "share", "OS thread", "kind", "name");
+        for (size_t i = 0; i < n->thread_count && i < top; i++) {
+            const char *name = sorted[i].name ? sorted[i].name + 1 : "?]";
+            fprintf(out, "%10" PRIu64 " %6.2f%% %10lu  %-4s  %.*s\n", sorted[i].samples,
+                    total ? 100.0 * (double)sorted[i].samples / (double)total : 0.0, (unsigned long)sorted[i].os_thread,
+                    sorted[i].vm_thread ? "JVM" : "Java", (int)strlen(name) - 1, name);
+        }
+        free(sorted);
+    }
+    plat_mutex_unlock(n->lock);
+}

@@ -1,0 +1,61 @@
+/*
+ * posix_native.c - what a native stack walk needs of Linux (platform.h): the interrupted frame
+ * of a signal handler's context, memory read without the risk of a fault, and a thread's name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "platform/platform.h"
+
+int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t *fp)
+{
+    const mcontext_t *m = &((const ucontext_t *)context)->uc_mcontext;
+#if defined(__x86_64__)
+    *ip = (uint64_t)m->gregs[REG_RIP];
+    *sp = (uint64_t)m->gregs[REG_RSP];
+    *fp = (uint64_t)m->gregs[REG_RBP];
+#elif defined(__aarch64__)
+    *ip = m->pc;
+    *sp = m->sp;
+    *fp = m->regs[29];
+#else
+#error "posix_native.c: the registers of this architecture are not known"
+#endif
+    return 1;
+}
+
+/* process_vm_readv on this process: the kernel copies, and an address that is not mapped (a
+ * frame pointer that is not one) is EFAULT, not a fault in the walk.  A system call, so
+ * async-signal-safe; errno is the caller's again afterwards. */
+int plat_read_memory(uint64_t address, void *buffer, size_t size)
+{
+    int saved_errno = errno;
+    struct iovec local = {buffer, size}, remote = {(void *)(uintptr_t)address, size};
+    ssize_t read = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    errno = saved_errno;
+    return read == (ssize_t)size;
+}
+
+int plat_os_thread_name(DWORD os_tid, char *name, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%lu/comm", (unsigned long)os_tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || size == 0) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    ssize_t length = read(fd, name, size - 1);
+    close(fd);
+    if (length <= 0)
+        return 0;
+    name[length] = '\0';
+    name[strcspn(name, "\n")] = '\0';
+    return 1;
+}

@@ -1,0 +1,36 @@
+/*
+ * win32_native.c - native stack walks on Windows (platform.h): none yet.  The sampled thread is
+ * suspended there, not interrupted, and no walk runs on it, so no native frames are taken.
+ */
+#include "platform/platform.h"
+
+int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t *fp)
+{
+    (void)context;
+    *ip = *sp = *fp = 0;
+    return 0;
+}
+
+int plat_read_memory(uint64_t address, void *buffer, size_t size)
+{
+    (void)address, (void)buffer, (void)size;
+    return 0;
+}
+
+int plat_native_symbol(uint64_t address, char *name, size_t size)
+{
+    (void)address, (void)name, (void)size;
+    return 0;
+}
+
+int plat_native_cfa(uint64_t address, int *fp_based, int64_t *offset)
+{
+    (void)address, (void)fp_based, (void)offset;
+    return 0;
+}
+
+int plat_os_thread_name(DWORD os_tid, char *name, size_t size)
+{
+    (void)os_tid, (void)name, (void)size;
+    return 0;
+}

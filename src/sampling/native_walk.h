@@ -1,0 +1,37 @@
+/*
+ * native_walk.h - a thread's native frames (native_walk.c): walked by frame pointers inside the
+ * sampling signal handler, cut at the JVM's generated code and handed to monitors off it.
+ */
+#ifndef JEVMON_NATIVE_WALK_H
+#define JEVMON_NATIVE_WALK_H
+
+#include "jevmon.h"
+
+#define JV_NATIVE_DEPTH 128 /* frames walked; JEVMON_NATIVE_MAX_FRAMES kept */
+#define JV_NATIVE_WINDOW 2048 /* bytes of stack copied at once by the walk */
+#define JV_NATIVE_TOP 512     /* bytes from the stack pointer kept for the innermost function's return address */
+
+enum { JV_NATIVE_NOT_WALKED, JV_NATIVE_OUTERMOST, JV_NATIVE_BROKEN, JV_NATIVE_TOO_DEEP };
+
+typedef struct jv_native_stack {
+    DWORD os_tid;
+    int count, end; /* end: how the walk stopped (JV_NATIVE_...) */
+    uint64_t pcs[JV_NATIVE_DEPTH]; /* innermost first: where it ran, then each caller's call (return address - 1) */
+    uint64_t window_at, window_length; /* the walk's copy of the stack it reads: from window_at */
+    unsigned char window[JV_NATIVE_WINDOW];
+    uint64_t sp, fp;                   /* where it ran: its stack and frame pointers */
+    size_t top_length;                 /* and the top of its stack, from sp, for its return address */
+    unsigned char top[JV_NATIVE_TOP];
+} jv_native_stack;
+
+/* SetNativeSampling's flags (JEVMON_NATIVE_FRAMES, JEVMON_NATIVE_VM_THREADS), for the next start. */
+void jv_native_set_flags(DWORD flags);
+DWORD jv_native_flags(void);
+/* Inside the signal handler, on the interrupted thread (async-signal-safe): its native frames
+ * from the handler's context when native frames are asked for, else none (JV_NATIVE_NOT_WALKED). */
+void jv_native_walk(const void *context, jv_native_stack *stack);
+/* Off the signal path: the walk as a monitor gets it, outermost first, up to the first frame in the
+ * JVM's generated code (the Java frames' own, which AsyncGetCallTrace names); vm_thread as given. */
+void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NATIVE_STACK *out);
+
+#endif

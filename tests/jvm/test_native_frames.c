@@ -1,0 +1,209 @@
+/*
+ * test_native_frames.c - jevprof's native frames and the JVM's own threads against a known truth,
+ * on every JDK under /usr/lib/jvm, through bin/jevprof (NativeWorkload and its JNI library
+ * libjevnative.so, built with frame pointers):
+ *
+ *   - cpu mode, jni: the main thread spends about 20% of its processor time in the library's
+ *     jevnative_spin (called through the native method spinNative) and the rest in Java; the samples
+ *     of its measured rounds whose stack goes on below spinNative into native code are the share the
+ *     workload measured (its thread's processor time around each call) within 2 points, and
+ *     jevnative_spin is named "libjevnative.so`jevnative_spin".
+ *   - wall mode, jni: the same frame is in the running thread's wall-clock samples.
+ *   - cpu mode, gc: with System.gc() run again and again over a large live set, the collector's
+ *     threads ("GC Thread#0" ...) carry most samples, rooted at their own frame, with the
+ *     collector's functions named from libjvm.so.
+ *   - --cstack no --threads java: neither native frames nor the JVM's own threads.
+ *
+ * The chance of failing a correct program: the jni run asks for at least 6400 samples of the
+ * measured rounds (7 s of processor time at 1 ms); a share of 20% from n samples deviates by
+ * sqrt(0.2 * 0.8 / n) = 0.5 points at most (binomial; the timers sample processor time at a fixed
+ * period, which deviates less), so 2 points are 4 deviations: below 1 in 15,000.  The gc run's
+ * threads carry 95% of the samples measured here; 50% from at least 200 samples is more than 20
+ * deviations away.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support/jvmrun.h"
+#include "../support/testkit.h"
+
+static char jdks[JVMRUN_MAX_JDKS][512];
+static int jdk_count;
+
+/* Runs NativeWorkload under bin/jevprof with options in a new directory (dir); its collapsed file. */
+static char *run(const char *java, const char *options, const char *java_options, const char *workload, char *dir,
+                 size_t size)
+{
+    char arguments[4096], path[1400];
+    snprintf(dir, size, "%s", jvmrun_build_path("native.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(arguments, sizeof(arguments),
+             "--out '%s' %s -- '%s' %s -Djava.library.path='%s' -cp '%s' NativeWorkload %s", dir, options, java,
+             java_options, jvmrun_build_path("java"), jvmrun_build_path("java"), workload);
+    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
+    snprintf(path, sizeof(path), "%s/jevprof.collapsed", dir);
+    char *collapsed = tk_read_file(path);
+    ck_assert_msg(collapsed != NULL, "no %s", path);
+    return collapsed;
+}
+
+static void remove_run(const char *dir)
+{
+    static const char *const files[] = {"jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
+                                        "jevprof.pb.gz"};
+    char path[1400];
+    for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        remove(path);
+    }
+    remove(dir);
+}
+
+/* The frame of a collapsed line that starts at at (up to ';' or the weight's space) equals frame? */
+static int frame_is(const char *at, const char *space, const char *frame)
+{
+    size_t length = strlen(frame);
+    return (size_t)(space - at) >= length && memcmp(at, frame, length) == 0 && (at[length] == ';' || at + length == space);
+}
+
+typedef struct line_test {
+    const char *has;          /* a frame the line must hold (NULL: any line) */
+    const char *then;         /* a frame after it (NULL: none asked) */
+    int native_after;         /* 1: a native frame (library`function) after those */
+    const char *root_prefix;  /* the line's first frame starts so (NULL: any) */
+} line_test;
+
+/* The weight of the lines that pass the test. */
+static unsigned long long weight(const char *collapsed, const line_test *t)
+{
+    unsigned long long sum = 0;
+    for (const char *line = collapsed; *line;) {
+        const char *end = strchr(line, '\n'), *space = end ? memrchr(line, ' ', (size_t)(end - line)) : NULL;
+        if (!end)
+            break;
+        int has = !t->has, then = !t->then, native = !t->native_after;
+        int root = !t->root_prefix || (space && strncmp(line, t->root_prefix, strlen(t->root_prefix)) == 0);
+        for (const char *at = line; space && at < space;) {
+            const char *next = memchr(at, ';', (size_t)(space - at));
+            if (!next)
+                next = space;
+            if (has && then && t->native_after && memchr(at, '`', (size_t)(next - at)))
+                native = 1;
+            else if (has && !then && frame_is(at, space, t->then))
+                then = 1;
+            else if (!has && frame_is(at, space, t->has))
+                has = 1;
+            at = next + 1;
+        }
+        if (space && has && then && native && root)
+            sum += strtoull(space + 1, NULL, 10);
+        line = end + 1;
+    }
+    return sum;
+}
+
+START_TEST(a_jni_library_has_its_share_and_its_name)
+{
+    char dir[1200];
+    char workload[1500], truth_path[1400];
+    snprintf(truth_path, sizeof(truth_path), "%s", jvmrun_build_path("native-truth.XXXXXX"));
+    int fd = mkstemp(truth_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(workload, sizeof(workload), "jni 7 '%s'", truth_path);
+    char *collapsed = run(jdks[_i], "--interval 1", "", workload, dir, sizeof(dir));
+    char *truth_text = tk_read_file(truth_path);
+    ck_assert_ptr_nonnull(truth_text);
+    double truth = strtod(truth_text, NULL);
+    free(truth_text);
+    remove(truth_path);
+    line_test measured = {"NativeWorkload.measured", NULL, 0, NULL},
+              in_library = {"NativeWorkload.measured", "NativeWorkload.spinNative", 1, NULL},
+              named = {"NativeWorkload.measured", "libjevnative.so`jevnative_spin", 0, NULL};
+    unsigned long long all = weight(collapsed, &measured), native = weight(collapsed, &in_library),
+                       spin = weight(collapsed, &named);
+    double share = all ? 100.0 * (double)native / (double)all : 0;
+    printf("JDK %d, jni: %llu of %llu samples of the measured rounds in native code below spinNative (%.2f%%, truth "
+           "%.2f%%), %llu in libjevnative.so`jevnative_spin\n", _i, native, all, share, truth, spin);
+    ck_assert_uint_ge(all, 6400);
+    ck_assert_msg(truth > 15 && truth < 25, "the workload measured %.2f%% in spinNative, not about 20%%", truth);
+    ck_assert_msg(share >= truth - 2 && share <= truth + 2, "native share %.2f%%, not %.2f%% within 2 points", share,
+                  truth);
+    ck_assert_uint_ge(spin * 10, native * 9); /* the rest: in the clock's read, whose caller a leaf hides */
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+START_TEST(wall_mode_has_native_frames)
+{
+    char dir[1200];
+    char *collapsed = run(jdks[_i], "--mode wall --interval 5", "", "jni 1.5", dir, sizeof(dir));
+    line_test measured = {"NativeWorkload.measured", NULL, 0, NULL},
+              named = {"NativeWorkload.measured", "libjevnative.so`jevnative_spin", 0, NULL};
+    unsigned long long all = weight(collapsed, &measured), spin = weight(collapsed, &named);
+    printf("JDK %d, wall: %llu of %llu samples of the measured rounds in libjevnative.so`jevnative_spin\n", _i, spin,
+           all);
+    ck_assert_uint_ge(all, 200);
+    ck_assert_uint_ge(spin * 100, all * 5); /* truth 20%; 5% is 6 deviations below from 200 samples */
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+START_TEST(the_collector_threads_carry_a_collection_heavy_program)
+{
+    char dir[1200];
+    char *collapsed = run(jdks[_i], "--interval 5", "-Xmx512m", "gc 3", dir, sizeof(dir));
+    line_test any = {NULL, NULL, 0, NULL}, collector = {NULL, NULL, 0, "[GC Thread#"},
+              named = {NULL, NULL, 1, "[GC Thread#"};
+    unsigned long long all = weight(collapsed, &any), gc = weight(collapsed, &collector),
+                       gc_named = weight(collapsed, &named);
+    printf("JDK %d, gc: %llu of %llu samples in the collector's threads, %llu with native frames\n", _i, gc, all,
+           gc_named);
+    ck_assert_uint_ge(all, 200);
+    ck_assert_uint_ge(gc * 2, all);
+    ck_assert_uint_ge(gc_named * 10, gc * 9);
+    ck_assert_ptr_nonnull(strstr(collapsed, ";libjvm.so`G1")); /* the default collector's functions */
+    char report_path[1400];
+    snprintf(report_path, sizeof(report_path), "%s/jevprof-report.txt", dir);
+    char *report = tk_read_file(report_path);
+    ck_assert_ptr_nonnull(report);
+    ck_assert_ptr_nonnull(strstr(report, "Threads by samples"));
+    ck_assert_ptr_nonnull(strstr(report, "  JVM   GC Thread#0\n"));
+    ck_assert_ptr_nonnull(strstr(report, "could not be walked"));
+    free(report);
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+START_TEST(java_frames_and_threads_only_when_asked)
+{
+    char dir[1200];
+    char *collapsed = run(jdks[_i], "--interval 5 --cstack no --threads java", "-Xmx512m", "gc 1", dir, sizeof(dir));
+    ck_assert_ptr_null(strstr(collapsed, "`"));
+    ck_assert_ptr_null(strstr(collapsed, "[GC Thread#"));
+    ck_assert_ptr_nonnull(strstr(collapsed, "NativeWorkload.main"));
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+int main(void)
+{
+    if ((jdk_count = jvmrun_suite_jdks(jdks)) == 0)
+        return 0;
+    Suite *s = suite_create("native_frames");
+    TCase *tc = tcase_create("truth");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, a_jni_library_has_its_share_and_its_name, 0, jdk_count);
+    tcase_add_loop_test(tc, wall_mode_has_native_frames, 0, jdk_count);
+    tcase_add_loop_test(tc, the_collector_threads_carry_a_collection_heavy_program, 0, jdk_count);
+    tcase_add_loop_test(tc, java_frames_and_threads_only_when_asked, 0, jdk_count);
+    suite_add_tcase(s, tc);
+    return tk_run_suite(s);
+}

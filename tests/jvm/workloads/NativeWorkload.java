@@ -1,0 +1,78 @@
+/*
+ * NativeWorkload - the truth of jevprof's native frames and the JVM's own threads
+ * (test_native_frames).
+ *
+ *   jni CPU-SECONDS [TRUTH-FILE]: the main thread runs rounds of 2 ms of processor time in the JNI
+ *     library libjevnative.so (jevnative_spin, called by spinNative) and 8 ms in Java (javaSpin):
+ *     20% of its processor time in native code, once warm has compiled javaSpin, in measured until
+ *     it has used CPU-SECONDS.  The share it measured (the thread's processor time around each
+ *     call) is printed, and written to TRUTH-FILE.  The library is loaded from java.library.path.
+ *   gc SECONDS: a live set of two million small arrays, then System.gc() again and again for
+ *     SECONDS: the collector's threads do nearly all the work.
+ */
+public class NativeWorkload {
+    static volatile long sink;
+
+    static native long spinNative(long cpuNanos);
+
+    /* Until the thread has used cpuNanos more processor time; the clock is read every 20000 steps. */
+    static long javaSpin(java.lang.management.ThreadMXBean bean, long cpuNanos) {
+        long until = bean.getCurrentThreadCpuTime() + cpuNanos, x = 1;
+        do {
+            for (int i = 0; i < 20000; i++)
+                x = x * 6364136223846793005L + 1442695040888963407L;
+        } while (bean.getCurrentThreadCpuTime() < until);
+        return x;
+    }
+
+    static long nativeNanos, allNanos; /* the processor time the measured rounds used, and spinNative's part */
+
+    static long rounds(java.lang.management.ThreadMXBean bean, long until) {
+        long rounds = 0, start = bean.getCurrentThreadCpuTime(), now = start;
+        nativeNanos = 0;
+        while (now < until) {
+            sink += spinNative(2_000_000);
+            long spun = bean.getCurrentThreadCpuTime();
+            nativeNanos += spun - now;
+            sink += javaSpin(bean, 8_000_000);
+            now = bean.getCurrentThreadCpuTime();
+            rounds++;
+        }
+        allNanos = now - start;
+        return rounds;
+    }
+
+    static long warm(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+    static long measured(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+
+    static void jni(String seconds, String truthFile) throws java.io.IOException {
+        System.loadLibrary("jevnative");
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        warm(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
+        long rounds = measured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
+        String truth = "jni rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in spinNative";
+        System.out.println(truth);
+        if (truthFile != null)
+            java.nio.file.Files.writeString(java.nio.file.Path.of(truthFile), (100.0 * nativeNanos / allNanos) + "\n");
+    }
+
+    static void gc(String seconds) {
+        Object[] live = new Object[2_000_000];
+        for (int i = 0; i < live.length; i++)
+            live[i] = new long[2];
+        long end = System.nanoTime() + (long) (Double.parseDouble(seconds) * 1e9), collections = 0;
+        while (System.nanoTime() < end) {
+            System.gc();
+            collections++;
+        }
+        System.out.println("gc collections " + collections + " of " + live.length);
+    }
+
+    public static void main(String[] args) throws java.io.IOException {
+        switch (args[0]) {
+            case "jni": jni(args[1], args.length > 2 ? args[2] : null); break;
+            case "gc": gc(args[1]); break;
+            default: throw new IllegalArgumentException("unknown mode " + args[0]);
+        }
+    }
+}
