@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jitter.h"
 #include "sampler.h"
 
 #define NS_PER_MS 1000000ull
@@ -410,16 +411,20 @@ static void sleep_until(jp_sampler *s, uint64_t deadline_ns)
 static void sampler_main(void *arg)
 {
     jp_sampler *s = arg;
-    uint64_t interval_ns = s->interval_ms * NS_PER_MS, next = plat_now_ns();
+    uint64_t interval_ns = s->interval_ms * NS_PER_MS, cell = plat_now_ns(); /* where the next interval starts */
     on_sampler_thread = 1;
     plat_com_init();
     int timers = start_timers(s);
+    jv_jitter_seed(cell);
     for (unsigned tick = 1; !atomic_load(&s->stop); tick++) {
-        next += interval_ns;
         uint64_t now = plat_now_ns();
-        if (now > next + interval_ns)
-            next = now + interval_ns; /* behind (a long GC, slow stacks): no burst, and a rest */
-        sleep_until(s, next);
+        if (now > cell + interval_ns)
+            cell = now; /* behind (a long GC, slow stacks): the intervals missed are skipped, no burst */
+        /* A tick at a random point of each interval, so that no phase of a periodic program is
+         * favoured (common/jitter.h); the timers' drain at each interval's end. */
+        uint64_t at = cell + (s->timed ? interval_ns : jv_jitter_offset_ns(interval_ns));
+        cell += interval_ns;
+        sleep_until(s, at);
         if (atomic_load(&s->stop))
             break;
         if (!s->timed) {
@@ -521,15 +526,25 @@ static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned i
             (double)t->cpu_ns / 1e9, (uint64_t)t->threads);
     fprintf(out, "Samples taken: %" PRIu64 " in the profile, of %" PRIu64 " ms each (%.1f%% of those asked for)\n",
             c->periods, (uint64_t)interval_ms, asked ? 100.0 * (double)c->periods / (double)asked : 0.0);
+    /* Each interval of a thread's processor time has one sample, at a random point of it: the
+     * samples' weight is the processor time used but for each thread's last interval, cut short. */
+    uint64_t sampled = c->periods + t->lost + c->no_java + c->gc + c->unwalkable + c->failed;
+    double used = (double)t->cpu_ns / 1e9, in_samples = (double)sampled * (double)period / 1e9;
+    fprintf(out, "Processor time sampled: %.3f s used by the timed threads, %.3f s sampled (samples x interval, "
+                 "%.1f%%), %.3f s of it in the profile's stacks\n", used, in_samples,
+            used > 0 ? 100.0 * in_samples / used : 0.0, (double)c->periods * (double)period / 1e9);
     if (t->overruns)
-        fprintf(out, "Stacks walked: %" PRIu64 "; the system checks the timers less often than every %u ms (Linux: at "
-                     "the scheduler tick), so %" PRIu64 " expiries came merged into the next, whose stack stands for "
-                     "them\n", c->samples, interval_ms, (uint64_t)t->overruns);
+        fprintf(out, "Stacks walked: %" PRIu64 "; %" PRIu64 " intervals went by without their own signal and came "
+                     "merged into the next sample, whose stack stands for them (the thread held SIGPROF blocked, or "
+                     "the system checks its timers only at the scheduler tick)\n", c->samples, (uint64_t)t->overruns);
+    /* What is neither in the profile nor counted as missing for a reason: each thread's last interval,
+     * whose sample falls at a random point of it and so is not taken when the thread ends first. */
+    uint64_t last = asked > sampled ? asked - sampled : 0;
     fprintf(out, "Samples missing: %" PRIu64 " lost (buffer full), %" PRIu64 " with no Java frame (a thread starting, "
                  "ending or in the VM; after an attach, the JVM's own threads too), %" PRIu64 " during a collection, %" PRIu64 " where the stack could not be "
-                 "walked, %" PRIu64 " failed\n",
-            (uint64_t)t->lost, c->no_java, c->gc, c->unwalkable, c->failed);
-    if (t->untimed_threads)
+                 "walked, %" PRIu64 " failed, %" PRIu64 " in the last interval of a thread (its sample falls at a random "
+                 "point of it and the thread ended first; %" PRIu64 " threads timed)\n",
+            (uint64_t)t->lost, c->no_java, c->gc, c->unwalkable, c->failed, last, (uint64_t)t->threads);    if (t->untimed_threads)
         fprintf(out, "Threads without a timer: %" PRIu64 " (OS thread not known, or a timer refused): their "
                      "processor time is not in the profile\n", (uint64_t)t->untimed_threads);
     fprintf(out, "Thread samples: %" PRIu64 " in the profile\n", c->periods);

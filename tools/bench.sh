@@ -45,6 +45,8 @@
 # the mechanism alone, five ways (tools/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
+# A periodic program under jevprof's and async-profiler's cpu sampling: BENCH_ONLY=periodic,
+# BENCH_PERIODIC_RUNS (default 3), BENCH_PERIODIC_SECONDS (default 3).
 set -euo pipefail
 shopt -s globstar
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -633,6 +635,49 @@ if [[ ${BENCH_ONLY:-} == profilers ]]; then
   exit 0
 fi
 
+# ---- A periodic program under cpu sampling at 1 ms: jevprof beside async-profiler --------------
+# SamplingWorkload periodic: rounds of a, b and c (60/30/10% of each thread's processor time by
+# iteration counts) lasting the interval, half of it and twice it, BENCH_PERIODIC_SECONDS of
+# processor time each (default 3: about 3,000 samples a thread, a share's sigma 0.9 points),
+# BENCH_PERIODIC_RUNS runs each (default 3); each run's shares and their distance from the truth
+# in binomial sigmas.  BENCH_ONLY=periodic runs it alone.
+periodic_shares() { # periodic_shares FILE: one line per thread, its a/b/c shares
+  awk 'BEGIN { split("periodOne periodHalf periodDouble", name); split("60 30 10", truth) }
+       { w = $NF
+         for (t = 1; t <= 3; t++)
+           if ($0 ~ ("SamplingWorkload[.]" name[t] "[;_ ]"))
+             for (m = 1; m <= 3; m++)
+               if ($0 ~ ("SamplingWorkload[.]periodic" substr("ABC", m, 1) "[;_ ]")) n[t, m] += w }
+       END { for (t = 1; t <= 3; t++) { all = n[t, 1] + n[t, 2] + n[t, 3]; line = sprintf("    %-13s %6d samples:", name[t], all)
+               for (m = 1; m <= 3; m++) { p = truth[m] / 100; share = all ? 100 * n[t, m] / all : 0
+                 line = line sprintf("  %s %5.2f%% (%+.1f sigma)", substr("abc", m, 1), share, all ? (share / 100 - p) / sqrt(p * (1 - p) / all) : 0) }
+               print line } }' "$1"
+}
+periodic_table() {
+  local seconds=${BENCH_PERIODIC_SECONDS:-3} i
+  local program=("$java" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SamplingWorkload::work -cp "$build/java"
+                 SamplingWorkload periodic 1 "$seconds")
+  echo "== A periodic program, cpu sampling every 1 ms: rounds of 1, 0.5 and 2 ms, truth a 60% b 30% c 10% =="
+  for ((i = 1; i <= ${BENCH_PERIODIC_RUNS:-3}; i++)); do
+    env "${jevprof_env[@]}" JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 "JEVPROF_OUTPUT_DIR=$work/periodic-jp-$i" \
+      "${program[0]}" "-agentpath:$build/libjevmon.so" "${program[@]:1}" >/dev/null 2>&1
+    echo "  jevprof cpu mode, run $i:"
+    periodic_shares "$work/periodic-jp-$i/jevprof.collapsed"
+    if [[ -n $ap_lib ]]; then
+      env "JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=1ms,file=$work/periodic-ap-$i.collapsed" \
+        "${program[@]}" >/dev/null 2>&1
+      echo "  async-profiler 4.5 event=cpu, run $i:"
+      periodic_shares "$work/periodic-ap-$i.collapsed"
+    fi
+  done
+  [[ -n $ap_lib ]] || echo "  async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER)"
+  echo
+}
+if [[ ${BENCH_ONLY:-} == periodic ]]; then
+  periodic_table
+  exit 0
+fi
+
 # ---- Native frames and the JVM's own threads: javac beside async-profiler's default ----------------
 # BENCH_ONLY=native.  top_frames: the ten frames with the most self samples, Java or native, in
 # collapsed files, one a line with its share: jevprof's "library`function" and async-profiler's
@@ -856,3 +901,4 @@ tomcat_tables
 calls_tables
 cost_tables
 profiler_tables
+periodic_table

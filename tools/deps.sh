@@ -116,6 +116,8 @@ install_packages() {
         groovy scala kotlin libcommons-collections3-java libxalan2-java
     # make bench's request-throughput table: an embedded Tomcat 10 under wrk.
     install_optional bench-programs "make bench skips its Tomcat table" libtomcat10-java wrk
+    # Load beside the tests and benchmarks: both cores kept busy (docs/testing.md, make bench's loaded column).
+    install_optional load-generator "run the loaded repeats with another busy program" stress-ng
 }
 
 # install_optional NAME CONSEQUENCE PACKAGE...: packages that are nice to have.  The outcome is

@@ -13,7 +13,9 @@
 # status is non-zero when anything failed.
 #
 # Knobs: JEVMON_TEST_TIMEOUT (seconds per suite, default 900: the end-to-end suites start dozens of JVMs),
-#        JEVMON_TESTS (a grep -E pattern on "<target>/<name>" to run only some).
+#        JEVMON_TESTS (a grep -E pattern on "<target>/<name>" to run only some),
+#        JEVMON_REPEAT (runs of each chosen suite, default 1; run N's log is <name>.N.log, and each run
+#        counts: a flaky suite shows as a failed run among passed ones; docs/testing.md).
 # Some JVM suites also run inside sanitized JVMs, target "sanitized" (run_sanitized_jvms).
 set -euo pipefail
 
@@ -23,6 +25,8 @@ BUILD=$ROOT/build
 LOGS=$BUILD/test-logs
 TIMEOUT=${JEVMON_TEST_TIMEOUT:-900}
 FILTER=${JEVMON_TESTS:-}
+REPEAT=${JEVMON_REPEAT:-1}
+[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || { echo "error: JEVMON_REPEAT=$REPEAT: not a number of runs (1 or more)" >&2; exit 2; }
 TOTAL_PASSED=0
 TOTAL_FAILED=0
 # One line per failed suite, repeated just above TOTAL: CI shows only the end of what a run
@@ -39,13 +43,23 @@ chosen_suite() {
     [[ -z $FILTER ]] || grep -qE "$FILTER" <<<"$1/$(basename "$2" .exe)"
 }
 
-# run_suite TARGET PROGRAM CMD...: run one suite, count its checks, print its line.
+# run_suite TARGET PROGRAM CMD...: run one suite JEVMON_REPEAT times, count its checks, print its lines.
 run_suite() {
-    local target=$1 prog=$2 name rc=0 log checks=0 fails=0 errors=0 found=no line why=""
-    shift 2
+    local run
+    chosen_suite "$1" "$2" || return 0
+    if ((REPEAT == 1)); then
+        run_suite_once "" "$@"
+        return
+    fi
+    for ((run = 1; run <= REPEAT; run++)); do run_suite_once "$run" "$@"; done
+}
+
+# run_suite_once RUN TARGET PROGRAM CMD...: one run of a suite (RUN: its number when repeated, else "").
+run_suite_once() {
+    local run=$1 target=$2 prog=$3 name rc=0 log checks=0 fails=0 errors=0 found=no line why=""
+    shift 3
     name=$(basename "$prog" .exe)
-    chosen_suite "$target" "$prog" || return 0
-    log=$LOGS/$target/$name.log
+    log=$LOGS/$target/$name${run:+.$run}.log
     mkdir -p "$(dirname "$log")"
     # Under Wine, a program that failed without printing a single byte never ran (CI saw a
     # fresh prefix's loader give up that way once, the same suite passing right after): it is
@@ -83,8 +97,8 @@ run_suite() {
     TOTAL_FAILED=$((TOTAL_FAILED + failed))
     local verdict=PASS
     ((failed == 0)) || verdict=FAIL
-    printf '%-6s %-28s checks %3d  failures %2d  errors %2d  %s%s\n' \
-        "$target" "$name" "$checks" "$fails" "$errors" "$verdict" "${why:+ ($why)}"
+    printf '%-6s %-28s checks %3d  failures %2d  errors %2d  %s%s%s\n' \
+        "$target" "$name" "$checks" "$fails" "$errors" "$verdict" "${run:+ (run $run of $REPEAT)}" "${why:+ ($why)}"
     grep '^skipped: ' "$log" || true
     if [[ $verdict == FAIL ]]; then
         echo "---- output of $target/$name (last 80 lines of ${log#"$ROOT"/}) ----"
@@ -93,7 +107,7 @@ run_suite() {
         # Check's failure lines read "file.c:LINE:F:case:test:N: message"; the first two, or the reason
         local first
         first=$(grep -E '^[^ :]+:[0-9]+:[FE]:' "$log" | head -n 2 | tr '\n' ' ' || true)
-        FAILED_LINES+=("$target/$name: ${first:-${why:-see its output above}}")
+        FAILED_LINES+=("$target/$name${run:+ (run $run)}: ${first:-${why:-see its output above}}")
     fi
 }
 

@@ -200,10 +200,11 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
 
 /* ---- Processor-time timers ------------------------------------------------------------------ */
 /*
- * A timer on one thread's processor-time clock: each time that thread has used another period_ns
- * of processor time, the sampling signal interrupts it where it runs and the handler runs the
- * tick hook on it (async-signal-safe only, as the sample hook), with how many expiries were
- * merged into this one while its signal was pending (overruns).  No thread has to be scheduled
+ * A timer on one thread's processor-time clock: once in each period_ns of processor time that
+ * thread uses (at a random point of it where the system's timers allow: posix_sample.c), the
+ * sampling signal interrupts it where it runs and the handler runs the tick hook on it
+ * (async-signal-safe only, as the sample hook), with how many periods went by without their own
+ * signal and are merged into this one (overruns).  No thread has to be scheduled
  * to take the samples, and a thread that waits is never interrupted.  plat_cpu_timers_init, once
  * after plat_sample_init succeeded, sets the hook; it returns 0 where the system has no such
  * timers (Windows).  plat_cpu_timer_start: NULL when the thread cannot have one (gone, the

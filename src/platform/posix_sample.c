@@ -11,11 +11,22 @@
  *
  * Processor-time timers send the same signal to their thread, and the handler tells them apart by
  * si_code.  Each is, where the kernel lets this process have one, a perf event on the thread's
- * task clock (an hrtimer: it expires every period of processor time exactly; its signal, POLL_IN
- * or POLL_HUP with the event's descriptor, allows one more expiry each time, as async-profiler's
- * cpu engine does it); otherwise a POSIX timer on the thread's CPU clock (timer_create,
- * SIGEV_THREAD_ID, SI_TIMER), which Linux checks only at the scheduler tick, merging expiries
- * into one signal (si_overrun) when the period is shorter.
+ * task clock (an hrtimer, exact to the nanosecond; its signal, POLL_IN or POLL_HUP with the
+ * event's descriptor, allows one more expiry each time, as async-profiler's cpu engine does it);
+ * otherwise a POSIX timer on the thread's CPU clock (timer_create, SIGEV_THREAD_ID, SI_TIMER),
+ * which Linux checks only at the scheduler tick, merging expiries into one signal (si_overrun)
+ * when the period is shorter.
+ *
+ * The perf events do not expire every period: the thread's processor time is cut into cells of
+ * one period, and each cell's sample falls at a uniform random point of it (common/jitter.h), so
+ * that no phase of a periodic program is favoured.  The handler reads the thread's processor-time
+ * clock, moves to the next cell (a cell that passed whole, the signal held back, is merged into
+ * this sample), draws the point and sets the period up to it (PERF_EVENT_IOC_PERIOD) before the
+ * next expiry is allowed.  The cells are counted on the clock, not from the handler's moment,
+ * so the time the signal and the handler take is not added to every period.  Each event's next
+ * cell is kept by its descriptor (the signal names it).  The POSIX timers keep a fixed period:
+ * their signals come at scheduler ticks whatever is asked, and only a fixed period lets the
+ * kernel count the expiries merged.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +42,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "common/jitter.h"
 #include "platform/platform.h"
 #include "platform/posix_cpu_clock.h"
 
@@ -50,6 +62,15 @@ static request requests[SLOTS];
 static int installed;
 static _Atomic(plat_cpu_tick_hook) tick_hook;
 
+/* The perf events' cells: where each event's next cell starts on its thread's processor-time
+ * clock, by the event's descriptor (written at its start, then only by its thread's handler);
+ * 0 for none.  A descriptor beyond the table (a process with that many files open) has none:
+ * its intervals are drawn whole, uniform in (0, 2 periods), unbiased but not counted in cells. */
+#define CELL_FDS 65536
+#define SHORTEST_PERIOD_NS 10000 /* perf's own floor for a timer event */
+static uint64_t next_cell_ns[CELL_FDS];
+static _Atomic uint64_t cell_ns; /* the period: one at a time (cpu_sample.c) */
+
 struct plat_cpu_timer {
     int fd; /* the perf event's, or -1: a POSIX timer */
     timer_t id;
@@ -60,17 +81,61 @@ static uint64_t state_of(pid_t tid, int phase)
     return (uint64_t)tid << 2 | (uint64_t)phase;
 }
 
+static uint64_t own_cpu_ns(void)
+{
+    struct timespec now;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0)
+        return 0;
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* The period up to the first sample of a timer armed at processor time start_ns: a random point of
+ * the first cell, which starts there. */
+static uint64_t first_perf_period(int fd, uint64_t start_ns, uint64_t cell)
+{
+    uint64_t offset = jv_jitter_offset_ns(cell);
+    if (fd < CELL_FDS)
+        next_cell_ns[fd] = start_ns + cell;
+    return offset > SHORTEST_PERIOD_NS ? offset : SHORTEST_PERIOD_NS;
+}
+
+/* In the handler of event fd's expiry: the period up to the next cell's sample (*period) and how
+ * many cells passed whole since this one's, whose samples this one stands for. */
+static int next_perf_period(int fd, uint64_t *period)
+{
+    uint64_t cell = atomic_load_explicit(&cell_ns, memory_order_relaxed), now = own_cpu_ns(), merged = 0;
+    if (fd < 0 || fd >= CELL_FDS || !next_cell_ns[fd] || !now) {
+        *period = 2 * jv_jitter_offset_ns(cell); /* uniform in (0, 2 cells): the mean is one cell */
+    } else {
+        uint64_t next = next_cell_ns[fd];
+        if (now >= next + cell) { /* whole cells went by while the signal was held back */
+            merged = (now - next) / cell;
+            next += merged * cell;
+        }
+        uint64_t at = next + jv_jitter_offset_ns(cell);
+        next_cell_ns[fd] = next + cell;
+        *period = at > now ? at - now : 0;
+    }
+    if (*period < SHORTEST_PERIOD_NS)
+        *period = SHORTEST_PERIOD_NS;
+    return merged > INT32_MAX ? INT32_MAX : (int)merged;
+}
+
 static void on_sample_signal(int sig, siginfo_t *info, void *context)
 {
     (void)sig;
     int saved_errno = errno;
     int perf = info->si_code == POLL_IN || info->si_code == POLL_HUP;
     if (perf || info->si_code == SI_TIMER) {
+        uint64_t period = 0;
+        int merged = perf ? next_perf_period(info->si_fd, &period) : info->si_overrun;
         plat_cpu_tick_hook tick = atomic_load(&tick_hook);
         if (tick)
-            tick(context, perf ? 0 : info->si_overrun);
-        if (perf)
+            tick(context, merged);
+        if (perf) {
+            ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
             ioctl(info->si_fd, PERF_EVENT_IOC_REFRESH, 1); /* the next expiry */
+        }
         errno = saved_errno;
         return;
     }
@@ -182,20 +247,24 @@ int plat_cpu_timers_init(plat_cpu_tick_hook hook)
     if (!installed)
         return 0;
     atomic_store(&tick_hook, hook);
+    jv_jitter_seed(plat_now_ns()); /* another run, other points */
     return 1;
 }
 
-/* A perf event on the thread's task clock that signals the thread every period_ns; -1 where the
+/* A perf event on the thread's task clock that signals the thread once in every period_ns of its
+ * processor time, at a random point of each (see above); -1 where the
  * kernel refuses (no perf events, or perf_event_paranoid: then without the kernel's time). */
 static int start_perf_event(pid_t tid, uint64_t period_ns)
 {
     struct perf_event_attr attr;
+    struct timespec cpu;
     int fd = -1;
+    atomic_store(&cell_ns, period_ns);
     memset(&attr, 0, sizeof(attr));
     attr.size = sizeof(attr);
     attr.type = PERF_TYPE_SOFTWARE;
     attr.config = PERF_COUNT_SW_TASK_CLOCK;
-    attr.sample_period = period_ns;
+    attr.sample_period = period_ns; /* until the first period is set below */
     attr.disabled = 1;
     attr.wakeup_events = 1;
     for (int user_only = 0; user_only < 2 && fd < 0; user_only++) {
@@ -205,8 +274,16 @@ static int start_perf_event(pid_t tid, uint64_t period_ns)
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, tid};
+    uint64_t first = 0;
+    /* The first cell starts as the event starts counting: the processor time the setting up took
+     * (a few tens of microseconds, most of a short thread's life) is before it. */
     if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        clock_gettime(posix_thread_cpu_clock((unsigned)tid), &cpu) != 0 ||
+        (first = first_perf_period(fd, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec, period_ns),
+         ioctl(fd, PERF_EVENT_IOC_PERIOD, &first) != 0) ||
         ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+        if (fd < CELL_FDS)
+            next_cell_ns[fd] = 0;
         close(fd);
         return -1;
     }
@@ -248,6 +325,8 @@ void plat_cpu_timer_stop(plat_cpu_timer *timer)
         return;
     if (timer->fd >= 0) {
         ioctl(timer->fd, PERF_EVENT_IOC_DISABLE, 0);
+        if (timer->fd < CELL_FDS)
+            next_cell_ns[timer->fd] = 0;
         close(timer->fd);
     } else {
         timer_delete(timer->id);

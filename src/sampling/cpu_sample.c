@@ -138,9 +138,11 @@ static void arm(DWORD os_tid, int vm_thread)
         }
         timed = grown, timed_capacity = capacity;
     }
-    uint64_t cpu = plat_thread_cpu_ns(os_tid);
-    plat_cpu_timer *timer = cpu == UINT64_MAX ? NULL : plat_cpu_timer_start(os_tid, period_ns);
-    if (!timer) {
+    /* The processor time counts from when the timer runs: what setting it up took is not asked for. */
+    plat_cpu_timer *timer = plat_cpu_timer_start(os_tid, period_ns);
+    uint64_t cpu = timer ? plat_thread_cpu_ns(os_tid) : UINT64_MAX;
+    if (cpu == UINT64_MAX) {
+        plat_cpu_timer_stop(timer);
         threads_untimed++;
         return;
     }

@@ -1,23 +1,27 @@
 /*
  * test_profile_truth.c - jevprof's cpu and wall modes against a known truth, on every JDK under
- * /usr/lib/jvm, through bin/jevprof: SamplingWorkload truth, whose main thread spends 60%,
- * 30% and 10% of its processor time in a, b and c while thread "acceptor" blocks in accept,
- * "waiter" in Object.wait and "sleeper" in Thread.sleep.
+ * /usr/lib/jvm, through bin/jevprof.
  *
- *   - cpu mode: a, b and c get 60/30/10% of the samples of the measured rounds (after the warm ones,
- *     which compile them) within 2 points, and the three
- *     waiting threads 1% of all samples at most; the report says the samples were asked for by
- *     per-thread processor-time timers and how many were taken; the pprof file's samples are
- *     processor nanoseconds.
- *   - wall mode: each of the four threads gets its share of the samples (a quarter of theirs, within
- *     10%), each labelled with its state: running (main, 90% at least), native (acceptor, in
- *     accept), waiting (waiter), sleeping (sleeper); the pprof file's samples are wall nanoseconds
- *     with a "thread state" label.
+ *   - cpu mode, SamplingWorkload periodic: three threads run rounds of a, b and c lasting the
+ *     sampling interval, half of it and twice it, the worst case for a sampler with a fixed period
+ *     (each sample would land at the same phase of a round, and the shares would follow the phase);
+ *     each thread's a, b and c get 60/30/10% of its samples within 2 points, and the three waiting
+ *     threads 1% of all samples at most; the report says the samples were asked for by per-thread
+ *     processor-time timers and how many were taken; the pprof file's samples are processor
+ *     nanoseconds.
+ *   - cpu mode, 8 threads spinning on two processors at 1 ms: the samples times the interval are
+ *     the processor time the timed threads used, within 2%, and the report says both.
+ *   - wall mode, SamplingWorkload truth: each of the four threads gets its share of the samples (a
+ *     quarter of theirs, within 10%), each labelled with its state: running (main, 90% at least),
+ *     native (acceptor, in accept), waiting (waiter), sleeping (sleeper); the pprof file's samples
+ *     are wall nanoseconds with a "thread state" label.
  *
- * The workload runs until its main thread has used a set processor time, so a loaded machine
- * makes it slower, not different.
+ * The workloads run until their threads have done a set amount of work (rounds counted, or
+ * processor time used), so a loaded machine makes them slower, not different.  The truth is what
+ * the program counted: iterations of one loop body, not clocks read while it runs.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +32,16 @@
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
 
-/* Runs SamplingWorkload truth under bin/jevprof (java: the JDK's launcher) in a new directory (dir); its
- * collapsed file. */
-static char *run_truth(const char *java, const char *mode, const char *interval_ms, const char *cpu_seconds,
-                       char *dir, size_t size)
+/* Runs SamplingWorkload with workload (its mode and arguments) under bin/jevprof (java: the JDK's
+ * launcher, given java_options) in a new directory (dir); its collapsed file. */
+static char *run_sampled(const char *java, const char *java_options, const char *mode, const char *interval_ms,
+                         const char *workload, char *dir, size_t size)
 {
     char arguments[4096], path[1400];
     snprintf(dir, size, "%s", jvmrun_build_path("truth.XXXXXX"));
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(arguments, sizeof(arguments),
-             "--out '%s' --mode %s --interval %s -- '%s' -cp '%s' SamplingWorkload truth %s", dir, mode,
-             interval_ms, java, jvmrun_build_path("java"), cpu_seconds);
+    snprintf(arguments, sizeof(arguments), "--out '%s' --mode %s --interval %s -- '%s' %s -cp '%s' SamplingWorkload %s",
+             dir, mode, interval_ms, java, java_options, jvmrun_build_path("java"), workload);
     ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
     snprintf(path, sizeof(path), "%s/jevprof.collapsed", dir);
     char *collapsed = tk_read_file(path);
@@ -120,22 +123,43 @@ static void assert_share(const char *what, unsigned long long part, unsigned lon
                   what, share, expected, points);
 }
 
-START_TEST(cpu_mode_tells_the_truth)
+/* Processor time of each periodic thread, in seconds at 1 ms: the samples its shares need (below). */
+#define PERIODIC_SECONDS "12"
+#define PERIODIC_MIN_SAMPLES 11500
+
+START_TEST(cpu_mode_tells_the_truth_of_a_periodic_program)
 {
+    static const char *const threads[] = {"SamplingWorkload.periodOne", "SamplingWorkload.periodHalf",
+                                          "SamplingWorkload.periodDouble"};
     char dir[1200];
-    char *collapsed = run_truth(jdks[_i], "cpu", "1", "3", dir, sizeof(dir));
-    static const char measured[] = "SamplingWorkload.measured";
-    unsigned long long a = weight(collapsed, measured, "SamplingWorkload.a", NULL),
-                       b = weight(collapsed, measured, "SamplingWorkload.b", NULL),
-                       c = weight(collapsed, measured, "SamplingWorkload.c", NULL), all = weight(collapsed, NULL, NULL, NULL);
+    char *collapsed = run_sampled(jdks[_i], "-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SamplingWorkload::work",
+                                  "cpu", "1", "periodic 1 " PERIODIC_SECONDS, dir, sizeof(dir));
+    unsigned long long all = weight(collapsed, NULL, NULL, NULL);
     unsigned long long waiting = weight(collapsed, "SamplingWorkload.acceptor", NULL, NULL) +
                                  weight(collapsed, "SamplingWorkload.waiter", NULL, NULL) +
                                  weight(collapsed, "SamplingWorkload.sleeper", NULL, NULL);
     printf("JDK %d, cpu mode:\n", _i);
-    ck_assert_uint_ge(a + b + c, 2500); /* 3 s of the main thread's processor time at 1 ms */
-    assert_share("a", a, a + b + c, 60, 2);
-    assert_share("b", b, a + b + c, 30, 2);
-    assert_share("c", c, a + b + c, 10, 2);
+    for (size_t i = 0; i < sizeof(threads) / sizeof(*threads); i++) {
+        unsigned long long a = weight(collapsed, threads[i], "SamplingWorkload.periodicA", NULL),
+                           b = weight(collapsed, threads[i], "SamplingWorkload.periodicB", NULL),
+                           c = weight(collapsed, threads[i], "SamplingWorkload.periodicC", NULL);
+        printf(" %s:\n", threads[i]);
+        /* 12 s of the thread's processor time at 1 ms are 12,000 intervals of one sample each; a few
+         * land in the round loop itself or cannot be walked. */
+        ck_assert_uint_ge(a + b + c, PERIODIC_MIN_SAMPLES);
+        /* Each interval's sample falls at a uniform random point of it, so whatever the round's length
+         * each sample lands in a with chance 60%, b 30%, c 10%, independently of the others for rounds
+         * of the interval and of half of it, anti-correlated (stratified: less spread) for twice it.  So
+         * a share of n >= 11,500 samples deviates at most as a binomial one: sigma 0.457 points for a,
+         * 0.427 for b, 0.280 for c, and 2 points are 4.38, 4.68 and 7.1 sigma: a correct profiler fails
+         * these three checks with chance 1.2e-5 + 2.9e-6 + 1e-12, the nine of the test with 4.5e-5.  A
+         * fixed 1 ms period moved a by 3 to 7 points (test_profile_truth before intervals at random). */
+        assert_share("a", a, a + b + c, 60, 2);
+        assert_share("b", b, a + b + c, 30, 2);
+        assert_share("c", c, a + b + c, 10, 2);
+    }
+    /* The waiting threads use no processor time once started: their samples are their start's few
+     * (at most a few ms of it each), far below 1% of the 36,000; not a matter of chance. */
     ck_assert_msg(waiting * 100 <= all, "%llu of %llu samples in the waiting threads", waiting, all);
     char *report = read_in(dir, "jevprof-report.txt");
     ck_assert_ptr_nonnull(report);
@@ -154,10 +178,131 @@ START_TEST(cpu_mode_tells_the_truth)
 }
 END_TEST
 
+/* The report's "Processor time sampled: U s used by the timed threads, S s sampled". */
+static void sampled_time(const char *report, double *used, double *sampled)
+{
+    const char *line = strstr(report, "Processor time sampled: ");
+    ck_assert_msg(line != NULL, "no processor time line in:\n%s", report);
+    ck_assert_int_eq(sscanf(line, "Processor time sampled: %lf s used by the timed threads, %lf s sampled", used,
+                            sampled), 2);
+}
+
+START_TEST(cpu_samples_stand_for_the_processor_time_used)
+{
+    char dir[1200];
+    /* Eight threads spinning on this machine's processors (two here, shared with other builds), 1 ms. */
+    char *collapsed = run_sampled(jdks[_i], "", "cpu", "1", "threads 8 4", dir, sizeof(dir));
+    char *report = read_in(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    double used = 0, sampled = 0;
+    sampled_time(report, &used, &sampled);
+    printf("JDK %d: %.3f s of processor time used, %.3f s sampled (%.2f%%)\n", _i, used, sampled,
+           used > 0 ? 100 * sampled / used : 0);
+    ck_assert_double_ge(used, 0.5); /* 4 s of 8 busy threads: however loaded, some of two processors */
+    /* Not a matter of chance: each interval of a thread's processor time has exactly one sample (with
+     * a Java stack, or counted as without one: starting, ending, not walkable), so the samples miss
+     * only each thread's last interval, cut short (1 ms of each of a dozen threads at most, under
+     * 2.5% of 0.5 s; 0.1% here).  A fixed period re-armed after each signal recorded 98% here, 106%
+     * on another machine (the task clock's timer is also restarted at each context switch). */
+    ck_assert_msg(sampled >= 0.98 * used && sampled <= 1.02 * used, "%.3f s sampled for %.3f s used",
+                  sampled, used);
+    free(report);
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+/* The number after "what" in the report. */
+static unsigned long long report_number(const char *report, const char *what)
+{
+    const char *at = strstr(report, what);
+    ck_assert_msg(at != NULL, "no \"%s\" in:\n%s", what, report);
+    return strtoull(at + strlen(what), NULL, 10);
+}
+
+START_TEST(short_lived_threads_are_sampled_in_proportion)
+{
+    char dir[1200];
+    /* 5,000 threads of about 0.3 ms of processor time each, at 1 ms. */
+    char *collapsed = run_sampled(jdks[_i], "", "cpu", "1", "short 5000", dir, sizeof(dir));
+    char *report = read_in(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    unsigned long long asked = report_number(report, "Samples asked for: "),
+                       taken = report_number(report, "Samples taken: "),
+                       last = report_number(report, "failed, ");
+    printf("JDK %d: 5,000 short threads: %llu samples taken of %llu asked for, %llu missing in threads' last "
+           "intervals\n", _i, taken, asked, last);
+    ck_assert_uint_ge(asked, 500);
+    /* Every missing sample has its reason in the report (no Java frame, not walkable ...); what is
+     * left are the threads' last intervals.  A thread's first sample falls at a random point of its
+     * first interval, so a thread that runs a fraction f of one is sampled with chance f: the samples
+     * taken are a sum of 5,000 such draws whose mean is what was asked, the remainder's mean is 0 and
+     * its spread sqrt(sum f(1-f)) < sqrt(asked).  4 sqrt(asked) (187 of 2,180 here) is 4 sigma at the
+     * widest: a correct profiler fails with chance 3.2e-5.  A timer that expired after a whole
+     * interval left half the samples of such threads untaken and unexplained (633 of 1,269 taken);
+     * counting the processor time from before the timer was set up left 218 of 2,176 here. */
+    ck_assert_msg((double)last <= 4 * sqrt((double)asked), "%llu samples missing in the last intervals of %llu asked",
+                  last, asked);
+    ck_assert_ptr_nonnull(strstr(report, " in the last interval of a thread (its sample falls at a random point"));
+    free(report);
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+/* SamplingWorkload's spinBlocked: spins for cpu_ns of the thread's processor time with SIGPROF blocked. */
+static const char blocking_library[] =
+    "#include <jni.h>\n#include <pthread.h>\n#include <signal.h>\n#include <time.h>\n"
+    "static long long cpu_ns(void) { struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);\n"
+    "    return t.tv_sec * 1000000000LL + t.tv_nsec; }\n"
+    "JNIEXPORT void JNICALL Java_SamplingWorkload_spinBlocked(JNIEnv *env, jclass c, jlong ns) {\n"
+    "    sigset_t prof, old; volatile unsigned long x = 0; long long start = cpu_ns();\n"
+    "    (void)env, (void)c; sigemptyset(&prof); sigaddset(&prof, SIGPROF);\n"
+    "    pthread_sigmask(SIG_BLOCK, &prof, &old);\n"
+    "    while (cpu_ns() - start < ns) for (int i = 0; i < 10000; i++) x += i;\n"
+    "    pthread_sigmask(SIG_SETMASK, &old, NULL);\n}\n";
+
+START_TEST(a_thread_blocking_sigprof_has_its_samples_accounted)
+{
+    char dir[1200], source[1400], workload[1600], jdk[512];
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("blocked.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(source, sizeof(source), "%s/blocked.c", dir);
+    FILE *f = fopen(source, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(blocking_library, f);
+    fclose(f);
+    snprintf(jdk, sizeof(jdk), "%s", jdks[_i]);
+    *strstr(jdk, "/bin/java") = '\0';
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "gcc -shared -fPIC -O1 -I'%s/include' -I'%s/include/linux' "
+                                                    "-o libblocked.so blocked.c -pthread", jdk, jdk), 0);
+    snprintf(workload, sizeof(workload), "blocked '%s/libblocked.so' 3", dir);
+    char out[1200];
+    char *collapsed = run_sampled(jdks[_i], "", "cpu", "1", workload, out, sizeof(out));
+    char *report = read_in(out, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    unsigned long long asked = report_number(report, "Samples asked for: "),
+                       taken = report_number(report, "Samples taken: "), last = report_number(report, "failed, ");
+    printf("JDK %d: SIGPROF blocked 5 ms of every 6: %llu samples taken of %llu asked for, %llu missing in threads' "
+           "last intervals\n", _i, taken, asked, last);
+    ck_assert_uint_ge(asked, 2000);
+    /* The intervals that went by while the signal was blocked come merged into the sample taken when
+     * it is unblocked, and the report says so; nothing is left unexplained but the threads' last
+     * intervals (a dozen threads: at most 12, whatever the chance).  Before: 50.1% taken, 1 of the
+     * missing half explained. */
+    ck_assert_ptr_nonnull(strstr(report, " intervals went by without their own signal and came merged into the next"));
+    ck_assert_msg((double)last <= 4 * sqrt((double)asked), "%llu unexplained of %llu", last, asked);
+    free(report);
+    free(collapsed);
+    remove_run(out);
+    jvmrun_remove_shell_dir(dir, "blocked.c libblocked.so");
+}
+END_TEST
+
 START_TEST(wall_mode_gives_each_thread_its_share_and_state)
 {
     char dir[1200];
-    char *collapsed = run_truth(jdks[_i], "wall", "5", "1.5", dir, sizeof(dir));
+    char *collapsed = run_sampled(jdks[_i], "", "wall", "5", "truth 1.5", dir, sizeof(dir));
     static const struct {
         const char *frame, *state;
         unsigned min_percent; /* of its samples in that state */
@@ -169,9 +314,17 @@ START_TEST(wall_mode_gives_each_thread_its_share_and_state)
     printf("JDK %d, wall mode:\n", _i);
     for (size_t i = 0; i < 4; i++)
         sum += each[i] = weight(collapsed, threads[i].frame, NULL, NULL);
+    /* Not a matter of chance: each tick samples every live thread, so the four threads' counts
+     * differ only by the ticks before the three idle ones started (the main thread's first few ms)
+     * and by samples that failed (none are expected).  1.5 s of processor time at 5 ms: 300 ticks
+     * at least, 1,200 samples. */
     ck_assert_uint_ge(sum, 400);
     for (size_t i = 0; i < 4; i++) {
         assert_share(threads[i].frame, each[i], sum, 25, 2.5); /* a quarter, within 10% of it */
+        /* The states are read, not sampled at random: an idle thread is in its state at every
+         * tick but those of its start and end (2% allows 6 of 300); main is running but while
+         * it reads its processor-time clock (a native call, well under 1% of a round) or waits for
+         * the collector, 90% allows 30 of 300. */
         unsigned long long in_state = weight(collapsed, threads[i].frame, NULL, threads[i].state);
         printf("  %s: %llu of %llu %s\n", threads[i].frame, in_state, each[i], threads[i].state);
         ck_assert_uint_ge(in_state * 100, each[i] * threads[i].min_percent);
@@ -194,9 +347,15 @@ int main(void)
         return 0;
     Suite *s = suite_create("profile_truth");
     TCase *tc = tcase_create("truth");
-    tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, cpu_mode_tells_the_truth, 0, jdk_count);
+    tcase_set_timeout(tc, 900); /* 36 s of processor time, on a loaded machine a third of a core */
+    tcase_add_loop_test(tc, cpu_mode_tells_the_truth_of_a_periodic_program, 0, jdk_count);
     tcase_add_loop_test(tc, wall_mode_gives_each_thread_its_share_and_state, 0, jdk_count);
     suite_add_tcase(s, tc);
+    TCase *time = tcase_create("processor_time");
+    tcase_set_timeout(time, 300);
+    tcase_add_loop_test(time, cpu_samples_stand_for_the_processor_time_used, 0, jdk_count);
+    tcase_add_loop_test(time, short_lived_threads_are_sampled_in_proportion, 0, jdk_count);
+    tcase_add_loop_test(time, a_thread_blocking_sigprof_has_its_samples_accounted, 0, jdk_count);
+    suite_add_tcase(s, time);
     return tk_run_suite(s);
 }

@@ -1,16 +1,16 @@
 /**
  * The program the sampling suite profiles (tests/jvm/test_sampling.c) and `make bench` runs:
  *
- *   shares SECONDS      the main thread spends known shares of its time in three methods:
+ *   shares CPU-SECONDS  the main thread spends known shares of its time in three methods:
  *                       a, b and c run the same loop body 6, 3 and 1 million times a round
  *   sleep-gc SECONDS    thread "sleeper" sleeps; thread "collector" calls System.gc() in a loop
  *   threads N SECONDS   N threads, thread i spinning in its own method t<i>
  *   fibs N K            N threads each computing fib(K): a fixed amount of work, for `make bench`
  *   define SECONDS      the main thread defines a class over and over, each time in a new class loader
- *   stacks SECONDS      thread "parked" parks in parkedA > parkedB > parkedC; thread "spinning" runs in
- *                       spinA > spinB > spinC: two stacks that stay the same for the whole run
+ *   stacks CPU-SECONDS  thread "parked" parks in parkedA > parkedB > parkedC while thread "spinning" runs
+ *                       CPU-SECONDS in spinA > spinB > spinC: two stacks that stay the same for the whole run
  *
- * Each mode prints what it did when done.  (truth CPU-SECONDS: see acceptor(), below spinC.)
+ * Each mode prints what it did when done.  (truth, periodic: below spinC, their own comments.)
  */
 public class SamplingWorkload {
     static volatile long sink;
@@ -63,8 +63,8 @@ public class SamplingWorkload {
     }
 
     static void shares(String seconds) {
-        long end = deadline(seconds), rounds = 0;
-        while (System.nanoTime() < end) {
+        long end = (long) (Double.parseDouble(seconds) * 1e9), rounds = 0; /* of this thread's processor time */
+        while (THREAD_CPU.getCurrentThreadCpuTime() < end) {
             sink += a(6_000_000);
             sink += b(3_000_000);
             sink += c(1_000_000);
@@ -156,30 +156,35 @@ public class SamplingWorkload {
     }
 
     static void parkedC(long end) {
-        while (System.nanoTime() < end)
+        while (!spinningDone) /* test_sampling and test_jevprof know these lines: keep them where they are */
             java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
     }
     static void parkedB(long end) { parkedC(end); }
     static void parkedA(long end) { parkedB(end); }
 
-    static long spinC(long end) {
+    static long spinC(long rounds) {
         long x = 0;
-        while (System.nanoTime() < end)
+        for (long r = 0; r < rounds; r++) /* a count, no clock: a call out of Java here is a safepoint */
             for (int k = 0; k < 100_000; k++)
                 x = x * 31 + k;
         return x;
     }
-    static long spinB(long end) { return spinC(end); }
-    static long spinA(long end) { return spinB(end); }
+    static long spinB(long rounds) { return spinC(rounds); }
+    static long spinA(long rounds) { return spinB(rounds); }
 
-    static void stacks(String seconds) throws InterruptedException {
-        long end = deadline(seconds);
-        Thread parked = new Thread(() -> parkedA(end), "parked");
-        Thread spinning = new Thread(() -> sink += spinA(end), "spinning");
+    static volatile boolean spinningDone;
+    static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    static void stacks(String cpuSeconds) throws InterruptedException {
+        /* rounds of 100,000 iterations for the spinning thread's CPU-SECONDS, timed before it starts */
+        long rounds = Math.round(Double.parseDouble(cpuSeconds) * 1e9 * iterationsPerNs(THREAD_CPU) / 100_000);
+        Thread parked = new Thread(() -> parkedA(0), "parked");
+        Thread spinning = new Thread(() -> sink += spinA(rounds), "spinning");
         parked.start();
         spinning.start();
-        parked.join();
         spinning.join();
+        spinningDone = true;
+        parked.join();
         System.out.println("stacks done");
     }
 
@@ -249,6 +254,103 @@ public class SamplingWorkload {
         System.out.println("truth rounds " + rounds);
     }
 
+    /*
+     * periodic INTERVAL-MS CPU-SECONDS: a program with a period, the worst case of a sampler with a
+     * fixed one.  Threads "period-one", "period-half" and "period-double" (methods periodOne,
+     * periodHalf, periodDouble) each run rounds of periodicA, periodicB and periodicC lasting about
+     * INTERVAL-MS of processor time, half of it and twice it, CPU-SECONDS of processor time each,
+     * while the idle threads of truth wait.  The truth is counts: a round calls work, the loop of
+     * all three, with 6, 3 and 1 units of iterations, so a, b and c hold 60%, 30% and 10% of each
+     * thread's processor time.  work is one compiled body for the three (the test keeps it from being
+     * inlined: -XX:CompileCommand=dontinline), so an iteration costs the same in each.  The unit
+     * comes from timing work before the rounds start; no clock is read during them.
+     */
+    static long work(long n) { long x = 1; for (long k = 0; k < n; k++) x = x * 31 + k; return x; }
+    static long periodicA(long unit) { return work(6 * unit); }
+    static long periodicB(long unit) { return work(3 * unit); }
+    static long periodicC(long unit) { return work(unit); }
+
+    static void periodicRounds(long unit, long rounds) {
+        for (long r = 0; r < rounds; r++) {
+            sink += periodicA(unit);
+            sink += periodicB(unit);
+            sink += periodicC(unit);
+        }
+    }
+
+    static void periodOne(long unit, long rounds) { periodicRounds(unit, rounds); }
+    static void periodHalf(long unit, long rounds) { periodicRounds(unit, rounds); }
+    static void periodDouble(long unit, long rounds) { periodicRounds(unit, rounds); }
+
+    /** Iterations of work per nanosecond of processor time in rounds, once compiled: the mean over 0.2 s. */
+    static double iterationsPerNs(java.lang.management.ThreadMXBean bean) {
+        periodicRounds(1_000, 20_000); /* compiled */
+        long before = bean.getCurrentThreadCpuTime();
+        periodicRounds(100_000, 200);
+        return 200.0 * 10 * 100_000 / Math.max(bean.getCurrentThreadCpuTime() - before, 1);
+    }
+
+    static void periodic(String intervalMs, String cpuSeconds) throws Exception {
+        java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        Object lock = new Object();
+        Thread[] idle = {new Thread(() -> acceptor(server), "acceptor"), new Thread(() -> waiter(lock), "waiter"),
+                         new Thread(SamplingWorkload::sleeper, "sleeper")};
+        for (Thread t : idle) {
+            t.setDaemon(true);
+            t.start();
+        }
+        double perNs = iterationsPerNs(java.lang.management.ManagementFactory.getThreadMXBean());
+        double interval = Double.parseDouble(intervalMs) * 1e6, cpu = Double.parseDouble(cpuSeconds) * 1e9;
+        double[] lengths = {interval, interval / 2, interval * 2}; /* ns of a round */
+        String[] names = {"period-one", "period-half", "period-double"};
+        Thread[] threads = new Thread[3];
+        for (int i = 0; i < 3; i++) {
+            long unit = Math.max(1, Math.round(lengths[i] * perNs / 10)), rounds = Math.round(cpu / lengths[i]);
+            int which = i;
+            threads[i] = new Thread(() -> {
+                switch (which) {
+                    case 0: periodOne(unit, rounds); break;
+                    case 1: periodHalf(unit, rounds); break;
+                    default: periodDouble(unit, rounds); break;
+                }
+            }, names[i]);
+        }
+        for (Thread t : threads) { /* one at a time: alone on a processor, no preemption to shake the phase */
+            t.start();
+            t.join();
+        }
+        server.close();
+        System.out.printf("periodic: %.3f iterations per ns%n", perNs);
+    }
+
+    /* short N: N threads one after the other, each running work for about a quarter of a
+     * millisecond of processor time and ending: most end before a 1 ms interval is over. */
+    static void shortLived(int count) throws InterruptedException {
+        for (int i = 0; i < count; i++) {
+            Thread t = new Thread(() -> sink += work(300_000), "short-" + i);
+            t.start();
+            t.join();
+        }
+        System.out.println("short " + count + " done");
+    }
+
+    /* blocked LIBRARY CPU-SECONDS: the main thread runs rounds of 1 ms in work and
+     * 5 ms in spinBlocked, a native method of LIBRARY (test_profile_truth builds it) that holds SIGPROF
+     * blocked while it spins, until it has used CPU-SECONDS. */
+    static native void spinBlocked(long cpuNanos);
+
+    static void blocked(String library, String cpuSeconds) {
+        System.load(library);
+        long end = THREAD_CPU.getCurrentThreadCpuTime() + (long) (Double.parseDouble(cpuSeconds) * 1e9), rounds = 0;
+        long unit = Math.max(1, Math.round(1e6 * iterationsPerNs(THREAD_CPU)));
+        while (THREAD_CPU.getCurrentThreadCpuTime() < end) {
+            sink += work(unit);
+            spinBlocked(5_000_000L);
+            rounds++;
+        }
+        System.out.println("blocked rounds " + rounds);
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "shares": shares(args[1]); break;
@@ -258,6 +360,9 @@ public class SamplingWorkload {
             case "define": define(args[1]); break;
             case "stacks": stacks(args[1]); break;
             case "truth": truth(args[1]); break;
+            case "periodic": periodic(args[1], args[2]); break;
+            case "short": shortLived(Integer.parseInt(args[1])); break;
+            case "blocked": blocked(args[1], args[2]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
