@@ -84,8 +84,9 @@ static void forget_in_cache(unsigned serial)
             cache[i].serial = 0, cache[i].state = NULL;
 }
 
-/* The slow path, once per thread: find or create the calling thread's state. */
-static jp_thread_calls *attach_thread(jp_calls *calls)
+/* The slow path, once per thread: find or create the calling thread's state.  Out of line: inlined,
+ * it made every event save and restore six registers. */
+static __attribute__((noinline)) jp_thread_calls *attach_thread(jp_calls *calls)
 {
     DWORD os_thread = plat_os_thread_id();
     ThreadID thread = 0;
@@ -132,25 +133,39 @@ static inline jp_thread_calls *current_state(jp_calls *calls)
  * thread folds or copies this one's tree, the callback waits for it (a dump or a period's end
  * must not lose the calls made meanwhile).  Where the system has a process-wide barrier the
  * other thread issues it, and the callback (twice per call) needs no fence of its own. */
-static inline jp_thread_calls *begin_recording(jp_calls *calls)
+static inline void mark_busy(jp_thread_calls *t)
 {
-    jp_thread_calls *t = current_state(calls);
-    if (!t)
-        return NULL;
+    if (process_barrier) {
+        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+    } else
+        atomic_store(&t->busy, 1);
+}
+
+/* Recording is stopped or the state is being folded: NULL once stopped, else t when the fold is over. */
+static __attribute__((noinline)) jp_thread_calls *wait_to_record(jp_calls *calls, jp_thread_calls *t)
+{
     for (;;) {
-        if (process_barrier) {
-            atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
-            atomic_signal_fence(memory_order_seq_cst);
-        } else
-            atomic_store(&t->busy, 1);
-        if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
-            return t;
         atomic_store_explicit(&t->busy, 0, memory_order_release);
         if (atomic_load(&calls->stopped))
             return NULL;
         while (atomic_load(&t->folding) && !atomic_load(&calls->stopped))
             plat_sleep_ms(1);
+        mark_busy(t);
+        if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
+            return t;
     }
+}
+
+static inline jp_thread_calls *begin_recording(jp_calls *calls)
+{
+    jp_thread_calls *t = current_state(calls);
+    if (!t)
+        return NULL;
+    mark_busy(t);
+    if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
+        return t;
+    return wait_to_record(calls, t);
 }
 
 static inline void end_recording(jp_thread_calls *t)

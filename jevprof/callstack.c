@@ -10,11 +10,15 @@ int jp_callstack_init(jp_callstack *cs)
 {
     memset(cs, 0, sizeof(*cs));
     cs->frames = malloc(INITIAL_FRAMES * sizeof(*cs->frames));
-    if (!cs->frames || jp_tree_init(&cs->tree)) {
+    cs->children = malloc(sizeof(*cs->children) << JP_CHILD_CACHE_BITS);
+    if (!cs->frames || !cs->children || jp_tree_init(&cs->tree)) {
         free(cs->frames);
+        free(cs->children);
         cs->frames = NULL;
+        cs->children = NULL;
         return -1;
     }
+    memset(cs->children, 0xff, sizeof(*cs->children) << JP_CHILD_CACHE_BITS);
     cs->capacity = INITIAL_FRAMES;
     return 0;
 }
@@ -23,7 +27,29 @@ void jp_callstack_free(jp_callstack *cs)
 {
     jp_tree_free(&cs->tree);
     free(cs->frames);
+    free(cs->children);
     memset(cs, 0, sizeof(*cs));
+}
+
+/* The child of parent for method: the cached node when the slot still names it, else the tree's
+ * (found or added), then cached. */
+static inline uint32_t child_of(jp_callstack *cs, uint32_t parent, MethodID method)
+{
+    if (parent == JP_NO_NODE)
+        return JP_NO_NODE;
+    if (method == 0)
+        method = JP_UNKNOWN_METHOD; /* as the tree records it */
+    uint64_t key = ((uint64_t)parent << 32 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
+    uint32_t *slot = &cs->children[key >> (64 - JP_CHILD_CACHE_BITS)];
+    uint32_t node = *slot;
+    if (node < cs->tree.count) {
+        const jp_node *n = &cs->tree.nodes[node];
+        if (n->parent == parent && n->method == method && n->offset == JP_NO_OFFSET)
+            return node;
+    }
+    node = jp_tree_child(&cs->tree, parent, method);
+    *slot = node;
+    return node;
 }
 
 void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now)
@@ -40,7 +66,7 @@ void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64
         return;
     }
     uint32_t parent = cs->depth ? cs->frames[cs->depth - 1].node : JP_ROOT;
-    uint32_t node = jp_tree_child(&cs->tree, parent, method);
+    uint32_t node = child_of(cs, parent, method);
     if (node != JP_NO_NODE)
         cs->tree.nodes[node].calls++;
     jp_frame *f = &cs->frames[cs->depth++];
@@ -57,7 +83,7 @@ void jp_callstack_blocked(jp_callstack *cs, uint64_t blocked)
         cs->frames[cs->depth - 1].blocked += blocked;
 }
 
-static void pop_frame(jp_callstack *cs, uint64_t now)
+static inline void pop_frame(jp_callstack *cs, uint64_t now)
 {
     jp_frame *f = &cs->frames[--cs->depth];
     uint64_t elapsed = now > f->start ? now - f->start : 0;
@@ -87,6 +113,10 @@ void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now)
     if (cs->depth == 0)
         return;
     size_t keep = cs->depth - 1; /* the caller is not on the stack: the top frame returned */
+    if (keep > 0 && cs->frames[keep - 1].stack == caller) { /* the usual exit: the top frame alone */
+        pop_frame(cs, now);
+        return;
+    }
     if (caller == 0) {
         keep = 0;
     } else {

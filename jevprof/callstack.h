@@ -24,11 +24,18 @@ typedef struct jp_frame {
     uint64_t blocked;    /* blocked time inside the frame so far, its callees' included */
 } jp_frame;
 
+/* A direct-mapped cache of the tree's children by (parent, method): an entry finds its node with
+ * one probe instead of a walk of the caller's children (a method calling many, as a request's
+ * parsing loop does, had each entry walk them).  Each slot is checked against the node it names,
+ * so a slot left over from a tree since emptied is only a miss. */
+#define JP_CHILD_CACHE_BITS 10
+
 typedef struct jp_callstack {
     jp_tree tree;
     jp_frame *frames;
     size_t depth, capacity;
     size_t unrecorded; /* entries beyond what memory allowed, above frames[depth-1] */
+    uint32_t *children; /* 2^JP_CHILD_CACHE_BITS node indices (UINT32_MAX: empty) */
 } jp_callstack;
 
 int jp_callstack_init(jp_callstack *cs);

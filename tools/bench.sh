@@ -11,6 +11,10 @@
 #          (tools/startupprobe: natives that only count, empty Java methods), the bridge with a monitor
 #          doing nothing, jevprof's cpu mode and calls mode
 #          (BENCH_ONLY=tomcat alone; BENCH_TOMCAT_WARMUP, BENCH_TOMCAT_SECONDS, default 10 each)
+#   calls (issue 43): nanoseconds per call over no agent for the floor (tools/startupprobe's natives
+#          reading the tick counter), the bridge with fx_silent and with callcount, jevprof's calls mode, and
+#          each one's ratio to the floor's, on fib, the Groovy script and Tomcat, both JDKs (BENCH_ONLY=calls
+#          alone; BENCH_CALLS_RUNS default 3, BENCH_CALLS_FIB default 32)
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 #   vthreads: 10^6 short virtual threads (JDK 21+) under a THREADS monitor and callcount on both mechanisms
@@ -270,7 +274,7 @@ build_probe() {
   for source in "$root"/src/classfile/*.c; do
     objects+=("$build/obj/src/classfile/$(basename "${source%.c}").o")
   done
-  gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$jdk_home/include" -I"$jdk_home/include/linux" \
+  gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -ftls-model=initial-exec -I"$jdk_home/include" -I"$jdk_home/include/linux" \
     -I"$root/src" -I"$root/include" "$root/tools/startupprobe/startupprobe.c" \
     -Wl,--whole-archive "${objects[@]}" -Wl,--no-whole-archive "$build/libjevplat.a" \
     -ldl -pthread -o "$probe"
@@ -294,8 +298,11 @@ tomcat_rps() { # tomcat_rps JAVA AGENT|- [ENVIRONMENT...]: requests per second, 
     sleep 0.2
   done
   if [[ -n $port ]]; then
-    wrk -t2 -c16 -d"${BENCH_TOMCAT_WARMUP:-10}"s "http://127.0.0.1:$port/page" >/dev/null
-    rps=$(wrk -t2 -c16 -d"${BENCH_TOMCAT_SECONDS:-10}"s "http://127.0.0.1:$port/page" | awk '/^Requests\/sec:/ {print $2}')
+    wrk -t2 -c16 -d"${BENCH_TOMCAT_WARMUP:-10}"s "http://127.0.0.1:$port/page" >"$work/wrk-warmup.out"
+    wrk -t2 -c16 -d"${BENCH_TOMCAT_SECONDS:-10}"s "http://127.0.0.1:$port/page" >"$work/wrk.out"
+    rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
+    # every request the server answered, for the cost per call (calls_tables)
+    awk '/ requests in / {n += $1} END {print n}' "$work/wrk-warmup.out" "$work/wrk.out" >"$work/tomcat.requests"
   fi
   exec {to_server}>&-
   wait "$server" || true
@@ -352,6 +359,110 @@ if [[ ${BENCH_ONLY:-} == tomcat ]]; then
 fi
 if [[ ${BENCH_ONLY:-} == cost ]]; then
   cost_tables
+  exit 0
+fi
+
+# ---- Cost per call (issue 43): the bridge and jevprof against the floor, in one run -------------
+# The floor: tools/startupprobe's natives reading the tick counter at each entry and exit (the
+# least an exact calls profiler pays: the rewritten classes, two JNI calls, two clock reads).  Each
+# row's added time per call, over no agent, and its ratio to the floor's: fib and the Groovy
+# script by wall time (median of BENCH_CALLS_RUNS, default 3, interleaved), Tomcat by requests per
+# second (added time per request over the calls a request makes, both counted by the probe).
+calls_rows() { # calls_rows ARRAY: the rows, "label|agent|environment"
+  local -n calls_into=$1
+  local silent_env callcount_env agent=$build/libjevmon.so
+  registry_env silent_env silent-instrumented
+  registry_env callcount_env callcount-instrumented
+  calls_into=("no agent|-|"
+    "floor: natives reading the tick counter (probe)|$probe|STARTUP_PROBE=retransform STARTUP_PROBE_BRIDGE=native-clock STARTUP_PROBE_PRINT=1"
+    "the bridge, a monitor doing nothing (fx_silent)|$agent|${silent_env[*]}"
+    "the bridge, callcount|$agent|${callcount_env[*]} CALLCOUNT_FILE=$work/calls-callcount.txt"
+    "jevprof, calls mode|$agent|${jevprof_env[*]} JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-calls")
+}
+# calls_print LABEL ADDED_NS FLOOR_NS: one row's added time per call and its ratio to the floor's
+calls_print() {
+  awk -v l="$1" -v a="$2" -v f="$3" 'BEGIN {printf "  %-52s %9.1f ns %7.2fx\n", l, a, (f > 0 ? a / f : 0)}'
+}
+probe_calls() { awk '/^startupprobe: [0-9]+ entries/ {print $2}' "$1"; }
+calls_program_table() { # calls_program_table TITLE JAVA ARGUMENT...
+  local title=$1 java_bin=$2 rows row run label row_agent row_env start end calls=0 floor_ns ms0 ms
+  shift 2
+  calls_rows rows
+  declare -A times=()
+  for ((run = 1; run <= ${BENCH_CALLS_RUNS:-3}; run++)); do
+    for row in "${rows[@]}"; do
+      IFS='|' read -r label row_agent row_env <<<"$row"
+      local agent=() settings=($row_env)
+      [[ $row_agent == - ]] || agent=("-agentpath:$row_agent")
+      start=$(date +%s%N)
+      env "${settings[@]}" "$java_bin" "${agent[@]}" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+      end=$(date +%s%N)
+      times[$label]+="$(((end - start) / 1000)) "
+      [[ $row_agent != "$probe" ]] || calls=$(probe_calls "$work/stderr")
+    done
+  done
+  echo "$title, $("$java_bin" -version 2>&1 | head -n 1): $calls calls, median of ${BENCH_CALLS_RUNS:-3}"
+  printf '  %-52s %12s %8s\n' "added per call, over no agent" "" "x floor"
+  ms0=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
+  for row in "${rows[@]:1}"; do
+    label=${row%%|*}
+    ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
+    local ns=$(awk -v a="$ms" -v b="$ms0" -v n="$calls" 'BEGIN {print (a - b) * 1e3 / n}')
+    [[ -n ${floor_ns:-} ]] || floor_ns=$ns
+    calls_print "$label" "$ns" "$floor_ns"
+  done
+  echo
+}
+calls_tomcat_table() { # calls_tomcat_table JAVA
+  local java_bin=$1 rows row label row_agent row_env rps rps0 floor_ns per_request=0
+  calls_rows rows
+  echo "Tomcat 10, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after ${BENCH_TOMCAT_WARMUP:-10} s, $("$java_bin" -version 2>&1 | head -n 1)"
+  for row in "${rows[@]}"; do
+    IFS='|' read -r label row_agent row_env <<<"$row"
+    local settings=($row_env)
+    rps=$(tomcat_rps "$java_bin" "$row_agent" "${settings[@]}")
+    if [[ $row_agent == - ]]; then
+      rps0=$rps
+      continue
+    fi
+    if [[ $row_agent == "$probe" ]]; then # the calls a request makes (the server's start-up included)
+      per_request=$(awk -v c="$(probe_calls "$work/tomcat.err")" -v r="$(cat "$work/tomcat.requests")" 'BEGIN {print c / r}')
+      printf '  no agent %.0f requests/s; %.0f calls per request\n' "$rps0" "$per_request"
+      printf '  %-52s %12s %8s\n' "added per call, over no agent" "" "x floor"
+    fi
+    local ns=$(awk -v r="$rps" -v b="$rps0" -v n="$per_request" 'BEGIN {print (r > 0 && n > 0 ? (1e9 / r - 1e9 / b) / n : 0)}')
+    [[ -n ${floor_ns:-} ]] || floor_ns=$ns
+    calls_print "$label ($rps/s)" "$ns" "$floor_ns"
+  done
+  echo
+}
+calls_tables() {
+  local java_bin
+  echo "== Cost per call against the floor (issue 43) =="
+  echo
+  build_probe
+  for java_bin in "$java" "$java25"; do
+    command -v "$java_bin" >/dev/null || { echo "cost per call on $java_bin: skipped, no such JDK"; continue; }
+    calls_program_table "fib(${BENCH_CALLS_FIB:-32}) (BridgeWorkload)" "$java_bin" -cp "$build/java" BridgeWorkload fib "${BENCH_CALLS_FIB:-32}"
+    if [[ -f $groovy_jar ]]; then
+      calls_program_table "Groovy script (GroovyWorkload.groovy ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
+        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/jvm/workloads/GroovyWorkload.groovy" "${BENCH_SCRIPT_ROUNDS:-10}"
+    else
+      echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
+    fi
+  done
+  if ! command -v wrk >/dev/null || [[ ! -f /usr/share/java/tomcat10-catalina.jar ]]; then
+    echo "Tomcat: skipped, needs Debian's libtomcat10-java and wrk (make deps installs them)"
+    return
+  fi
+  tomcat_cp=$(IFS=:; echo "${tomcat_jars[*]}")
+  "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/jvm/workloads/tomcat/TomcatWorkload.java"
+  for java_bin in "$java" "$java25"; do
+    command -v "$java_bin" >/dev/null && calls_tomcat_table "$java_bin"
+  done
+}
+if [[ ${BENCH_ONLY:-} == calls ]]; then
+  calls_tables
   exit 0
 fi
 
@@ -851,6 +962,7 @@ sampling_table "sampling: fib($sampling_fib) in each of $sampling_threads thread
 
 program_tables
 tomcat_tables
+calls_tables
 cost_tables
 profiler_tables
 lock_tables

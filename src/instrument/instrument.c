@@ -216,9 +216,10 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
 /*
  * Everything else.  unwind is the injected handler's call, before it rethrows: as on the
  * JVMTI path, EXCEPTION_UNWIND comes before the exit; the handler is not behind the flag,
- * so a method whose calls nobody wants still reports its unwind.
+ * so a method whose calls nobody wants still reports its unwind.  Out of line: inlined, its
+ * calls made the common path save and restore every register the compiler may use.
  */
-static void general_call(JNIEnv *env, jint n, MethodID id, bridge_call call)
+static __attribute__((noinline)) void general_call(JNIEnv *env, jint n, MethodID id, bridge_call call)
 {
     if (!id)
         id = resolve(env, n);
@@ -243,8 +244,9 @@ static void general_call(JNIEnv *env, jint n, MethodID id, bridge_call call)
     }
 }
 
-/* What the three natives share. */
-static inline void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
+/* What the three natives share, compiled into each for its kind of call (twice per Java call:
+ * each branch on the kind, each register saved, costs on every call). */
+static inline __attribute__((always_inline)) void on_bridge_call(JNIEnv *env, jint n, bridge_call call)
 {
     jv_dispatch_slot *slot = jv_dispatch_own();
     if (!slot || jv_dispatch_in_bridge(slot) || !jv_vm_live())
