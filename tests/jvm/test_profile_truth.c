@@ -5,8 +5,9 @@
  *   - cpu mode, SamplingWorkload periodic: three threads run rounds of a, b and c lasting the
  *     sampling interval, half of it and twice it, the worst case for a sampler with a fixed period
  *     (each sample would land at the same phase of a round, and the shares would follow the phase);
- *     each thread's a, b and c get 60/30/10% of its samples within 2 points, and the three waiting
- *     threads 1% of all samples at most; the report says the samples were asked for by per-thread
+ *     each thread's a, b and c get 60/30/10% of its samples within 4.9 standard deviations of a
+ *     binomial share (about 2 points), each thread a sample per ms of the processor time it says it
+ *     used (90% at least), and the three waiting threads 1% of all samples at most; the report says the samples were asked for by per-thread
  *     processor-time timers and how many were taken; the pprof file's samples are processor
  *     nanoseconds.
  *   - cpu mode, 8 threads spinning on two processors at 1 ms: the samples times the interval are
@@ -42,7 +43,8 @@ static char *run_sampled(const char *java, const char *java_options, const char 
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(arguments, sizeof(arguments), "--out '%s' --mode %s --interval %s -- '%s' %s -cp '%s' SamplingWorkload %s",
              dir, mode, interval_ms, java, java_options, jvmrun_build_path("java"), workload);
-    ck_assert_int_eq(jvmrun_jevprof_script(arguments), 0);
+    /* The program's output stays in dir/out.txt: what it says it did is part of the truth. */
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "'%s/bin/jevprof' %s", jvmrun_source_dir(), arguments), 0);
     snprintf(path, sizeof(path), "%s/jevprof.collapsed", dir);
     char *collapsed = tk_read_file(path);
     ck_assert_msg(collapsed != NULL, "no %s", path);
@@ -123,17 +125,45 @@ static void assert_share(const char *what, unsigned long long part, unsigned lon
                   what, share, expected, points);
 }
 
-/* Processor time of each periodic thread, in seconds at 1 ms: the samples its shares need (below). */
+/* Processor time of each periodic thread, in seconds at 1 ms: about 12,000 samples each. */
 #define PERIODIC_SECONDS "12"
-#define PERIODIC_MIN_SAMPLES 11500
+/* Standard deviations a share may be off by: the bound of assert_share_of below. */
+#define PERIODIC_SIGMAS 4.9
+
+/* The processor time (ms) the periodic thread name says it used, in the program's output. */
+static double periodic_thread_ms(const char *out, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "%s: ", name);
+    const char *at = strstr(out, key);
+    ck_assert_msg(at != NULL, "no \"%s\" in the program's output:\n%s", key, out);
+    return strtod(at + strlen(key), NULL) / 1000;
+}
+
+/* Each interval's sample falls at a uniform random point of it, so whatever the round's length each
+ * sample lands in a with chance 60%, b 30%, c 10%, independently of the others for rounds of the
+ * interval and of half of it, anti-correlated (stratified: less spread) for twice it.  So a share of
+ * n samples deviates at most as a binomial one, sigma = sqrt(p (1 - p) / n): at n = 12,000 that is
+ * 0.447 points for a, 0.418 for b and 0.274 for c.  A share is refused beyond 4.9 sigma (2.19, 2.05
+ * and 1.34 points there), which a correct profiler passes but with chance 9.6e-7 each: the 18 checks
+ * of the test (3 threads, 3 shares, 2 JDKs) fail with chance 1.7e-5.  A fixed 1 ms period moved a by
+ * 3 to 7 points (test_profile_truth before intervals at random). */
+static void assert_share_of(const char *what, unsigned long long part, unsigned long long whole, double expected)
+{
+    double sigma = 100 * sqrt(expected / 100 * (1 - expected / 100) / (double)whole);
+    assert_share(what, part, whole, expected, PERIODIC_SIGMAS * sigma);
+}
 
 START_TEST(cpu_mode_tells_the_truth_of_a_periodic_program)
 {
     static const char *const threads[] = {"SamplingWorkload.periodOne", "SamplingWorkload.periodHalf",
                                           "SamplingWorkload.periodDouble"};
+    static const char *const names[] = {"period-one", "period-half", "period-double"};
     char dir[1200];
     char *collapsed = run_sampled(jdks[_i], "-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SamplingWorkload::work",
                                   "cpu", "1", "periodic 1 " PERIODIC_SECONDS, dir, sizeof(dir));
+    char *out = read_in(dir, "out.txt");
+    ck_assert_ptr_nonnull(out);
     unsigned long long all = weight(collapsed, NULL, NULL, NULL);
     unsigned long long waiting = weight(collapsed, "SamplingWorkload.acceptor", NULL, NULL) +
                                  weight(collapsed, "SamplingWorkload.waiter", NULL, NULL) +
@@ -143,20 +173,18 @@ START_TEST(cpu_mode_tells_the_truth_of_a_periodic_program)
         unsigned long long a = weight(collapsed, threads[i], "SamplingWorkload.periodicA", NULL),
                            b = weight(collapsed, threads[i], "SamplingWorkload.periodicB", NULL),
                            c = weight(collapsed, threads[i], "SamplingWorkload.periodicC", NULL);
-        printf(" %s:\n", threads[i]);
-        /* 12 s of the thread's processor time at 1 ms are 12,000 intervals of one sample each; a few
-         * land in the round loop itself or cannot be walked. */
-        ck_assert_uint_ge(a + b + c, PERIODIC_MIN_SAMPLES);
-        /* Each interval's sample falls at a uniform random point of it, so whatever the round's length
-         * each sample lands in a with chance 60%, b 30%, c 10%, independently of the others for rounds
-         * of the interval and of half of it, anti-correlated (stratified: less spread) for twice it.  So
-         * a share of n >= 11,500 samples deviates at most as a binomial one: sigma 0.457 points for a,
-         * 0.427 for b, 0.280 for c, and 2 points are 4.38, 4.68 and 7.1 sigma: a correct profiler fails
-         * these three checks with chance 1.2e-5 + 2.9e-6 + 1e-12, the nine of the test with 4.5e-5.  A
-         * fixed 1 ms period moved a by 3 to 7 points (test_profile_truth before intervals at random). */
-        assert_share("a", a, a + b + c, 60, 2);
-        assert_share("b", b, a + b + c, 30, 2);
-        assert_share("c", c, a + b + c, 10, 2);
+        double used_ms = periodic_thread_ms(out, names[i]);
+        printf(" %s: %.0f ms of processor time, %llu samples in a, b and c\n", threads[i], used_ms, a + b + c);
+        /* The rounds were sized from a timing taken before them, so the processor time they used is
+         * what the thread says, not PERIODIC_SECONDS.  One sample per 1 ms of it: a few land in the
+         * round loop itself, the thread's start or cannot be walked, far from a tenth (11 of 12,094
+         * here idle); not a matter of chance. */
+        ck_assert_double_ge(used_ms, 6000);
+        ck_assert_msg((double)(a + b + c) >= 0.9 * used_ms, "%llu samples in a, b and c for %.0f ms",
+                      a + b + c, used_ms);
+        assert_share_of("a", a, a + b + c, 60);
+        assert_share_of("b", b, a + b + c, 30);
+        assert_share_of("c", c, a + b + c, 10);
     }
     /* The waiting threads use no processor time once started: their samples are their start's few
      * (at most a few ms of it each), far below 1% of the 36,000; not a matter of chance. */
@@ -173,6 +201,7 @@ START_TEST(cpu_mode_tells_the_truth_of_a_periodic_program)
         free(raw);
     }
     free(report);
+    free(out);
     free(collapsed);
     remove_run(dir);
 }

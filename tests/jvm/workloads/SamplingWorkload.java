@@ -263,7 +263,8 @@ public class SamplingWorkload {
      * all three, with 6, 3 and 1 units of iterations, so a, b and c hold 60%, 30% and 10% of each
      * thread's processor time.  work is one compiled body for the three (the test keeps it from being
      * inlined: -XX:CompileCommand=dontinline), so an iteration costs the same in each.  The unit
-     * comes from timing work before the rounds start; no clock is read during them.
+     * comes from timing work before the rounds start; no clock is read during them.  Each thread
+     * prints the processor time it used ("period-one: N us of processor time") when done.
      */
     static long work(long n) { long x = 1; for (long k = 0; k < n; k++) x = x * 31 + k; return x; }
     static long periodicA(long unit) { return work(6 * unit); }
@@ -313,6 +314,8 @@ public class SamplingWorkload {
                     case 1: periodHalf(unit, rounds); break;
                     default: periodDouble(unit, rounds); break;
                 }
+                System.out.printf("%s: %d us of processor time%n", names[which],
+                                  THREAD_CPU.getCurrentThreadCpuTime() / 1000);
             }, names[i]);
         }
         for (Thread t : threads) { /* one at a time: alone on a processor, no preemption to shake the phase */
