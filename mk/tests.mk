@@ -45,7 +45,10 @@ $(foreach f,$(FIXTURES),$(ASAN_DIR)/fixtures/$(f).so): $(ASAN_DIR)/fixtures/%.so
 $(ASAN_DIR)/java:
 	@mkdir -p $(@D)
 	ln -sfn ../java $@
-SANITIZED_JVM_FILES := $(ASAN_DIR)/libjevmon.so $(ASAN_DIR)/libjevprof.so $(ASAN_DIR)/java \
+# bin/jevprof's attach client, beside them (JEVPROF_LIBDIR names the directory).
+$(ASAN_DIR)/jevprof-attach: $(ASAN_DIR)/obj/src/cmd/jevprof-attach.o
+	$(linux_CC) $(SAN) -o $@ $<
+SANITIZED_JVM_FILES := $(ASAN_DIR)/libjevmon.so $(ASAN_DIR)/libjevprof.so $(ASAN_DIR)/jevprof-attach $(ASAN_DIR)/java \
   $(foreach f,$(FIXTURES),$(ASAN_DIR)/fixtures/$(f).so)
 $(eval $(call test_rules,win64,$(BUILD)/win64,NO_FLAGS))
 $(eval $(call test_rules,win32,$(BUILD)/win32,NO_FLAGS))

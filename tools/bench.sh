@@ -47,6 +47,8 @@
 # increments or merges per thread); idle, then with stress-ng --cpu 2.
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
+# Attaching: from the command to recording, bin/jevprof, jcmd and asprof: BENCH_ONLY=attach,
+# BENCH_ATTACH_RUNS (default 5); idle, then with stress-ng --cpu 2.
 # A periodic program under jevprof's and async-profiler's cpu sampling: BENCH_ONLY=periodic,
 # BENCH_PERIODIC_RUNS (default 3), BENCH_PERIODIC_SECONDS (default 3).
 set -euo pipefail
@@ -699,6 +701,74 @@ if [[ ${BENCH_ONLY:-} == lock ]]; then
   exit 0
 fi
 
+# ---- Attach: from the command to recording (BENCH_ONLY=attach) -------------------------------------
+# A BusyWorkload that has run 2 s, fresh for each attach, and the time from the command until the
+# profiler records: bin/jevprof (jevprof-attach) to its "recording" line; the JDK's jcmd loading the
+# same agent, bin/jevprof's way before jevprof-attach, to its return code; async-profiler's asprof to
+# "Profiling for".  BENCH_ATTACH_RUNS (default 5) of each, interleaved, both JDKs, idle and with
+# stress-ng --cpu 2; the medians.
+attach_runs=${BENCH_ATTACH_RUNS:-5}
+attach_ms() { # attach_ms MARKER COMMAND...: milliseconds from COMMAND's start to its first line holding MARKER (-1: none)
+  local start=${EPOCHREALTIME/./} line ms=-1
+  while IFS= read -r line; do
+    [[ $ms == -1 && $line == *"$1"* ]] && ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+  done < <("${@:2}" 2>&1)
+  echo "$ms"
+}
+attach_once() { # attach_once JAVA jevprof|jcmd|asprof: one fresh BusyWorkload, attached to
+  local input ms pid clsid
+  clsid=$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/jevprof/jevprof.h")
+  [[ -p $work/attach.in ]] || mkfifo "$work/attach.in"
+  "$1" -cp "$build/java" BusyWorkload 60 <"$work/attach.in" >"$work/attach.out" 2>&1 &
+  pid=$!
+  exec {input}>"$work/attach.in"
+  until grep -q ready "$work/attach.out"; do sleep 0.1; done
+  sleep 2
+  case $2 in
+    jevprof) ms=$(attach_ms "jevprof: recording" "$root/bin/jevprof" -e cpu -d 1 -f "$work/attach.collapsed" "$pid") ;;
+    jcmd) ms=$(attach_ms "return code: 0" "$(dirname "$(readlink -f "$1")")/jcmd" "$pid" JVMTI.agent_load \
+                 "$build/libjevmon.so" "\"enable,server=$clsid=$build/libjevprof.so,monitors=$clsid,command=start mode=cpu\"") ;;
+    asprof) ms=$(attach_ms "Profiling for" "$(dirname "$(dirname "$ap_lib")")/bin/asprof" -e cpu -d 1 \
+                   -f "$work/attach-ap.collapsed" "$pid") ;;
+  esac
+  exec {input}>&- # the end of its input ends it
+  wait "$pid" || true
+  echo "$ms"
+}
+attach_tables() {
+  echo "== Attach: milliseconds from the command to recording, BusyWorkload, median of $attach_runs =="
+  local load stress jdk j which ms
+  local -A times
+  for load in idle stress; do
+    stress=
+    if [[ $load == stress ]]; then
+      command -v stress-ng >/dev/null || { echo "with stress-ng: skipped, no stress-ng"; continue; }
+      stress-ng --cpu 2 --quiet & stress=$!
+    fi
+    for jdk in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64; do
+      [[ -x $jdk/bin/java ]] || continue
+      times=()
+      for ((j = 0; j < attach_runs; j++)); do
+        for which in jevprof jcmd ${ap_lib:+asprof}; do
+          ms=$(attach_once "$jdk/bin/java" "$which")
+          times[$which]+="$ms "
+        done
+      done
+      for which in jevprof jcmd ${ap_lib:+asprof}; do
+        printf '  %-8s %-36s %6s ms   (%s)\n' "$load" "$which, ${jdk##*/}" \
+          "$(tr ' ' '\n' <<<"${times[$which]}" | grep . | median)" "${times[$which]% }"
+      done
+    done
+    [[ -z $stress ]] || { kill "$stress"; wait "$stress" 2>/dev/null || true; }
+  done
+  [[ -n $ap_lib ]] || echo "async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER names its libasyncProfiler.so)"
+  echo
+}
+if [[ ${BENCH_ONLY:-} == attach ]]; then
+  attach_tables
+  exit 0
+fi
+
 # ---- A periodic program under cpu sampling at 1 ms: jevprof beside async-profiler --------------
 # SamplingWorkload periodic: rounds of a, b and c (60/30/10% of each thread's processor time by
 # iteration counts) lasting the interval, half of it and twice it, BENCH_PERIODIC_SECONDS of
@@ -966,4 +1036,5 @@ calls_tables
 cost_tables
 profiler_tables
 lock_tables
+attach_tables
 periodic_table

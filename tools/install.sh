@@ -3,6 +3,7 @@
 #
 #   install    the Linux SDK under $DESTDIR$PREFIX (PREFIX default /usr/local):
 #                lib/jevmon/libjevmon.so, lib/jevmon/libjevprof.so   the agent and jevprof
+#                lib/jevmon/jevprof-attach                          bin/jevprof's attach client
 #                bin/jevmon-regsvr, bin/jevprof                     regsvr32 for Linux; jevprof
 #                include/jevmon/*.h, include/jevmon/posix/*.h       the API header and its shims
 #                include/jevmon/jevmon.idl
@@ -38,13 +39,14 @@ jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/jevprof
 
 do_install() {
     local f linux=$BUILD/linux
-    for f in libjevmon.so libjevprof.so jevmon-regsvr libjevsdk.a libjevplat.a; do
+    for f in libjevmon.so libjevprof.so jevprof-attach jevmon-regsvr libjevsdk.a libjevplat.a; do
         [[ -f $linux/$f ]] || die "$linux/$f is missing: run 'make' first"
     done
     mkdir -p "$DEST/share/jevmon"
     : >"$DEST/$MANIFEST_REL.new"
     put "$linux/libjevmon.so" 755 lib/jevmon/libjevmon.so
     put "$linux/libjevprof.so" 755 lib/jevmon/libjevprof.so
+    put "$linux/jevprof-attach" 755 lib/jevmon/jevprof-attach
     put "$linux/jevmon-regsvr" 755 bin/jevmon-regsvr
     put "$linux/libjevsdk.a" 644 lib/libjevsdk.a
     put "$linux/libjevplat.a" 644 lib/libjevplat.a

@@ -183,16 +183,17 @@ static void start_listener(long pid, long nspid, const char *proc, const char *t
             unlink(trigger);
         fail("cannot signal it: %s", strerror(error));
     }
-    struct timespec start, now, pause = {0, 1000000};
+    struct timespec now, pause = {0, 1000000};
     struct stat st;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double deadline = (double)now.tv_sec + now.tv_nsec / 1e9 + SOCKET_WAIT_SECONDS;
     int found;
     do { /* 1 ms at first, a JVM at rest opens it in a few; then up to 50 ms between looks */
         nanosleep(&pause, NULL);
         pause.tv_nsec = pause.tv_nsec < 25000000 ? pause.tv_nsec * 2 : 50000000;
         found = stat(socket_path, &st) == 0;
         clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (!found && now.tv_sec - start.tv_sec < SOCKET_WAIT_SECONDS && kill((pid_t)pid, 0) == 0);
+    } while (!found && (double)now.tv_sec + now.tv_nsec / 1e9 < deadline && kill((pid_t)pid, 0) == 0);
     if (made)
         unlink(trigger);
     if (!found && kill((pid_t)pid, 0) != 0)
@@ -215,7 +216,7 @@ static void check_socket(const char *socket_path, const char *proc)
     if (!S_ISSOCK(st.st_mode))
         fail("%s is not a socket: not the JVM's", socket_path);
     if (st.st_uid != process.st_uid || st.st_uid != geteuid())
-        fail("%s belongs to uid %lu, not to the JVM's user (uid %lu) running this (uid %lu): not used", socket_path,
+        fail("%s belongs to uid %lu; the JVM's user is uid %lu, this runs as uid %lu: not used", socket_path,
              (unsigned long)st.st_uid, (unsigned long)process.st_uid, (unsigned long)geteuid());
     if (st.st_mode & (S_IRWXG | S_IRWXO))
         fail("%s can be used by other users (mode %03o): not the JVM's", socket_path, (unsigned)(st.st_mode & 0777));

@@ -26,9 +26,17 @@
  *     every answer (status, dump, stop, a refused mode or setting, a file not written and why)
  *     is printed by bin/jevprof, a refusal with a non-zero status; the program's output holds
  *     none of them.
+ *   - bin/jevprof attaches through the JVM's socket (jevprof-attach), starting no JVM of its
+ *     own: it works where no JVM can start; what it cannot attach to (a process that is not a
+ *     JVM, -XX:+DisableAttachMechanism, a socket of another user, a JVM that does not answer)
+ *     is said in one line with status 1, and neither is sent SIGQUIT when that is known first.
  */
 #include <check.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -567,6 +575,162 @@ START_TEST(the_script_attaches_jevprof_and_drives_it)
 }
 END_TEST
 
+/* The one line bin/jevprof printed: status 1, "jevprof: PID: " and what. */
+static void assert_refused(int status, const char *err, int pid, const char *what)
+{
+    char start[64];
+    snprintf(start, sizeof(start), "jevprof: %d: ", pid);
+    ck_assert_msg(status == 1 && err && strncmp(err, start, strlen(start)) == 0 && strstr(err, what) &&
+                      tk_count(err, "\n") == 1,
+                  "status %d, wanted 1 and one line \"%s...%s\":\n%s", status, start, what, err);
+}
+
+/* Starts AttachWorkload without an agent, jevprof registered in a fresh directory (files->dir),
+ * JAVA_TOOL_OPTIONS tool_options (or none). */
+static void start_unattached(jvmrun_process *p, const char *jdk, jevprof_files *files, const char *tool_options)
+{
+    jevprof_directory(files, "jevprof-attach.XXXXXX");
+    const char *env[] = {files->registry_env, files->output_env, tool_options, NULL};
+    start_waiting(p, jdk, NULL, env);
+}
+
+/* bin/jevprof attaches with its address space limited to 256 MiB, in which no JVM starts (HotSpot
+ * reserves its code cache, 240 MiB, and its class space, 1 GiB, before anything else): jcmd
+ * cannot have been run, nor any other JVM.  This, not a time limit, tells the native attach from
+ * a JVM's: a JVM's start takes a few hundred milliseconds on an idle machine, and a loaded one
+ * stretches the native attach to as long, so no time bound tells them apart without failing by
+ * chance.  The time is printed (docs/benchmarks.md has the measurements).  Under the sanitizers
+ * the limit is not set: their runtime, preloaded into every program, reserves terabytes. */
+START_TEST(the_script_attaches_without_starting_a_jvm)
+{
+    const char *jdk = jdks[_i];
+    char *err = NULL;
+    jevprof_files files;
+    jvmrun_process p;
+    jvmrun_result r;
+    start_unattached(&p, jdk, &files, NULL);
+    const char *limit = jvmrun_sanitized() ? "" : "ulimit -v 262144 &&";
+    double t0 = now();
+    ck_assert_int_eq(jvmrun_shell(files.dir, NULL, &err, "%s '%s/bin/jevprof' --pid %d -e cpu start", limit,
+                                  jvmrun_source_dir(), p.pid),
+                     0);
+    printf("%s: bin/jevprof started recording in %.0f ms\n", jdk, (now() - t0) * 1000);
+    assert_said(err, "jevmon: jevprof: recording cpu for ");
+    work(&p, "work 100", "done 100 ");
+    ck_assert_int_eq(script(files.dir, &err, "--pid %d status", p.pid), 0); /* the socket, open now */
+    assert_said(err, "jevmon: jevprof: recording cpu for ");
+    ck_assert_int_eq(script(files.dir, &err, "--pid %d stop", p.pid), 0);
+    assert_said(err, "jevmon: jevprof: stopped after ");
+    free(err);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    ck_assert_str_eq(r.out, "ready\ndone 100 10000\n"); /* no thread dump: SIGQUIT started the attach listener */
+    jvmrun_free(&r);
+    remove_directory(files.dir);
+}
+END_TEST
+
+/* A process that is not a JVM, and a JVM that takes no attach, are refused before any signal:
+ * both run on, the JVM's output without a thread dump. */
+START_TEST(what_cannot_be_attached_to_is_refused_without_a_signal)
+{
+    const char *jdk = jdks[_i];
+    char *err = NULL;
+    jevprof_files files;
+    jvmrun_process p;
+    jvmrun_result r;
+    pid_t sleeper = fork();
+    if (sleeper == 0) {
+        execlp("sleep", "sleep", "60", (char *)NULL);
+        _exit(127);
+    }
+    ck_assert_int_gt(sleeper, 0);
+    usleep(100000); /* exec'd */
+    start_unattached(&p, jdk, &files, "JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism");
+    int status = script(files.dir, &err, "-e cpu -d 1 -f '%s/p.collapsed' %d", files.dir, (int)sleeper);
+    assert_refused(status, err, (int)sleeper, "not a Java virtual machine");
+    status = script(files.dir, &err, "--pid %d status", (int)sleeper);
+    assert_refused(status, err, (int)sleeper, "not a Java virtual machine");
+    ck_assert_int_eq(waitpid(sleeper, NULL, WNOHANG), 0); /* no SIGQUIT: it would have ended it */
+    status = script(files.dir, &err, "-e cpu -d 1 -f '%s/p.collapsed' %d", files.dir, p.pid);
+    assert_refused(status, err, p.pid, "the JVM runs with -XX:+DisableAttachMechanism");
+    free(err);
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, NULL, 0);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    ck_assert_str_eq(r.out, "ready\n");
+    jvmrun_free(&r);
+    remove_directory(files.dir);
+}
+END_TEST
+
+/* A socket of another user at the JVM's socket's name (planted in its /tmp before its listener
+ * starts) is not talked to; once it is gone the attach works.  Root only (the socket is given
+ * to user nobody). */
+START_TEST(a_socket_of_another_user_is_not_used)
+{
+    if (geteuid() != 0) {
+        printf("skipped: not root\n");
+        return;
+    }
+    const char *jdk = jdks[_i];
+    char *err = NULL;
+    jevprof_files files;
+    jvmrun_process p;
+    jvmrun_result r;
+    start_unattached(&p, jdk, &files, NULL);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof(address.sun_path), "/tmp/.java_pid%d", p.pid);
+    int planted = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_eq(bind(planted, (struct sockaddr *)&address, sizeof(address)), 0);
+    ck_assert_int_eq(listen(planted, 1), 0);
+    ck_assert_int_eq(chmod(address.sun_path, 0600), 0);
+    ck_assert_int_eq(chown(address.sun_path, 65534, 65534), 0);
+    int status = script(files.dir, &err, "--pid %d -e cpu start", p.pid);
+    assert_refused(status, err, p.pid, "belongs to uid 65534");
+    unlink(address.sun_path);
+    close(planted);
+    ck_assert_int_eq(script(files.dir, &err, "--pid %d -e cpu start", p.pid), 0);
+    assert_said(err, "jevmon: jevprof: recording cpu for ");
+    free(err);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    jvmrun_free(&r);
+    remove_directory(files.dir);
+}
+END_TEST
+
+/* A JVM that does not answer (stopped) is given up after the bounded wait for its socket, in one
+ * line; continued, it runs on. */
+START_TEST(a_jvm_that_does_not_answer_is_given_up)
+{
+    const char *jdk = jdks[_i];
+    char *err = NULL;
+    jevprof_files files;
+    jvmrun_process p;
+    jvmrun_result r;
+    start_unattached(&p, jdk, &files, NULL);
+    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
+    double t0 = now();
+    int status = script(files.dir, &err, "--pid %d -e cpu start", p.pid);
+    double waited = now() - t0;
+    kill(p.pid, SIGCONT);
+    assert_refused(status, err, p.pid, "within 10 s of SIGQUIT");
+    ck_assert_msg(waited >= 10 && waited < 60, "gave up after %.1f s", waited);
+    free(err);
+    work(&p, "work 10", "done 10 ");
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    jvmrun_free(&r);
+    remove_directory(files.dir);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -581,6 +745,10 @@ int main(void)
     tcase_add_loop_test(tc, loads_into_a_bridge_started_with_the_jvm_are_commands, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, jevprof_takes_status_dump_and_stop, 0, jdk_count);
     tcase_add_loop_test(tc, the_script_attaches_jevprof_and_drives_it, 0, jdk_count);
+    tcase_add_loop_test(tc, the_script_attaches_without_starting_a_jvm, 0, jdk_count);
+    tcase_add_loop_test(tc, what_cannot_be_attached_to_is_refused_without_a_signal, 0, jdk_count);
+    tcase_add_loop_test(tc, a_socket_of_another_user_is_not_used, 0, jdk_count);
+    tcase_add_loop_test(tc, a_jvm_that_does_not_answer_is_given_up, 0, jdk_count);
     tcase_add_loop_test(tc, continuous_profiles_keep_memory_flat, 0, jdk_count);
     tcase_add_loop_test(tc, continuous_calls_hold_each_call_once, 0, jdk_count);
     suite_add_tcase(s, tc);

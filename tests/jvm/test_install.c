@@ -50,7 +50,7 @@ static void remove_tmp(void)
 START_TEST(installs_the_sdk)
 {
     static const char *const files[] = {
-        "lib/jevmon/libjevmon.so", "lib/jevmon/libjevprof.so", "bin/jevmon-regsvr", "bin/jevprof",
+        "lib/jevmon/libjevmon.so", "lib/jevmon/libjevprof.so", "lib/jevmon/jevprof-attach", "bin/jevmon-regsvr", "bin/jevprof",
         "include/jevmon/jevmon.h", "include/jevmon/jevmon_register.h", "include/jevmon/posix/windows.h",
         "include/jevmon/jevmon.idl", "lib/libjevsdk.a", "lib/libjevplat.a", "lib/pkgconfig/jevmon.pc",
         "share/jevmon/registry/enable-profiling.reg", "share/jevmon/install-manifest",
