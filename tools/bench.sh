@@ -727,7 +727,7 @@ attach_once() { # attach_once JAVA jevprof|jcmd|asprof: one fresh BusyWorkload, 
   case $2 in
     jevprof) ms=$(attach_ms "jevprof: recording" "$root/bin/jevprof" -e cpu -d 1 -f "$work/attach.collapsed" "$pid") ;;
     jcmd) ms=$(attach_ms "return code: 0" "$(dirname "$(readlink -f "$1")")/jcmd" "$pid" JVMTI.agent_load \
-                 "$build/libjevmon.so" "\"enable,server=$clsid=$build/libjevprof.so,monitors=$clsid,command=start mode=cpu\"") ;;
+                 "$build/libjevmon.so" "\"enable,server=$clsid=$build/libjevprof.so,monitors=$clsid,command=start mode=cpu out=$work/attach-jcmd\"") ;;
     asprof) ms=$(attach_ms "Profiling for" "$(dirname "$(dirname "$ap_lib")")/bin/asprof" -e cpu -d 1 \
                    -f "$work/attach-ap.collapsed" "$pid") ;;
   esac
