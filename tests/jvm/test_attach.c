@@ -29,7 +29,8 @@
  *   - bin/jevprof attaches through the JVM's socket (jevprof-attach), starting no JVM of its
  *     own: it works where no JVM can start; what it cannot attach to (a process that is not a
  *     JVM, -XX:+DisableAttachMechanism, a socket of another user, a JVM that does not answer)
- *     is said in one line with status 1, and neither is sent SIGQUIT when that is known first.
+ *     is said in one line with status 1, and neither is sent SIGQUIT when that is known first;
+ *     options over 1024 bytes go in protocol 2 (JDK 24 and later), refused in one line before.
  */
 #include <check.h>
 #include <signal.h>
@@ -731,6 +732,42 @@ START_TEST(a_jvm_that_does_not_answer_is_given_up)
 }
 END_TEST
 
+/* Agent options over 1024 bytes (eight -f files with long names): HotSpot's attach protocol 1
+ * takes no longer argument; jevprof-attach sends them in protocol 2, which JDK 24 and later take
+ * (every file written), and on an older JDK says so in one line. */
+START_TEST(long_options_go_in_protocol_2)
+{
+    const char *jdk = jdks[_i];
+    char *err = NULL, files_options[4096] = "", name[1400];
+    jevprof_files files;
+    jvmrun_process p;
+    jvmrun_result r;
+    start_unattached(&p, jdk, &files, NULL);
+    for (int i = 0; i < 8; i++) {
+        size_t used = strlen(files_options);
+        snprintf(files_options + used, sizeof(files_options) - used, " -f '%s/profile-%d-%0100d.collapsed'", files.dir,
+                 i, 0);
+    }
+    ck_assert_int_gt(strlen(files_options), 1024);
+    int status = script(files.dir, &err, "-e cpu -d 1 %s %d", files_options, p.pid);
+    if (jvmrun_jdk_release(jdk) >= 24) {
+        ck_assert_msg(status == 0, "status %d:\n%s", status, err);
+        for (int i = 0; i < 8; i++) {
+            snprintf(name, sizeof(name), "%s/profile-%d-%0100d.collapsed", files.dir, i, 0);
+            ck_assert_msg(access(name, F_OK) == 0, "%s was not written:\n%s", name, err);
+        }
+    } else {
+        assert_refused(status, err, p.pid, "this JVM takes at most 1024");
+    }
+    free(err);
+    jvmrun_send(&p, "quit");
+    jvmrun_finish(&p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    jvmrun_free(&r);
+    remove_directory(files.dir);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -749,6 +786,7 @@ int main(void)
     tcase_add_loop_test(tc, what_cannot_be_attached_to_is_refused_without_a_signal, 0, jdk_count);
     tcase_add_loop_test(tc, a_socket_of_another_user_is_not_used, 0, jdk_count);
     tcase_add_loop_test(tc, a_jvm_that_does_not_answer_is_given_up, 0, jdk_count);
+    tcase_add_loop_test(tc, long_options_go_in_protocol_2, 0, jdk_count);
     tcase_add_loop_test(tc, continuous_profiles_keep_memory_flat, 0, jdk_count);
     tcase_add_loop_test(tc, continuous_calls_hold_each_call_once, 0, jdk_count);
     suite_add_tcase(s, tc);

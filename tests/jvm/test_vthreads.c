@@ -24,7 +24,6 @@
  *     live thread.
  */
 #include <check.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,22 +39,6 @@
 
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
-
-/* The feature release of the JDK whose java is at path (its release file), 0 when unknown. */
-static int jdk_release(const char *java)
-{
-    char dir[600], path[700], line[256];
-    snprintf(dir, sizeof(dir), "%s", java);
-    snprintf(path, sizeof(path), "%s/release", dirname(dirname(dir)));
-    FILE *f = fopen(path, "r");
-    int release = 0;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "JAVA_VERSION=\"%d", &release) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return release;
-}
 
 static void run_workload(const char *jdk, int instrumented, const char *const *extra_env, const char *const *args,
                          jvmrun_result *r)
@@ -121,7 +104,7 @@ START_TEST(calls_pair_per_virtual_thread_as_they_move_between_carriers)
 {
     const char *jdk = jdks[_i % jdk_count];
     int instrumented = _i >= jdk_count;
-    if (jdk_release(jdk) < 21) {
+    if (jvmrun_jdk_release(jdk) < 21) {
         printf("%s: no virtual threads before JDK 21\n", jdk);
         return;
     }
@@ -174,7 +157,7 @@ END_TEST
 
 START_TEST(sampling_finds_busy_virtual_threads_in_their_method)
 {
-    if (jdk_release(jdks[_i]) < 21) {
+    if (jvmrun_jdk_release(jdks[_i]) < 21) {
         printf("%s: no virtual threads before JDK 21\n", jdks[_i]);
         return;
     }
@@ -243,7 +226,7 @@ END_TEST
 
 START_TEST(million_short_virtual_threads_release_their_entries)
 {
-    if (jdk_release(jdks[_i]) < 21) {
+    if (jvmrun_jdk_release(jdks[_i]) < 21) {
         printf("%s: no virtual threads before JDK 21\n", jdks[_i]);
         return;
     }
@@ -270,7 +253,7 @@ int main(void)
         return EXIT_SUCCESS;
     int with_virtual_threads = 0;
     for (int i = 0; i < jdk_count; i++)
-        with_virtual_threads += jdk_release(jdks[i]) >= 21;
+        with_virtual_threads += jvmrun_jdk_release(jdks[i]) >= 21;
     if (!with_virtual_threads) {
         printf("skipped: no JDK 21 or later under /usr/lib/jvm\n");
         return EXIT_SUCCESS;

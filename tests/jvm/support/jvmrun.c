@@ -1,6 +1,7 @@
 /* jvmrun.c - starts JVMs under the agent for the end-to-end suites (see jvmrun.h). */
 #include <dirent.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +56,21 @@ int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512])
     for (int i = 0; i < n; i++)
         printf("JDK %d: %s\n", i, jdks[i]);
     return n;
+}
+
+int jvmrun_jdk_release(const char *java)
+{
+    char dir[600], path[700], line[256];
+    snprintf(dir, sizeof(dir), "%s", java);
+    snprintf(path, sizeof(path), "%s/release", dirname(dirname(dir)));
+    FILE *f = fopen(path, "r");
+    int release = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "JAVA_VERSION=\"%d", &release) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return release;
 }
 
 int jvmrun_sanitized(void)

@@ -22,6 +22,8 @@ int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
 /* For a suite's main: jvmrun_find_jdks, and prints them, or "skipped: ..." (run-tests.sh's
  * word for a suite with nothing to run) when there is none. */
 int jvmrun_suite_jdks(char jdks[JVMRUN_MAX_JDKS][512]);
+/* The feature release of the JDK whose java is at path (its release file), 0 when unknown. */
+int jvmrun_jdk_release(const char *java);
 /* Non-zero when the JVMs run with the sanitizers' runtime preloaded (run-tests.sh's sanitized runs):
  * its allocator keeps freed memory in quarantine, so resident sizes say nothing of leaks then. */
 int jvmrun_sanitized(void);
