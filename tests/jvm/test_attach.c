@@ -595,6 +595,19 @@ static void start_unattached(jvmrun_process *p, const char *jdk, jevprof_files *
     start_waiting(p, jdk, NULL, env);
 }
 
+/* Ends what start_unattached started: its exit status 0, its output out (unless NULL), its directory gone. */
+static void finish_unattached(jvmrun_process *p, jevprof_files *files, const char *out)
+{
+    jvmrun_result r;
+    jvmrun_send(p, "quit");
+    jvmrun_finish(p, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
+    if (out)
+        ck_assert_str_eq(r.out, out);
+    jvmrun_free(&r);
+    remove_directory(files->dir);
+}
+
 /* bin/jevprof attaches with its address space limited to 256 MiB, in which no JVM starts (HotSpot
  * reserves its code cache, 240 MiB, and its class space, 1 GiB, before anything else): jcmd
  * cannot have been run, nor any other JVM.  This, not a time limit, tells the native attach from
@@ -608,7 +621,6 @@ START_TEST(the_script_attaches_without_starting_a_jvm)
     char *err = NULL;
     jevprof_files files;
     jvmrun_process p;
-    jvmrun_result r;
     start_unattached(&p, jdk, &files, NULL);
     const char *limit = jvmrun_sanitized() ? "" : "ulimit -v 262144 &&";
     double t0 = now();
@@ -623,12 +635,7 @@ START_TEST(the_script_attaches_without_starting_a_jvm)
     ck_assert_int_eq(script(files.dir, &err, "--pid %d stop", p.pid), 0);
     assert_said(err, "jevmon: jevprof: stopped after ");
     free(err);
-    jvmrun_send(&p, "quit");
-    jvmrun_finish(&p, &r);
-    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
-    ck_assert_str_eq(r.out, "ready\ndone 100 10000\n"); /* no thread dump: SIGQUIT started the attach listener */
-    jvmrun_free(&r);
-    remove_directory(files.dir);
+    finish_unattached(&p, &files, "ready\ndone 100 10000\n"); /* no thread dump: SIGQUIT started the attach listener */
 }
 END_TEST
 
@@ -640,7 +647,6 @@ START_TEST(what_cannot_be_attached_to_is_refused_without_a_signal)
     char *err = NULL;
     jevprof_files files;
     jvmrun_process p;
-    jvmrun_result r;
     pid_t sleeper = fork();
     if (sleeper == 0) {
         execlp("sleep", "sleep", "60", (char *)NULL);
@@ -659,12 +665,7 @@ START_TEST(what_cannot_be_attached_to_is_refused_without_a_signal)
     free(err);
     kill(sleeper, SIGKILL);
     waitpid(sleeper, NULL, 0);
-    jvmrun_send(&p, "quit");
-    jvmrun_finish(&p, &r);
-    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
-    ck_assert_str_eq(r.out, "ready\n");
-    jvmrun_free(&r);
-    remove_directory(files.dir);
+    finish_unattached(&p, &files, "ready\n");
 }
 END_TEST
 
@@ -681,7 +682,6 @@ START_TEST(a_socket_of_another_user_is_not_used)
     char *err = NULL;
     jevprof_files files;
     jvmrun_process p;
-    jvmrun_result r;
     start_unattached(&p, jdk, &files, NULL);
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     snprintf(address.sun_path, sizeof(address.sun_path), "/tmp/.java_pid%d", p.pid);
@@ -697,11 +697,7 @@ START_TEST(a_socket_of_another_user_is_not_used)
     ck_assert_int_eq(script(files.dir, &err, "--pid %d -e cpu start", p.pid), 0);
     assert_said(err, "jevmon: jevprof: recording cpu for ");
     free(err);
-    jvmrun_send(&p, "quit");
-    jvmrun_finish(&p, &r);
-    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
-    jvmrun_free(&r);
-    remove_directory(files.dir);
+    finish_unattached(&p, &files, NULL);
 }
 END_TEST
 
@@ -713,7 +709,6 @@ START_TEST(a_jvm_that_does_not_answer_is_given_up)
     char *err = NULL;
     jevprof_files files;
     jvmrun_process p;
-    jvmrun_result r;
     start_unattached(&p, jdk, &files, NULL);
     ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
     double t0 = now();
@@ -724,11 +719,7 @@ START_TEST(a_jvm_that_does_not_answer_is_given_up)
     ck_assert_msg(waited >= 10 && waited < 60, "gave up after %.1f s", waited);
     free(err);
     work(&p, "work 10", "done 10 ");
-    jvmrun_send(&p, "quit");
-    jvmrun_finish(&p, &r);
-    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
-    jvmrun_free(&r);
-    remove_directory(files.dir);
+    finish_unattached(&p, &files, NULL);
 }
 END_TEST
 
@@ -741,7 +732,6 @@ START_TEST(long_options_go_in_protocol_2)
     char *err = NULL, files_options[4096] = "", name[1400];
     jevprof_files files;
     jvmrun_process p;
-    jvmrun_result r;
     start_unattached(&p, jdk, &files, NULL);
     for (int i = 0; i < 8; i++) {
         size_t used = strlen(files_options);
@@ -760,11 +750,7 @@ START_TEST(long_options_go_in_protocol_2)
         assert_refused(status, err, p.pid, "this JVM takes at most 1024");
     }
     free(err);
-    jvmrun_send(&p, "quit");
-    jvmrun_finish(&p, &r);
-    ck_assert_msg(r.exit_code == 0, "exit %d, stderr:\n%s", r.exit_code, r.err);
-    jvmrun_free(&r);
-    remove_directory(files.dir);
+    finish_unattached(&p, &files, NULL);
 }
 END_TEST
 
