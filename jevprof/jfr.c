@@ -20,7 +20,8 @@ enum {
 #define METADATA_EVENT 0
 #define CHECKPOINT_EVENT 1
 #define STRING_UTF8 3 /* a string's encoding byte: UTF-8 bytes follow their count */
-#define THE_THREAD 1  /* the one thread of the constant pool */
+#define UNLOGGED_THREAD 1 /* the thread of the events the logs do not place (eventlog.h) */
+#define UNLOGGED_NAME "jevprof: thread not logged"
 #define NO_LINE (-1)  /* a frame's line number when not known: `jfr print` shows none */
 
 typedef struct field_info {
@@ -129,7 +130,10 @@ static const struct {
                      {"waiting", "STATE_IN_OBJECT_WAIT"},
                      {"sleeping", "STATE_SLEEPING"}};
 #define STATE_COUNT (sizeof(thread_states) / sizeof(*thread_states))
-#define STATE_UNKNOWN (STATE_COUNT + 1) /* a state key: a sample whose last frame is no state */
+#define STATE_UNKNOWN (STATE_COUNT + 1) /* a state key: a wall sample whose last frame is no state */
+/* A cpu sample's state: none asked of the VM, the sample of processor time.  async-profiler's name
+ * for its own cpu samples' state, which its jfrconv --cpu keeps (and --wall leaves out). */
+#define STATE_CPU (STATE_COUNT + 2)
 
 /* ---- Bytes ---------------------------------------------------------------------------------- */
 
@@ -306,6 +310,9 @@ typedef struct writer {
     buffer stacks;               /* the stack trace pool's entries, written as they come */
     uint64_t stack_count;
     uint64_t start_ticks, span_ticks;
+    jp_idmap thread_keys;        /* OS thread -> key (from UNLOGGED_THREAD + 1) */
+    const jp_log_thread **threads; /* by key - UNLOGGED_THREAD - 1: the logs' */
+    size_t thread_count;
     int failed;
 } writer;
 
@@ -429,9 +436,12 @@ static uint64_t stack_key(writer *w, const jp_tree *tree, uint32_t node)
 
 /* ---- Events ------------------------------------------------------------------------------------- */
 
-/* A profile's events: the paths of its folded tree, each weight times (in divisor units). */
+/* A profile's events: the paths of its folded tree, each weight times (in divisor units), placed on
+ * their threads and times by the log. */
 typedef struct profile_events {
     const jp_tree *tree, *second; /* second: the same paths weighted by bytes or nanoseconds, or NULL */
+    const jp_tree *logged;        /* the tree the log's nodes are of (tree's paths, maybe at offsets), or NULL */
+    const jp_event_log *log;      /* NULL: every event on UNLOGGED_THREAD, spread over the span */
     uint64_t divisor;             /* tree's weight of one event */
     int type;                     /* samples: E_EXECUTION_SAMPLE; allocations: E_ALLOCATION_SAMPLE;
                                      waits: E_MONITOR_ENTER (a park's last method is LockSupport's) */
@@ -473,6 +483,133 @@ static uint64_t state_key(MethodID method)
     return 0;
 }
 
+/* The pool key of a logged thread (a thread of the log, or JP_LOG_NO_THREAD). */
+static uint64_t thread_key(writer *w, const jp_event_log *log, uint32_t thread)
+{
+    if (thread >= log->thread_count)
+        return UNLOGGED_THREAD;
+    const jp_log_thread *t = &log->threads[thread];
+    jp_idmap_entry *e = jp_idmap_insert(&w->thread_keys, t->os_thread);
+    if (!e)
+        return UNLOGGED_THREAD;
+    if (!e->value) {
+        const jp_log_thread **grown = realloc(w->threads, (w->thread_count + 1) * sizeof(*grown));
+        if (!grown) {
+            jp_idmap_remove(&w->thread_keys, t->os_thread);
+            return UNLOGGED_THREAD;
+        }
+        w->threads = grown;
+        w->threads[w->thread_count++] = t;
+        e->value = UNLOGGED_THREAD + w->thread_count;
+    }
+    return e->value;
+}
+
+/* The log's entries by the folded node their paths fold into: entry[first[n] .. first[n + 1]) are
+ * node n's, in the log's order (the order they were recorded in). */
+typedef struct placed {
+    uint32_t *first; /* folded.count + 1 */
+    uint32_t *entry;
+} placed;
+
+/* The folded node of each node of logged, parents first: its own path, or the folded paths it is in. */
+static uint32_t *folded_nodes(const jp_tree *logged, const jp_tree *folded)
+{
+    uint32_t *at = malloc((size_t)logged->count * sizeof(*at));
+    if (!at)
+        return NULL;
+    at[JP_ROOT] = JP_ROOT;
+    for (uint32_t i = 1; i < logged->count; i++) {
+        uint32_t parent = logged->nodes[i].parent, f = parent < i ? at[parent] : JP_NO_NODE;
+        if (f != JP_NO_NODE && f != JP_ROOT && folded->nodes[f].method == JP_FOLDED_PATHS)
+            at[i] = f; /* below a folded path: in it */
+        else if (f != JP_NO_NODE && (at[i] = jp_tree_find(folded, f, logged->nodes[i].method)) == JP_NO_NODE)
+            at[i] = jp_tree_find(folded, f, JP_FOLDED_PATHS);
+        else if (f == JP_NO_NODE)
+            at[i] = JP_NO_NODE;
+    }
+    return at;
+}
+
+/* 0, or -1 out of memory. */
+static int place(const profile_events *p, const jp_tree *folded, placed *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!p->log || !p->logged)
+        return 0;
+    const jp_event_log *log = p->log;
+    uint32_t *at = folded_nodes(p->logged, folded);
+    out->first = calloc((size_t)folded->count + 1, sizeof(*out->first));
+    out->entry = malloc((log->count ? log->count : 1) * sizeof(*out->entry));
+    if (!at || !out->first || !out->entry) {
+        free(at), free(out->first), free(out->entry);
+        memset(out, 0, sizeof(*out));
+        return -1;
+    }
+    for (size_t i = 0; i < log->count; i++) { /* counted at their node's successor, summed below */
+        uint32_t node = log->events[i].node;
+        if (node < p->logged->count && at[node] != JP_NO_NODE)
+            out->first[at[node] + 1]++;
+    }
+    for (uint32_t n = 0; n < folded->count; n++)
+        out->first[n + 1] += out->first[n];
+    uint32_t *next = calloc((size_t)folded->count, sizeof(*next));
+    if (!next) {
+        free(at), free(out->first), free(out->entry);
+        memset(out, 0, sizeof(*out));
+        return -1;
+    }
+    for (size_t i = 0; i < log->count; i++) {
+        uint32_t node = log->events[i].node;
+        if (node < p->logged->count && at[node] != JP_NO_NODE)
+            out->entry[out->first[at[node]] + next[at[node]]++] = (uint32_t)i;
+    }
+    free(next), free(at);
+    return 0;
+}
+
+/* Where one event of a path goes: its thread, its time (ticks) and, for a wait, its duration. */
+typedef struct event_place {
+    uint64_t thread, ticks, duration;
+} event_place;
+
+/* Event k of count of node's: on the entry of the node's log entries that k falls on when the events are
+ * shared out by the entries' weights; a node without entries: UNLOGGED_THREAD, at its share of the span.
+ * share: the event's part of the path's second weight (a wait's nanoseconds). */
+static event_place place_event(writer *w, const profile_events *p, const placed *on, uint32_t node, uint64_t k,
+                               uint64_t count, uint64_t done, uint64_t all, uint64_t share)
+{
+    event_place e = {UNLOGGED_THREAD, w->start_ticks + (all ? w->span_ticks * done / all : 0), share};
+    uint32_t first = on->first ? on->first[node] : 0, entries = on->first ? on->first[node + 1] - first : 0;
+    if (!entries)
+        return e;
+    const jp_logged_event *events = p->log->events;
+    uint64_t weight = 0;
+    for (uint32_t i = 0; i < entries; i++)
+        weight += events[on->entry[first + i]].weight;
+    const jp_logged_event *chosen = &events[on->entry[first + entries - 1]];
+    if (entries == count) { /* one entry per event, as long as the log kept every one */
+        chosen = &events[on->entry[first + k]];
+        if (p->type != E_ALLOCATION_SAMPLE && chosen->second)
+            e.duration = chosen->second;
+    } else if (weight) { /* the entry whose weight holds the middle of the event's share */
+        double middle = ((double)k + 0.5) * (double)weight / (double)count, before = 0;
+        for (uint32_t i = 0; i < entries; i++) {
+            const jp_logged_event *entry = &events[on->entry[first + i]];
+            if ((before += (double)entry->weight) > middle) {
+                chosen = entry;
+                break;
+            }
+        }
+    }
+    e.thread = thread_key(w, p->log, chosen->thread);
+    uint64_t ended = chosen->time_ns > w->r->started_ns ? chosen->time_ns - w->r->started_ns : 0;
+    if (p->type == E_MONITOR_ENTER) /* a wait is logged when it ends: it started its duration before */
+        ended = ended > e.duration ? ended - e.duration : 0;
+    e.ticks = w->start_ticks + ended;
+    return e;
+}
+
 static void write_events(writer *w, const profile_events *p)
 {
     const jp_report *r = w->r;
@@ -483,7 +620,9 @@ static void write_events(writer *w, const profile_events *p)
         return;
     }
     uint32_t *found = malloc((size_t)folded.count * sizeof(*found));
-    if (!found) {
+    placed on;
+    if (!found || place(p, &folded, &on)) {
+        free(found);
         jp_tree_free(&folded), jp_tree_free(&second);
         w->failed = 1;
         return;
@@ -513,15 +652,16 @@ static void write_events(writer *w, const profile_events *p)
                        ? E_THREAD_PARK
                        : p->type;
         for (uint64_t k = 0; k < count; k++, done++) {
-            size_t start = begin_event(&w->events, (uint64_t)type);
-            put_varint(&w->events, w->start_ticks + (all ? w->span_ticks * done / all : 0));
             uint64_t share = second_total / count + (k < second_total % count); /* the bytes or ns, shared out */
+            event_place at = place_event(w, p, &on, i, k, count, done, all, share);
+            size_t start = begin_event(&w->events, (uint64_t)type);
+            put_varint(&w->events, at.ticks);
             if (type == E_MONITOR_ENTER || type == E_THREAD_PARK)
-                put_varint(&w->events, share); /* duration */
-            put_varint(&w->events, THE_THREAD);
+                put_varint(&w->events, at.duration);
+            put_varint(&w->events, at.thread);
             put_varint(&w->events, stack);
             if (type == E_EXECUTION_SAMPLE)
-                put_varint(&w->events, state ? state : r->config->mode & JP_MODE_WALL ? STATE_UNKNOWN : 1);
+                put_varint(&w->events, state ? state : r->config->mode & JP_MODE_WALL ? STATE_UNKNOWN : STATE_CPU);
             else
                 put_varint(&w->events, klass);
             if (type == E_ALLOCATION_SAMPLE)
@@ -537,7 +677,7 @@ static void write_events(writer *w, const profile_events *p)
             end_event(&w->events, start);
         }
     }
-    free(found);
+    free(found), free(on.first), free(on.entry);
     jp_tree_free(&folded), jp_tree_free(&second);
 }
 
@@ -618,20 +758,33 @@ static void put_constant_pool(buffer *out, writer *w, uint64_t ticks)
     put_byte(out, 0);   /* not a flush */
     put_varint(out, 7); /* pools */
     put_varint(out, T_THREAD);
-    put_varint(out, 1);
-    put_varint(out, THE_THREAD);
-    put_string(out, "jevprof: every thread (its profiles keep no threads)");
+    put_varint(out, 1 + w->thread_count);
+    put_varint(out, UNLOGGED_THREAD);
+    put_string(out, UNLOGGED_NAME);
     put_varint(out, 0);
-    put_string(out, "jevprof: every thread (its profiles keep no threads)");
+    put_string(out, UNLOGGED_NAME);
     put_varint(out, 0);
+    for (size_t i = 0; i < w->thread_count; i++) {
+        char unnamed[48];
+        const char *name = w->threads[i]->name;
+        if (!name)
+            snprintf(unnamed, sizeof(unnamed), "OS thread %lu", (unsigned long)w->threads[i]->os_thread);
+        put_varint(out, UNLOGGED_THREAD + 1 + i);
+        put_string(out, name ? name : unnamed); /* the OS's name: a Java thread's is its Java name */
+        put_varint(out, w->threads[i]->os_thread);
+        put_string(out, name ? name : unnamed);
+        put_varint(out, 0); /* the Java thread id: the API does not tell it */
+    }
     put_varint(out, T_THREAD_STATE);
-    put_varint(out, STATE_COUNT + 1);
+    put_varint(out, STATE_COUNT + 2);
     for (size_t i = 0; i < STATE_COUNT; i++) {
         put_varint(out, i + 1);
         put_string(out, thread_states[i].state);
     }
     put_varint(out, STATE_UNKNOWN);
     put_string(out, "STATE_UNKNOWN");
+    put_varint(out, STATE_CPU);
+    put_string(out, "STATE_DEFAULT");
     put_varint(out, T_FRAME_TYPE);
     put_varint(out, 1);
     put_varint(out, 1);
@@ -676,15 +829,16 @@ int jp_jfr_write(FILE *out, const jp_report *r)
     w.span_ticks = (uint64_t)(r->seconds * 1e9);
     class_key(&w, "jevprof"); /* the class of the frames that stand for no method; never an empty pool */
     if (r->samples) {
-        profile_events p = {r->samples, NULL, 1, E_EXECUTION_SAMPLE};
+        profile_events p = {r->samples, NULL, r->sample_lines, r->sample_events, 1, E_EXECUTION_SAMPLE};
         write_events(&w, &p);
     }
     if (r->allocations) {
-        profile_events p = {r->allocations, r->allocated_bytes, JP_ALLOCATION_COUNT_SCALE, E_ALLOCATION_SAMPLE};
+        profile_events p = {r->allocations,       r->allocated_bytes,        r->allocations,
+                            r->allocation_events, JP_ALLOCATION_COUNT_SCALE, E_ALLOCATION_SAMPLE};
         write_events(&w, &p);
     }
     if (r->lock_waits) {
-        profile_events p = {r->lock_waits, r->lock_delay, 1, E_MONITOR_ENTER};
+        profile_events p = {r->lock_waits, r->lock_delay, r->lock_waits, r->lock_events, 1, E_MONITOR_ENTER};
         write_events(&w, &p);
     }
     buffer file = {0};
@@ -711,5 +865,7 @@ int jp_jfr_write(FILE *out, const jp_report *r)
     free(file.data), free(w.events.data), free(w.stacks.data), free(w.methods), free(w.class_names);
     interned_free(&w.symbols), interned_free(&w.classes);
     jp_idmap_free(&w.method_keys);
+    jp_idmap_free(&w.thread_keys);
+    free(w.threads);
     return failed ? -1 : 0;
 }
