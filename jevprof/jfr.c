@@ -23,6 +23,8 @@ enum {
 #define UNLOGGED_THREAD 1 /* the thread of the events the logs do not place (eventlog.h) */
 #define UNLOGGED_NAME "jevprof: thread not logged"
 #define NO_LINE (-1)  /* a frame's line number when not known: `jfr print` shows none */
+#define FRAME_JAVA 1   /* frame type keys (frame_type) */
+#define FRAME_NATIVE 3
 
 typedef struct field_info {
     const char *name;
@@ -416,6 +418,15 @@ static uint64_t method_key(writer *w, MethodID method)
     return w->method_count;
 }
 
+/* A frame's type key: native code (a library's function, a thread with no Java frame) is
+ * FRAME_NATIVE, every other frame FRAME_JAVA.  The keys are the JDK's and async-profiler's, whose
+ * jfrconv reads them by number: a native frame is its function's name, with no class. */
+static uint64_t frame_type(const jp_report *r, MethodID method)
+{
+    jp_frame_kind kind = r->kind ? r->kind(r->name_context, method) : JP_FRAME_JAVA;
+    return kind == JP_FRAME_C_CODE || kind == JP_FRAME_THREAD ? FRAME_NATIVE : FRAME_JAVA;
+}
+
 /* The stack trace of node's path up to (not with) the root, innermost first: its pool key. */
 static uint64_t stack_key(writer *w, const jp_tree *tree, uint32_t node)
 {
@@ -429,7 +440,7 @@ static uint64_t stack_key(writer *w, const jp_tree *tree, uint32_t node)
         put_varint(&w->stacks, method_key(w, tree->nodes[at].method));
         put_int(&w->stacks, NO_LINE);
         put_int(&w->stacks, 0); /* bytecode index */
-        put_varint(&w->stacks, 1); /* the one frame type */
+        put_varint(&w->stacks, frame_type(w->r, tree->nodes[at].method));
     }
     return w->stack_count;
 }
@@ -786,9 +797,11 @@ static void put_constant_pool(buffer *out, writer *w, uint64_t ticks)
     put_varint(out, STATE_CPU);
     put_string(out, "STATE_DEFAULT");
     put_varint(out, T_FRAME_TYPE);
-    put_varint(out, 1);
-    put_varint(out, 1);
+    put_varint(out, 2);
+    put_varint(out, FRAME_JAVA);
     put_string(out, "Java");
+    put_varint(out, FRAME_NATIVE);
+    put_string(out, "Native");
     put_varint(out, T_CLASS);
     put_varint(out, w->classes.count);
     for (size_t i = 0; i < w->classes.count; i++) {
