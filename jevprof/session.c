@@ -230,8 +230,8 @@ typedef struct jp_profiles {
     double sampling_seconds;
     const jp_thread_summary *threads; /* calls: the threads folded (at the end) */
     size_t thread_count;
-    uint64_t started_ns; /* the start of what they hold: recording's, or the period's */
-    time_t started;
+    uint64_t started_ns;      /* the start of what they hold: recording's, or the period's */
+    uint64_t started_unix_ns; /* the same moment on the wall clock, ns since 1970 */
 } jp_profiles;
 
 /* Continuous mode: the configuration with the period's time stamp after the file prefix. */
@@ -266,7 +266,7 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .program = m->program,
         .config = config,
         .seconds = (double)(plat_now_ns() - p->started_ns) / 1e9,
-        .started_unix_ns = (uint64_t)p->started * 1000000000u,
+        .started_unix_ns = p->started_unix_ns,
         .started_ns = p->started_ns,
         .samples = samples.nodes ? &samples : NULL,
         .sample_lines = samples.nodes ? p->samples : NULL,
@@ -332,7 +332,7 @@ static void end_period(jp_monitor *m)
     p.lock_waits = m->recording_locks && waits.nodes ? &waits : NULL;
     p.lock_delay = &delay;
     p.started_ns = m->period_started_ns;
-    p.started = m->period_started;
+    p.started_unix_ns = m->period_started_unix_ns;
     if (failed)
         jv_log("jevprof: out of memory at the end of a period; its profile goes on into the next");
     jp_config config;
@@ -342,6 +342,7 @@ static void end_period(jp_monitor *m)
         write_outputs(m, &config, &p, written, sizeof(written));
     m->period_started_ns = now_ns;
     m->period_started = now;
+    m->period_started_unix_ns = plat_unix_ns();
     plat_mutex_unlock(m->writing);
     jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
     jp_tree_free(&waits), jp_tree_free(&delay);
@@ -379,6 +380,7 @@ static void start_loop(jp_monitor *m)
 {
     m->period_started_ns = plat_now_ns();
     m->period_started = time(NULL);
+    m->period_started_unix_ns = plat_unix_ns();
     if (!(m->loop = plat_thread_start(loop_thread, m)))
         jv_log("jevprof: the thread of the periods and the duration cannot be started; no periods, no end");
     m->looping = m->loop != NULL && m->config.loop_seconds;
@@ -440,7 +442,7 @@ static int finish_recording(jp_monitor *m, char *written, size_t size)
         .threads = m->looping ? NULL : m->calls.thread_summaries, /* the whole run's: not a period's */
         .thread_count = m->looping ? 0 : m->calls.thread_count,
         .started_ns = m->looping ? m->period_started_ns : m->started_ns,
-        .started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u),
+        .started_unix_ns = m->looping ? m->period_started_unix_ns : m->started_unix_ns,
     };
     jp_config config = m->config;
     if (m->looping)
@@ -506,7 +508,7 @@ int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_
         jp_sampler_start(&m->sampler); /* a thread that cannot start is said there */
     }
     m->started_ns = plat_now_ns();
-    m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
+    m->started_unix_ns = plat_unix_ns();
     m->stopped_seconds = 0;
     jp_tree_free(&m->calls_before);
     atomic_store(&m->finished, 0);
@@ -550,7 +552,7 @@ int jp_session_dump(jp_monitor *m, char *written, size_t size)
     p.bytes = &bytes;
     p.lock_delay = &delay;
     p.started_ns = m->looping ? m->period_started_ns : m->started_ns;
-    p.started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u);
+    p.started_unix_ns = m->looping ? m->period_started_unix_ns : m->started_unix_ns;
     if (!failed)
         write_outputs(m, &m->config, &p, written, size);
     plat_mutex_unlock(m->writing);
