@@ -237,7 +237,9 @@ public class SamplingWorkload {
         }
     }
 
-    static void truth(String seconds) throws java.io.IOException {
+    /* The three threads that wait, each its own way (daemons): acceptor in accept on the returned
+     * socket (closed by the caller when done), waiter in Object.wait, sleeper in Thread.sleep. */
+    static java.net.ServerSocket startIdleThreads() throws java.io.IOException {
         java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
         Object lock = new Object();
         Thread[] idle = {new Thread(() -> acceptor(server), "acceptor"), new Thread(() -> waiter(lock), "waiter"),
@@ -246,6 +248,11 @@ public class SamplingWorkload {
             t.setDaemon(true);
             t.start();
         }
+        return server;
+    }
+
+    static void truth(String seconds) throws java.io.IOException {
+        java.net.ServerSocket server = startIdleThreads();
         java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
         long cpu = bean.getCurrentThreadCpuTime();
         warm(bean, cpu + 500_000_000L);
@@ -292,14 +299,7 @@ public class SamplingWorkload {
     }
 
     static void periodic(String intervalMs, String cpuSeconds) throws Exception {
-        java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-        Object lock = new Object();
-        Thread[] idle = {new Thread(() -> acceptor(server), "acceptor"), new Thread(() -> waiter(lock), "waiter"),
-                         new Thread(SamplingWorkload::sleeper, "sleeper")};
-        for (Thread t : idle) {
-            t.setDaemon(true);
-            t.start();
-        }
+        java.net.ServerSocket server = startIdleThreads();
         double perNs = iterationsPerNs(java.lang.management.ManagementFactory.getThreadMXBean());
         double interval = Double.parseDouble(intervalMs) * 1e6, cpu = Double.parseDouble(cpuSeconds) * 1e9;
         double[] lengths = {interval, interval / 2, interval * 2}; /* ns of a round */
