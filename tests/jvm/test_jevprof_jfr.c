@@ -7,7 +7,7 @@
  * of the event, not frames), as many events as the collapsed file's lines ending there weigh.
  * Allocations: one event per path (its bytes its weight), so the events count the lines.
  *
- *   cpu   jdk.ExecutionSample                 (SamplingWorkload truth)
+ *   cpu   jdk.ExecutionSample, STATE_DEFAULT  (SamplingWorkload truth)
  *   wall  jdk.ExecutionSample, with states    (SamplingWorkload truth)
  *   alloc jdk.ObjectAllocationSample          (AllocWorkload mixed 16)
  *   lock  jdk.JavaMonitorEnter, jdk.ThreadPark (LockWorkload monitor, then reentrant)
@@ -115,9 +115,10 @@ static unsigned long long events_on(const char *printed, const char *name, unsig
         at += strlen("Thread = \"");
         const char *end = strchr(at, '"'), *os = strstr(at, "osThreadId = ");
         ck_assert_ptr_nonnull(end);
+        const char *line_end = strchr(end, '\n');
         if (!name || ((size_t)(end - at) == strlen(name) && !memcmp(at, name, strlen(name))))
             on++;
-        if (placed && os && os < strchr(end, '\n') && strtoull(os + strlen("osThreadId = "), NULL, 10) > 0)
+        if (placed && os && line_end && os < line_end && strtoull(os + strlen("osThreadId = "), NULL, 10) > 0)
             (*placed)++;
         at = end;
     }
@@ -218,6 +219,16 @@ START_TEST(cpu_samples_are_execution_samples)
     char dir[1024];
     run(jdks[_i], "-e cpu -i 1ms", "SamplingWorkload truth 1", dir, sizeof(dir));
     check_recording(jdks[_i], dir, "jdk.ExecutionSample", 0, 0);
+    /* every sample's state STATE_DEFAULT: async-profiler's jfrconv --cpu keeps those alone */
+    char jfr[600], *printed = NULL;
+    jfr_of(jdks[_i], jfr, sizeof(jfr));
+    ck_assert_int_eq(jvmrun_shell(dir, &printed, NULL, "'%s' print --events jdk.ExecutionSample --stack-depth 1 out.jfr",
+                                  jfr), 0);
+    unsigned long long marked = 0;
+    for (const char *at = printed; (at = strstr(at, "state = \"STATE_DEFAULT\"")); at++)
+        marked++;
+    ck_assert_uint_eq(marked, events_on(printed, NULL, NULL));
+    free(printed);
     remove_run(dir);
 }
 END_TEST
