@@ -621,6 +621,14 @@ static event_place place_event(writer *w, const profile_events *p, const placed 
     return e;
 }
 
+/* part of all scaled to written (written < all), rounded down. */
+static uint64_t share_of(uint64_t part, uint64_t written, uint64_t all)
+{
+    if (all < UINT64_MAX / written)
+        return part * written / all;
+    return (uint64_t)((double)part / (double)all * (double)written); /* beyond 10^13 events */
+}
+
 static void write_events(writer *w, const profile_events *p)
 {
     const jp_report *r = w->r;
@@ -638,19 +646,29 @@ static void write_events(writer *w, const profile_events *p)
         w->failed = 1;
         return;
     }
-    uint64_t all = 0, done = 0;
+    uint64_t all = 0, done = 0, counted = 0; /* counted: the paths' events so far, before any share */
     for (uint32_t i = 1; i < folded.count; i++)
         all += p->type == E_ALLOCATION_SAMPLE ? folded.nodes[i].self >= (p->divisor + 1) / 2
                                               : (folded.nodes[i].self + p->divisor / 2) / p->divisor;
+    uint64_t written = p->type != E_ALLOCATION_SAMPLE && all > JP_JFR_MAX_EVENTS ? JP_JFR_MAX_EVENTS : all;
+    if (written < all)
+        jv_log("jevprof: the .jfr recording holds %llu of the %llu %s, each path's even share (its events "
+               "carry no weight); the other outputs have them all",
+               (unsigned long long)written, (unsigned long long)all, p->type == E_EXECUTION_SAMPLE ? "samples" : "waits");
     found[JP_ROOT] = JP_ROOT;
     for (uint32_t i = 1; i < folded.count && !w->failed && !w->events.failed; i++) {
         const jp_node *node = &folded.nodes[i];
         found[i] = p->second ? same_path(&folded, &second, found, i) : JP_NO_NODE;
         uint64_t count = (node->self + p->divisor / 2) / p->divisor;
+        if (count && p->type == E_ALLOCATION_SAMPLE)
+            count = 1; /* one sample of the path's bytes: its allocations are estimates, often millions */
+        else if (count && written < all) { /* the path's share of the events written */
+            uint64_t before = share_of(counted, written, all);
+            counted += count;
+            count = share_of(counted, written, all) - before;
+        }
         if (!count)
             continue;
-        if (p->type == E_ALLOCATION_SAMPLE)
-            count = 1; /* one sample of the path's bytes: its allocations are estimates, often millions */
         /* the last frame: a class (allocations, waits) or a state (wall samples) is a field, not a frame */
         int last_is_field = p->type != E_EXECUTION_SAMPLE || state_key(node->method); /* a folded path's too */
         uint32_t stack_node = last_is_field ? node->parent : i;
@@ -664,7 +682,7 @@ static void write_events(writer *w, const profile_events *p)
                        : p->type;
         for (uint64_t k = 0; k < count; k++, done++) {
             uint64_t share = second_total / count + (k < second_total % count); /* the bytes or ns, shared out */
-            event_place at = place_event(w, p, &on, i, k, count, done, all, share);
+            event_place at = place_event(w, p, &on, i, k, count, done, written, share);
             size_t start = begin_event(&w->events, (uint64_t)type);
             put_varint(&w->events, at.ticks);
             if (type == E_MONITOR_ENTER || type == E_THREAD_PARK)

@@ -35,6 +35,11 @@
 
 #include "report.h"
 
+/* The most events of one profile's samples or waits in a recording: beyond it, each path has its
+ * even share of this many (a JFR sample or wait carries no weight), said in one line, so that a
+ * recording stays one that readers open whatever the run (about 15 MB of events). */
+#define JP_JFR_MAX_EVENTS 1000000u
+
 /* 0, or -1 on a write error or out of memory. */
 int jp_jfr_write(FILE *out, const jp_report *report);
 
