@@ -532,12 +532,10 @@ static uint32_t *folded_nodes(const jp_tree *logged, const jp_tree *folded)
     at[JP_ROOT] = JP_ROOT;
     for (uint32_t i = 1; i < logged->count; i++) {
         uint32_t parent = logged->nodes[i].parent, f = parent < i ? at[parent] : JP_NO_NODE;
-        if (f != JP_NO_NODE && f != JP_ROOT && folded->nodes[f].method == JP_FOLDED_PATHS)
+        if (f == JP_NO_NODE || (f != JP_ROOT && folded->nodes[f].method == JP_FOLDED_PATHS))
             at[i] = f; /* below a folded path: in it */
-        else if (f != JP_NO_NODE && (at[i] = jp_tree_find(folded, f, logged->nodes[i].method)) == JP_NO_NODE)
-            at[i] = jp_tree_find(folded, f, JP_FOLDED_PATHS);
-        else if (f == JP_NO_NODE)
-            at[i] = JP_NO_NODE;
+        else if ((at[i] = jp_tree_find(folded, f, logged->nodes[i].method)) == JP_NO_NODE)
+            at[i] = jp_tree_find(folded, f, JP_FOLDED_PATHS); /* folded itself */
     }
     return at;
 }
@@ -549,11 +547,11 @@ static int place(const profile_events *p, const jp_tree *folded, placed *out)
     if (!p->log || !p->logged)
         return 0;
     const jp_event_log *log = p->log;
-    uint32_t *at = folded_nodes(p->logged, folded);
+    uint32_t *at = folded_nodes(p->logged, folded), *next = calloc((size_t)folded->count, sizeof(*next));
     out->first = calloc((size_t)folded->count + 1, sizeof(*out->first));
     out->entry = malloc((log->count ? log->count : 1) * sizeof(*out->entry));
-    if (!at || !out->first || !out->entry) {
-        free(at), free(out->first), free(out->entry);
+    if (!at || !next || !out->first || !out->entry) {
+        free(at), free(next), free(out->first), free(out->entry);
         memset(out, 0, sizeof(*out));
         return -1;
     }
@@ -564,12 +562,6 @@ static int place(const profile_events *p, const jp_tree *folded, placed *out)
     }
     for (uint32_t n = 0; n < folded->count; n++)
         out->first[n + 1] += out->first[n];
-    uint32_t *next = calloc((size_t)folded->count, sizeof(*next));
-    if (!next) {
-        free(at), free(out->first), free(out->entry);
-        memset(out, 0, sizeof(*out));
-        return -1;
-    }
     for (size_t i = 0; i < log->count; i++) {
         uint32_t node = log->events[i].node;
         if (node < p->logged->count && at[node] != JP_NO_NODE)
@@ -584,34 +576,46 @@ typedef struct event_place {
     uint64_t thread, ticks, duration;
 } event_place;
 
-/* Event k of count of node's: on the entry of the node's log entries that k falls on when the events are
- * shared out by the entries' weights; a node without entries: UNLOGGED_THREAD, at its share of the span.
+/* A path's log entries as its events take them, in order: entry[first + at] is the one reached. */
+typedef struct path_entries {
+    uint32_t first, count, at;
+    uint64_t weight;     /* the entries' weights summed */
+    uint64_t before;     /* of the entries before at */
+} path_entries;
+
+static path_entries entries_of(const profile_events *p, const placed *on, uint32_t node)
+{
+    path_entries e = {0, 0, 0, 0, 0};
+    if (!on->first)
+        return e;
+    e.first = on->first[node];
+    e.count = on->first[node + 1] - e.first;
+    for (uint32_t i = 0; i < e.count; i++)
+        e.weight += p->log->events[on->entry[e.first + i]].weight;
+    return e;
+}
+
+/* Event k of count (k rising from 0) of a path with entries: one entry per event while the log kept
+ * every one, else the entry whose weight holds the middle of the event's share of the entries'
+ * weights; a path without entries: UNLOGGED_THREAD, at the event's share (done of all) of the span.
  * share: the event's part of the path's second weight (a wait's nanoseconds). */
-static event_place place_event(writer *w, const profile_events *p, const placed *on, uint32_t node, uint64_t k,
-                               uint64_t count, uint64_t done, uint64_t all, uint64_t share)
+static event_place place_event(writer *w, const profile_events *p, const placed *on, path_entries *entries,
+                               uint64_t k, uint64_t count, uint64_t done, uint64_t all, uint64_t share)
 {
     event_place e = {UNLOGGED_THREAD, w->start_ticks + (all ? w->span_ticks * done / all : 0), share};
-    uint32_t first = on->first ? on->first[node] : 0, entries = on->first ? on->first[node + 1] - first : 0;
-    if (!entries)
+    if (!entries->count)
         return e;
-    const jp_logged_event *events = p->log->events;
-    uint64_t weight = 0;
-    for (uint32_t i = 0; i < entries; i++)
-        weight += events[on->entry[first + i]].weight;
-    const jp_logged_event *chosen = &events[on->entry[first + entries - 1]];
-    if (entries == count) { /* one entry per event, as long as the log kept every one */
-        chosen = &events[on->entry[first + k]];
+    const jp_logged_event *events = p->log->events, *chosen;
+    if (entries->count == count) {
+        chosen = &events[on->entry[entries->first + k]];
         if (p->type != E_ALLOCATION_SAMPLE && chosen->second)
-            e.duration = chosen->second;
-    } else if (weight) { /* the entry whose weight holds the middle of the event's share */
-        double middle = ((double)k + 0.5) * (double)weight / (double)count, before = 0;
-        for (uint32_t i = 0; i < entries; i++) {
-            const jp_logged_event *entry = &events[on->entry[first + i]];
-            if ((before += (double)entry->weight) > middle) {
-                chosen = entry;
-                break;
-            }
-        }
+            e.duration = chosen->second; /* a wait's own */
+    } else {
+        double middle = ((double)k + 0.5) * (double)entries->weight / (double)count;
+        while (entries->at + 1 < entries->count &&
+               (double)(entries->before + events[on->entry[entries->first + entries->at]].weight) <= middle)
+            entries->before += events[on->entry[entries->first + entries->at++]].weight;
+        chosen = &events[on->entry[entries->first + entries->at]];
     }
     e.thread = thread_key(w, p->log, chosen->thread);
     uint64_t ended = chosen->time_ns > w->r->started_ns ? chosen->time_ns - w->r->started_ns : 0;
@@ -680,9 +684,10 @@ static void write_events(writer *w, const profile_events *p)
         int type = p->type == E_MONITOR_ENTER && stack_node != JP_ROOT && is_park(r, folded.nodes[stack_node].method)
                        ? E_THREAD_PARK
                        : p->type;
+        path_entries entries = entries_of(p, &on, i);
         for (uint64_t k = 0; k < count; k++, done++) {
             uint64_t share = second_total / count + (k < second_total % count); /* the bytes or ns, shared out */
-            event_place at = place_event(w, p, &on, i, k, count, done, written, share);
+            event_place at = place_event(w, p, &on, &entries, k, count, done, written, share);
             size_t start = begin_event(&w->events, (uint64_t)type);
             put_varint(&w->events, at.ticks);
             if (type == E_MONITOR_ENTER || type == E_THREAD_PARK)

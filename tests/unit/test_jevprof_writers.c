@@ -390,6 +390,18 @@ START_TEST(jfr_events_are_on_their_logged_threads_and_times)
     ck_assert_uint_eq(thread_at[1], thread_at[3]);
     ck_assert_uint_eq(thread_at[2], thread_at[4]);
     ck_assert_uint_ne(thread_at[1], thread_at[2]);
+    log.count = 2; /* a thinned log: hot's two entries, of weights 2 and 1, share its three events; cold has none */
+    logged[0].weight = 2;
+    ck_assert_uint_eq(jfr_samples(&r, samples, 8, &start), 4);
+    size_t on_first = 0, on_second = 0, unlogged = 0;
+    for (size_t i = 0; i < 4; i++) {
+        on_first += samples[i].ticks - start == 100;
+        on_second += samples[i].ticks - start == 200;
+        unlogged += samples[i].thread == 1;
+    }
+    ck_assert_uint_eq(on_first, 2); /* the events' middles at weights 0.5, 1.5 and 2.5 of 3 */
+    ck_assert_uint_eq(on_second, 1);
+    ck_assert_uint_eq(unlogged, 1);
     r.sample_events = NULL; /* without a log: every event on the one thread that stands for them */
     ck_assert_uint_eq(jfr_samples(&r, samples, 8, &start), 4);
     for (size_t i = 0; i < 4; i++)
