@@ -20,8 +20,13 @@ enum {
 #define METADATA_EVENT 0
 #define CHECKPOINT_EVENT 1
 #define STRING_UTF8 3 /* a string's encoding byte: UTF-8 bytes follow their count */
-#define UNLOGGED_THREAD 1 /* the thread of the events the logs do not place (eventlog.h) */
-#define UNLOGGED_NAME "jevprof: thread not logged"
+/* The threads that stand for others: of the events the logs do not place (eventlog.h), and of those
+ * whose OS thread is not known (a virtual thread's wall sample); the logged threads follow. */
+#define UNLOGGED_THREAD 1
+#define NO_OS_THREAD 2
+#define FIRST_THREAD 3
+static const char *const stand_in_threads[] = {"jevprof: thread not logged",
+                                               "jevprof: thread without an OS thread (virtual)"};
 #define NO_LINE (-1)  /* a frame's line number when not known: `jfr print` shows none */
 #define FRAME_JAVA 1   /* frame type keys (frame_type) */
 #define FRAME_NATIVE 3
@@ -312,8 +317,8 @@ typedef struct writer {
     buffer stacks;               /* the stack trace pool's entries, written as they come */
     uint64_t stack_count;
     uint64_t start_ticks, span_ticks;
-    jp_idmap thread_keys;        /* OS thread -> key (from UNLOGGED_THREAD + 1) */
-    const jp_log_thread **threads; /* by key - UNLOGGED_THREAD - 1: the logs' */
+    jp_idmap thread_keys;        /* OS thread -> key (from FIRST_THREAD) */
+    const jp_log_thread **threads; /* by key - FIRST_THREAD: the logs' */
     size_t thread_count;
     int failed;
 } writer;
@@ -498,7 +503,7 @@ static uint64_t state_key(MethodID method)
 static uint64_t thread_key(writer *w, const jp_event_log *log, uint32_t thread)
 {
     if (thread >= log->thread_count)
-        return UNLOGGED_THREAD;
+        return thread == JP_LOG_NO_THREAD ? NO_OS_THREAD : UNLOGGED_THREAD;
     const jp_log_thread *t = &log->threads[thread];
     jp_idmap_entry *e = jp_idmap_insert(&w->thread_keys, t->os_thread);
     if (!e)
@@ -511,7 +516,7 @@ static uint64_t thread_key(writer *w, const jp_event_log *log, uint32_t thread)
         }
         w->threads = grown;
         w->threads[w->thread_count++] = t;
-        e->value = UNLOGGED_THREAD + w->thread_count;
+        e->value = FIRST_THREAD + w->thread_count - 1;
     }
     return e->value;
 }
@@ -792,18 +797,20 @@ static void put_constant_pool(buffer *out, writer *w, uint64_t ticks)
     put_byte(out, 0);   /* not a flush */
     put_varint(out, 7); /* pools */
     put_varint(out, T_THREAD);
-    put_varint(out, 1 + w->thread_count);
-    put_varint(out, UNLOGGED_THREAD);
-    put_string(out, UNLOGGED_NAME);
-    put_varint(out, 0);
-    put_string(out, UNLOGGED_NAME);
-    put_varint(out, 0);
+    put_varint(out, FIRST_THREAD - 1 + w->thread_count);
+    for (size_t i = 0; i < FIRST_THREAD - 1; i++) {
+        put_varint(out, UNLOGGED_THREAD + i);
+        put_string(out, stand_in_threads[i]);
+        put_varint(out, 0);
+        put_string(out, stand_in_threads[i]);
+        put_varint(out, 0);
+    }
     for (size_t i = 0; i < w->thread_count; i++) {
         char unnamed[48];
         const char *name = w->threads[i]->name;
         if (!name)
             snprintf(unnamed, sizeof(unnamed), "OS thread %lu", (unsigned long)w->threads[i]->os_thread);
-        put_varint(out, UNLOGGED_THREAD + 1 + i);
+        put_varint(out, FIRST_THREAD + i);
         put_string(out, name ? name : unnamed); /* the OS's name: a Java thread's is its Java name */
         put_varint(out, w->threads[i]->os_thread);
         put_string(out, name ? name : unnamed);

@@ -17,7 +17,8 @@
  * (the OS's, by id and name) and times in proportion to the entries' weights, one event to one
  * entry while the log kept every one (a wait then has its own duration, and starts that long
  * before it was logged); a path without entries has its events on the thread "jevprof: thread not
- * logged", spread evenly over the recording's span, a wait the path's nanoseconds shared out.  An
+ * logged", spread evenly over the recording's span, a wait the path's nanoseconds shared out; an
+ * entry with no OS thread (a virtual thread's wall sample) is on a thread that stands for those.  An
  * allocation path becomes one event whose weight is the path's bytes (as a JFR allocation sample
  * stands for the bytes allocated since the last one): its allocations are estimates from samples,
  * often millions.  The paths are folded as the collapsed files' are (JEVPROF_MIN_SHARE), so the
