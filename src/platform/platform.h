@@ -215,6 +215,23 @@ typedef struct plat_registers {
 int plat_sample_init(void);
 int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs);
 
+/*
+ * Whether a thread a signal interrupted is far enough into its life for the JVM's own thread-
+ * local storage to be read there.  The JVM's library is loaded at run time, so its thread-locals
+ * are set up on a thread's first use of them, with malloc: asking the JVM anything (GetEnv) from a
+ * handler on a thread that has not used them yet (one starting, or one the JVM never knew) can
+ * deadlock on the allocator's lock the thread holds.  The JVM marks each of its threads in a
+ * thread-specific key of the system (pthread's) as it sets up those thread-locals, which can be
+ * read in a handler without allocating.  plat_jvm_thread_key_find, on a thread the JVM knows (env
+ * its JNIEnv, which lies inside the JVM's record of the thread), finds that key: the one whose
+ * value lies below env, the nearest, by at most span bytes; 0 when there is none (then
+ * plat_jvm_thread_marked says 1 everywhere, as before it was found).  plat_jvm_thread_marked is
+ * async-signal-safe.  Windows: no key is looked for, every thread is marked (its sampler runs no
+ * code on the sampled thread).
+ */
+int plat_jvm_thread_key_find(const void *env, size_t span);
+int plat_jvm_thread_marked(void);
+
 /* ---- Processor-time timers ------------------------------------------------------------------ */
 /*
  * A timer on one thread's processor-time clock: once in each period_ns of processor time that

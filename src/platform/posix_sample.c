@@ -30,7 +30,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <stdlib.h>
 #include <linux/futex.h>
@@ -240,6 +242,30 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
     }
     atomic_store(&r->taken, 0);
     return answered;
+}
+
+/* The JVM's thread key, plus one (0: not found). */
+static atomic_uint jvm_thread_key;
+
+int plat_jvm_thread_key_find(const void *env, size_t span)
+{
+    uintptr_t below = (uintptr_t)env, nearest = 0;
+    unsigned found = 0;
+    /* A key no one created reads as NULL or as an old value of a thread's slot: read only. */
+    for (unsigned key = 0; key < PTHREAD_KEYS_MAX; key++) {
+        uintptr_t value = (uintptr_t)pthread_getspecific((pthread_key_t)key);
+        if (value && value < below && below - value <= span && value > nearest)
+            nearest = value, found = key + 1;
+    }
+    atomic_store(&jvm_thread_key, found);
+    return found != 0;
+}
+
+int plat_jvm_thread_marked(void)
+{
+    unsigned key = atomic_load_explicit(&jvm_thread_key, memory_order_relaxed);
+    /* glibc's pthread_getspecific reads the thread's own slots: no lock, no allocation. */
+    return !key || pthread_getspecific((pthread_key_t)(key - 1)) != NULL;
 }
 
 int plat_cpu_timers_init(plat_cpu_tick_hook hook)

@@ -46,6 +46,17 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
     return taken;
 }
 
+int plat_jvm_thread_key_find(const void *env, size_t span)
+{
+    (void)env, (void)span;
+    return 0;
+}
+
+int plat_jvm_thread_marked(void)
+{
+    return 1;
+}
+
 int plat_cpu_timers_init(plat_cpu_tick_hook hook)
 {
     (void)hook;

@@ -48,6 +48,9 @@
 /* How long a sampled thread has to answer the signal before JVMTI's view is used instead. */
 #define ANSWER_TIMEOUT_MS 50
 #define WALK_DEPTH 1024 /* frames walked (16 KiB, on the sampling thread's stack) */
+/* How far below a thread's JNIEnv the JVM's record of the thread may start (HotSpot: JavaThread,
+ * the JNIEnv one of its fields, under 2 KiB in) for plat_jvm_thread_key_find. */
+#define JVM_THREAD_SPAN 16384
 
 agct_function jv_async_get_call_trace;
 static int can_interrupt;
@@ -88,6 +91,9 @@ void jv_sample_start(JNIEnv *env, int attached)
     jv_async_get_call_trace = (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber,
                                                                 "AsyncGetCallTrace");
     find_loader_natives(env);
+    if (can_interrupt && jv_async_get_call_trace && !plat_jvm_thread_key_find(env, JVM_THREAD_SPAN))
+        jv_log("the JVM's thread key was not found: a thread interrupted before its thread-locals are set up "
+               "may stop the JVM (a lock of the allocator taken twice)");
     jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace, attached);
 }
 
@@ -97,8 +103,10 @@ int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *contex
     if (!jv_async_get_call_trace)
         return 0;
     trace->frames = frames;
-    /* GetEnv only reads the thread's own JVM state; it is how AGCT learns which thread it walks. */
-    if ((*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+    /* GetEnv only reads the thread's own JVM state; it is how AGCT learns which thread it walks.  On
+     * a thread the JVM has not marked (a thread starting, one the JVM never knew) reading that state
+     * may allocate, with the allocator's lock perhaps held by the code interrupted: not asked. */
+    if (!plat_jvm_thread_marked() || (*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
         return 0;
     trace->env_id = env;
     jv_async_get_call_trace(trace, depth, context);

@@ -483,17 +483,20 @@ END_TEST
 
 /* BusyWorkload of user nobody (uid 65534), its output in dir/out and dir/err, started by root; with
  * private_tmp in a mount namespace with a /tmp of its own, as systemd's PrivateTmp= gives a
- * service.  Its pid; *input is its standard input. */
+ * service, where the build stays where it was (a clone under /tmp, too: it is moved back over the
+ * new /tmp, through /mnt of the namespace).  Its pid; *input is its standard input. */
 static pid_t start_as_nobody(const char *jdk, const char *dir, int private_tmp, int *input)
 {
-    char command[4096], out[1300];
+    char command[4096], out[1300], namespace[1600];
     int fds[2];
+    snprintf(namespace, sizeof(namespace),
+             "unshare --mount --propagation private sh -c 'mount --rbind \"$0\" /mnt && "
+             "mount -t tmpfs jevprof-test /tmp && mkdir -p \"$0\" && mount --move /mnt \"$0\" && exec \"$@\"' '%s'",
+             jvmrun_build_path(""));
     snprintf(command, sizeof(command),
              "cd '%s' && exec %s setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent '%s' -cp '%s' "
              "BusyWorkload 150 >out 2>err",
-             dir, private_tmp ? "unshare --mount --propagation private sh -c 'mount -t tmpfs jevprof-test /tmp && exec \"$@\"' sh"
-                              : "",
-             jdk, jvmrun_build_path("java"));
+             dir, private_tmp ? namespace : "", jdk, jvmrun_build_path("java"));
     ck_assert_int_eq(pipe(fds), 0);
     pid_t pid = fork();
     if (pid == 0) {

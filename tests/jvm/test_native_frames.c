@@ -53,7 +53,7 @@ static char *run(const char *java, const char *options, const char *java_options
 static void remove_run(const char *dir)
 {
     static const char *const files[] = {"jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
-                                        "jevprof.pb.gz"};
+                                        "jevprof.pb.gz", "out.txt", "err.txt"};
     char path[1400];
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -181,6 +181,36 @@ START_TEST(the_collector_threads_carry_a_collection_heavy_program)
 }
 END_TEST
 
+START_TEST(threads_the_jvm_never_knew_are_sampled_and_never_stop_it)
+{
+    char dir[1200];
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("native.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    /* Eight threads of the JNI library's own, in malloc and free nearly all the time, 1 s of processor
+     * time each: the JVM's threads are looked for again every 250 ms, so each gets a timer within its
+     * first second, and its first sample finds it inside the allocator.  Asking the JVM which thread
+     * it is from there (before the fix, 6 runs of 6 here) took the allocator's lock again: the JVM
+     * stopped for good, and `timeout` ends it (a failure, not a chance: the program needs 8 s of
+     * processor time, which takes a loaded machine well under a minute). */
+    int status = jvmrun_shell(dir, NULL, NULL,
+                              "timeout -s KILL 240 '%s/bin/jevprof' --out . --interval 1 -- '%s' "
+                              "-Djava.library.path='%s' -cp '%s' NativeWorkload offjvm 8 1",
+                              jvmrun_source_dir(), jdks[_i], jvmrun_build_path("java"), jvmrun_build_path("java"));
+    ck_assert_int_eq(status, 0);
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/jevprof.collapsed", dir);
+    char *collapsed = tk_read_file(path);
+    ck_assert_ptr_nonnull(collapsed);
+    line_test off_jvm = {NULL, NULL, 0, "[jevnative-alloc];"};
+    unsigned long long samples = weight(collapsed, &off_jvm);
+    printf("JDK %d, offjvm: %llu samples in the library's own threads\n", _i, samples);
+    /* 8,000 intervals of 1 ms of their processor time, less each thread's first 250 ms at most. */
+    ck_assert_uint_ge(samples, 4000);
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
 START_TEST(java_frames_and_threads_only_when_asked)
 {
     char dir[1200];
@@ -203,6 +233,7 @@ int main(void)
     tcase_add_loop_test(tc, a_jni_library_has_its_share_and_its_name, 0, jdk_count);
     tcase_add_loop_test(tc, wall_mode_has_native_frames, 0, jdk_count);
     tcase_add_loop_test(tc, the_collector_threads_carry_a_collection_heavy_program, 0, jdk_count);
+    tcase_add_loop_test(tc, threads_the_jvm_never_knew_are_sampled_and_never_stop_it, 0, jdk_count);
     tcase_add_loop_test(tc, java_frames_and_threads_only_when_asked, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);

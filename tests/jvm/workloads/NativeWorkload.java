@@ -9,11 +9,15 @@
  *     call) is printed, and written to TRUTH-FILE.  The library is loaded from java.library.path.
  *   gc SECONDS: a live set of two million small arrays, then System.gc() again and again for
  *     SECONDS: the collector's threads do nearly all the work.
+ *   offjvm THREADS CPU-SECONDS: THREADS threads of libjevnative.so's own, which the JVM never
+ *     knows ("jevnative-alloc"), each allocating and freeing memory in C for CPU-SECONDS of
+ *     processor time; the main thread waits in allocateOffJvm.
  */
 public class NativeWorkload {
     static volatile long sink;
 
     static native long spinNative(long cpuNanos);
+    static native int allocateOffJvm(int threads, long cpuNanos);
 
     /* Until the thread has used cpuNanos more processor time; the clock is read every 20000 steps. */
     static long javaSpin(java.lang.management.ThreadMXBean bean, long cpuNanos) {
@@ -72,6 +76,11 @@ public class NativeWorkload {
         switch (args[0]) {
             case "jni": jni(args[1], args.length > 2 ? args[2] : null); break;
             case "gc": gc(args[1]); break;
+            case "offjvm":
+                System.loadLibrary("jevnative");
+                System.out.println("offjvm threads " + allocateOffJvm(Integer.parseInt(args[1]),
+                                                                      (long) (Double.parseDouble(args[2]) * 1e9)));
+                break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }

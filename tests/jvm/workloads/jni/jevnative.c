@@ -1,10 +1,14 @@
 /*
- * jevnative.c - NativeWorkload's JNI library (libjevnative.so): a known C function that spins for
- * a given processor time, for test_native_frames.  Built with frame pointers, as a JNI library
- * whose native frames a profiler should name.
+ * jevnative.c - NativeWorkload's JNI library (libjevnative.so), for test_native_frames: a known C
+ * function that spins for a given processor time, and threads of its own that the JVM never
+ * knows, allocating and freeing memory.  Built with frame pointers, as a JNI library whose native
+ * frames a profiler should name.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <jni.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static long long thread_cpu_ns(void)
@@ -31,4 +35,38 @@ JNIEXPORT jlong JNICALL Java_NativeWorkload_spinNative(JNIEnv *env, jclass klass
 {
     (void)env, (void)klass;
     return (jlong)jevnative_spin(cpu_ns);
+}
+
+/* Big enough to take the allocator's lock, not big enough to be its own mapping. */
+#define ALLOCATION_BYTES (96 * 1024)
+
+/* A thread of the library's own: malloc and free until it has used *(long long *)arg more
+ * processor time, where a profiler's signal would find it inside the allocator most of the time. */
+__attribute__((noinline, visibility("default"))) void *jevnative_allocate(void *arg)
+{
+    long long until = thread_cpu_ns() + *(const long long *)arg;
+    pthread_setname_np(pthread_self(), "jevnative-alloc");
+    do {
+        for (int i = 0; i < 1000; i++) {
+            void *block = malloc(ALLOCATION_BYTES);
+            __asm__ volatile("" : : "r"(block) : "memory");
+            free(block);
+        }
+    } while (thread_cpu_ns() < until);
+    return NULL;
+}
+
+/* Runs count threads of the library's own (never attached to the JVM) for cpu_ns of processor
+ * time each, and waits for them; the number that ran. */
+JNIEXPORT jint JNICALL Java_NativeWorkload_allocateOffJvm(JNIEnv *env, jclass klass, jint count, jlong cpu_ns)
+{
+    (void)env, (void)klass;
+    pthread_t threads[64];
+    long long each = cpu_ns;
+    int started = 0;
+    while (started < count && started < 64 && pthread_create(&threads[started], NULL, jevnative_allocate, &each) == 0)
+        started++;
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    return started;
 }
