@@ -20,7 +20,7 @@ int jp_allocations_init(jp_allocations *a, IJavaEventMonitorIDInfo2 *info, jp_cl
         IJevmonAllocationSampling_AddRef(sampling);
     }
     a->lock = plat_mutex_create();
-    if (!a->lock || jp_tree_init(&a->sites) || jp_tree_init(&a->bytes)) {
+    if (!a->lock || jp_tree_init(&a->sites) || jp_tree_init(&a->bytes) || jp_event_log_init(&a->events, info)) {
         jp_allocations_free(a);
         return -1;
     }
@@ -36,6 +36,7 @@ void jp_allocations_free(jp_allocations *a)
     free(a->spare);
     jp_tree_free(&a->sites);
     jp_tree_free(&a->bytes);
+    jp_event_log_free(&a->events);
     if (a->sampling)
         IJevmonAllocationSampling_Release(a->sampling);
     if (a->lock)
@@ -123,8 +124,10 @@ static int add_site(jp_allocations *a, jp_stack_trace *stack, int have_stack, Me
     }
     if (!jp_stack_trace_push(stack, class_frame))
         stack->frames[stack->count - 1] = class_frame; /* full: the innermost frame makes room */
-    if (jp_tree_add_stack(&a->sites, stack->frames, stack->count, w->objects))
+    uint32_t node = jp_tree_add_path(&a->sites, stack->frames, NULL, stack->count, w->objects);
+    if (node == JP_NO_NODE)
         return -1;
+    jp_event_log_add(&a->events, plat_os_thread_id(), node, w->objects, w->bytes);
     a->counts.recorded++;
     a->counts.no_stack += !have_stack;
     a->counts.truncated += have_stack && stack->truncated;
@@ -191,20 +194,24 @@ void jp_allocations_stop(jp_allocations *a)
 int jp_allocations_restart(jp_allocations *a)
 {
     jp_tree sites, bytes;
+    jp_event_log events;
     jp_allocation_counts counts;
-    if (jp_allocations_take(a, &sites, &bytes, &counts))
+    if (jp_allocations_take(a, &sites, &bytes, &events, &counts))
         return -1;
     jp_tree_free(&sites), jp_tree_free(&bytes);
+    jp_event_log_free(&events);
     plat_mutex_lock(a->lock);
     a->stopped = 0;
     plat_mutex_unlock(a->lock);
     return 0;
 }
 
-int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts)
+int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_event_log *events,
+                            jp_allocation_counts *counts)
 {
     plat_mutex_lock(a->lock);
-    int failed = jp_tree_merge(sites, &a->sites) || jp_tree_merge(bytes, &a->bytes);
+    int failed = jp_tree_copy(sites, &a->sites) || jp_tree_merge(bytes, &a->bytes) ||
+                 jp_event_log_copy(events, &a->events, 0);
     *counts = a->counts;
     plat_mutex_unlock(a->lock);
     jp_tree_sum_root(sites);
@@ -212,7 +219,8 @@ int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, j
     return failed;
 }
 
-int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts)
+int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_event_log *events,
+                        jp_allocation_counts *counts)
 {
     jp_tree empty_sites, empty_bytes;
     if (jp_tree_init(&empty_sites))
@@ -222,6 +230,11 @@ int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_al
         return -1;
     }
     plat_mutex_lock(a->lock);
+    if (jp_event_log_copy(events, &a->events, 1)) {
+        plat_mutex_unlock(a->lock);
+        jp_tree_free(&empty_sites), jp_tree_free(&empty_bytes);
+        return -1;
+    }
     *sites = a->sites, *bytes = a->bytes;
     a->sites = empty_sites, a->bytes = empty_bytes;
     *counts = a->counts;

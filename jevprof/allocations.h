@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 
 #include "classframes.h"
+#include "eventlog.h"
 #include "jevmon.h"
 #include "names.h"
 #include "platform/platform.h"
@@ -54,6 +55,7 @@ typedef struct jp_allocations {
     size_t spare_count, spare_capacity;
     jp_tree sites;                  /* weights: allocations, in JP_ALLOCATION_COUNT_SCALE units */
     jp_tree bytes;                  /* the same paths; weights: bytes */
+    jp_event_log events;            /* each event's thread and time, its node in sites */
     jp_allocation_counts counts;
 } jp_allocations;
 
@@ -76,12 +78,15 @@ void jp_allocations_stop(jp_allocations *a);
  * of memory (still stopped). */
 int jp_allocations_restart(jp_allocations *a);
 
-/* Adds the sites and bytes so far to sites and bytes (initialized; roots summed) and copies the
- * counts, while recording goes on (a dump).  0, or -1 out of memory. */
-int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts);
+/* Copies the sites and bytes so far into sites and bytes (initialized; roots summed), their log
+ * into events (zeroed before, to be freed after) and the counts, while recording goes on (a
+ * dump).  0, or -1 out of memory. */
+int jp_allocations_snapshot(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_event_log *events,
+                            jp_allocation_counts *counts);
 
-/* Continuous mode: moves the sites, bytes and counts so far out (roots summed), and goes on into
- * empty trees.  0, or -1 out of memory (nothing moved). */
-int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_allocation_counts *counts);
+/* Continuous mode: moves the sites, bytes, their log and counts so far out (roots summed), and
+ * goes on into empty trees.  0, or -1 out of memory (nothing moved). */
+int jp_allocations_take(jp_allocations *a, jp_tree *sites, jp_tree *bytes, jp_event_log *events,
+                        jp_allocation_counts *counts);
 
 #endif /* JEVPROF_ALLOCATIONS_H */

@@ -20,8 +20,16 @@ enum {
 #define METADATA_EVENT 0
 #define CHECKPOINT_EVENT 1
 #define STRING_UTF8 3 /* a string's encoding byte: UTF-8 bytes follow their count */
-#define THE_THREAD 1  /* the one thread of the constant pool */
+/* The threads that stand for others: of the events the logs do not place (eventlog.h), and of those
+ * whose OS thread is not known (a virtual thread's wall sample); the logged threads follow. */
+#define UNLOGGED_THREAD 1
+#define NO_OS_THREAD 2
+#define FIRST_THREAD 3
+static const char *const stand_in_threads[] = {"jevprof: thread not logged",
+                                               "jevprof: thread without an OS thread (virtual)"};
 #define NO_LINE (-1)  /* a frame's line number when not known: `jfr print` shows none */
+#define FRAME_JAVA 1   /* frame type keys (frame_type) */
+#define FRAME_NATIVE 3
 
 typedef struct field_info {
     const char *name;
@@ -129,7 +137,10 @@ static const struct {
                      {"waiting", "STATE_IN_OBJECT_WAIT"},
                      {"sleeping", "STATE_SLEEPING"}};
 #define STATE_COUNT (sizeof(thread_states) / sizeof(*thread_states))
-#define STATE_UNKNOWN (STATE_COUNT + 1) /* a state key: a sample whose last frame is no state */
+#define STATE_UNKNOWN (STATE_COUNT + 1) /* a state key: a wall sample whose last frame is no state */
+/* A cpu sample's state: none asked of the VM, the sample of processor time.  async-profiler's name
+ * for its own cpu samples' state, which its jfrconv --cpu keeps (and --wall leaves out). */
+#define STATE_CPU (STATE_COUNT + 2)
 
 /* ---- Bytes ---------------------------------------------------------------------------------- */
 
@@ -306,6 +317,9 @@ typedef struct writer {
     buffer stacks;               /* the stack trace pool's entries, written as they come */
     uint64_t stack_count;
     uint64_t start_ticks, span_ticks;
+    jp_idmap thread_keys;        /* OS thread -> key (from FIRST_THREAD) */
+    const jp_log_thread **threads; /* by key - FIRST_THREAD: the logs' */
+    size_t thread_count;
     int failed;
 } writer;
 
@@ -409,6 +423,15 @@ static uint64_t method_key(writer *w, MethodID method)
     return w->method_count;
 }
 
+/* A frame's type key: native code (a library's function, a thread with no Java frame) is
+ * FRAME_NATIVE, every other frame FRAME_JAVA.  The keys are the JDK's and async-profiler's, whose
+ * jfrconv reads them by number: a native frame is its function's name, with no class. */
+static uint64_t frame_type(const jp_report *r, MethodID method)
+{
+    jp_frame_kind kind = r->kind ? r->kind(r->name_context, method) : JP_FRAME_JAVA;
+    return kind == JP_FRAME_C_CODE || kind == JP_FRAME_THREAD ? FRAME_NATIVE : FRAME_JAVA;
+}
+
 /* The stack trace of node's path up to (not with) the root, innermost first: its pool key. */
 static uint64_t stack_key(writer *w, const jp_tree *tree, uint32_t node)
 {
@@ -422,16 +445,19 @@ static uint64_t stack_key(writer *w, const jp_tree *tree, uint32_t node)
         put_varint(&w->stacks, method_key(w, tree->nodes[at].method));
         put_int(&w->stacks, NO_LINE);
         put_int(&w->stacks, 0); /* bytecode index */
-        put_varint(&w->stacks, 1); /* the one frame type */
+        put_varint(&w->stacks, frame_type(w->r, tree->nodes[at].method));
     }
     return w->stack_count;
 }
 
 /* ---- Events ------------------------------------------------------------------------------------- */
 
-/* A profile's events: the paths of its folded tree, each weight times (in divisor units). */
+/* A profile's events: the paths of its folded tree, each weight times (in divisor units), placed on
+ * their threads and times by the log. */
 typedef struct profile_events {
     const jp_tree *tree, *second; /* second: the same paths weighted by bytes or nanoseconds, or NULL */
+    const jp_tree *logged;        /* the tree the log's nodes are of (tree's paths, maybe at offsets), or NULL */
+    const jp_event_log *log;      /* NULL: every event on UNLOGGED_THREAD, spread over the span */
     uint64_t divisor;             /* tree's weight of one event */
     int type;                     /* samples: E_EXECUTION_SAMPLE; allocations: E_ALLOCATION_SAMPLE;
                                      waits: E_MONITOR_ENTER (a park's last method is LockSupport's) */
@@ -473,6 +499,145 @@ static uint64_t state_key(MethodID method)
     return 0;
 }
 
+/* The pool key of a logged thread (a thread of the log, or JP_LOG_NO_THREAD). */
+static uint64_t thread_key(writer *w, const jp_event_log *log, uint32_t thread)
+{
+    if (thread >= log->thread_count)
+        return thread == JP_LOG_NO_THREAD ? NO_OS_THREAD : UNLOGGED_THREAD;
+    const jp_log_thread *t = &log->threads[thread];
+    jp_idmap_entry *e = jp_idmap_insert(&w->thread_keys, t->os_thread);
+    if (!e)
+        return UNLOGGED_THREAD;
+    if (!e->value) {
+        const jp_log_thread **grown = realloc(w->threads, (w->thread_count + 1) * sizeof(*grown));
+        if (!grown) {
+            jp_idmap_remove(&w->thread_keys, t->os_thread);
+            return UNLOGGED_THREAD;
+        }
+        w->threads = grown;
+        w->threads[w->thread_count++] = t;
+        e->value = FIRST_THREAD + w->thread_count - 1;
+    }
+    return e->value;
+}
+
+/* The log's entries by the folded node their paths fold into: entry[first[n] .. first[n + 1]) are
+ * node n's, in the log's order (the order they were recorded in). */
+typedef struct placed {
+    uint32_t *first; /* folded.count + 1 */
+    uint32_t *entry;
+} placed;
+
+/* The folded node of each node of logged, parents first: its own path, or the folded paths it is in. */
+static uint32_t *folded_nodes(const jp_tree *logged, const jp_tree *folded)
+{
+    uint32_t *at = malloc((size_t)logged->count * sizeof(*at));
+    if (!at)
+        return NULL;
+    at[JP_ROOT] = JP_ROOT;
+    for (uint32_t i = 1; i < logged->count; i++) {
+        uint32_t parent = logged->nodes[i].parent, f = parent < i ? at[parent] : JP_NO_NODE;
+        if (f == JP_NO_NODE || (f != JP_ROOT && folded->nodes[f].method == JP_FOLDED_PATHS))
+            at[i] = f; /* below a folded path: in it */
+        else if ((at[i] = jp_tree_find(folded, f, logged->nodes[i].method)) == JP_NO_NODE)
+            at[i] = jp_tree_find(folded, f, JP_FOLDED_PATHS); /* folded itself */
+    }
+    return at;
+}
+
+/* 0, or -1 out of memory. */
+static int place(const profile_events *p, const jp_tree *folded, placed *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!p->log || !p->logged)
+        return 0;
+    const jp_event_log *log = p->log;
+    uint32_t *at = folded_nodes(p->logged, folded), *next = calloc((size_t)folded->count, sizeof(*next));
+    out->first = calloc((size_t)folded->count + 1, sizeof(*out->first));
+    out->entry = malloc((log->count ? log->count : 1) * sizeof(*out->entry));
+    if (!at || !next || !out->first || !out->entry) {
+        free(at), free(next), free(out->first), free(out->entry);
+        memset(out, 0, sizeof(*out));
+        return -1;
+    }
+    for (size_t i = 0; i < log->count; i++) { /* counted at their node's successor, summed below */
+        uint32_t node = log->events[i].node;
+        if (node < p->logged->count && at[node] != JP_NO_NODE)
+            out->first[at[node] + 1]++;
+    }
+    for (uint32_t n = 0; n < folded->count; n++)
+        out->first[n + 1] += out->first[n];
+    for (size_t i = 0; i < log->count; i++) {
+        uint32_t node = log->events[i].node;
+        if (node < p->logged->count && at[node] != JP_NO_NODE)
+            out->entry[out->first[at[node]] + next[at[node]]++] = (uint32_t)i;
+    }
+    free(next), free(at);
+    return 0;
+}
+
+/* Where one event of a path goes: its thread, its time (ticks) and, for a wait, its duration. */
+typedef struct event_place {
+    uint64_t thread, ticks, duration;
+} event_place;
+
+/* A path's log entries as its events take them, in order: entry[first + at] is the one reached. */
+typedef struct path_entries {
+    uint32_t first, count, at;
+    uint64_t weight;     /* the entries' weights summed */
+    uint64_t before;     /* of the entries before at */
+} path_entries;
+
+static path_entries entries_of(const profile_events *p, const placed *on, uint32_t node)
+{
+    path_entries e = {0, 0, 0, 0, 0};
+    if (!on->first)
+        return e;
+    e.first = on->first[node];
+    e.count = on->first[node + 1] - e.first;
+    for (uint32_t i = 0; i < e.count; i++)
+        e.weight += p->log->events[on->entry[e.first + i]].weight;
+    return e;
+}
+
+/* Event k of count (k rising from 0) of a path with entries: one entry per event while the log kept
+ * every one, else the entry whose weight holds the middle of the event's share of the entries'
+ * weights; a path without entries: UNLOGGED_THREAD, at the event's share (done of all) of the span.
+ * share: the event's part of the path's second weight (a wait's nanoseconds). */
+static event_place place_event(writer *w, const profile_events *p, const placed *on, path_entries *entries,
+                               uint64_t k, uint64_t count, uint64_t done, uint64_t all, uint64_t share)
+{
+    event_place e = {UNLOGGED_THREAD, w->start_ticks + (all ? w->span_ticks * done / all : 0), share};
+    if (!entries->count)
+        return e;
+    const jp_logged_event *events = p->log->events, *chosen;
+    if (entries->count == count) {
+        chosen = &events[on->entry[entries->first + k]];
+        if (p->type != E_ALLOCATION_SAMPLE && chosen->second)
+            e.duration = chosen->second; /* a wait's own */
+    } else {
+        double middle = ((double)k + 0.5) * (double)entries->weight / (double)count;
+        while (entries->at + 1 < entries->count &&
+               (double)(entries->before + events[on->entry[entries->first + entries->at]].weight) <= middle)
+            entries->before += events[on->entry[entries->first + entries->at++]].weight;
+        chosen = &events[on->entry[entries->first + entries->at]];
+    }
+    e.thread = thread_key(w, p->log, chosen->thread);
+    uint64_t ended = chosen->time_ns > w->r->started_ns ? chosen->time_ns - w->r->started_ns : 0;
+    if (p->type == E_MONITOR_ENTER) /* a wait is logged when it ends: it started its duration before */
+        ended = ended > e.duration ? ended - e.duration : 0;
+    e.ticks = w->start_ticks + ended;
+    return e;
+}
+
+/* part of all scaled to written (written < all), rounded down. */
+static uint64_t share_of(uint64_t part, uint64_t written, uint64_t all)
+{
+    if (all < UINT64_MAX / written)
+        return part * written / all;
+    return (uint64_t)((double)part / (double)all * (double)written); /* beyond 10^13 events */
+}
+
 static void write_events(writer *w, const profile_events *p)
 {
     const jp_report *r = w->r;
@@ -483,24 +648,36 @@ static void write_events(writer *w, const profile_events *p)
         return;
     }
     uint32_t *found = malloc((size_t)folded.count * sizeof(*found));
-    if (!found) {
+    placed on;
+    if (!found || place(p, &folded, &on)) {
+        free(found);
         jp_tree_free(&folded), jp_tree_free(&second);
         w->failed = 1;
         return;
     }
-    uint64_t all = 0, done = 0;
+    uint64_t all = 0, done = 0, counted = 0; /* counted: the paths' events so far, before any share */
     for (uint32_t i = 1; i < folded.count; i++)
         all += p->type == E_ALLOCATION_SAMPLE ? folded.nodes[i].self >= (p->divisor + 1) / 2
                                               : (folded.nodes[i].self + p->divisor / 2) / p->divisor;
+    uint64_t written = p->type != E_ALLOCATION_SAMPLE && all > JP_JFR_MAX_EVENTS ? JP_JFR_MAX_EVENTS : all;
+    if (written < all)
+        jv_log("jevprof: the .jfr recording holds %llu of the %llu %s, each path's even share (its events "
+               "carry no weight); the other outputs have them all",
+               (unsigned long long)written, (unsigned long long)all, p->type == E_EXECUTION_SAMPLE ? "samples" : "waits");
     found[JP_ROOT] = JP_ROOT;
     for (uint32_t i = 1; i < folded.count && !w->failed && !w->events.failed; i++) {
         const jp_node *node = &folded.nodes[i];
         found[i] = p->second ? same_path(&folded, &second, found, i) : JP_NO_NODE;
         uint64_t count = (node->self + p->divisor / 2) / p->divisor;
+        if (count && p->type == E_ALLOCATION_SAMPLE)
+            count = 1; /* one sample of the path's bytes: its allocations are estimates, often millions */
+        else if (count && written < all) { /* the path's share of the events written */
+            uint64_t before = share_of(counted, written, all);
+            counted += count;
+            count = share_of(counted, written, all) - before;
+        }
         if (!count)
             continue;
-        if (p->type == E_ALLOCATION_SAMPLE)
-            count = 1; /* one sample of the path's bytes: its allocations are estimates, often millions */
         /* the last frame: a class (allocations, waits) or a state (wall samples) is a field, not a frame */
         int last_is_field = p->type != E_EXECUTION_SAMPLE || state_key(node->method); /* a folded path's too */
         uint32_t stack_node = last_is_field ? node->parent : i;
@@ -512,16 +689,18 @@ static void write_events(writer *w, const profile_events *p)
         int type = p->type == E_MONITOR_ENTER && stack_node != JP_ROOT && is_park(r, folded.nodes[stack_node].method)
                        ? E_THREAD_PARK
                        : p->type;
+        path_entries entries = entries_of(p, &on, i);
         for (uint64_t k = 0; k < count; k++, done++) {
-            size_t start = begin_event(&w->events, (uint64_t)type);
-            put_varint(&w->events, w->start_ticks + (all ? w->span_ticks * done / all : 0));
             uint64_t share = second_total / count + (k < second_total % count); /* the bytes or ns, shared out */
+            event_place at = place_event(w, p, &on, &entries, k, count, done, written, share);
+            size_t start = begin_event(&w->events, (uint64_t)type);
+            put_varint(&w->events, at.ticks);
             if (type == E_MONITOR_ENTER || type == E_THREAD_PARK)
-                put_varint(&w->events, share); /* duration */
-            put_varint(&w->events, THE_THREAD);
+                put_varint(&w->events, at.duration);
+            put_varint(&w->events, at.thread);
             put_varint(&w->events, stack);
             if (type == E_EXECUTION_SAMPLE)
-                put_varint(&w->events, state ? state : r->config->mode & JP_MODE_WALL ? STATE_UNKNOWN : 1);
+                put_varint(&w->events, state ? state : r->config->mode & JP_MODE_WALL ? STATE_UNKNOWN : STATE_CPU);
             else
                 put_varint(&w->events, klass);
             if (type == E_ALLOCATION_SAMPLE)
@@ -537,7 +716,7 @@ static void write_events(writer *w, const profile_events *p)
             end_event(&w->events, start);
         }
     }
-    free(found);
+    free(found), free(on.first), free(on.entry);
     jp_tree_free(&folded), jp_tree_free(&second);
 }
 
@@ -618,24 +797,41 @@ static void put_constant_pool(buffer *out, writer *w, uint64_t ticks)
     put_byte(out, 0);   /* not a flush */
     put_varint(out, 7); /* pools */
     put_varint(out, T_THREAD);
-    put_varint(out, 1);
-    put_varint(out, THE_THREAD);
-    put_string(out, "jevprof: every thread (its profiles keep no threads)");
-    put_varint(out, 0);
-    put_string(out, "jevprof: every thread (its profiles keep no threads)");
-    put_varint(out, 0);
+    put_varint(out, FIRST_THREAD - 1 + w->thread_count);
+    for (size_t i = 0; i < FIRST_THREAD - 1; i++) {
+        put_varint(out, UNLOGGED_THREAD + i);
+        put_string(out, stand_in_threads[i]);
+        put_varint(out, 0);
+        put_string(out, stand_in_threads[i]);
+        put_varint(out, 0);
+    }
+    for (size_t i = 0; i < w->thread_count; i++) {
+        char unnamed[48];
+        const char *name = w->threads[i]->name;
+        if (!name)
+            snprintf(unnamed, sizeof(unnamed), "OS thread %lu", (unsigned long)w->threads[i]->os_thread);
+        put_varint(out, FIRST_THREAD + i);
+        put_string(out, name ? name : unnamed); /* the OS's name: a Java thread's is its Java name */
+        put_varint(out, w->threads[i]->os_thread);
+        put_string(out, name ? name : unnamed);
+        put_varint(out, 0); /* the Java thread id: the API does not tell it */
+    }
     put_varint(out, T_THREAD_STATE);
-    put_varint(out, STATE_COUNT + 1);
+    put_varint(out, STATE_COUNT + 2);
     for (size_t i = 0; i < STATE_COUNT; i++) {
         put_varint(out, i + 1);
         put_string(out, thread_states[i].state);
     }
     put_varint(out, STATE_UNKNOWN);
     put_string(out, "STATE_UNKNOWN");
+    put_varint(out, STATE_CPU);
+    put_string(out, "STATE_DEFAULT");
     put_varint(out, T_FRAME_TYPE);
-    put_varint(out, 1);
-    put_varint(out, 1);
+    put_varint(out, 2);
+    put_varint(out, FRAME_JAVA);
     put_string(out, "Java");
+    put_varint(out, FRAME_NATIVE);
+    put_string(out, "Native");
     put_varint(out, T_CLASS);
     put_varint(out, w->classes.count);
     for (size_t i = 0; i < w->classes.count; i++) {
@@ -676,15 +872,16 @@ int jp_jfr_write(FILE *out, const jp_report *r)
     w.span_ticks = (uint64_t)(r->seconds * 1e9);
     class_key(&w, "jevprof"); /* the class of the frames that stand for no method; never an empty pool */
     if (r->samples) {
-        profile_events p = {r->samples, NULL, 1, E_EXECUTION_SAMPLE};
+        profile_events p = {r->samples, NULL, r->sample_lines, r->sample_events, 1, E_EXECUTION_SAMPLE};
         write_events(&w, &p);
     }
     if (r->allocations) {
-        profile_events p = {r->allocations, r->allocated_bytes, JP_ALLOCATION_COUNT_SCALE, E_ALLOCATION_SAMPLE};
+        profile_events p = {r->allocations,       r->allocated_bytes,        r->allocations,
+                            r->allocation_events, JP_ALLOCATION_COUNT_SCALE, E_ALLOCATION_SAMPLE};
         write_events(&w, &p);
     }
     if (r->lock_waits) {
-        profile_events p = {r->lock_waits, r->lock_delay, 1, E_MONITOR_ENTER};
+        profile_events p = {r->lock_waits, r->lock_delay, r->lock_waits, r->lock_events, 1, E_MONITOR_ENTER};
         write_events(&w, &p);
     }
     buffer file = {0};
@@ -711,5 +908,7 @@ int jp_jfr_write(FILE *out, const jp_report *r)
     free(file.data), free(w.events.data), free(w.stacks.data), free(w.methods), free(w.class_names);
     interned_free(&w.symbols), interned_free(&w.classes);
     jp_idmap_free(&w.method_keys);
+    jp_idmap_free(&w.thread_keys);
+    free(w.threads);
     return failed ? -1 : 0;
 }

@@ -154,7 +154,7 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
     if ((m->program = malloc(program_size)))
         jp_program_display_name(pclass_file_name ? pclass_file_name : "", m->program, program_size);
     m->started_ns = plat_now_ns();
-    m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
+    m->started_unix_ns = plat_unix_ns();
     jp_capture_begin(1); /* for an attach's caller, who asks for the status next (commands.c) */
     jp_session_configure(&m->config, m->settings);
     jp_output_prepare(&m->config); /* a directory that cannot be made is said now, not at the end */

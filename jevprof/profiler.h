@@ -33,6 +33,7 @@ typedef struct jp_monitor {
     atomic_int loop_stop;
     uint64_t period_started_ns;
     time_t period_started;  /* the period's time stamp, in its files' names */
+    uint64_t period_started_unix_ns; /* the same to the nanosecond, since 1970 */
     jp_tree calls_before;   /* calls mode: the calls up to the period's start (jp_calls_take_period) */
     jp_config config;
     char *settings;         /* the settings given before Initialize (the first load's command=); NULL: none */

@@ -12,6 +12,7 @@
 #include "allocations.h"
 #include "calls.h"
 #include "config.h"
+#include "eventlog.h"
 #include "javaname.h"
 #include "sampler.h"
 #include "summary.h"
@@ -22,9 +23,11 @@ typedef struct jp_report {
     const jp_config *config;
     double seconds;                        /* from Initialize to the end */
     uint64_t started_unix_ns;              /* Initialize's wall-clock time, ns since 1970 (pprof's time_nanos) */
+    uint64_t started_ns;                   /* the same moment by plat_now_ns, the event logs' clock */
     const jp_tree *samples;                /* NULL when not sampling; by method (jp_tree_by_method) */
     const jp_tree *sample_lines;           /* with samples: the same, frames at their offsets (pprof) */
     const jp_sampler_counts *sample_counts;
+    const jp_event_log *sample_events;     /* with samples: each one's thread and time, nodes of sample_lines */
     double sampling_seconds;
     jp_native *native;                     /* native frames and threads (cpu and wall modes), or NULL */
     const jp_tree *calls;                  /* NULL when not recording calls; weights in ns */
@@ -35,11 +38,13 @@ typedef struct jp_report {
                                               in JP_ALLOCATION_COUNT_SCALE units */
     const jp_tree *allocated_bytes;        /* with allocations: the same paths, weights: bytes */
     const jp_allocation_counts *allocation_counts;
+    const jp_event_log *allocation_events; /* with allocations: each one's thread and time, its nodes */
     int allocations_weighted;              /* the VM weighs each allocation (IJevmonAllocationSampling) */
     unsigned long allocation_interval;     /* then its sampling interval in bytes (0: every allocation) */
     const jp_tree *lock_waits;             /* NULL when not recording lock waits; weights: waits */
     const jp_tree *lock_delay;             /* with lock_waits: the same paths, weights: nanoseconds waited */
     const jp_allocation_counts *lock_counts;
+    const jp_event_log *lock_events;       /* with lock_waits: each wait's thread and time, its nodes */
     unsigned long long lock_threshold_ns;  /* waits shorter than this were not told */
     const jp_summary *summary;
     jp_method_namer name;           /* brief names, the signature where ambiguous (the files) */

@@ -47,7 +47,7 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
     s->lock = plat_mutex_create();
     s->wake = plat_event_create();
     if (!s->lock || !s->wake || jp_stack_trace_init(&s->stack) || jp_tree_init(&s->profile) ||
-        jp_native_init(&s->native, info)) {
+        jp_native_init(&s->native, info) || jp_event_log_init(&s->events, info)) {
         jp_sampler_free(s);
         return -1;
     }
@@ -64,6 +64,7 @@ void jp_sampler_free(jp_sampler *s)
 {
     jp_tree_free(&s->profile);
     jp_native_free(&s->native);
+    jp_event_log_free(&s->events);
     jp_idmap_free(&s->live);
     jp_idmap_free(&s->ran_at);
     free(s->snapshot);
@@ -154,16 +155,23 @@ static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMP
     return S_OK;
 }
 
-/* Adds a stack to the profile, in wall mode with the state's frame after its innermost frame
- * (frames and offsets have room for it); 0, or -1 out of memory. */
-static int add_stack(jp_sampler *s, MethodID *frames, DWORD *offsets, size_t count, DWORD state)
+/* Adds a stack of thread's to the profile, in wall mode with the state's frame after its innermost
+ * frame (frames and offsets have room for it), and logs it; 0, or -1 out of memory. */
+static int add_stack(jp_sampler *s, ThreadID thread, MethodID *frames, DWORD *offsets, size_t count, DWORD state)
 {
     if (s->wall) {
         frames[count] = JP_STATE_FRAME(state < JP_THREAD_STATES ? state : 0);
         offsets[count++] = JP_NO_OFFSET;
         s->counts.states[state < JP_THREAD_STATES ? state : 0]++;
     }
-    return jp_tree_add_located_stack(&s->profile, frames, offsets, count, 1);
+    uint32_t node = jp_tree_add_path(&s->profile, frames, offsets, count, 1);
+    if (node == JP_NO_NODE)
+        return -1;
+    DWORD os_thread = 0;
+    if (FAILED(IJavaEventMonitorIDInfo2_ThreadInformation(s->info, thread, &os_thread)))
+        os_thread = 0; /* ended meanwhile, or a virtual thread: no OS thread of its own */
+    jp_event_log_add(&s->events, os_thread, node, 1, 0);
+    return 0;
 }
 
 /* cpu mode's tick sampler: did the thread use processor time lately?  Yes when that cannot be
@@ -226,7 +234,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         }
         if (!walked_count) {
             s->counts.idle++; /* no Java frames */
-        } else if (add_stack(s, (MethodID *)walked, (DWORD *)walked_offsets, walked_count, state)) {
+        } else if (add_stack(s, thread, (MethodID *)walked, (DWORD *)walked_offsets, walked_count, state)) {
             s->counts.failed++;
         } else {
             s->counts.samples++;
@@ -259,7 +267,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     MethodID *frames = have_stack ? s->stack.frames : method_only;
     size_t count = have_stack ? s->stack.count : 2;
     innermost_offset(s->offsets, &where, frames, count);
-    if (add_stack(s, frames, s->offsets, count, state)) {
+    if (add_stack(s, thread, frames, s->offsets, count, state)) {
         s->counts.failed++;
         return;
     }
@@ -331,9 +339,11 @@ static int drain_one(jp_sampler *s)
     DWORD frames = 0, kind = 0, periods = 1;
     BOOL truncated = FALSE;
     JEVMON_NATIVE_STACK *native = jp_native_buffer(&s->native);
-    HRESULT hr = native ? IJevmonNativeSampling_NextCpuSampleNative(s->native.iface, s->walked + 1, s->offsets + 1,
+    /* the native call where the VM has it, for the sample's thread even without native frames */
+    JEVMON_NATIVE_STACK *thread = s->native.iface ? &s->native.stack : NULL;
+    HRESULT hr = thread ? IJevmonNativeSampling_NextCpuSampleNative(s->native.iface, s->walked + 1, s->offsets + 1,
                                                                     JP_WALKED_FRAMES, &frames, &truncated, &kind,
-                                                                    &periods, native)
+                                                                    &periods, thread)
                         : IJevmonSampling4_NextCpuSample(s->timers, s->walked + 1, s->offsets + 1, JP_WALKED_FRAMES,
                                                          &frames, &truncated, &kind, &periods);
     if (hr == E_NOTIMPL) {
@@ -354,9 +364,11 @@ static int drain_one(jp_sampler *s)
     if (native && (count = jp_native_compose(&s->native, stack, offsets, count, periods)) > 0)
         stack = s->native.frames, offsets = s->native.offsets; /* with the native frames, or a thread's alone */
     if (count) {
-        if (jp_tree_add_located_stack(&s->profile, stack, offsets, count, periods)) {
+        uint32_t node = jp_tree_add_path(&s->profile, stack, offsets, count, periods);
+        if (node == JP_NO_NODE) {
             s->counts.failed += periods;
         } else {
+            jp_event_log_add(&s->events, thread ? thread->os_thread : 0, node, periods, 0);
             s->counts.samples++;
             s->counts.periods += periods;
             s->counts.walked++;
@@ -485,23 +497,28 @@ void jp_sampler_stop(jp_sampler *s)
     jp_tree_sum_root(&s->profile);
 }
 
-int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts)
+int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_event_log *events, jp_sampler_counts *counts)
 {
     plat_mutex_lock(s->lock);
     refresh_cpu_counts(s);
-    int failed = jp_tree_merge(profile, &s->profile);
+    int failed = jp_tree_copy(profile, &s->profile) || jp_event_log_copy(events, &s->events, 0);
     *counts = s->counts;
     plat_mutex_unlock(s->lock);
     jp_tree_sum_root(profile);
     return failed;
 }
 
-int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts)
+int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_event_log *events, jp_sampler_counts *counts)
 {
     jp_tree empty;
     if (jp_tree_init(&empty))
         return -1;
     plat_mutex_lock(s->lock);
+    if (jp_event_log_copy(events, &s->events, 1)) {
+        plat_mutex_unlock(s->lock);
+        jp_tree_free(&empty);
+        return -1;
+    }
     refresh_cpu_counts(s);
     *profile = s->profile;
     s->profile = empty;

@@ -43,6 +43,7 @@
 #include <stdio.h>
 
 #include "allocations.h"
+#include "eventlog.h"
 #include "idmap.h"
 #include "jevmon.h"
 #include "native.h"
@@ -111,6 +112,7 @@ typedef struct jp_sampler {
     MethodID walked[1 + JP_WALKED_FRAMES + 1]; /* [0] for JP_UNKNOWN_CALLERS above a cut stack; a state frame after */
     DWORD offsets[JP_MAX_STACK_FRAMES + 1];     /* of the frames of a walk (from [0] as walked) or a stack */
     jp_native native;               /* native frames and threads (IJevmonNativeSampling), when asked for */
+    jp_event_log events;            /* each sample's thread and time, its node in profile */
 } jp_sampler;
 
 /* wall: wall mode, else cpu mode. */
@@ -123,13 +125,14 @@ int jp_sampler_start(jp_sampler *s);
 void jp_sampler_stop(jp_sampler *s);
 void jp_sampler_free(jp_sampler *s);
 
-/* Adds the profile so far to profile (initialized; its root summed) and copies the counts, while
- * sampling goes on (a dump).  0, or -1 out of memory. */
-int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts);
+/* Copies the profile so far into profile (initialized; its root summed) and its log into events
+ * (eventlog.h: zeroed before, to be freed after) and copies the counts, while sampling goes on (a
+ * dump).  0, or -1 out of memory. */
+int jp_sampler_snapshot(jp_sampler *s, jp_tree *profile, jp_event_log *events, jp_sampler_counts *counts);
 
-/* Continuous mode: moves the profile and counts so far into profile (root summed) and counts,
- * and goes on into an empty profile.  0, or -1 out of memory (nothing moved). */
-int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_sampler_counts *counts);
+/* Continuous mode: moves the profile, its log and counts so far into profile (root summed), events
+ * and counts, and goes on into an empty profile.  0, or -1 out of memory (nothing moved). */
+int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_event_log *events, jp_sampler_counts *counts);
 
 /* The Samples section's opening lines: what was asked for, what was taken, why any are missing. */
 void jp_sampler_write_counts(FILE *out, const jp_sampler_counts *counts, unsigned interval_ms, double seconds);

@@ -224,13 +224,14 @@ static void name_methods(jp_monitor *m, const jp_tree *tree)
 typedef struct jp_profiles {
     const jp_tree *samples, *calls, *sites, *bytes; /* NULL: not recorded; samples: frames at their offsets */
     const jp_tree *lock_waits, *lock_delay;        /* NULL: not recorded */
+    const jp_event_log *sample_events, *allocation_events, *lock_events; /* of samples, sites, lock_waits */
     jp_sampler_counts sample_counts;
     jp_allocation_counts allocation_counts, lock_counts;
     double sampling_seconds;
     const jp_thread_summary *threads; /* calls: the threads folded (at the end) */
     size_t thread_count;
-    uint64_t started_ns; /* the start of what they hold: recording's, or the period's */
-    time_t started;
+    uint64_t started_ns;      /* the start of what they hold: recording's, or the period's */
+    uint64_t started_unix_ns; /* the same moment on the wall clock, ns since 1970 */
 } jp_profiles;
 
 /* Continuous mode: the configuration with the period's time stamp after the file prefix. */
@@ -265,10 +266,12 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .program = m->program,
         .config = config,
         .seconds = (double)(plat_now_ns() - p->started_ns) / 1e9,
-        .started_unix_ns = (uint64_t)p->started * 1000000000u,
+        .started_unix_ns = p->started_unix_ns,
+        .started_ns = p->started_ns,
         .samples = samples.nodes ? &samples : NULL,
         .sample_lines = samples.nodes ? p->samples : NULL,
         .sample_counts = &p->sample_counts,
+        .sample_events = p->sample_events,
         .sampling_seconds = p->sampling_seconds,
         .native = m->sampling ? &m->sampler.native : NULL,
         .calls = p->calls,
@@ -278,11 +281,13 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
         .allocations = p->sites,
         .allocated_bytes = p->bytes,
         .allocation_counts = &p->allocation_counts,
+        .allocation_events = p->allocation_events,
         .allocations_weighted = p->sites && m->allocations.sampling,
         .allocation_interval = m->allocations.interval,
         .lock_waits = p->lock_waits,
         .lock_delay = p->lock_delay,
         .lock_counts = &p->lock_counts,
+        .lock_events = p->lock_events,
         .lock_threshold_ns = m->locks.threshold_ns,
         .summary = &m->summary,
         .name = method_name,
@@ -301,7 +306,9 @@ static void write_outputs(jp_monitor *m, const jp_config *config, const jp_profi
 static void end_period(jp_monitor *m)
 {
     jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0}, waits = {0}, delay = {0};
-    jp_profiles p = {0};
+    jp_event_log sample_events = {0}, allocation_events = {0}, lock_events = {0};
+    jp_profiles p = {.sample_events = &sample_events, .allocation_events = &allocation_events,
+                     .lock_events = &lock_events};
     char written[JP_OUTPUT_LIST_BYTES];
     plat_mutex_lock(m->writing);
     if (atomic_load(&m->finished)) {
@@ -310,9 +317,10 @@ static void end_period(jp_monitor *m)
     }
     uint64_t now_ns = plat_now_ns();
     time_t now = time(NULL); /* the next period's stamp: a second after this one's, however long writing takes */
-    int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &p.sample_counts);
-    failed |= m->recording_allocations && jp_allocations_take(&m->allocations, &sites, &bytes, &p.allocation_counts);
-    failed |= m->recording_locks && jp_allocations_take(&m->locks.waits, &waits, &delay, &p.lock_counts);
+    int failed = m->sampling && jp_sampler_take(&m->sampler, &samples, &sample_events, &p.sample_counts);
+    failed |= m->recording_allocations &&
+              jp_allocations_take(&m->allocations, &sites, &bytes, &allocation_events, &p.allocation_counts);
+    failed |= m->recording_locks && jp_allocations_take(&m->locks.waits, &waits, &delay, &lock_events, &p.lock_counts);
     int calls_failed = m->recording_calls && (jp_tree_init(&calls) ||
                                                jp_calls_take_period(&m->calls, &m->calls_before, &calls));
     failed |= calls_failed;
@@ -324,7 +332,7 @@ static void end_period(jp_monitor *m)
     p.lock_waits = m->recording_locks && waits.nodes ? &waits : NULL;
     p.lock_delay = &delay;
     p.started_ns = m->period_started_ns;
-    p.started = m->period_started;
+    p.started_unix_ns = m->period_started_unix_ns;
     if (failed)
         jv_log("jevprof: out of memory at the end of a period; its profile goes on into the next");
     jp_config config;
@@ -334,9 +342,11 @@ static void end_period(jp_monitor *m)
         write_outputs(m, &config, &p, written, sizeof(written));
     m->period_started_ns = now_ns;
     m->period_started = now;
+    m->period_started_unix_ns = plat_unix_ns();
     plat_mutex_unlock(m->writing);
     jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
     jp_tree_free(&waits), jp_tree_free(&delay);
+    jp_event_log_free(&sample_events), jp_event_log_free(&allocation_events), jp_event_log_free(&lock_events);
 }
 
 #define LOOP_TICK_MS 100u /* how soon the loop sees that recording stops */
@@ -370,6 +380,7 @@ static void start_loop(jp_monitor *m)
 {
     m->period_started_ns = plat_now_ns();
     m->period_started = time(NULL);
+    m->period_started_unix_ns = plat_unix_ns();
     if (!(m->loop = plat_thread_start(loop_thread, m)))
         jv_log("jevprof: the thread of the periods and the duration cannot be started; no periods, no end");
     m->looping = m->loop != NULL && m->config.loop_seconds;
@@ -421,6 +432,9 @@ static int finish_recording(jp_monitor *m, char *written, size_t size)
         .bytes = &m->allocations.bytes,
         .lock_waits = m->recording_locks ? &m->locks.waits.sites : NULL,
         .lock_delay = &m->locks.waits.bytes,
+        .sample_events = &m->sampler.events,
+        .allocation_events = &m->allocations.events,
+        .lock_events = &m->locks.waits.events,
         .sample_counts = m->sampler.counts,
         .allocation_counts = m->allocations.counts,
         .lock_counts = m->locks.waits.counts,
@@ -428,7 +442,7 @@ static int finish_recording(jp_monitor *m, char *written, size_t size)
         .threads = m->looping ? NULL : m->calls.thread_summaries, /* the whole run's: not a period's */
         .thread_count = m->looping ? 0 : m->calls.thread_count,
         .started_ns = m->looping ? m->period_started_ns : m->started_ns,
-        .started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u),
+        .started_unix_ns = m->looping ? m->period_started_unix_ns : m->started_unix_ns,
     };
     jp_config config = m->config;
     if (m->looping)
@@ -485,15 +499,16 @@ int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_
         set_lock_wait_callback(m, &m->IJevmonLockWaitCallback_iface); /* a refusal is said there */
     if (m->sampling) {
         jp_tree stale;
+        jp_event_log stale_events;
         jp_sampler_counts counts;
-        if (jp_sampler_take(&m->sampler, &stale, &counts) == 0)
-            jp_tree_free(&stale);
+        if (jp_sampler_take(&m->sampler, &stale, &stale_events, &counts) == 0)
+            jp_tree_free(&stale), jp_event_log_free(&stale_events);
         jp_sampler_reconfigure(&m->sampler, m->config.interval_ms, (m->config.mode & JP_MODE_WALL) != 0);
         configure_native(m);
         jp_sampler_start(&m->sampler); /* a thread that cannot start is said there */
     }
     m->started_ns = plat_now_ns();
-    m->started_unix_ns = (uint64_t)time(NULL) * 1000000000u;
+    m->started_unix_ns = plat_unix_ns();
     m->stopped_seconds = 0;
     jp_tree_free(&m->calls_before);
     atomic_store(&m->finished, 0);
@@ -509,14 +524,16 @@ int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_
 int jp_session_dump(jp_monitor *m, char *written, size_t size)
 {
     jp_tree samples = {0}, calls = {0}, sites = {0}, bytes = {0}, waits = {0}, delay = {0};
-    jp_profiles p = {0};
+    jp_event_log sample_events = {0}, allocation_events = {0}, lock_events = {0};
+    jp_profiles p = {.sample_events = &sample_events, .allocation_events = &allocation_events,
+                     .lock_events = &lock_events};
     int failed = jp_tree_init(&samples) | jp_tree_init(&calls) | jp_tree_init(&sites) | jp_tree_init(&bytes) |
                  jp_tree_init(&waits) | jp_tree_init(&delay);
     plat_mutex_lock(m->writing);
     if (atomic_load(&m->finished))
         failed = -1;
     if (!failed && m->sampling) {
-        failed = jp_sampler_snapshot(&m->sampler, &samples, &p.sample_counts) ? -2 : 0;
+        failed = jp_sampler_snapshot(&m->sampler, &samples, &sample_events, &p.sample_counts) ? -2 : 0;
         p.samples = &samples;
         p.sampling_seconds = (double)(plat_now_ns() - m->sampler.started_ns) / 1e9;
     }
@@ -525,22 +542,23 @@ int jp_session_dump(jp_monitor *m, char *written, size_t size)
         p.calls = &calls; /* threads that have not ended are not summed up yet: no per-thread table */
     }
     if (!failed && m->recording_allocations) {
-        failed = jp_allocations_snapshot(&m->allocations, &sites, &bytes, &p.allocation_counts) ? -2 : 0;
+        failed = jp_allocations_snapshot(&m->allocations, &sites, &bytes, &allocation_events, &p.allocation_counts) ? -2 : 0;
         p.sites = &sites;
     }
     if (!failed && m->recording_locks) {
-        failed = jp_allocations_snapshot(&m->locks.waits, &waits, &delay, &p.lock_counts) ? -2 : 0;
+        failed = jp_allocations_snapshot(&m->locks.waits, &waits, &delay, &lock_events, &p.lock_counts) ? -2 : 0;
         p.lock_waits = &waits;
     }
     p.bytes = &bytes;
     p.lock_delay = &delay;
     p.started_ns = m->looping ? m->period_started_ns : m->started_ns;
-    p.started = m->looping ? m->period_started : (time_t)(m->started_unix_ns / 1000000000u);
+    p.started_unix_ns = m->looping ? m->period_started_unix_ns : m->started_unix_ns;
     if (!failed)
         write_outputs(m, &m->config, &p, written, size);
     plat_mutex_unlock(m->writing);
     jp_tree_free(&samples), jp_tree_free(&calls), jp_tree_free(&sites), jp_tree_free(&bytes);
     jp_tree_free(&waits), jp_tree_free(&delay);
+    jp_event_log_free(&sample_events), jp_event_log_free(&allocation_events), jp_event_log_free(&lock_events);
     return failed;
 }
 

@@ -97,15 +97,32 @@ int jp_tree_add_stack(jp_tree *tree, const MethodID *frames, size_t count, uint6
 int jp_tree_add_located_stack(jp_tree *tree, const MethodID *frames, const DWORD *offsets, size_t count,
                               uint64_t weight)
 {
+    return jp_tree_add_path(tree, frames, offsets, count, weight) == JP_NO_NODE ? -1 : 0;
+}
+
+uint32_t jp_tree_add_path(jp_tree *tree, const MethodID *frames, const DWORD *offsets, size_t count, uint64_t weight)
+{
     uint32_t node = JP_ROOT;
     for (size_t i = 0; i < count; i++) {
         node = jp_tree_child_at(tree, node, frames[i], offsets ? offsets[i] : JP_NO_OFFSET);
         if (node == JP_NO_NODE)
-            return -1;
+            return JP_NO_NODE;
         tree->nodes[node].total += weight;
     }
     if (node != JP_ROOT)
         tree->nodes[node].self += weight;
+    return node;
+}
+
+int jp_tree_copy(jp_tree *into, const jp_tree *from)
+{
+    jp_node *nodes = malloc((size_t)(from->count ? from->count : 1) * sizeof(*nodes));
+    if (!nodes)
+        return -1;
+    memcpy(nodes, from->nodes, (size_t)from->count * sizeof(*nodes));
+    free(into->nodes);
+    into->nodes = nodes;
+    into->count = into->capacity = from->count;
     return 0;
 }
 

@@ -69,6 +69,14 @@ int jp_tree_add_stack(jp_tree *tree, const MethodID *frames, size_t count, uint6
 int jp_tree_add_located_stack(jp_tree *tree, const MethodID *frames, const DWORD *offsets, size_t count,
                               uint64_t weight);
 
+/* The same, returning the node of the stack's innermost frame (the root for no frame), or JP_NO_NODE
+ * out of memory. */
+uint32_t jp_tree_add_path(jp_tree *tree, const MethodID *frames, const DWORD *offsets, size_t count, uint64_t weight);
+
+/* Makes into (initialized, or zeroed) a copy of from, node for node: the same indices, so that
+ * what names from's nodes (eventlog.h) names into's.  0, or -1 out of memory (into unchanged). */
+int jp_tree_copy(jp_tree *into, const jp_tree *from);
+
 /* Fills into (initialized and empty) with the paths of from by method alone: nodes whose paths
  * differ only in offsets become one, their weights and calls summed; the root's are copied.
  * 0, or -1 out of memory. */

@@ -684,17 +684,28 @@ lock_tables() {
     echo
   done
   if [[ -n $ap_lib ]]; then
-    local jfrconv
-    jfrconv=$(dirname "$(dirname "$ap_lib")")/bin/jfrconv
-    JEVPROF_OUTPUT_DIR=$work/jp-jfr "$root/bin/jevprof" -e lock -f "$work/jp-lock.jfr" -- \
-      "$java" -cp "$build/java" LockWorkload chm 8 "$lock_ops" >/dev/null 2>&1
-    if "$jfrconv" --lock "$work/jp-lock.jfr" "$work/jp-lock-jfrconv.html" >/dev/null 2>&1; then
-      echo "jfrconv --lock read jevprof's .jfr: a flame graph of $(wc -c <"$work/jp-lock-jfrconv.html") bytes"
-    else
-      echo "jfrconv --lock could NOT read jevprof's .jfr"
-    fi
+    jfrconv_round_trip lock --lock LockWorkload chm 8 "$lock_ops"
+    jfrconv_round_trip cpu --cpu SamplingWorkload truth 2
+    jfrconv_round_trip wall --wall SamplingWorkload truth 2
+    jfrconv_round_trip alloc --alloc AllocWorkload mixed 16
   fi
   echo
+}
+# jfrconv_round_trip MODE FLAG WORKLOAD...: jevprof's .jfr of MODE through async-profiler's jfrconv FLAG,
+# beside jevprof's own collapsed file of the run (events: samples, waits; allocations: one per path).
+jfrconv_round_trip() {
+  local dir=$work/jp-jfrconv-$1 jfrconv
+  jfrconv=$(dirname "$(dirname "$ap_lib")")/bin/jfrconv
+  JEVPROF_OUTPUT_DIR=$dir "$root/bin/jevprof" -e "$1" -f "$dir/out.jfr" -f "$dir/out.collapsed" -- \
+    "$java" -cp "$build/java" "${@:3}" >/dev/null 2>&1
+  if "$jfrconv" "$2" "$dir/out.jfr" "$dir/jfrconv.collapsed" >/dev/null 2>&1; then
+    echo "jfrconv $2 of jevprof's $1 .jfr: $(awk '{s += $NF} END {print s + 0}' "$dir/jfrconv.collapsed") events in" \
+      "$(wc -l <"$dir/jfrconv.collapsed") stacks (jevprof's collapsed file:" \
+      "$(awk -v alloc="$1" '{s += alloc == "alloc" ? 1 : $NF} END {print s + 0}' "$dir/out.collapsed") in" \
+      "$(wc -l <"$dir/out.collapsed") lines)"
+  else
+    echo "jfrconv $2 could NOT read jevprof's $1 .jfr"
+  fi
 }
 if [[ ${BENCH_ONLY:-} == lock ]]; then
   lock_tables

@@ -172,6 +172,8 @@ int plat_thread_at_exit(void (*fn)(void));
 DWORD plat_os_thread_id(void);
 /* A monotonic clock in nanoseconds. */
 uint64_t plat_now_ns(void);
+/* The wall-clock time in nanoseconds since 1970 (UTC). */
+uint64_t plat_unix_ns(void);
 /* The processor time (user and system) a thread of this process has used, in nanoseconds;
  * UINT64_MAX when it cannot be read (the thread is gone).  A system call: microseconds on some
  * machines, so not for every event.  Windows counts it in scheduler quanta (about 15.6 ms). */

@@ -331,6 +331,14 @@ uint64_t plat_now_ns(void)
     return ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
 }
 
+uint64_t plat_unix_ns(void)
+{
+    FILETIME now; /* 100 ns units since 1601 */
+    GetSystemTimeAsFileTime(&now);
+    uint64_t since_1601 = (uint64_t)now.dwHighDateTime << 32 | now.dwLowDateTime;
+    return (since_1601 - 116444736000000000ull) * 100u;
+}
+
 void plat_sleep_ms(unsigned ms)
 {
     Sleep(ms);

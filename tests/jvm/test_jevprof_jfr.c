@@ -7,14 +7,20 @@
  * of the event, not frames), as many events as the collapsed file's lines ending there weigh.
  * Allocations: one event per path (its bytes its weight), so the events count the lines.
  *
- *   cpu   jdk.ExecutionSample                 (SamplingWorkload truth)
+ *   cpu   jdk.ExecutionSample, STATE_DEFAULT  (SamplingWorkload truth)
  *   wall  jdk.ExecutionSample, with states    (SamplingWorkload truth)
  *   alloc jdk.ObjectAllocationSample          (AllocWorkload mixed 16)
  *   lock  jdk.JavaMonitorEnter, jdk.ThreadPark (LockWorkload monitor, then reentrant)
  *   calls no event of its own: a recording with its span and no events
  *
+ * Every event is on the thread it was recorded on (an OS thread id, the thread's name): the lock
+ * waits of LockWorkload's threads "contender-0" to "contender-2" one on each, wall mode's samples
+ * on SamplingWorkload's "acceptor", "waiter" and "sleeper" among others.
+ *
  * Nothing here is sampled by chance: the recording is written from the same trees as the
- * collapsed file, so the counts are equal, never close.
+ * collapsed file, so the counts are equal, never close; each contender waits once (the workload
+ * holds the monitor until all of them block), and a wall sampler samples every live thread at
+ * each tick, the three idle threads living through the run.
  */
 #include <check.h>
 #include <stdio.h>
@@ -98,6 +104,42 @@ static void recording_tops(const char *printed, tops *t)
     }
 }
 
+/* The events of `jfr print` on thread name ("eventThread = "name"", "sampledThread = ..."), and in
+ * *placed those on a thread with a known OS id. */
+static unsigned long long events_on(const char *printed, const char *name, unsigned long long *placed)
+{
+    unsigned long long on = 0;
+    if (placed)
+        *placed = 0;
+    for (const char *at = printed; (at = strstr(at, "Thread = \"")); ) {
+        at += strlen("Thread = \"");
+        const char *end = strchr(at, '"'), *os = strstr(at, "osThreadId = ");
+        ck_assert_ptr_nonnull(end);
+        const char *line_end = strchr(end, '\n');
+        if (!name || ((size_t)(end - at) == strlen(name) && !memcmp(at, name, strlen(name))))
+            on++;
+        if (placed && os && line_end && os < line_end && strtoull(os + strlen("osThreadId = "), NULL, 10) > 0)
+            (*placed)++;
+        at = end;
+    }
+    return on;
+}
+
+/* The events of `jfr print` with field (a line of theirs) on thread name: `jfr print` writes an
+ * event's thread after its other fields. */
+static unsigned long long events_with(const char *printed, const char *field, const char *name)
+{
+    unsigned long long on = 0;
+    char thread[300];
+    snprintf(thread, sizeof(thread), "Thread = \"%s\"", name);
+    for (const char *at = printed; (at = strstr(at, field)); at++) {
+        const char *end = strstr(at, "\n}"), *on_thread = strstr(at, "Thread = \"");
+        ck_assert_ptr_nonnull(end);
+        on += on_thread && on_thread < end && !strncmp(on_thread, thread, strlen(thread));
+    }
+    return on;
+}
+
 /* The JDK's jfr next to its java. */
 static void jfr_of(const char *java, char *jfr, size_t size)
 {
@@ -153,6 +195,9 @@ static void check_recording(const char *java, const char *dir, const char *event
                   "%llu events in the summary, %llu printed, the collapsed file weighs %llu", counted,
                   from_recording.total, from_collapsed.total);
     ck_assert_uint_eq(from_recording.count, from_collapsed.count);
+    unsigned long long placed = 0;
+    ck_assert_uint_eq(events_on(printed, NULL, &placed), counted);
+    ck_assert_msg(placed == counted, "%llu of %llu events on a thread with an OS id:\n%.2000s", placed, counted, printed);
     for (size_t i = 0; i < from_collapsed.count; i++) {
         size_t j = 0;
         while (j < from_recording.count && strcmp(from_recording.names[j], from_collapsed.names[i]))
@@ -174,6 +219,16 @@ START_TEST(cpu_samples_are_execution_samples)
     char dir[1024];
     run(jdks[_i], "-e cpu -i 1ms", "SamplingWorkload truth 1", dir, sizeof(dir));
     check_recording(jdks[_i], dir, "jdk.ExecutionSample", 0, 0);
+    /* every sample's state STATE_DEFAULT: async-profiler's jfrconv --cpu keeps those alone */
+    char jfr[600], *printed = NULL;
+    jfr_of(jdks[_i], jfr, sizeof(jfr));
+    ck_assert_int_eq(jvmrun_shell(dir, &printed, NULL, "'%s' print --events jdk.ExecutionSample --stack-depth 1 out.jfr",
+                                  jfr), 0);
+    unsigned long long marked = 0;
+    for (const char *at = printed; (at = strstr(at, "state = \"STATE_DEFAULT\"")); at++)
+        marked++;
+    ck_assert_uint_eq(marked, events_on(printed, NULL, NULL));
+    free(printed);
     remove_run(dir);
 }
 END_TEST
@@ -189,6 +244,9 @@ START_TEST(wall_samples_are_execution_samples_with_states)
     ck_assert_msg(strstr(printed, "state = \"STATE_IN_OBJECT_WAIT\"") && strstr(printed, "state = \"STATE_SLEEPING\"") &&
                       strstr(printed, "state = \"STATE_RUNNABLE\""),
                   "states missing");
+    static const char *const idle[] = {"acceptor", "waiter", "sleeper"};
+    for (size_t i = 0; i < sizeof(idle) / sizeof(*idle); i++)
+        ck_assert_msg(events_on(printed, idle[i], NULL) > 0, "no sample on thread %s", idle[i]);
     free(printed);
     remove_run(dir);
 }
@@ -212,6 +270,14 @@ static void lock_case(const char *java, const char *workload, const char *type, 
     check_recording(java, dir, "jdk.JavaMonitorEnter,jdk.ThreadPark", 1, 0);
     ck_assert_int_eq(jvmrun_shell(dir, &printed, NULL, "'%s' print --events %s out.jfr", jfr, type), 0);
     ck_assert_msg(strstr(printed, field), "no %s in:\n%s", field, printed);
+    /* one wait for the lock on each contender, by its name (JDK 25's class loading may add a wait
+     * on a loader's lock: not the lock's class) */
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "contender-%d", i);
+        ck_assert_msg(events_with(printed, field, name) == 1, "%s: %llu waits in:\n%s", name,
+                      events_with(printed, field, name), printed);
+    }
     free(printed);
     remove_run(dir);
 }

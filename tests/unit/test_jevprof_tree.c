@@ -1,10 +1,13 @@
 /*
  * test_jevprof_tree.c - jevprof's data structures: the call-path tree (children, stacks,
- * merging, walk order), per-method rollups (recursion counted once) and the ID map.
+ * merging, copies, walk order), per-method rollups (recursion counted once), the ID map and the
+ * event log beside a recorder's tree (bounded, thinned evenly, its threads).
  */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../../jevprof/eventlog.h"
 #include "../../jevprof/idmap.h"
 #include "../../jevprof/rollup.h"
 #include "../../jevprof/tree.h"
@@ -26,6 +29,88 @@ START_TEST(child_is_found_again_and_moves_to_front)
     ck_assert_uint_eq(t.nodes[zero].method, JP_UNKNOWN_METHOD);
     ck_assert_uint_eq(jp_tree_child(&t, JP_ROOT, JP_UNKNOWN_METHOD), zero);
     jp_tree_free(&t);
+}
+END_TEST
+
+START_TEST(path_gives_its_node_and_copies_keep_indices)
+{
+    jp_tree t, copy = {0};
+    ck_assert_int_eq(jp_tree_init(&t), 0);
+    const MethodID a[] = {1, 2, 3}, b[] = {1, 4};
+    uint32_t leaf = jp_tree_add_path(&t, a, NULL, 3, 5);
+    ck_assert_uint_ne(leaf, JP_NO_NODE);
+    ck_assert_uint_eq(t.nodes[leaf].method, 3);
+    ck_assert_uint_eq(jp_tree_add_path(&t, b, NULL, 2, 1), t.count - 1);
+    ck_assert_uint_eq(jp_tree_add_path(&t, a, NULL, 3, 2), leaf); /* found again, reordered above it */
+    ck_assert_uint_eq(t.nodes[leaf].self, 7);
+    ck_assert_uint_eq(jp_tree_add_path(&t, a, NULL, 0, 1), JP_ROOT);
+    ck_assert_int_eq(jp_tree_copy(&copy, &t), 0);
+    ck_assert_uint_eq(copy.count, t.count);
+    for (uint32_t i = 0; i < t.count; i++) /* node for node: the logs' indices name the same paths */
+        ck_assert(!memcmp(&copy.nodes[i], &t.nodes[i], sizeof(jp_node)));
+    const MethodID c[] = {1, 2, 5};
+    ck_assert_uint_ne(jp_tree_add_path(&copy, c, NULL, 3, 1), JP_NO_NODE); /* a copy grows as any tree */
+    ck_assert_uint_eq(copy.count, t.count + 1);
+    jp_tree_free(&t), jp_tree_free(&copy);
+}
+END_TEST
+
+START_TEST(event_log_is_bounded_and_thinned_evenly)
+{
+    jp_event_log log;
+    ck_assert_int_eq(jp_event_log_init(&log, NULL), 0);
+    for (uint32_t i = 0; i < JP_EVENT_LOG_MAX; i++)
+        jp_event_log_add(&log, 7, i, 1, 0);
+    ck_assert_uint_eq(log.count, JP_EVENT_LOG_MAX);
+    ck_assert_uint_eq(log.stride, 1);
+    jp_event_log_add(&log, 7, JP_EVENT_LOG_MAX, 1, 0); /* full: every other one kept, then this one */
+    ck_assert_uint_eq(log.count, JP_EVENT_LOG_MAX / 2 + 1);
+    ck_assert_uint_eq(log.stride, 2);
+    for (uint32_t i = JP_EVENT_LOG_MAX + 1; i < 5 * JP_EVENT_LOG_MAX; i++) /* fills and thins twice more */
+        jp_event_log_add(&log, 7, i, 1, 0);
+    ck_assert_uint_le(log.count, JP_EVENT_LOG_MAX);
+    ck_assert_uint_eq(log.stride, 8);
+    ck_assert_uint_eq(log.events[0].node, 0);
+    for (size_t i = 1; i < log.count; i++) /* an even share of the whole run: one event in every stride */
+        ck_assert_uint_eq(log.events[i].node - log.events[i - 1].node, log.stride);
+    ck_assert_uint_lt(5u * JP_EVENT_LOG_MAX - 1 - log.events[log.count - 1].node, log.stride);
+    jp_event_log_free(&log);
+}
+END_TEST
+
+START_TEST(event_log_keeps_threads_and_copies)
+{
+    jp_event_log log, copy;
+    ck_assert_int_eq(jp_event_log_init(&log, NULL), 0);
+    jp_event_log_add(&log, 0, 1, 1, 0); /* OS thread not known */
+    jp_event_log_add(&log, 7, 2, 3, 40);
+    jp_event_log_add(&log, 9, 3, 1, 0);
+    jp_event_log_add(&log, 7, 4, 1, 0);
+    ck_assert_uint_eq(log.count, 4);
+    ck_assert_uint_eq(log.events[0].thread, JP_LOG_NO_THREAD);
+    ck_assert_uint_eq(log.events[1].thread, 0);
+    ck_assert_uint_eq(log.events[2].thread, 1);
+    ck_assert_uint_eq(log.events[3].thread, 0);
+    ck_assert_uint_eq(log.thread_count, 2);
+    ck_assert_uint_eq(log.threads[1].os_thread, 9);
+    ck_assert_ptr_null(log.threads[0].name); /* no VM to name it */
+    ck_assert_uint_eq(log.events[1].weight, 3);
+    ck_assert_uint_eq(log.events[1].second, 40);
+    ck_assert_uint_le(log.events[1].time_ns, log.events[2].time_ns);
+    ck_assert_int_eq(jp_event_log_copy(&copy, &log, 0), 0); /* a dump's: the log goes on */
+    ck_assert_uint_eq(copy.count, 4);
+    ck_assert_uint_eq(log.count, 4);
+    jp_event_log_free(&copy);
+    ck_assert_int_eq(jp_event_log_copy(&copy, &log, 1), 0); /* a period's end: the log starts over */
+    ck_assert_uint_eq(copy.count, 4);
+    ck_assert_uint_eq(copy.thread_count, 2);
+    ck_assert_uint_eq(copy.events[3].node, 4);
+    ck_assert_uint_eq(log.count, 0);
+    ck_assert_uint_eq(log.thread_count, 2); /* its threads known still */
+    jp_event_log_add(&log, 9, 5, 1, 0);
+    ck_assert_uint_eq(log.events[0].thread, 1);
+    jp_event_log_free(&copy);
+    jp_event_log_free(&log);
 }
 END_TEST
 
@@ -396,6 +481,9 @@ int main(void)
     tcase_add_test(tc, scaling_multiplies_every_weight_but_not_calls);
     tcase_add_test(tc, share_of_a_whole_is_exact);
     tcase_add_test(tc, merge_adds_matching_paths);
+    tcase_add_test(tc, path_gives_its_node_and_copies_keep_indices);
+    tcase_add_test(tc, event_log_is_bounded_and_thinned_evenly);
+    tcase_add_test(tc, event_log_keeps_threads_and_copies);
     tcase_add_test(tc, offsets_split_nodes_until_taken_by_method);
     tcase_add_test(tc, fold_gathers_small_paths_under_their_callers);
     tcase_add_test(tc, fold_keeps_open_frames_over_finished_calls);

@@ -1,7 +1,8 @@
 /*
  * test_jevprof_writers.c - jevprof's outputs from a known tree: display names, the
  * collapsed-stacks file (parsed back: paths and counts), the HTML flame graph (its data,
- * escaping, and nothing fetched from outside), and the text report, with its allocation sites.
+ * escaping, and nothing fetched from outside), the text report, with its allocation sites, and
+ * the JFR recording's events (their threads and times from the log, their bound).
  */
 #include <check.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "../../jevprof/collapsed.h"
 #include "../../jevprof/flame.h"
 #include "../../jevprof/javaname.h"
+#include "../../jevprof/jfr.h"
 #include "../../jevprof/report.h"
 #include "../support/testkit.h"
 
@@ -295,6 +297,153 @@ START_TEST(report_lists_top_methods_paths_and_summary)
 }
 END_TEST
 
+/* The execution samples of a recording (the chunk's events one after another, each its size first):
+ * thread, time (ticks) and stack of each, at most max of them.  Returns how many there are. */
+typedef struct jfr_sample {
+    uint64_t ticks, thread, stack;
+} jfr_sample;
+
+static uint64_t varint(const unsigned char **at)
+{
+    uint64_t value = 0;
+    for (int shift = 0; shift < 63; shift += 7) {
+        unsigned char byte = *(*at)++;
+        value |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            break;
+    }
+    return value;
+}
+
+static size_t jfr_samples(const jp_report *r, jfr_sample *samples, size_t max, uint64_t *start_ticks)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(jp_jfr_write(f, r), 0);
+    long size = ftell(f);
+    unsigned char *file = malloc((size_t)size);
+    rewind(f);
+    ck_assert_uint_eq(fread(file, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    ck_assert(!memcmp(file, "FLR", 4));
+    *start_ticks = 0;
+    for (int i = 48; i < 56; i++)
+        *start_ticks = *start_ticks << 8 | file[i];
+    size_t n = 0;
+    for (const unsigned char *event = file + 68; event < file + size;) {
+        const unsigned char *at = event;
+        uint64_t length = varint(&at);
+        if (varint(&at) == 101) { /* jdk.ExecutionSample: startTime, sampledThread, stackTrace, state */
+            jfr_sample sample;
+            sample.ticks = varint(&at);
+            sample.thread = varint(&at);
+            sample.stack = varint(&at);
+            if (n < max)
+                samples[n] = sample;
+            n++;
+        }
+        ck_assert_uint_gt(length, 0);
+        event += length;
+    }
+    free(file);
+    return n;
+}
+
+/* hot's three samples on OS threads 7, 9, 7 at 100, 200, 300 ns after the start, cold's one on 9 at
+ * 400: each event on its own thread at its own time. */
+START_TEST(jfr_events_are_on_their_logged_threads_and_times)
+{
+    jp_config config;
+    jp_summary summary;
+    jp_sampler_counts counts = {0};
+    jp_tree small;
+    const MethodID hot[] = {MAIN, WORK, HOT}, cold[] = {MAIN, WORK, COLD};
+    ck_assert_int_eq(jp_tree_init(&small), 0);
+    uint32_t hot_node = jp_tree_add_path(&small, hot, NULL, 3, 3), cold_node = jp_tree_add_path(&small, cold, NULL, 3, 1);
+    jp_tree_sum_root(&small);
+    memset(&summary, 0, sizeof(summary));
+    jp_report r = report_of(&config, &summary, &counts);
+    r.samples = r.sample_lines = &small;
+    r.signature_name = test_name;
+    r.started_ns = 1000000;
+    r.started_unix_ns = 1700000000000000000ull;
+    jp_log_thread threads[] = {{7, "worker-7"}, {9, "worker-9"}};
+    jp_logged_event logged[] = {{r.started_ns + 100, 1, 0, 0, hot_node},
+                                {r.started_ns + 200, 1, 0, 1, hot_node},
+                                {r.started_ns + 300, 1, 0, 0, hot_node},
+                                {r.started_ns + 400, 1, 0, 1, cold_node}};
+    jp_event_log log = {0};
+    log.events = logged, log.count = 4, log.threads = threads, log.thread_count = 2;
+    r.sample_events = &log;
+    jfr_sample samples[8];
+    uint64_t start;
+    ck_assert_uint_eq(jfr_samples(&r, samples, 8, &start), 4);
+    ck_assert_uint_eq(start, r.started_unix_ns);
+    uint64_t thread_at[5] = {0}; /* by time: 100, 200, 300, 400 ns in */
+    for (size_t i = 0; i < 4; i++) {
+        uint64_t after = samples[i].ticks - start;
+        ck_assert(after % 100 == 0 && after >= 100 && after <= 400);
+        ck_assert_uint_eq(thread_at[after / 100], 0);
+        thread_at[after / 100] = samples[i].thread;
+    }
+    ck_assert_uint_ge(thread_at[1], 3); /* 1 and 2 stand for the events of no thread known */
+    ck_assert_uint_eq(thread_at[1], thread_at[3]);
+    ck_assert_uint_eq(thread_at[2], thread_at[4]);
+    ck_assert_uint_ne(thread_at[1], thread_at[2]);
+    log.count = 2; /* a thinned log: hot's two entries, of weights 2 and 1, share its three events; cold has none */
+    logged[0].weight = 2;
+    ck_assert_uint_eq(jfr_samples(&r, samples, 8, &start), 4);
+    size_t on_first = 0, on_second = 0, unlogged = 0;
+    for (size_t i = 0; i < 4; i++) {
+        on_first += samples[i].ticks - start == 100;
+        on_second += samples[i].ticks - start == 200;
+        unlogged += samples[i].thread == 1;
+    }
+    ck_assert_uint_eq(on_first, 2); /* the events' middles at weights 0.5, 1.5 and 2.5 of 3 */
+    ck_assert_uint_eq(on_second, 1);
+    ck_assert_uint_eq(unlogged, 1);
+    log.count = 4; /* cold's entry on a thread without an OS thread: on the thread that stands for those */
+    logged[3].thread = JP_LOG_NO_THREAD;
+    ck_assert_uint_eq(jfr_samples(&r, samples, 8, &start), 4);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_uint_eq(samples[i].thread == 2, samples[i].ticks - start == 400);
+    r.sample_events = NULL; /* without a log: every event on the one thread that stands for them */
+    ck_assert_uint_eq(jfr_samples(&r, samples, 8, &start), 4);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_uint_eq(samples[i].thread, 1);
+    jp_tree_free(&small);
+}
+END_TEST
+
+/* 3,000,000 samples on one path and 1,000,000 on another: the recording holds JP_JFR_MAX_EVENTS,
+ * three quarters and one quarter. */
+START_TEST(jfr_recording_is_bounded_by_even_shares)
+{
+    jp_config config;
+    jp_summary summary;
+    jp_sampler_counts counts = {0};
+    jp_tree big;
+    const MethodID hot[] = {MAIN, HOT}, cold[] = {MAIN, COLD};
+    ck_assert_int_eq(jp_tree_init(&big), 0);
+    jp_tree_add_stack(&big, hot, 2, 3000000);
+    jp_tree_add_stack(&big, cold, 2, 1000000);
+    jp_tree_sum_root(&big);
+    memset(&summary, 0, sizeof(summary));
+    jp_report r = report_of(&config, &summary, &counts);
+    r.samples = r.sample_lines = &big;
+    r.signature_name = test_name;
+    uint64_t start;
+    jfr_sample *all = malloc(JP_JFR_MAX_EVENTS * sizeof(*all));
+    ck_assert_uint_eq(jfr_samples(&r, all, JP_JFR_MAX_EVENTS, &start), JP_JFR_MAX_EVENTS);
+    size_t on_first_stack = 0;
+    for (size_t i = 0; i < JP_JFR_MAX_EVENTS; i++)
+        on_first_stack += all[i].stack == all[0].stack;
+    ck_assert(on_first_stack == JP_JFR_MAX_EVENTS / 4 * 3 || on_first_stack == JP_JFR_MAX_EVENTS / 4);
+    free(all);
+    jp_tree_free(&big);
+}
+END_TEST
+
 START_TEST(report_of_call_time_shows_milliseconds_and_calls)
 {
     jp_config config;
@@ -409,6 +558,12 @@ int main(void)
     tcase_add_test(tc, report_lists_top_methods_paths_and_summary);
     tcase_add_test(tc, report_of_call_time_shows_milliseconds_and_calls);
     tcase_add_test(tc, report_lists_allocation_sites_by_class_and_method);
+    tcase_add_test(tc, jfr_events_are_on_their_logged_threads_and_times);
     suite_add_tcase(s, tc);
+    TCase *bound = tcase_create("jfr bound"); /* a million events written and read back: seconds under ASan and Wine */
+    tcase_set_timeout(bound, 120);
+    tcase_add_checked_fixture(bound, setup, teardown);
+    tcase_add_test(bound, jfr_recording_is_bounded_by_even_shares);
+    suite_add_tcase(s, bound);
     return tk_run_suite(s);
 }
