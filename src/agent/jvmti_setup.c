@@ -105,15 +105,16 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
  */
 #define CLASSES_REGISTERED_AT_START (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING)
 
-/* THREAD_SET_NAME and CLASS_LOAD_FAILED: by rewriting where the held capabilities allow it, else
- * by breakpoints (the names of the threads alive are recorded first, so a rename is seen). */
-static void watches_start(JNIEnv *env)
+/* THREAD_SET_NAME and CLASS_LOAD_FAILED (with renames_and_failures): by rewriting where the held
+ * capabilities allow it, else by breakpoints (the names of the threads alive are recorded first, so
+ * a rename is seen); and lock waits, whose parks are watched by rewriting LockSupport. */
+static void watches_start(JNIEnv *env, int renames_and_failures)
 {
     unsigned what = 0;
     jvmtiCapabilities held;
-    if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
+    if (renames_and_failures && (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS))
         what |= JV_WATCH_CLASS_FAILURES;
-    if (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS)
+    if (renames_and_failures && (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS))
         what |= JV_WATCH_THREAD_NAMES;
     if (jv_lock_waits_wanted()) { /* registered during Initialize */
         jv_lock_waits_start(env);
@@ -174,11 +175,15 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
      * method, and a server runs several times slower until its JIT has compiled it all again.  The
      * watches' rewrite of java.lang.Thread and two exceptions would be that first one: after an
      * attach they run only when the instrumentation retransforms anyway. */
-    if (!attached || instrumenting)
-        watches_start(env);
-    else if (jv_monitors.possible_union & (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_THREADS))
+    int renames_and_failures = !attached || instrumenting;
+    if (!renames_and_failures && (jv_monitors.possible_union & (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_THREADS)))
         jv_log("attached: thread renames and failed class loads are not reported (watching them retransforms "
                "java.lang.Thread, which would deoptimize all the program's compiled code)");
+    /* Lock waits were asked for by name: their parks are watched even so, said once. */
+    if (!renames_and_failures && jv_lock_waits_wanted())
+        jv_log("attached: parks on java.util.concurrent locks are watched by rewriting LockSupport, which "
+               "deoptimizes the program's compiled code once");
+    watches_start(env, renames_and_failures);
     if (jv_monitors.count) /* nothing maps a sample or hears of a compilation without a monitor */
         jv_jit_events_start(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
     jv_events_update();

@@ -165,6 +165,37 @@ START_TEST(virtual_threads_waits_are_counted_and_timed)
 }
 END_TEST
 
+/* Attached to a running JVM (bin/jevprof -e lock -d 2 PID), both kinds of waits are counted: the
+ * monitor's from JVMTI, the ReentrantLock's parks from LockSupport rewritten after the attach (none
+ * of either before this was fixed).  Four threads wait for their locks nearly all the time, each
+ * hold lasting 20 ms: 2 s hold about a hundred waits of each kind; a handful is asked. */
+START_TEST(an_attached_jevprof_counts_both_kinds_of_waits)
+{
+    char dir[1200], *err = NULL;
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("locks.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int status = jvmrun_shell(dir, NULL, &err,
+                              "'%s' -cp '%s' LockWorkload looping 4 20 >program.txt 2>&1 & pid=$!; "
+                              "for i in $(seq 1200); do grep -q ready program.txt && break; sleep 0.1; done; "
+                              "'%s/bin/jevprof' -e lock -d 2 -f '%s/attached.collapsed' $pid; status=$?; "
+                              "kill $pid; wait $pid; exit $status",
+                              jdks[_i], jvmrun_build_path("java"), jvmrun_source_dir(), dir);
+    ck_assert_msg(status == 0, "%s", err);
+    char *collapsed = read_in(dir, "attached.collapsed");
+    ck_assert_ptr_nonnull(collapsed);
+    int lines = 0;
+    unsigned long long monitor = weight(collapsed, NULL, "LockWorkload$TruthMonitor", &lines),
+                       parks = weight(collapsed, "java.util.concurrent.locks.LockSupport.park",
+                                      "java.util.concurrent.locks.ReentrantLock$NonfairSync", &lines);
+    printf("JDK %d, attached: %llu monitor waits, %llu parks\n", _i, monitor, parks);
+    ck_assert_uint_ge(monitor, 5);
+    ck_assert_uint_ge(parks, 5);
+    free(collapsed);
+    free(err);
+    jvmrun_remove_shell_dir(dir, "attached.collapsed program.txt");
+}
+END_TEST
+
 START_TEST(an_uncontended_program_has_no_waits_of_its_own)
 {
     char dir[1024];
@@ -191,6 +222,7 @@ int main(void)
     tcase_add_loop_test(tc, reentrant_lock_waits_are_counted_and_timed, 0, jdk_count);
     tcase_add_loop_test(tc, virtual_threads_waits_are_counted_and_timed, 0, jdk_count);
     tcase_add_loop_test(tc, an_uncontended_program_has_no_waits_of_its_own, 0, jdk_count);
+    tcase_add_loop_test(tc, an_attached_jevprof_counts_both_kinds_of_waits, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }

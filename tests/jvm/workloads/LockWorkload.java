@@ -13,6 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   counter N OPS        N threads each incrementing one counter OPS times under one synchronized lock
  *                        (the bench)
  *   chm N OPS            N threads each merging OPS counts into a ConcurrentHashMap of 64 keys (the bench)
+ *   looping N HOLD_MS    N threads (2 at least) until killed: half taking one synchronized TruthMonitor, half
+ *                        one ReentrantLock, each holding it HOLD_MS; "ready" once all run (test_lock_truth's
+ *                        attach)
  *
  * The truth runs print "waits=<N> waited_ns=<sum of each thread's wait, by System.nanoTime>":
  * each thread reads the clock before it asks for the lock and after it has it, so its measured
@@ -32,6 +35,7 @@ public class LockWorkload {
             case "uncontended": uncontended(Long.parseLong(args[1])); break;
             case "counter": counter(Integer.parseInt(args[1]), Long.parseLong(args[2])); break;
             case "chm": chm(Integer.parseInt(args[1]), Long.parseLong(args[2])); break;
+            case "looping": looping(Integer.parseInt(args[1]), Long.parseLong(args[2])); break;
             default: throw new IllegalArgumentException(args[0]);
         }
     }
@@ -152,5 +156,32 @@ public class LockWorkload {
             sum += done[i];
         }
         System.out.println("operations=" + sum);
+    }
+
+    static void looping(int n, long holdMs) {
+        TruthMonitor monitor = new TruthMonitor();
+        ReentrantLock lock = new ReentrantLock();
+        for (int i = 0; i < n; i++) {
+            boolean parks = i % 2 == 1;
+            new Thread(() -> {
+                while (true) {
+                    if (parks) {
+                        lock.lock();
+                        try { hold(holdMs); } finally { lock.unlock(); }
+                    } else {
+                        synchronized (monitor) { hold(holdMs); }
+                    }
+                }
+            }, "looping-" + i).start();
+        }
+        System.out.println("ready");
+    }
+
+    static void hold(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
     }
 }
