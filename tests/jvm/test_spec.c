@@ -99,7 +99,7 @@ START_TEST(unloading_class_methods_described)
     run_spec(_i, "1", "unload", &r);
     ck_assert_str_eq(r.out, "unloaded\n");
     ck_assert_msg(jvmrun_count(r.log, "jevmon.test.SpecWorkload$Unloadable\n") >= 1, "no CLASS_UNLOAD");
-    const char *methods[] = {"<init>()V lines=1", "tick(I)V lines=2", "run()V lines=4"};
+    const char *methods[] = {"<init>()V lines=1", "tick(I)V lines=6", "run()V lines=4"};
     for (size_t i = 0; i < sizeof(methods) / sizeof(*methods); i++) {
         char line[160];
         snprintf(line, sizeof(line), "unloading method hr=0x00000000 jevmon/test/SpecWorkload$Unloadable.%s\n",
