@@ -49,6 +49,10 @@
 # (default 1), BENCH_COST_EXCEPTIONS (default 1000000), BENCH_COST_JAVA25 (default Temurin 25's java).
 # Attaching: from the command to recording, bin/jevprof, jcmd and asprof: BENCH_ONLY=attach,
 # BENCH_ATTACH_RUNS (default 5); idle, then with stress-ng --cpu 2.
+# Attached to a serving Tomcat: throughput before, while and after each profiler records, and cpu
+# mode's processor-time accounting: BENCH_ONLY=attached, BENCH_ATTACHED_SECONDS (default 12),
+# BENCH_ATTACHED_RUNS (default 1), BENCH_ATTACHED_MODES (default cpu wall alloc), BENCH_TOMCAT_WARMUP
+# (default 20 here).
 # A periodic program under jevprof's and async-profiler's cpu sampling: BENCH_ONLY=periodic,
 # BENCH_PERIODIC_RUNS (default 3), BENCH_PERIODIC_SECONDS (default 3).
 set -euo pipefail
@@ -336,14 +340,18 @@ tomcat_table() { # tomcat_table JAVA
   done
   echo
 }
+tomcat_compile() { # sets tomcat_cp; TomcatWorkload's classes in $work/tomcat-classes
+  tomcat_cp=$(IFS=:; echo "${tomcat_jars[*]}")
+  [[ -d $work/tomcat-classes ]] ||
+    "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/jvm/workloads/tomcat/TomcatWorkload.java"
+}
 tomcat_tables() {
   if ! command -v wrk >/dev/null || [[ ! -f /usr/share/java/tomcat10-catalina.jar ]]; then
     echo "Tomcat throughput: skipped, needs Debian's libtomcat10-java and wrk (make deps installs them)"
     return
   fi
-  tomcat_cp=$(IFS=:; echo "${tomcat_jars[*]}")
+  tomcat_compile
   build_probe
-  "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/jvm/workloads/tomcat/TomcatWorkload.java"
   local java_bin
   for java_bin in "$java" "$java25"; do
     command -v "$java_bin" >/dev/null || { echo "Tomcat on $java_bin: skipped, no such JDK"; continue; }
@@ -780,6 +788,96 @@ if [[ ${BENCH_ONLY:-} == attach ]]; then
   exit 0
 fi
 
+# ---- Attached to a serving Tomcat (BENCH_ONLY=attached) ---------------------------------------------
+# The embedded Tomcat under wrk -t2 -c16, started without an agent and warmed up for
+# BENCH_TOMCAT_WARMUP s (default 20), then requests per second for 8 s before, while a profiler
+# attached with -d BENCH_ATTACHED_SECONDS (default 12) records (wrk from its "recording" line for
+# that many seconds less 2), and 8 s after it stopped, twice.  For cpu mode also the accounting: the
+# profile's samples x 10 ms against the processor time /proc gives the JVM over the same window (from
+# the recording line to the profiler's exit).  Then javac-style agreement: the top 10 Java methods by
+# self samples of jevprof's and async-profiler's cpu profiles of the server, all rounds of a JDK.
+attached_seconds=${BENCH_ATTACHED_SECONDS:-12}
+proc_cpu_ms() { # proc_cpu_ms PID: the process's user + system time so far, in ms
+  awk -v hz="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz}' "/proc/$1/stat"
+}
+wrk_rps() { # wrk_rps PORT SECONDS
+  wrk -t2 -c16 -d"$2"s "http://127.0.0.1:$1/page" | awk '/^Requests\/sec:/ {printf "%.0f", $2}'
+}
+attached_round() { # attached_round JAVA jevprof|asprof MODE: one fresh Tomcat, one attach; prints a row
+  local java_bin=$1 who=$2 mode=$3 port='' server input pid profiler out=$work/attached-$2-$3
+  rm -f "$work/tomcat.in" "$out".* && mkfifo "$work/tomcat.in"
+  "$java_bin" -cp "$tomcat_cp:$work/tomcat-classes" TomcatWorkload "$work/tomcat-base" \
+    <"$work/tomcat.in" >"$work/tomcat.out" 2>"$work/tomcat.err" &
+  server=$!
+  exec {input}>"$work/tomcat.in"
+  for ((i = 0; i < 300 && ${#port} == 0; i++)); do
+    sleep 0.2
+    port=$(awk '/^ready / {print $2}' "$work/tomcat.out")
+  done
+  [[ -n $port ]] || { echo "  Tomcat did not serve: $(tail -n 3 "$work/tomcat.err")"; exec {input}>&-; wait "$server"; return; }
+  wrk_rps "$port" "${BENCH_TOMCAT_WARMUP:-20}" >/dev/null
+  local before during after later cpu0 cpu1 marker
+  before=$(wrk_rps "$port" 8)
+  if [[ $who == jevprof ]]; then
+    marker="jevprof: recording"
+    "$root/bin/jevprof" -e "$mode" -d "$attached_seconds" -f "$out.collapsed" "$server" >"$out.log" 2>&1 &
+  else
+    marker="Profiling for"
+    "$(dirname "$(dirname "$ap_lib")")/bin/asprof" -e "$mode" -i 10ms -d "$attached_seconds" -f "$out.collapsed" \
+      "$server" >"$out.log" 2>&1 &
+  fi
+  profiler=$!
+  until grep -q "$marker" "$out.log" 2>/dev/null || ! kill -0 "$profiler" 2>/dev/null; do sleep 0.02; done
+  cpu0=$(proc_cpu_ms "$server")
+  during=$(wrk_rps "$port" $((attached_seconds - 2)))
+  wait "$profiler" || echo "  $who -e $mode exited $?: $(tail -n 2 "$out.log")"
+  cpu1=$(proc_cpu_ms "$server")
+  after=$(wrk_rps "$port" 8)
+  later=$(wrk_rps "$port" 8)
+  exec {input}>&-
+  wait "$server" || true
+  local accounting=
+  if [[ $mode == cpu && -s $out.collapsed ]]; then
+    accounting=$(awk -v used=$((cpu1 - cpu0)) '{n += $NF} END {printf "%d samples, %.2f s of %.2f s used (%.0f%%)", n, n / 100, used / 1000, (used > 0 ? n * 1000 / used : 0)}' "$out.collapsed")
+    cp "$out.collapsed" "$work/agree-$who-$jdk-$RANDOM.collapsed"
+  fi
+  awk -v l="$who, $mode" -v b="$before" -v d="$during" -v a="$after" -v t="$later" -v acc="$accounting" \
+    'BEGIN {printf "  %-24s %8d %8d (%.2fx) %8d (%.2fx) %8d (%.2fx)  %s\n", l, b, d, d / b, a, a / b, t, t / b, acc}'
+}
+attached_tables() {
+  if ! command -v wrk >/dev/null || [[ ! -f /usr/share/java/tomcat10-catalina.jar ]]; then
+    echo "Attached to Tomcat: skipped, needs Debian's libtomcat10-java and wrk (make deps installs them)"
+    return
+  fi
+  tomcat_compile
+  local java_bin round who mode jdk
+  for java_bin in "$java" "$java25"; do
+    java_bin=$(command -v "$java_bin") || { echo "Attached to Tomcat on $java_bin: skipped, no such JDK"; continue; }
+    jdk=$(basename "$(dirname "$(dirname "$(readlink -f "$java_bin")")")")
+    echo "== Attached to Tomcat 10 under wrk -t2 -c16, $jdk: requests/s before, while recording (-d $attached_seconds), after, 8 s later =="
+    for ((round = 1; round <= ${BENCH_ATTACHED_RUNS:-1}; round++)); do
+      for who in jevprof ${ap_lib:+asprof}; do
+        for mode in ${BENCH_ATTACHED_MODES:-cpu wall alloc}; do
+          attached_round "$java_bin" "$who" "$mode"
+        done
+      done
+    done
+    if [[ -n $ap_lib ]] && compgen -G "$work/agree-jevprof-$jdk-*" >/dev/null && compgen -G "$work/agree-asprof-$jdk-*" >/dev/null; then
+      top_java jevprof "$work"/agree-jevprof-"$jdk"-* >"$work/top-jp.txt"
+      top_java async-profiler "$work"/agree-asprof-"$jdk"-* >"$work/top-ap.txt"
+      echo "  the server's top 10 Java methods by self samples, cpu mode: jevprof | async-profiler"
+      paste -d'|' "$work/top-jp.txt" "$work/top-ap.txt" | sed 's/^/    /'
+      echo "  in both lists: $(comm -12 <(awk '{print $2}' "$work/top-jp.txt" | sort) <(awk '{print $2}' "$work/top-ap.txt" | sort) | wc -l) of 10"
+    fi
+    echo
+  done
+  [[ -n $ap_lib ]] || echo "async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER names its libasyncProfiler.so)"
+}
+if [[ ${BENCH_ONLY:-} == attached ]]; then
+  attached_tables
+  exit 0
+fi
+
 # ---- A periodic program under cpu sampling at 1 ms: jevprof beside async-profiler --------------
 # SamplingWorkload periodic: rounds of a, b and c (60/30/10% of each thread's processor time by
 # iteration counts) lasting the interval, half of it and twice it, BENCH_PERIODIC_SECONDS of
@@ -1048,4 +1146,5 @@ cost_tables
 profiler_tables
 lock_tables
 attach_tables
+attached_tables
 periodic_table
