@@ -34,8 +34,8 @@
 # 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), BENCH_VTHREADS (default
 # 1000000), BENCH_VTHREAD_JAVA (default: the first JDK 21+ under /usr/lib/jvm), JAVA.
-# The profilers side by side (issue 32): BENCH_ONLY=profilers runs them alone; BENCH_PROFILER_RUNS
-# (default 3), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
+# The profilers side by side (issue 32), idle then with stress-ng --cpu 2: BENCH_ONLY=profilers runs them
+# alone; BENCH_PROFILER_RUNS (default 3), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
 # (default 10), BENCH_ASYNC_PROFILER.
 # Native frames and the JVM's own threads on javac beside async-profiler: BENCH_ONLY=native alone;
 # BENCH_NATIVE_RUNS (default 5), BENCH_AGREE_RUNS (default 6).
@@ -580,27 +580,60 @@ for method, n in self.most_common(10):
     print(f"{100 * n / total:6.2f}%  {method}")
 PY
 }
-profiler_tables() {
-  echo "== Profilers side by side (issue 32): jevprof cpu mode, async-profiler, JFR =="
-  echo
-  local ap_rows=() ap_hello=()
-  if [[ -n $ap_lib ]]; then
-    ap_rows=("async-profiler 4.5, event=cpu, 10 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=10ms,file=$work/ap-javac.collapsed"
-             "async-profiler 4.5, event=itimer, 10 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=itimer,interval=10ms,file=$work/ap-javac-i.collapsed")
+# load_now: the machine's load averages (uptime's), for the titles: the machine is shared.
+load_now() { sed 's/.*load average: //' <<<"$(uptime)"; }
+# profiler_javac TITLE COMPILE...: javac at 10 ms under no agent, jevprof cpu and wall, async-profiler
+# cpu, wall and itimer, and JFR's profile settings, interleaved.
+profiler_javac() {
+  local title=$1 ap_rows=()
+  shift
+  [[ -z $ap_lib ]] || ap_rows=(
+    "async-profiler 4.5, event=cpu, 10 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=10ms,file=$work/ap-javac.collapsed"
+    "async-profiler 4.5, event=wall, 10 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=wall,interval=10ms,file=$work/ap-javac-w.collapsed"
+    "async-profiler 4.5, event=itimer, 10 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=itimer,interval=10ms,file=$work/ap-javac-i.collapsed")
+  measured "$title" "$profiler_runs" \
+    "no agent|-|" \
+    "jevprof, cpu mode (10 ms)|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/jp-javac" \
+    "jevprof, wall mode (10 ms)|jevprof|JEVPROF_MODE=wall JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/jp-javac-w" \
+    "${ap_rows[@]}" \
+    "JFR, settings=profile|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=settings=profile,filename=$work/javac.jfr" \
+    -- "$@"
+}
+profiler_hello() { # profiler_hello TITLE
+  local ap_hello=()
+  [[ -z $ap_lib ]] ||
     ap_hello=("async-profiler 4.5, event=cpu|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=10ms,file=$work/ap-hello.collapsed")
-  else
-    echo "async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER names its libasyncProfiler.so)"
-  fi
+  measured "$1" "${BENCH_STARTUP_RUNS:-7}" \
+    "no agent|-|" \
+    "jevprof, cpu mode|jevprof|JEVPROF_MODE=cpu JEVPROF_OUTPUT_DIR=$work/jp-hello" \
+    "${ap_hello[@]}" \
+    "JFR, default settings|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/hello.jfr" \
+    -- "$java" -cp "$build/java" CostWorkload hello
+}
+profiler_tables() {
+  echo "== Profilers side by side (issue 32): jevprof cpu and wall modes, async-profiler, JFR; idle, then with stress-ng --cpu 2 =="
+  echo
+  [[ -n $ap_lib ]] || echo "async-profiler: skipped, no ../shared/peers/async-profiler (BENCH_ASYNC_PROFILER names its libasyncProfiler.so)"
+  local sources=() compile=() load stress
   if [[ -f $src_zip ]]; then
     [[ -d $work/java.base/java/util/stream ]] || (cd "$work" && unzip -qo "$src_zip" 'java.base/java/util/*')
-    local sources=("$work"/java.base/java/util/stream/*.java)
-    local compile=("$javac" --patch-module "java.base=$work/java.base" -d "$work/stream-classes" "${sources[@]}")
-    measured "javac java.util.stream (${#sources[@]} files)" "$profiler_runs" \
-      "no agent|-|" \
-      "jevprof, cpu mode (10 ms)|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/jp-javac" \
-      "${ap_rows[@]}" \
-      "JFR, settings=profile|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=settings=profile,filename=$work/javac.jfr" \
-      -- "${compile[@]}"
+    sources=("$work"/java.base/java/util/stream/*.java)
+    compile=("$javac" --patch-module "java.base=$work/java.base" -d "$work/stream-classes" "${sources[@]}")
+  else
+    echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"
+  fi
+  for load in idle stress; do
+    stress=
+    if [[ $load == stress ]]; then
+      command -v stress-ng >/dev/null || { echo "with stress-ng: skipped, no stress-ng"; continue; }
+      stress-ng --cpu 2 --quiet & stress=$!
+    fi
+    local label="$load, load $(load_now) at the start"
+    [[ ${#compile[@]} -eq 0 ]] || profiler_javac "javac java.util.stream (${#sources[@]} files, $label)" "${compile[@]}"
+    profiler_hello "start-up: Hello world (CostWorkload hello, $load)"
+    [[ -z $stress ]] || { kill "$stress"; wait "$stress" 2>/dev/null || true; }
+  done
+  if [[ ${#compile[@]} -gt 0 ]]; then
     # Agreement: the same javac, BENCH_AGREE_RUNS times (default 6, about 30 s of it) under each at 1 ms.
     local i jp_files=() ap_files=()
     for ((i = 1; i <= ${BENCH_AGREE_RUNS:-6}; i++)); do
@@ -623,23 +656,15 @@ profiler_tables() {
       echo "  in both lists: $(comm -12 <(awk '{print $2}' "$work/top-jp.txt" | sort) <(awk '{print $2}' "$work/top-ap.txt" | sort) | wc -l) of 10"
     fi
     echo
-  else
-    echo "javac: skipped, $src_zip missing (openjdk-17-source; make deps installs it)"
   fi
-  measured "start-up: Hello world (CostWorkload hello)" "${BENCH_STARTUP_RUNS:-7}" \
-    "no agent|-|" \
-    "jevprof, cpu mode|jevprof|JEVPROF_MODE=cpu JEVPROF_OUTPUT_DIR=$work/jp-hello" \
-    "${ap_hello[@]}" \
-    "JFR, default settings|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/hello.jfr" \
-    -- "$java" -cp "$build/java" CostWorkload hello
   # The rate held: 8 busy threads at 1 ms on this machine's processors; the report says how many
   # samples their processor time asked for and how many were taken.
   env "${jevprof_env[@]}" \
     JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 "JEVPROF_OUTPUT_DIR=$work/jp-rate" \
     "$java" "-agentpath:$build/libjevmon.so" -cp "$build/java" SamplingWorkload threads 8 "${BENCH_RATE_SECONDS:-10}" \
     >/dev/null 2>&1
-  echo "8 busy threads at 1 ms for ${BENCH_RATE_SECONDS:-10} s on $(nproc) processors, jevprof cpu mode:"
-  grep -E '^Samples (asked for|taken|missing)' "$work/jp-rate/jevprof-report.txt" | sed 's/^/  /'
+  echo "8 busy threads at 1 ms for ${BENCH_RATE_SECONDS:-10} s on $(nproc) processors, jevprof cpu mode (load $(load_now)):"
+  grep -E '^(Samples (asked for|taken|missing)|Processor time sampled)' "$work/jp-rate/jevprof-report.txt" | sed 's/^/  /'
   echo
 }
 if [[ ${BENCH_ONLY:-} == profilers ]]; then
