@@ -184,8 +184,10 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         jv_log("attached: parks on java.util.concurrent locks are watched by rewriting LockSupport, which "
                "deoptimizes the program's compiled code once");
     watches_start(env, renames_and_failures);
-    if (jv_monitors.count) /* nothing maps a sample or hears of a compilation without a monitor */
-        jv_jit_events_start(jvmti); /* after INITIALIZED: its replay may notify JIT_COMPILATION monitors */
+    /* After INITIALIZED: its replay may notify JIT_COMPILATION monitors.  Nothing maps a sample or
+     * hears of a compilation without a monitor. */
+    if (jv_monitors.count)
+        jv_jit_events_start(jvmti, (jv_monitors.possible_union & JVM_MONITOR_JIT_COMPILATION) != 0);
     jv_events_update();
     jv_heap_flush_sampler(env);
 }

@@ -26,12 +26,12 @@ void JNICALL jv_on_class_load(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jcla
 void JNICALL jv_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass);
 
 /* Compiled code and the code map (jit.c); jv_jit_events_start at VMInit, after INITIALIZED:
- * its replay may notify JIT_COMPILATION monitors. */
+ * its replay may notify JIT_COMPILATION monitors (compilations: a monitor may ask for them). */
 void JNICALL jv_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                         jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
 void JNICALL jv_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
 void JNICALL jv_on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, const void *address, jint length);
-void jv_jit_events_start(jvmtiEnv *jvmti);
+void jv_jit_events_start(jvmtiEnv *jvmti, int compilations);
 
 /* Garbage collections (gc.c). */
 void JNICALL jv_on_gc_start(jvmtiEnv *jvmti);

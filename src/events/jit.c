@@ -1,7 +1,8 @@
 /*
  * jit.c - compiled code: JIT_COMPILE_STARTED/FINISHED from CompiledMethodLoad, and the
- * code map (codemap.c) fed by CompiledMethodLoad/Unload and DynamicCodeGenerated from VMInit
- * on, whatever the masks, with a replay of what was generated before.
+ * code map (codemap.c) fed by DynamicCodeGenerated from VMInit on, whatever the masks, and by
+ * CompiledMethodLoad/Unload from when a monitor may hear of compilations or the map first needs
+ * the compiled methods (codemap.h says why not before), each with a replay of what came before.
  */
 #include "dispatch/dispatch.h"
 #include "events/events.h"
@@ -40,16 +41,28 @@ void JNICALL jv_on_dynamic_code_generated(jvmtiEnv *jvmti, const char *name, con
     jv_codemap_add_stub(name, address, (size_t)length);
 }
 
-/* From VMInit (or the attach) on: the code map's events, and what was generated before (GenerateEvents). */
-void jv_jit_events_start(jvmtiEnv *jvmti)
+/* The compiled methods' events and what was compiled before, from the code map's first need on. */
+static void keep_compiled_methods(void)
 {
-    static const jvmtiEvent events[] = {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
-                                        JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
-    for (size_t i = 0; i < sizeof(events) / sizeof(*events); i++)
-        if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE &&
-            events[i] != JVMTI_EVENT_COMPILED_METHOD_UNLOAD)
-            jv_log("the JVM sends no %s events; samples in generated code are not mapped",
-                   events[i] == JVMTI_EVENT_COMPILED_METHOD_LOAD ? "CompiledMethodLoad" : "DynamicCodeGenerated");
-    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+    jvmtiEnv *jvmti = jv_jvmti;
+    if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL) !=
+        JVMTI_ERROR_NONE) {
+        jv_log("the JVM sends no CompiledMethodLoad events; samples in compiled code are not mapped to their method");
+        return;
+    }
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, NULL);
     (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+}
+
+/* From VMInit (or the attach) on: the stubs, and what was generated before (GenerateEvents); the
+ * compiled methods when compilations are delivered, else when the code map first needs them. */
+void jv_jit_events_start(jvmtiEnv *jvmti, int compilations)
+{
+    if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, NULL) !=
+        JVMTI_ERROR_NONE)
+        jv_log("the JVM sends no DynamicCodeGenerated events; samples in generated code are not mapped");
+    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+    if (compilations)
+        jv_codemap_want_compiled();
+    jv_codemap_compiled_source(keep_compiled_methods);
 }

@@ -271,6 +271,32 @@ void jv_codemap_remove_compiled(jmethodID method, const void *code)
     plat_mutex_unlock(update_lock);
 }
 
+/* The compiled methods' events: wanted, the switch jit.c registered, and whether it was thrown. */
+static atomic_int compiled_wanted, compiled_started;
+static void (*_Atomic compiled_start)(void);
+
+/* Never waits: the replay delivers JIT_COMPILATION, whose monitor may look a method up at once. */
+static void start_compiled_if_ready(void)
+{
+    void (*start)(void) = atomic_load(&compiled_start);
+    if (start && atomic_load(&compiled_wanted) && !atomic_exchange(&compiled_started, 1))
+        start();
+}
+
+void jv_codemap_want_compiled(void)
+{
+    if (atomic_load_explicit(&compiled_started, memory_order_acquire))
+        return;
+    atomic_store(&compiled_wanted, 1);
+    start_compiled_if_ready();
+}
+
+void jv_codemap_compiled_source(void (*start)(void))
+{
+    atomic_store(&compiled_start, start);
+    start_compiled_if_ready();
+}
+
 void jv_codemap_init(void)
 {
     if (!update_lock)

@@ -288,6 +288,7 @@ void jv_method_set_code(jmethodID jmethod, const void *code)
 
 int jv_method_compiled_code(jv_method *m, jv_code_range *range)
 {
+    jv_codemap_want_compiled();
     const void *code = m ? atomic_load(&m->code) : NULL;
     /* The code map knows whether the code was unloaded or its memory reused since. */
     return code && jv_codemap_find((uintptr_t)code, range) == JV_CODE_COMPILED && range->method == m->jmethod &&

@@ -259,12 +259,15 @@ void plat_cpu_timer_stop(plat_cpu_timer *timer);
  * a code address (demangled, without its parameters), from the library's ELF symbol tables
  * (.symtab, or a Debian debug file's, else .dynsym); "library`0x<offset>" where none covers it;
  * 0 when the address is in no library (generated code) or the system cannot say.  Not for the
- * signal handler: it reads files and allocates.  plat_os_thread_name: the name the OS has for a
+ * signal handler: it reads files and allocates.  plat_native_code: 1 when address lies in the code
+ * of the executable or a library the loader mapped, 0 in code generated at run time (the JVM's) or
+ * outside any code; takes a lock, not for the signal handler.  plat_os_thread_name: the name the OS has for a
  * thread of this process (Linux: its comm, which the JVM sets); 0 when gone.
  */
 int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t *fp);
 int plat_read_memory(uint64_t address, void *buffer, size_t size);
 int plat_native_symbol(uint64_t address, char *name, size_t size);
+int plat_native_code(uint64_t address);
 int plat_os_thread_name(DWORD os_tid, char *name, size_t size);
 /* The canonical frame address of the function at a code address, as its library's call frame
  * information gives it: the stack pointer (fp_based 0) or the frame pointer (1) at that address,

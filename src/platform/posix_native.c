@@ -1,9 +1,17 @@
 /*
  * posix_native.c - what a native stack walk needs of Linux (platform.h): the interrupted frame
- * of a signal handler's context, memory read without the risk of a fault, and a thread's name.
+ * of a signal handler's context, memory read without the risk of a fault, whether an address is in
+ * a library's code, and a thread's name.
+ *
+ * plat_native_code keeps the executable segments it found (dl_iterate_phdr) and asks the loader
+ * again only for an address outside them: in a walk most frames lie in a few libraries, and the
+ * one address per walk in generated code costs one pass over the loaded objects.  The segments
+ * are forgotten when the loader has unloaded an object since (its count of removals moved).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -11,6 +19,57 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+
+#define CODE_SEGMENTS 256
+
+typedef struct code_segment {
+    uint64_t start, end; /* [start, end) */
+} code_segment;
+
+static pthread_mutex_t segments_lock = PTHREAD_MUTEX_INITIALIZER;
+static code_segment segments[CODE_SEGMENTS]; /* under segments_lock */
+static size_t segment_count;
+static unsigned long long removals_seen;
+
+typedef struct segment_query {
+    uint64_t address;
+    code_segment found;
+    unsigned long long removals;
+} segment_query;
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    segment_query *q = arg;
+    (void)size;
+    q->removals = info->dlpi_subs;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uint64_t start = (uint64_t)info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && q->address >= start && q->address < start + ph->p_memsz) {
+            q->found = (code_segment){start, start + ph->p_memsz};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int plat_native_code(uint64_t address)
+{
+    segment_query q = {address, {0, 0}, 0};
+    int found = 0;
+    pthread_mutex_lock(&segments_lock);
+    for (size_t i = 0; i < segment_count && !found; i++)
+        found = address >= segments[i].start && address < segments[i].end;
+    if (!found) {
+        found = dl_iterate_phdr(find_segment, &q) != 0;
+        if (q.removals != removals_seen)
+            segment_count = 0, removals_seen = q.removals;
+        if (found && segment_count < CODE_SEGMENTS)
+            segments[segment_count++] = q.found;
+    }
+    pthread_mutex_unlock(&segments_lock);
+    return found;
+}
 
 int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t *fp)
 {

@@ -17,6 +17,13 @@ int plat_read_memory(uint64_t address, void *buffer, size_t size)
     return 0;
 }
 
+/* Code the loader mapped from an image (an EXE or a DLL), not generated at run time. */
+int plat_native_code(uint64_t address)
+{
+    MEMORY_BASIC_INFORMATION info;
+    return VirtualQuery((LPCVOID)(uintptr_t)address, &info, sizeof(info)) == sizeof(info) && info.Type == MEM_IMAGE;
+}
+
 int plat_native_symbol(uint64_t address, char *name, size_t size)
 {
     (void)address, (void)name, (void)size;

@@ -17,9 +17,10 @@
  * Off the signal path (jv_native_stack_out), on that copy: the innermost function's caller, which
  * the chain misses when that function set up no frame pointer (a leaf, a C library function), from
  * its call frame information (plat_native_cfa, libdw); then the frames are cut at the first one in
- * the JVM's generated code (the code map: compiled methods, the interpreter, stubs): those are Java
- * frames, which AsyncGetCallTrace names, and JIT-compiled code keeps no frame pointer.  Naming a
- * frame (GetNativeFrameName) reads the library's ELF symbols at dump time (plat_native_symbol).
+ * the JVM's generated code (the code map's stubs and the interpreter, and code in no library the
+ * loader mapped: the JIT's, whose methods the code map may not keep): those are Java frames,
+ * which AsyncGetCallTrace names, and JIT-compiled code keeps no frame pointer.  Naming a frame
+ * (GetNativeFrameName) reads the library's ELF symbols at dump time (plat_native_symbol).
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -128,19 +129,27 @@ static uint64_t missed_caller(const jv_native_stack *stack)
     return return_address - 1;
 }
 
+/* Is the address in the JVM's generated code (the interpreter, a stub, a compiled method)?  The
+ * code map has the stubs; a compiled method it has only while its compiled methods are kept
+ * (codemap.h), and code in no library the loader mapped is the JIT's. */
+static int generated(uintptr_t address)
+{
+    jv_code_range range;
+    return jv_codemap_find(address, &range) != JV_CODE_NONE || !plat_native_code(address);
+}
+
 void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NATIVE_STACK *out)
 {
     uint64_t pcs[JV_NATIVE_DEPTH + 1];
     int count = stack->count, native = 0, java = 0;
-    jv_code_range range;
-    if (count && jv_codemap_find((uintptr_t)stack->pcs[0], &range) == JV_CODE_NONE && (pcs[1] = missed_caller(stack))) {
+    if (count && !generated((uintptr_t)stack->pcs[0]) && (pcs[1] = missed_caller(stack))) {
         pcs[0] = stack->pcs[0];
         memcpy(pcs + 2, stack->pcs + 1, (size_t)(count - 1) * sizeof(*pcs));
         count++;
     } else {
         memcpy(pcs, stack->pcs, (size_t)count * sizeof(*pcs));
     }
-    while (native < count && !(java = jv_codemap_find((uintptr_t)pcs[native], &range) != JV_CODE_NONE))
+    while (native < count && !(java = generated((uintptr_t)pcs[native])))
         native++;
     int kept = native < JEVMON_NATIVE_MAX_FRAMES ? native : JEVMON_NATIVE_MAX_FRAMES;
     out->os_thread = stack->os_tid;

@@ -198,6 +198,7 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     f->ip = regs.ip;
     f->sp = regs.sp;
     jv_code_range code;
+    jv_codemap_want_compiled();
     jv_code_kind kind = jv_codemap_find((uintptr_t)regs.ip, &code);
     f->generated = kind == JV_CODE_STUB;
     f->location = kind == JV_CODE_COMPILED ? JVM_LOCATION_JIT
