@@ -2,8 +2,11 @@
  * test_docs.c - the documentation holds together: README.md stays a short front page (at most
  * 150 lines, the rest in docs/ by topic), every relative link of README.md, the top-level
  * folders' README.md (jevprof's, the samples') and the .md files of docs/ names a file that
- * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), and no
- * page of user documentation cites an issue by number (the history is CHANGELOG.md's).
+ * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), no page
+ * of docs/ but the API reference passes about 300 lines, the README leads to the architecture's
+ * "Follow one event", every folder of src/ has a README.md, and neither a page of user
+ * documentation nor a file of the code (src/, tools/, tests/, jevprof/, ...) cites an issue by
+ * number (the history is CHANGELOG.md's).
  */
 #include <check.h>
 #include <ctype.h>
@@ -17,6 +20,7 @@
 #include "../support/testkit.h"
 
 #define README_MAX_LINES 150
+#define DOC_MAX_LINES 320 /* "about 300": a reference page, not a log */
 #define MAX_PAGES 64
 
 /* The pages checked, as paths relative to the source tree. */
@@ -212,11 +216,13 @@ START_TEST(every_relative_link_resolves)
 }
 END_TEST
 
-/* "issue 22", "Issue 8", "issues 20", "issue #27", "(#27)": the history's words, not a reader's. */
-static const char *issue_reference(const char *text)
+/* "issue 22", "Issue 8", "issues 20", "issue #27", and with hash_numbers "(#27)": the history's
+ * words, not a reader's.  Code writes "#N" for other things (a class file's constant-pool entry
+ * "Class #1"), so only the word form counts there. */
+static const char *issue_reference(const char *text, int hash_numbers)
 {
     for (const char *p = text; *p; p++) {
-        if (strncasecmp(p, "issue", 5) == 0) {
+        if (strncasecmp(p, "issue", 5) == 0 && (p == text || !isalpha((unsigned char)p[-1]))) {
             const char *q = p + 5;
             if (*q == 's')
                 q++;
@@ -227,7 +233,8 @@ static const char *issue_reference(const char *text)
             if (isdigit((unsigned char)*q))
                 return p;
         }
-        if (*p == '#' && isdigit((unsigned char)p[1]) && (p == text || p[-1] == ' ' || p[-1] == '(')) {
+        if (hash_numbers && *p == '#' && isdigit((unsigned char)p[1]) &&
+            (p == text || p[-1] == ' ' || p[-1] == '(')) {
             const char *q = p + 1;
             while (isdigit((unsigned char)*q))
                 q++;
@@ -243,7 +250,7 @@ START_TEST(no_issue_numbers_in_user_documentation)
     find_pages();
     for (int i = 0; i < npages; i++) {
         char *text = read_page(pages[i]);
-        const char *at = issue_reference(text);
+        const char *at = issue_reference(text, 1);
         ck_assert_msg(at == NULL, "%s cites an issue by number (the history belongs in CHANGELOG.md): '%.40s'",
                       pages[i], at ? at : "");
         free(text);
@@ -251,13 +258,120 @@ START_TEST(no_issue_numbers_in_user_documentation)
 }
 END_TEST
 
+/* The folders of code, searched whole; this file is left out, since its own checks below must
+ * hold the words they look for. */
+static const char *const code_folders[] = {"src", "tools", "tests", "jevprof", "samples", "include", "idl", "bin", "mk"};
+#define THIS_FILE "tests/posix/test_docs.c"
+
+/* Counts the files under dir (relative to the tree) that cite an issue by number, naming each on
+ * stderr; the first goes to first. */
+static int count_issue_citations(const char *dir, char *first, size_t size)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", source_dir(), dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int found = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char rel[2048], full[8192];
+        snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
+        snprintf(full, sizeof(full), "%s/%s", source_dir(), rel);
+        struct stat st;
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            found += count_issue_citations(rel, first, size);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || strcmp(rel, THIS_FILE) == 0)
+            continue;
+        char *text = tk_read_file(full);
+        const char *at = issue_reference(text, 0);
+        if (at) {
+            fprintf(stderr, "%s cites an issue by number: '%.40s'\n", rel, at);
+            if (found++ == 0)
+                snprintf(first, size, "%s: '%.40s'", rel, at);
+        }
+        free(text);
+    }
+    closedir(d);
+    return found;
+}
+
+START_TEST(no_issue_numbers_in_the_code)
+{
+    char first[2200] = "";
+    int found = 0;
+    for (size_t i = 0; i < sizeof(code_folders) / sizeof(code_folders[0]); i++)
+        found += count_issue_citations(code_folders[i], first, sizeof(first));
+    ck_assert_msg(found == 0, "%d files cite an issue by number (the history belongs in CHANGELOG.md), the first %s",
+                  found, first);
+}
+END_TEST
+
 START_TEST(the_issue_check_finds_what_it_should)
 {
-    ck_assert_ptr_nonnull(issue_reference("where the layout differs from issue 22's proposal"));
-    ck_assert_ptr_nonnull(issue_reference("Issue 8 asked for 10x"));
-    ck_assert_ptr_nonnull(issue_reference("as asked (#27)"));
-    ck_assert_ptr_nonnull(issue_reference("see issue #31"));
-    ck_assert_ptr_null(issue_reference("a colour #1f77b4, the issue's figures, `JEVPROF_LOOP=60`"));
+    ck_assert_ptr_nonnull(issue_reference("where the layout differs from issue 22's proposal", 1));
+    ck_assert_ptr_nonnull(issue_reference("Issue 8 asked for 10x", 1));
+    ck_assert_ptr_nonnull(issue_reference("as asked (#27)", 1));
+    ck_assert_ptr_nonnull(issue_reference("see issue #31", 1));
+    ck_assert_ptr_null(issue_reference("a colour #1f77b4, the issue's figures, `JEVPROF_LOOP=60`", 1));
+    ck_assert_ptr_nonnull(issue_reference("/* method calls by bytecode instrumentation (issue 8). */", 0));
+    ck_assert_ptr_nonnull(issue_reference("# Real programs (H2, Groovy, JRuby; issues 30)", 0));
+    ck_assert_ptr_null(issue_reference("0x07, 0x00, 0x01, /* 2 Class #1 */ tissue 3", 0));
+}
+END_TEST
+
+/* docs/ is reference: a page past about 300 lines is split by subject.  The API reference, one
+ * table per interface, is the exception. */
+START_TEST(docs_pages_are_at_most_about_300_lines)
+{
+    find_pages();
+    for (int i = 0; i < npages; i++) {
+        if (strncmp(pages[i], "docs/", 5) != 0 || strcmp(pages[i], "docs/api.md") == 0)
+            continue;
+        char *text = read_page(pages[i]);
+        int lines = tk_count(text, "\n");
+        ck_assert_msg(lines <= DOC_MAX_LINES, "%s has %d lines; at most %d: split it by subject", pages[i], lines,
+                      DOC_MAX_LINES);
+        free(text);
+    }
+}
+END_TEST
+
+/* A newcomer reaches the code paths from the front page in one click. */
+START_TEST(readme_leads_to_follow_one_event)
+{
+    char *readme = read_page("README.md");
+    ck_assert_msg(strstr(readme, "](docs/architecture.md#follow-one-event)") != NULL,
+                  "README.md does not link docs/architecture.md#follow-one-event");
+    free(readme);
+}
+END_TEST
+
+/* Every folder of the bridge says in a README.md what it owns, its main files and what it may call. */
+START_TEST(every_src_folder_has_a_readme)
+{
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/src", source_dir());
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int folders = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char path[8192];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        folders++;
+        snprintf(path, sizeof(path), "%s/%s/README.md", dir, e->d_name);
+        ck_assert_msg(stat(path, &st) == 0 && S_ISREG(st.st_mode), "src/%s has no README.md", e->d_name);
+    }
+    closedir(d);
+    ck_assert_int_ge(folders, 10);
 }
 END_TEST
 
@@ -268,7 +382,11 @@ int main(void)
     tcase_add_test(tc, readme_is_at_most_150_lines);
     tcase_add_test(tc, every_relative_link_resolves);
     tcase_add_test(tc, no_issue_numbers_in_user_documentation);
+    tcase_add_test(tc, no_issue_numbers_in_the_code);
     tcase_add_test(tc, the_issue_check_finds_what_it_should);
+    tcase_add_test(tc, docs_pages_are_at_most_about_300_lines);
+    tcase_add_test(tc, readme_leads_to_follow_one_event);
+    tcase_add_test(tc, every_src_folder_has_a_readme);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
