@@ -3,7 +3,8 @@
  * 150 lines, the rest in docs/ by topic), every relative link of README.md, the top-level
  * folders' README.md (jevprof's, the samples') and the .md files of docs/ names a file that
  * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), no page
- * of docs/ but the API reference passes about 300 lines, the README leads to the architecture's
+ * of docs/ but the API reference passes about 300 lines nor holds a table cell of much over 200
+ * characters, the README leads to the architecture's
  * "Follow one event", every folder of src/ has a README.md, and neither a page of user
  * documentation nor a file of the code (src/, tools/, tests/, jevprof/, ...) cites an issue by
  * number (the history is CHANGELOG.md's).
@@ -21,6 +22,7 @@
 
 #define README_MAX_LINES 150
 #define DOC_MAX_LINES 320 /* "about 300": a reference page, not a log */
+#define CELL_MAX_CHARS 300 /* "about 200": the detail goes to a paragraph under the table */
 #define MAX_PAGES 64
 
 /* The pages checked, as paths relative to the source tree. */
@@ -342,6 +344,64 @@ START_TEST(docs_pages_are_at_most_about_300_lines)
 }
 END_TEST
 
+/* The longest table cell of a page (outside code blocks), its length in *length and its line in
+ * *line_number. */
+static const char *longest_cell(const char *text, size_t *length, int *line_number)
+{
+    const char *longest = NULL;
+    int in_code = 0, number = 0;
+    *length = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        number++;
+        if (len >= 3 && strncmp(line, "```", 3) == 0)
+            in_code = !in_code;
+        else if (!in_code && line[0] == '|')
+            for (const char *cell = line + 1; cell < line + len;) {
+                const char *bar = memchr(cell, '|', (size_t)(line + len - cell));
+                size_t cell_len = bar ? (size_t)(bar - cell) : (size_t)(line + len - cell);
+                if (cell_len > *length) {
+                    *length = cell_len;
+                    longest = cell;
+                    *line_number = number;
+                }
+                cell += cell_len + 1;
+            }
+        line = end ? end + 1 : line + len;
+    }
+    return longest;
+}
+
+START_TEST(table_cells_are_short)
+{
+    find_pages();
+    for (int i = 0; i < npages; i++) {
+        char *text = read_page(pages[i]);
+        size_t length;
+        int line = 0;
+        const char *cell = longest_cell(text, &length, &line);
+        ck_assert_msg(length <= CELL_MAX_CHARS, "%s:%d: a table cell of %zu characters ('%.60s...'); at most %d",
+                      pages[i], line, length, cell ? cell : "", CELL_MAX_CHARS);
+        free(text);
+    }
+}
+END_TEST
+
+START_TEST(the_cell_check_finds_what_it_should)
+{
+    char page[1024];
+    snprintf(page, sizeof(page), "# t\n\n| a | b |\n| --- | --- |\n| x | %0400d |\n", 0);
+    size_t length;
+    int line = 0;
+    ck_assert_ptr_nonnull(longest_cell(page, &length, &line));
+    ck_assert_uint_eq(length, 402);
+    ck_assert_int_eq(line, 5);
+    longest_cell("```\n| not a table, a code block's line |\n```\ntext\n", &length, &line);
+    ck_assert_uint_eq(length, 0);
+}
+END_TEST
+
 /* A newcomer reaches the code paths from the front page in one click. */
 START_TEST(readme_leads_to_follow_one_event)
 {
@@ -385,6 +445,8 @@ int main(void)
     tcase_add_test(tc, no_issue_numbers_in_the_code);
     tcase_add_test(tc, the_issue_check_finds_what_it_should);
     tcase_add_test(tc, docs_pages_are_at_most_about_300_lines);
+    tcase_add_test(tc, table_cells_are_short);
+    tcase_add_test(tc, the_cell_check_finds_what_it_should);
     tcase_add_test(tc, readme_leads_to_follow_one_event);
     tcase_add_test(tc, every_src_folder_has_a_readme);
     suite_add_tcase(s, tc);
