@@ -5,7 +5,7 @@
  * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), no page
  * of docs/ but the API reference passes about 300 lines nor holds a table cell of much over 200
  * characters, the README leads to the architecture's
- * "Follow one event", every folder of src/ has a README.md, and neither a page of user
+ * "Follow one event", whose files and functions exist, every folder of src/ has a README.md, and neither a page of user
  * documentation nor a file of the code (src/, tools/, tests/, jevprof/, ...) cites an issue by
  * number (the history is CHANGELOG.md's).
  */
@@ -402,6 +402,100 @@ START_TEST(the_cell_check_finds_what_it_should)
 }
 END_TEST
 
+/* The sources of src/ and jevprof/, read into one string (each file after a newline), for the
+ * names "Follow one event" cites. */
+static void append_sources(const char *dir, char **all, size_t *size)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", source_dir(), dir);
+    DIR *d = opendir(path);
+    ck_assert_msg(d != NULL, "no folder %s", dir);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char rel[2048], full[8192];
+        struct stat st;
+        snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
+        snprintf(full, sizeof(full), "%s/%s", source_dir(), rel);
+        if (e->d_name[0] == '.' || stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            append_sources(rel, all, size);
+            continue;
+        }
+        size_t n = strlen(e->d_name);
+        if (n < 3 || (strcmp(e->d_name + n - 2, ".c") != 0 && strcmp(e->d_name + n - 2, ".h") != 0))
+            continue;
+        char *text = tk_read_file(full);
+        size_t len = strlen(text);
+        *all = realloc(*all, *size + len + 2);
+        ck_assert_ptr_nonnull(*all);
+        (*all)[(*size)++] = '\n';
+        memcpy(*all + *size, text, len + 1);
+        *size += len;
+        free(text);
+    }
+    closedir(d);
+}
+
+/* Whether name occurs in text as a whole identifier. */
+static int has_identifier(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        int starts = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int ends = !(isalnum((unsigned char)p[len]) || p[len] == '_');
+        if (starts && ends)
+            return 1;
+    }
+    return 0;
+}
+
+/* "Follow one event" names files and functions step by step: every path it cites exists and
+ * every function (a backquoted name in lower case with an underscore; the spec's constants are
+ * upper case) is in the sources, so that a file moved or a function renamed fails here until the
+ * walk-through follows it. */
+START_TEST(follow_one_event_names_what_exists)
+{
+    char *page = read_page("docs/architecture.md");
+    const char *start = strstr(page, "\n## Follow one event\n");
+    ck_assert_msg(start != NULL, "docs/architecture.md has no section \"Follow one event\"");
+    const char *end = strstr(start + 1, "\n## ");
+    if (!end)
+        end = start + strlen(start);
+    char *sources = NULL;
+    size_t size = 0;
+    append_sources("src", &sources, &size);
+    append_sources("jevprof", &sources, &size);
+    int paths = 0, functions = 0;
+    for (const char *p = strchr(start, '`'); p && p < end;) {
+        const char *close = strchr(p + 1, '`');
+        if (!close || close > end)
+            break;
+        char token[256];
+        snprintf(token, sizeof(token), "%.*s", (int)(close - p - 1), p + 1);
+        size_t n = strlen(token);
+        int identifier = n > 0 && strspn(token, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n &&
+                         !isdigit((unsigned char)token[0]);
+        if (strncmp(token, "src/", 4) == 0 || strncmp(token, "jevprof/", 8) == 0 || strncmp(token, "tests/", 6) == 0 ||
+            strncmp(token, "tools/", 6) == 0) {
+            char path[4096];
+            struct stat st;
+            snprintf(path, sizeof(path), "%s/%s", source_dir(), token);
+            ck_assert_msg(stat(path, &st) == 0, "Follow one event cites %s, which does not exist", token);
+            paths++;
+        } else if (identifier && strchr(token, '_') && strpbrk(token, "abcdefghijklmnopqrstuvwxyz")) {
+            ck_assert_msg(has_identifier(sources, token), "Follow one event cites %s, which src/ and jevprof/ lack",
+                          token);
+            functions++;
+        }
+        p = strchr(close + 1, '`');
+    }
+    ck_assert_int_ge(paths, 20);
+    ck_assert_int_ge(functions, 40);
+    free(sources);
+    free(page);
+}
+END_TEST
+
 /* A newcomer reaches the code paths from the front page in one click. */
 START_TEST(readme_leads_to_follow_one_event)
 {
@@ -448,6 +542,7 @@ int main(void)
     tcase_add_test(tc, table_cells_are_short);
     tcase_add_test(tc, the_cell_check_finds_what_it_should);
     tcase_add_test(tc, readme_leads_to_follow_one_event);
+    tcase_add_test(tc, follow_one_event_names_what_exists);
     tcase_add_test(tc, every_src_folder_has_a_readme);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
