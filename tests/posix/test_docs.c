@@ -265,52 +265,59 @@ END_TEST
 static const char *const code_folders[] = {"src", "tools", "tests", "jevprof", "samples", "include", "idl", "bin", "mk"};
 #define THIS_FILE "tests/posix/test_docs.c"
 
-/* Counts the files under dir (relative to the tree) that cite an issue by number, naming each on
- * stderr; the first goes to first. */
-static int count_issue_citations(const char *dir, char *first, size_t size)
+/* Calls visit(rel, text, context) for every regular file under dir (relative to the tree), in any
+ * order, with the file's path relative to the tree and its text; hidden files are left out, and a
+ * folder that is not there has no files. */
+static void for_each_file(const char *dir, void (*visit)(const char *rel, const char *text, void *context),
+                          void *context)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", source_dir(), dir);
     DIR *d = opendir(path);
     if (!d)
-        return 0;
-    int found = 0;
+        return;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (e->d_name[0] == '.')
-            continue;
         char rel[2048], full[8192];
+        struct stat st;
         snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
         snprintf(full, sizeof(full), "%s/%s", source_dir(), rel);
-        struct stat st;
-        if (stat(full, &st) != 0)
+        if (e->d_name[0] == '.' || stat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
-            found += count_issue_citations(rel, first, size);
-            continue;
+            for_each_file(rel, visit, context);
+        } else if (S_ISREG(st.st_mode)) {
+            char *text = tk_read_file(full);
+            visit(rel, text, context);
+            free(text);
         }
-        if (!S_ISREG(st.st_mode) || strcmp(rel, THIS_FILE) == 0)
-            continue;
-        char *text = tk_read_file(full);
-        const char *at = issue_reference(text, 0);
-        if (at) {
-            fprintf(stderr, "%s cites an issue by number: '%.40s'\n", rel, at);
-            if (found++ == 0)
-                snprintf(first, size, "%s: '%.40s'", rel, at);
-        }
-        free(text);
     }
     closedir(d);
-    return found;
+}
+
+typedef struct issue_citations {
+    int found;
+    char first[2200];
+} issue_citations;
+
+/* A file that cites an issue by number is named on stderr and counted; the first is kept. */
+static void check_issue_citations(const char *rel, const char *text, void *context)
+{
+    issue_citations *c = context;
+    const char *at = strcmp(rel, THIS_FILE) == 0 ? NULL : issue_reference(text, 0);
+    if (at) {
+        fprintf(stderr, "%s cites an issue by number: '%.40s'\n", rel, at);
+        if (c->found++ == 0)
+            snprintf(c->first, sizeof(c->first), "%s: '%.40s'", rel, at);
+    }
 }
 
 START_TEST(no_issue_numbers_in_the_code)
 {
-    char first[2200] = "";
-    int found = 0;
+    issue_citations c = {0, ""};
     for (size_t i = 0; i < sizeof(code_folders) / sizeof(code_folders[0]); i++)
-        found += count_issue_citations(code_folders[i], first, sizeof(first));
-    ck_assert_msg(found == 0, "%d files cite an issue by number (the history belongs in CHANGELOG.md), the first %s",
-                  found, first);
+        for_each_file(code_folders[i], check_issue_citations, &c);
+    ck_assert_msg(c.found == 0, "%d files cite an issue by number (the history belongs in CHANGELOG.md), the first %s",
+                  c.found, c.first);
 }
 END_TEST
 
@@ -402,38 +409,23 @@ START_TEST(the_cell_check_finds_what_it_should)
 }
 END_TEST
 
-/* The sources of src/ and jevprof/, read into one string (each file after a newline), for the
- * names "Follow one event" cites. */
-static void append_sources(const char *dir, char **all, size_t *size)
+typedef struct sources {
+    char *text;
+    size_t size;
+} sources;
+
+/* Appends a .c or .h file's text, after a newline, to the sources "Follow one event" cites. */
+static void append_source(const char *rel, const char *text, void *context)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", source_dir(), dir);
-    DIR *d = opendir(path);
-    ck_assert_msg(d != NULL, "no folder %s", dir);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        char rel[2048], full[8192];
-        struct stat st;
-        snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
-        snprintf(full, sizeof(full), "%s/%s", source_dir(), rel);
-        if (e->d_name[0] == '.' || stat(full, &st) != 0)
-            continue;
-        if (S_ISDIR(st.st_mode)) {
-            append_sources(rel, all, size);
-            continue;
-        }
-        size_t n = strlen(e->d_name);
-        if (n < 3 || (strcmp(e->d_name + n - 2, ".c") != 0 && strcmp(e->d_name + n - 2, ".h") != 0))
-            continue;
-        char *text = tk_read_file(full);
-        size_t len = strlen(text);
-        *all = realloc(*all, *size + len + 2);
-        ck_assert_ptr_nonnull(*all);
-        (*all)[(*size)++] = '\n';
-        memcpy(*all + *size, text, len + 1);
-        *size += len;
-        free(text);
-    }
-    closedir(d);
+    sources *all = context;
+    size_t n = strlen(rel), len = strlen(text);
+    if (n < 3 || (strcmp(rel + n - 2, ".c") != 0 && strcmp(rel + n - 2, ".h") != 0))
+        return;
+    all->text = realloc(all->text, all->size + len + 2);
+    ck_assert_ptr_nonnull(all->text);
+    all->text[all->size++] = '\n';
+    memcpy(all->text + all->size, text, len + 1);
+    all->size += len;
 }
 
 /* Whether name occurs in text as a whole identifier. */
@@ -461,10 +453,9 @@ START_TEST(follow_one_event_names_what_exists)
     const char *end = strstr(start + 1, "\n## ");
     if (!end)
         end = start + strlen(start);
-    char *sources = NULL;
-    size_t size = 0;
-    append_sources("src", &sources, &size);
-    append_sources("jevprof", &sources, &size);
+    sources code = {NULL, 0};
+    for_each_file("src", append_source, &code);
+    for_each_file("jevprof", append_source, &code);
     int paths = 0, functions = 0;
     for (const char *p = strchr(start, '`'); p && p < end;) {
         const char *close = strchr(p + 1, '`');
@@ -483,7 +474,7 @@ START_TEST(follow_one_event_names_what_exists)
             ck_assert_msg(stat(path, &st) == 0, "Follow one event cites %s, which does not exist", token);
             paths++;
         } else if (identifier && strchr(token, '_') && strpbrk(token, "abcdefghijklmnopqrstuvwxyz")) {
-            ck_assert_msg(has_identifier(sources, token), "Follow one event cites %s, which src/ and jevprof/ lack",
+            ck_assert_msg(has_identifier(code.text, token), "Follow one event cites %s, which src/ and jevprof/ lack",
                           token);
             functions++;
         }
@@ -491,7 +482,7 @@ START_TEST(follow_one_event_names_what_exists)
     }
     ck_assert_int_ge(paths, 20);
     ck_assert_int_ge(functions, 40);
-    free(sources);
+    free(code.text);
     free(page);
 }
 END_TEST
