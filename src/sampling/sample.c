@@ -97,6 +97,22 @@ void jv_sample_start(JNIEnv *env, int attached)
     jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace, attached);
 }
 
+/* A vtable or itable stub sets up no frame: AGCT finds no Java frame there, yet the thread is in its
+ * compiled caller's call, whose frames AGCT gives from the stub's return (the stub itself is a
+ * native frame of the sample: native_walk.c).  Its own function: the context's copy takes stack
+ * only when asked for. */
+__attribute__((noinline)) static void walk_from_stub_caller(agct_trace *trace, jint depth, void *context)
+{
+    unsigned char returned[PLAT_CONTEXT_MAX];
+    jv_code_range stub, caller;
+    uint64_t ip, sp, fp;
+    if (plat_context_frame(context, &ip, &sp, &fp) && jv_codemap_find((uintptr_t)ip, &stub) == JV_CODE_STUB &&
+        (strcmp(stub.name, "vtable stub") == 0 || strcmp(stub.name, "itable stub") == 0) &&
+        plat_context_returned(context, returned) && plat_context_frame(returned, &ip, &sp, &fp) &&
+        jv_codemap_find((uintptr_t)ip, &caller) == JV_CODE_COMPILED)
+        jv_async_get_call_trace(trace, depth, returned);
+}
+
 int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context)
 {
     JNIEnv *env = NULL;
@@ -110,6 +126,8 @@ int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *contex
         return 0;
     trace->env_id = env;
     jv_async_get_call_trace(trace, depth, context);
+    if (trace->num_frames <= 0)
+        walk_from_stub_caller(trace, depth, context);
     return 1;
 }
 
