@@ -6,12 +6,12 @@
 #          the same fib calling two empty JNI natives per call (tools/jnifloor): the floor of the
 #          instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
-#   programs (issue 30): H2 (a JDBC query loop), a Groovy and a JRuby script in calls mode, both JDKs
+#   programs: H2 (a JDBC query loop), a Groovy and a JRuby script in calls mode, both JDKs
 #          and an embedded Tomcat 10 under wrk: requests per second, no agent, the mechanism alone
 #          (tools/startupprobe: natives that only count, empty Java methods), the bridge with a monitor
 #          doing nothing, jevprof's cpu mode and calls mode
 #          (BENCH_ONLY=tomcat alone; BENCH_TOMCAT_WARMUP, BENCH_TOMCAT_SECONDS, default 10 each)
-#   calls (issue 43): nanoseconds per call over no agent for the floor (tools/startupprobe's natives
+#   calls: nanoseconds per call over no agent for the floor (tools/startupprobe's natives
 #          reading the tick counter), the bridge with fx_silent and with callcount, jevprof's calls mode, and
 #          each one's ratio to the floor's, on fib, the Groovy script and Tomcat, both JDKs (BENCH_ONLY=calls
 #          alone; BENCH_CALLS_RUNS default 3, BENCH_CALLS_FIB default 32)
@@ -23,7 +23,7 @@
 #   sampling: SampleThreadLocation on every thread at 100 Hz and 1 kHz (the fx_sampler test monitor,
 #          register sampling + AsyncGetCallTrace), beside JFR's execution sampler at the same rates,
 #          on fib(BENCH_SAMPLING_FIB) in one thread and in BENCH_SAMPLING_THREADS threads
-#   cost (issue 20): each row of issue 20's table beside its anchors in one run: SPECIFIC_METHOD_CALLS
+#   cost: each row of the cost table (docs/benchmarks.md) beside its anchors in one run: SPECIFIC_METHOD_CALLS
 #          for one recursive method (fib(25) on JDK 17, fib(35) on Temurin 25 beside JFR's method timing),
 #          jevprof's sample mode on javac beside JFR's profile settings, jevprof's default mode and a
 #          monitor counting EXCEPTIONS on an exception loop beside JFR, and start-up on Hello world
@@ -34,14 +34,14 @@
 # 150 ms, does not hide the cost per call), BENCH_JAVAC_RUNS (default 1: the JVMTI row alone takes over a minute), BENCH_SAMPLING_RUNS
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), BENCH_VTHREADS (default
 # 1000000), BENCH_VTHREAD_JAVA (default: the first JDK 21+ under /usr/lib/jvm), JAVA.
-# The profilers side by side (issue 32): BENCH_ONLY=profilers runs them alone; BENCH_PROFILER_RUNS
+# The profilers side by side: BENCH_ONLY=profilers runs them alone; BENCH_PROFILER_RUNS
 # (default 3), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
 # (default 10), BENCH_ASYNC_PROFILER.
 # Native frames and the JVM's own threads on javac beside async-profiler: BENCH_ONLY=native alone;
 # BENCH_NATIVE_RUNS (default 5), BENCH_AGREE_RUNS (default 6).
-# Real programs (H2, Groovy, JRuby; issue 30): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
+# Real programs (H2, Groovy, JRuby): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
 # BENCH_H2_QUERIES (default 2000), BENCH_SCRIPT_ROUNDS (default 10).
-# Start-up of the instrumented path (issue 30): BENCH_ONLY=startup, BENCH_STARTUP_RUNS (default 11 there):
+# Start-up of the instrumented path: BENCH_ONLY=startup, BENCH_STARTUP_RUNS (default 11 there):
 # the mechanism alone, five ways (tools/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
 # Lock profiling: BENCH_ONLY=lock runs it alone; BENCH_LOCK_RUNS (default 3), BENCH_LOCK_OPS (default 1000000
 # increments or merges per thread); idle, then with stress-ng --cpu 2.
@@ -144,7 +144,7 @@ table() {
   echo
 }
 
-# ---- Cost against JFR (issue 20): each row of the issue's table beside its anchors ----------------
+# ---- Cost against JFR: each row of the cost table beside its anchors ------------------------------
 register_with_options callcount-3e "$build/samples/callcount.so" 0x3e
 register_with_options exceptions-silent "$build/fixtures/fx_silent.so" 0x30
 cost_runs=${BENCH_COST_RUNS:-3}
@@ -163,7 +163,7 @@ added() {
 }
 cost_tables() {
   local all="all calls, callcount instrumented (InitOptions 0x3a)" specific="only BridgeWorkload's calls (SPECIFIC_METHOD_CALLS)"
-  echo "== Cost against JFR (issue 20) =="
+  echo "== Cost against JFR =="
   echo
   table "fib(25), SPECIFIC_METHOD_CALLS for one recursive method, $("$java" -version 2>&1 | head -n 1)" "$cost_runs" \
     "no agent|-|" \
@@ -220,7 +220,7 @@ cost_tables() {
   done | grep -v '^$'
   echo
 }
-# ---- Real programs in calls mode (issue 30): H2, Groovy, JRuby from their Debian packages ---------
+# ---- Real programs in calls mode: H2, Groovy, JRuby from their Debian packages --------------------
 # Each program beside no agent on both JDKs: the bridge alone (fx_silent), callcount, and jevprof's
 # calls mode, all instrumented; then the calls callcount counted and each row's cost per call.
 program_runs=${BENCH_PROGRAM_RUNS:-1}
@@ -244,7 +244,7 @@ program_table() { # program_table NAME JAVA ARGUMENT...: one program's table and
   echo
 }
 program_tables() {
-  echo "== Real programs in calls mode (issue 30) =="
+  echo "== Real programs in calls mode =="
   echo
   local java_bin
   for java_bin in "$java" "$java25"; do
@@ -372,7 +372,7 @@ if [[ ${BENCH_ONLY:-} == cost ]]; then
   exit 0
 fi
 
-# ---- Cost per call (issue 43): the bridge and jevprof against the floor, in one run -------------
+# ---- Cost per call: the bridge and jevprof against the floor, in one run ------------------------
 # The floor: tools/startupprobe's natives reading the tick counter at each entry and exit (the
 # least an exact calls profiler pays: the rewritten classes, two JNI calls, two clock reads).  Each
 # row's added time per call, over no agent, and its ratio to the floor's: fib and the Groovy
@@ -448,7 +448,7 @@ calls_tomcat_table() { # calls_tomcat_table JAVA
 }
 calls_tables() {
   local java_bin
-  echo "== Cost per call against the floor (issue 43) =="
+  echo "== Cost per call against the floor =="
   echo
   build_probe
   for java_bin in "$java" "$java25"; do
@@ -476,7 +476,7 @@ if [[ ${BENCH_ONLY:-} == calls ]]; then
   exit 0
 fi
 
-# ---- Profilers side by side (issue 32): jevprof's cpu mode, async-profiler, JFR ------------------
+# ---- Profilers side by side: jevprof's cpu mode, async-profiler, JFR -----------------------------
 # async-profiler is a peer's build (../shared/peers/async-profiler from the checkout, or
 # BENCH_ASYNC_PROFILER: its libasyncProfiler.so); its rows are skipped, with a line, without it.
 ap_lib=${BENCH_ASYNC_PROFILER:-}
@@ -531,7 +531,7 @@ measured() {
   echo
 }
 
-# ---- Start-up of the instrumented path (issue 30): its mechanism alone beside the bridge ---------
+# ---- Start-up of the instrumented path: its mechanism alone beside the bridge --------------------
 # tools/startupprobe: an agent whose natives only count, so each row is what HotSpot and the
 # rewriting cost for one way of giving the classes loaded before VMInit their calls (see its
 # header): an early class hook that rewrites nothing (CDS is then off), today's retransformation
@@ -581,7 +581,7 @@ for method, n in self.most_common(10):
 PY
 }
 profiler_tables() {
-  echo "== Profilers side by side (issue 32): jevprof cpu mode, async-profiler, JFR =="
+  echo "== Profilers side by side: jevprof cpu mode, async-profiler, JFR =="
   echo
   local ap_rows=() ap_hello=()
   if [[ -n $ap_lib ]]; then

@@ -1,5 +1,5 @@
 /*
- * instrument.h - method calls by bytecode instrumentation (issue 8).
+ * instrument.h - method calls by bytecode instrumentation.
  *
  * When the monitors allow it (docs/initialization.md, "Initialization options"), every class file is
  * rewritten by the class-file instrumenter (classfile/classfile.h) to call the bridge

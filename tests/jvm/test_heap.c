@@ -127,8 +127,8 @@ START_TEST(dump_after_gc_shows_statics_nodes_and_frames)
     ck_assert_str_eq(r.out, "list of 1000 nodes\n");
     ck_assert_int_eq(jvmrun_count(r.log, "GetHeapInfo hr=0x00000000"), 1);
     /* one dump after each of the three System.gc() calls, maybe more after other collections.  In
-     * sanitized JVMs fewer dumps, and ages that skip or repeat, were seen (not explained yet: issue 27's
-     * report); there the dumps are only checked for what they hold, the ages not at all. */
+     * sanitized JVMs fewer dumps, and ages that skip or repeat, were seen (not explained yet);
+     * there the dumps are only checked for what they hold, the ages not at all. */
     int dumps = jvmrun_sanitized() ? 1 : 3;
     ck_assert_msg(jvmrun_count(r.log, "dump objects=") >= dumps, "%s", r.log);
     ck_assert_msg(jvmrun_count(r.log, "nodes=1000 nextrefs=999 static_head=1 local_array=HeapWorkload.holdLocal(") >= dumps,

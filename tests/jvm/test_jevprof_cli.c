@@ -481,22 +481,38 @@ START_TEST(paths_and_quotes_taken_as_they_are)
 }
 END_TEST
 
-/* BusyWorkload of user nobody (uid 65534), its output in dir/out and dir/err, started by root; with
- * private_tmp in a mount namespace with a /tmp of its own, as systemd's PrivateTmp= gives a
- * service, where the build stays where it was (a clone under /tmp, too: it is moved back over the
- * new /tmp, through /mnt of the namespace).  Its pid; *input is its standard input. */
-static pid_t start_as_nobody(const char *jdk, const char *dir, int private_tmp, int *input)
+/* Where start_as_nobody's JVM runs: beside the test, in a mount namespace with a /tmp of its own
+ * (as systemd's PrivateTmp= gives a service), or in one that does not see the build either (as a
+ * container does not: its classes copied into its own /tmp). */
+enum namespace { SHARED, PRIVATE_TMP, NO_BUILD, NAMESPACES };
+
+/* BusyWorkload of user nobody (uid 65534), its output in dir/out and dir/err, started by root, in
+ * the namespace asked for.  With PRIVATE_TMP the build stays where it was (a clone under /tmp,
+ * too: it is moved back over the new /tmp, through /mnt of the namespace).  Its pid; *input is
+ * its standard input. */
+static pid_t start_as_nobody(const char *jdk, const char *dir, enum namespace where, int *input)
 {
-    char command[4096], out[1300], namespace[1600];
+    char command[4096], out[1300], namespace[1600], classes[1300];
     int fds[2];
-    snprintf(namespace, sizeof(namespace),
-             "unshare --mount --propagation private sh -c 'mount --rbind \"$0\" /mnt && "
-             "mount -t tmpfs jevprof-test /tmp && mkdir -p \"$0\" && mount --move /mnt \"$0\" && exec \"$@\"' '%s'",
-             jvmrun_build_path(""));
+    const char *build = jvmrun_build_path("");
+    snprintf(classes, sizeof(classes), "%s", where == NO_BUILD ? "/tmp/classes" : jvmrun_build_path("java"));
+    if (where == PRIVATE_TMP)
+        snprintf(namespace, sizeof(namespace),
+                 "unshare --mount --propagation private sh -c 'mount --rbind \"$0\" /mnt && "
+                 "mount -t tmpfs jevprof-test /tmp && mkdir -p \"$0\" && mount --move /mnt \"$0\" && exec \"$@\"' '%s'",
+                 build);
+    else if (where == NO_BUILD)
+        snprintf(namespace, sizeof(namespace),
+                 "unshare --mount --propagation private sh -c 'mount -t tmpfs jevprof-test /mnt && cp -r \"$0/java\" "
+                 "/mnt/classes && mount -t tmpfs jevprof-test \"$0\" && mkdir -p /tmp && mount --move /mnt /tmp && "
+                 "chmod 1777 /tmp && exec \"$@\"' '%s'",
+                 build);
+    else
+        namespace[0] = '\0';
     snprintf(command, sizeof(command),
              "cd '%s' && exec %s setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent '%s' -cp '%s' "
              "BusyWorkload 150 >out 2>err",
-             dir, private_tmp ? namespace : "", jdk, jvmrun_build_path("java"));
+             dir, namespace, jdk, classes);
     ck_assert_int_eq(pipe(fds), 0);
     pid_t pid = fork();
     if (pid == 0) {
@@ -520,13 +536,15 @@ static pid_t start_as_nobody(const char *jdk, const char *dir, int private_tmp, 
     return -1;
 }
 
-/* Root profiles a JVM of another user (in namespaces of its own, too): the attach as that user, in
- * them; the -f files written as root; the answers here; the program's output its own.  Another
- * unprivileged user is still refused. */
+/* Root profiles a JVM of another user (in namespaces of its own, too, and in one that does not see
+ * the build, from copies in its /tmp): the attach as that user, in them; the -f files written as
+ * root; the answers here; the program's output its own.  Another unprivileged user is still
+ * refused. */
 START_TEST(root_profiles_another_users_jvm)
 {
     const char *jdk = jdks[_i % jdk_count];
-    int private_tmp = _i >= jdk_count, input;
+    enum namespace where = (enum namespace)(_i / jdk_count);
+    int input;
     if (geteuid() != 0) {
         printf("skipped: not root\n");
         return;
@@ -535,7 +553,7 @@ START_TEST(root_profiles_another_users_jvm)
     struct stat st;
     make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
     ck_assert_int_eq(chmod(dir, 0755), 0);
-    pid_t pid = start_as_nobody(jdk, dir, private_tmp, &input);
+    pid_t pid = start_as_nobody(jdk, dir, where, &input);
     ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "'%s/bin/jevprof' -d 2 -f '%s/r.html' -f '%s/r-%%p.txt' %d",
                                   jvmrun_source_dir(), dir, dir, (int)pid),
                      0);
@@ -552,6 +570,11 @@ START_TEST(root_profiles_another_users_jvm)
     ck_assert_int_eq(st.st_uid, 0);
     free(err);
     err = NULL;
+    if (where == NO_BUILD) { /* it runs copies in its /tmp, found again by the next command */
+        ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "grep -q ' /tmp/jevprof-lib\\.[^/]*/libjevmon.so$' /proc/%d/maps", (int)pid), 0);
+        ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "'%s/bin/jevprof' status %d", jvmrun_source_dir(), (int)pid), 0);
+        ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "test $(ls -d /proc/%d/root/tmp/jevprof-lib.* | wc -l) = 1", (int)pid), 0);
+    }
     ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "setpriv --reuid=1 --regid=1 --clear-groups '%s/bin/jevprof' status %d",
                                   jvmrun_source_dir(), (int)pid),
                      1);
@@ -584,7 +607,7 @@ int main(void)
     tcase_add_loop_test(tc, a_profile_folded_to_fit_names_no_file_it_did_not_write, 0, jdk_count);
     tcase_add_test(tc, another_users_process_is_refused);
     tcase_add_loop_test(tc, another_user_runs_the_trees_jevprof, 0, jdk_count);
-    tcase_add_loop_test(tc, root_profiles_another_users_jvm, 0, 2 * jdk_count);
+    tcase_add_loop_test(tc, root_profiles_another_users_jvm, 0, NAMESPACES * jdk_count);
     tcase_add_loop_test(tc, bad_modes_and_values_stop_before_the_program, 0, jdk_count);
     tcase_add_loop_test(tc, attaching_redefines_no_class, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, paths_and_quotes_taken_as_they_are, 0, jdk_count);

@@ -1,5 +1,5 @@
 /*
- * test_spec.c - answers the spec fixes (issue 28, section 3), end to end: the test monitor
+ * test_spec.c - answers the spec fixes, end to end: the test monitor
  * (tests/fixtures/fx_monitor.c) runs tests/jvm/workloads/SpecWorkload.java, a class in a
  * package, on every JDK found: the start class's name in class-file form, one CLASS_LOAD_FAILED
  * per failed load, and the methods of a class described during its CLASS_UNLOAD.

@@ -297,7 +297,7 @@ static void copy_server_to(const char *path)
     register_server(FX_SERVER_TEXT, path);
 }
 
-/* Issue 27's race: root's library in root's directory sub, but sub sits in a directory anyone can
+/* A race: root's library in root's directory sub, but sub sits in a directory anyone can
  * write (nobody's, 0777), where nobody can swap sub between the check and dlopen. */
 START_TEST(server_below_a_directory_others_can_write)
 {

@@ -4,7 +4,7 @@ import java.io.InputStream;
 import java.lang.ref.WeakReference;
 
 /**
- * Programs for the answers the spec fixes (issue 28, section 3), in a package so that class names
+ * Programs for the answers the spec fixes, in a package so that class names
  * have a class-file form that differs from the dotted one; the first argument picks one.
  *   gone        Class.forName of SpecWorkload$Gone, then new Gone(): two failed loads (the build
  *               deletes SpecWorkload$Gone.class after compiling)
