@@ -16,7 +16,8 @@
  *     frame pointers breaks, and the comparator's frames are one frame per function.
  *   - cpu mode, stubs: a megamorphic interface call, dispatched through the VM's itable stub (code
  *     with no frame of its own): the stub is a frame, "itable stub", under the compiled method
- *     that calls through it, as the Java frames of the stub's caller.
+ *     that calls through it, as the Java frames of the stub's caller, of the VM's kind in the flame
+ *     graph (tried in Chromium where it is installed, as the sort run's native frame is).
  *   - cpu mode, gc: with System.gc() run again and again over a large live set, the collector's
  *     threads ("GC Thread#0" ...) carry most samples, rooted at their own frame, with the
  *     collector's functions named from libjvm.so.
@@ -61,7 +62,7 @@ static char *run(const char *java, const char *options, const char *java_options
 static void remove_run(const char *dir)
 {
     static const char *const files[] = {"jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
-                                        "jevprof.pb.gz", "out.txt", "err.txt"};
+                                        "jevprof-flame.html.png", "jevprof.pb.gz", "out.txt", "err.txt"};
     char path[1400];
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -222,6 +223,7 @@ START_TEST(a_library_without_frame_pointers_is_unwound_through)
     ck_assert_uint_le(stopped * 100, all * 1);
     ck_assert_ptr_nonnull(strstr(collapsed, "libjevnative.so`Java_NativeWorkload_sortNative;libc.so.6`"));
     ck_assert_ptr_nonnull(strstr(collapsed, ";libjevnative.so`jevnative_compare;libjevnative.so`jevnative_steps "));
+    ck_assert_int_eq(jvmrun_check_flame_graph(dir, "libjevnative.so`jevnative_steps", "native code (C/C++)"), 0);
     free(collapsed);
     remove_run(dir);
 }
@@ -242,6 +244,7 @@ START_TEST(a_vm_stub_is_a_frame_under_its_java_caller)
      * 700); without the stub's caller every one of them is "(callers unknown)", outside dispatch.
      * 20% from 300 samples is more than 10 deviations below. */
     ck_assert_uint_ge(stub * 100, all * 20);
+    ck_assert_int_eq(jvmrun_check_flame_graph(dir, "itable stub", "VM"), 0); /* generated code: the VM's kind */
     free(collapsed);
     remove_run(dir);
 }
