@@ -253,7 +253,8 @@ void jp_native_write(FILE *out, jp_native *n, unsigned top)
     for (size_t i = 0; i < n->thread_count; i++)
         total += n->threads[i].samples;
     fprintf(out, "Native frames: %" PRIu64 " samples walked to their Java frames or their thread's start, %" PRIu64
-                 " could not be walked (a library without frame pointers: the frames up to there are kept)\n",
+                 " could not be walked (a caller neither frame pointers nor call frame information found: the frames"
+                 " up to there are kept)\n",
             n->counts.walked, n->counts.stopped);
     fprintf(out, "Kernel frames: not taken\n");
     jp_native_thread *sorted = n->thread_count ? malloc(n->thread_count * sizeof(*sorted)) : NULL;
