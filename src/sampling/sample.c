@@ -441,7 +441,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         return E_FAIL;
     jint state = 0;
     found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0, 0};
-    walk w; /* 17 KiB: the sampling thread's stack, not the heap, for every sample */
+    walk w; /* 28 KiB: the sampling thread's stack, not the heap, for every sample */
     DWORD os_tid = os_thread_of(t);
     w.native.count = 0, w.native.end = JV_NATIVE_NOT_WALKED, w.native.os_tid = os_tid;
     /* Unmounted, a virtual thread runs nowhere; a carrier's own frames wait while it runs one.
