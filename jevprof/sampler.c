@@ -28,8 +28,14 @@ static const char *state_text(MethodID method, const char *const *texts)
     return NULL;
 }
 
+/* By JEVMON_CPU_SAMPLE_KIND; JAVA's is never used. */
+static const char *const reason_names[] = {"[Java]", "[no Java frame]", "[collection under way]", "[not walkable]"};
+
 const char *jp_sampler_state_name(MethodID method)
 {
+    for (DWORD kind = JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES; kind <= JEVMON_CPU_SAMPLE_UNWALKABLE; kind++)
+        if (method == JP_REASON_FRAME(kind))
+            return reason_names[kind];
     return state_text(method, state_names);
 }
 
@@ -363,23 +369,28 @@ static int drain_one(jp_sampler *s)
     const DWORD *offsets = s->offsets + first;
     if (native && (count = jp_native_compose(&s->native, stack, offsets, count, periods)) > 0)
         stack = s->native.frames, offsets = s->native.offsets; /* with the native frames, or a thread's alone */
-    if (count) {
-        uint32_t node = jp_tree_add_path(&s->profile, stack, offsets, count, periods);
-        if (node == JP_NO_NODE) {
-            s->counts.failed += periods;
-        } else {
-            jp_event_log_add(&s->events, thread ? thread->os_thread : 0, node, periods, 0);
-            s->counts.samples++;
-            s->counts.periods += periods;
-            s->counts.walked++;
-            s->counts.truncated += truncated != FALSE;
-        }
-    } else if (kind == JEVMON_CPU_SAMPLE_GC)
-        s->counts.gc += periods;
-    else if (kind == JEVMON_CPU_SAMPLE_UNWALKABLE)
-        s->counts.unwalkable += periods;
-    else
-        s->counts.no_java += periods;
+    int walked = count > 0;
+    if (!walked) { /* the reason's frame stands for the stack */
+        if (kind == JEVMON_CPU_SAMPLE_JAVA || kind > JEVMON_CPU_SAMPLE_UNWALKABLE)
+            kind = JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES; /* a Java sample of no frames */
+        s->walked[0] = JP_REASON_FRAME(kind);
+        s->offsets[0] = JP_NO_OFFSET;
+        stack = s->walked, offsets = s->offsets, count = 1;
+    }
+    uint32_t node = jp_tree_add_path(&s->profile, stack, offsets, count, periods);
+    if (node == JP_NO_NODE) {
+        s->counts.failed += periods;
+    } else {
+        jp_event_log_add(&s->events, thread ? thread->os_thread : 0, node, periods, 0);
+        s->counts.samples++;
+        s->counts.periods += periods;
+        s->counts.walked += walked;
+        s->counts.truncated += truncated != FALSE;
+        if (!walked)
+            *(kind == JEVMON_CPU_SAMPLE_GC           ? &s->counts.gc
+              : kind == JEVMON_CPU_SAMPLE_UNWALKABLE ? &s->counts.unwalkable
+                                                     : &s->counts.no_java) += periods;
+    }
     plat_mutex_unlock(s->lock);
     return 1;
 }
@@ -545,27 +556,30 @@ static void write_timed_counts(FILE *out, const jp_sampler_counts *c, unsigned i
             c->periods, (uint64_t)interval_ms, asked ? 100.0 * (double)c->periods / (double)asked : 0.0);
     /* Each interval of a thread's processor time has one sample, at a random point of it: the
      * samples' weight is the processor time used but for each thread's last interval, cut short. */
-    uint64_t sampled = c->periods + t->lost + c->no_java + c->gc + c->unwalkable + c->failed;
+    uint64_t sampled = c->periods + t->lost + c->failed;
     double used = (double)t->cpu_ns / 1e9, in_samples = (double)sampled * (double)period / 1e9;
     fprintf(out, "Processor time sampled: %.3f s used by the timed threads, %.3f s sampled (samples x interval, "
-                 "%.1f%%), %.3f s of it in the profile's stacks\n", used, in_samples,
+                 "%.1f%%), %.3f s of it in the profile\n", used, in_samples,
             used > 0 ? 100.0 * in_samples / used : 0.0, (double)c->periods * (double)period / 1e9);
     if (t->overruns)
         fprintf(out, "Stacks walked: %" PRIu64 "; %" PRIu64 " intervals went by without their own signal and came "
                      "merged into the next sample, whose stack stands for them (the thread held SIGPROF blocked, or "
-                     "the system checks its timers only at the scheduler tick)\n", c->samples, (uint64_t)t->overruns);
+                     "the system checks its timers only at the scheduler tick)\n", c->walked, (uint64_t)t->overruns);
     /* What is neither in the profile nor counted as missing for a reason: each thread's last interval,
      * whose sample falls at a random point of it and so is not taken when the thread ends first. */
     uint64_t last = asked > sampled ? asked - sampled : 0;
-    fprintf(out, "Samples missing: %" PRIu64 " lost (buffer full), %" PRIu64 " with no Java frame (a thread starting, "
-                 "ending or in the VM; after an attach, the JVM's own threads too), %" PRIu64 " during a collection, %" PRIu64 " where the stack could not be "
-                 "walked, %" PRIu64 " failed, %" PRIu64 " in the last interval of a thread (its sample falls at a random "
-                 "point of it and the thread ended first; %" PRIu64 " threads timed)\n",
-            (uint64_t)t->lost, c->no_java, c->gc, c->unwalkable, c->failed, last, (uint64_t)t->threads);    if (t->untimed_threads)
+    fprintf(out, "Samples without a stack: %" PRIu64 " with no Java frame (a thread starting, ending or in the VM; "
+                 "after an attach, the JVM's own threads too), %" PRIu64 " during a collection, %" PRIu64 " where the "
+                 "stack could not be walked: in the profile as [no Java frame], [collection under way] and "
+                 "[not walkable]\n", c->no_java, c->gc, c->unwalkable);
+    fprintf(out, "Samples missing: %" PRIu64 " lost (buffer full), %" PRIu64 " failed, %" PRIu64 " in the last interval "
+                 "of a thread (its sample falls at a random point of it and the thread ended first; %" PRIu64
+                 " threads timed)\n", (uint64_t)t->lost, c->failed, last, (uint64_t)t->threads);
+    if (t->untimed_threads)
         fprintf(out, "Threads without a timer: %" PRIu64 " (OS thread not known, or a timer refused): their "
                      "processor time is not in the profile\n", (uint64_t)t->untimed_threads);
     fprintf(out, "Thread samples: %" PRIu64 " in the profile\n", c->periods);
-    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran\n", c->periods);
+    fprintf(out, "Stacks: %" PRIu64 " walked where the thread ran\n", c->periods - c->no_java - c->gc - c->unwalkable);
 }
 
 /* The tick sampler: ticks, thread samples asked for and taken, and why not. */

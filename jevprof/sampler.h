@@ -55,7 +55,13 @@
  * below the allocated classes' frames (allocations.h), where no VM's MethodID is. */
 #define JP_THREAD_STATES (JEVMON_THREAD_SLEEPING + 1)
 #define JP_STATE_FRAME(state) (JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) - 1 - (MethodID)(state))
-/* The state's name ("[waiting]") when method is a state frame, else NULL. */
+/* cpu mode: a sample whose stack was not walked stands in the profile as one frame saying why
+ * (JEVMON_CPU_SAMPLE_KIND: "[no Java frame]", "[collection under way]", "[not walkable]"), as
+ * async-profiler's [no_Java_frame] and [not_walkable_Java] do, so that the profile's samples add
+ * up to the processor time the threads used.  Below the state frames (native.h leaves room). */
+#define JP_REASON_FRAME(kind) JP_STATE_FRAME(JP_THREAD_STATES + (MethodID)(kind))
+/* The state's name ("[waiting]") when method is a state frame, or the reason's when it is a
+ * reason frame, else NULL. */
 const char *jp_sampler_state_name(MethodID method);
 /* The same without the brackets ("waiting"), for pprof's label; NULL when not a state frame. */
 const char *jp_sampler_state_label(MethodID method);

@@ -3,9 +3,10 @@
  * serving: the embedded Tomcat 10 of tests/jvm/workloads/tomcat/ (Debian's libtomcat10-java),
  * started with no agent on a loopback port, under wrk, on every JDK under /usr/lib/jvm.
  *
- *   - `bin/jevprof -e cpu -i 1ms -d 5 PID` while wrk drives the server: the profile's samples x
- *     interval are within 10% of the processor time /proc gives the JVM over the same window
- *     (from the command's "recording" line to its exit), and the servlet is in it;
+ *   - `bin/jevprof -e cpu -i 1ms -d 8 PID` while wrk drives the server: the profile's samples x
+ *     interval are within 5% of the processor time /proc gives the JVM's threads over the same
+ *     window (from the command's "recording" line to its exit; the attach listener's, which runs
+ *     the profiler's set-up and writing, left out), and the servlet is in it;
  *   - the attach redefines no class (a redefinition deoptimizes every compiled method of a JVM
  *     started without an agent: the cause of an 8x slower server while it was recorded), and once
  *     the profile is written no timer of the profiler is left in the process (the server runs at
@@ -17,6 +18,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,10 +164,10 @@ static char *read_proc(pid_t pid, const char *name)
     return text;
 }
 
-/* The process's user + system time so far, in ms (/proc/PID/stat's utime and stime). */
-static long long process_cpu_ms(pid_t pid)
+/* The user + system time of a /proc stat file's process or thread, in ms (utime and stime). */
+static long long stat_cpu_ms(pid_t pid, const char *name)
 {
-    char *stat = read_proc(pid, "stat");
+    char *stat = read_proc(pid, name);
     const char *after_name = strrchr(stat, ')');
     unsigned long long user = 0, system_time = 0;
     ck_assert_ptr_nonnull(after_name);
@@ -173,6 +175,32 @@ static long long process_cpu_ms(pid_t pid)
     ck_assert_int_eq(sscanf(after_name + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user, &system_time), 2);
     free(stat);
     return (long long)(user + system_time) * 1000 / sysconf(_SC_CLK_TCK);
+}
+
+/* The program's processor time so far, in ms: the process's, less its attach listener's (the
+ * thread that runs each load of the agent: jevprof's set-up and the writing of the profile,
+ * processor time of the profiler's own, which no timer of the profile covers). */
+static long long program_cpu_ms(pid_t pid)
+{
+    long long ms = stat_cpu_ms(pid, "stat");
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *tasks = opendir(path);
+    ck_assert_ptr_nonnull(tasks);
+    for (struct dirent *e; (e = readdir(tasks));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char name[300];
+        snprintf(name, sizeof(name), "task/%s/comm", e->d_name);
+        char *comm = read_proc(pid, name);
+        if (strcmp(comm, "Attach Listener\n") == 0) {
+            snprintf(name, sizeof(name), "task/%s/stat", e->d_name);
+            ms -= stat_cpu_ms(pid, name);
+        }
+        free(comm);
+    }
+    closedir(tasks);
+    return ms;
 }
 
 /* The sampling timers of the process: its perf events (descriptors on anon_inode:[perf_event]) and
@@ -199,8 +227,8 @@ static int process_timers(pid_t pid)
     return n;
 }
 
-/* The samples of a collapsed file: the sum of each line's last field. */
-static long long collapsed_samples(const char *text)
+/* The samples of a collapsed file's lines holding frame (NULL: every line): the sum of their last fields. */
+static long long collapsed_samples(const char *text, const char *frame)
 {
     long long n = 0;
     for (const char *line = text; *line;) {
@@ -210,20 +238,25 @@ static long long collapsed_samples(const char *text)
         const char *space = end;
         while (space > line && space[-1] != ' ')
             space--;
-        n += atoll(space);
+        const char *found = frame ? strstr(line, frame) : line;
+        if (found && found < space)
+            n += atoll(space);
         line = *end ? end + 1 : end;
     }
     return n;
 }
 
 /*
- * One attach of cpu mode at 1 ms for 5 s while wrk keeps the server busy.  The accounting bound:
+ * One attach of cpu mode at 1 ms for 8 s; wrk keeps the server busy for 5 s of it, from the
+ * command's recording line, so that the server idles at the window's edges, where the profile's
+ * timers and the reads of /proc cannot start and stop at the same moment.  The accounting bound:
  * the samples are the processor time of every timed thread over random intervals of mean 1 ms;
- * a count of n such samples has a standard deviation under 0.6 sqrt(n) (about 35 for the 3,000 or
- * more samples a busy server gives in 5 s), so 10% of the processor time (300 or more samples) is
- * over 8 of them; the window's edges (the processor time of the attach's last steps and of
- * writing the profile, in /proc's window but not sampled) are under 4% of it here.  The chance
- * that a correct profiler fails this check is below 1 in 10^9.
+ * a count of n such samples has a standard deviation under 0.6 sqrt(n).  The tolerance is 5% of
+ * the processor time, or 4.5 of those deviations where that is more (n under 3,000: a busy server
+ * gives 3,000 to 6,000 samples in 5 s idle, under 2,000 with the machine's two cores loaded by
+ * others; at least 1,000 are asked for): a correct profiler fails it with chance under 1 in 10^5.
+ * The profiler's own work (its set-up, the writing of the profile) runs on the JVM's attach
+ * listener, whose time is left out of the program's.
  */
 START_TEST(an_attached_profile_accounts_for_the_servers_processor_time)
 {
@@ -234,37 +267,50 @@ START_TEST(an_attached_profile_accounts_for_the_servers_processor_time)
     int status;
     waitpid(warm_up, &status, 0);
     int timers_before = process_timers(s.pid);
-    pid_t load = start_load(&s, 9);
-    usleep(1000 * 1000);
     char command[4096];
-    snprintf(command, sizeof(command), "'%s/bin/jevprof' -e cpu -i 1ms -d 5 -f '%s/p.collapsed' -f '%s/p.txt' %d 2>&1",
+    snprintf(command, sizeof(command), "'%s/bin/jevprof' -e cpu -i 1ms -d 8 -f '%s/p.collapsed' -f '%s/p.txt' %d 2>&1",
              jvmrun_source_dir(), s.dir, s.dir, (int)s.pid);
     FILE *jevprof = popen(command, "r");
     ck_assert_ptr_nonnull(jevprof);
     char line[4096], said[16384] = "";
     long long cpu_start = -1;
+    pid_t load = -1;
     int timers_recording = 0;
     while (fgets(line, sizeof(line), jevprof)) {
         if (cpu_start < 0 && strstr(line, "jevprof: recording")) {
-            cpu_start = process_cpu_ms(s.pid);
+            cpu_start = program_cpu_ms(s.pid);
             timers_recording = process_timers(s.pid);
+            load = start_load(&s, 5);
         }
         strncat(said, line, sizeof(said) - strlen(said) - 1);
     }
-    long long cpu_end = process_cpu_ms(s.pid);
+    long long cpu_end = program_cpu_ms(s.pid);
     ck_assert_msg(pclose(jevprof) == 0, "jevprof failed:\n%s", said);
     ck_assert_msg(cpu_start >= 0, "no recording line:\n%s", said);
-    waitpid(load, &status, 0);
+    ck_assert_int_eq(waitpid(load, &status, 0), load);
 
     char path[1400];
     snprintf(path, sizeof(path), "%s/p.collapsed", s.dir);
     char *collapsed = tk_read_file(path);
-    long long samples = collapsed_samples(collapsed), used = cpu_end - cpu_start;
+    long long samples = collapsed_samples(collapsed, NULL), used = cpu_end - cpu_start;
     printf("%s: %lld samples of 1 ms, the JVM used %lld ms of processor time in the window (%.1f%%)\n", jdks[_i],
            samples, used, used > 0 ? 100.0 * (double)samples / (double)used : 0.0);
-    ck_assert_msg(used >= 2000, "the server used only %lld ms of processor time: wrk did not drive it", used);
-    ck_assert_msg(llabs(samples - used) * 10 <= used, "%lld samples of 1 ms for %lld ms of processor time\n%s", samples,
-                  used, said);
+    snprintf(path, sizeof(path), "%s/p.txt", s.dir);
+    char *report = tk_read_file(path);
+    for (const char *line = report; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0'))
+        if (!strncmp(line, "Samples ", 8) || !strncmp(line, "Processor time", 14) || !strncmp(line, "Threads without", 15))
+            printf("  %.*s\n", (int)strcspn(line, "\n"), line); /* the report's own accounting, for a failure's reader */
+    /* the samples whose stack could not be walked (3% to 5% of a server's) are in the profile, under
+     * a frame saying so; left out, they made the profile short of the processor time by as much */
+    fflush(stdout); /* before a failure ends the test's process */
+    const char *unwalkable = strstr(report, " during a collection, ");
+    ck_assert_ptr_nonnull(unwalkable);
+    ck_assert_int_eq(collapsed_samples(collapsed, "[not walkable]"), atoll(unwalkable + 22));
+    free(report);
+    ck_assert_msg(used >= 1000, "the server used only %lld ms of processor time: wrk did not drive it", used);
+    double tolerance = fmax(0.05 * (double)used, 4.5 * 0.6 * sqrt((double)used));
+    ck_assert_msg((double)llabs(samples - used) <= tolerance, "%lld samples of 1 ms for %lld ms of processor time\n%s",
+                  samples, used, said);
     ck_assert_msg(strstr(collapsed, "TomcatWorkload$Page.doGet"), "the servlet is not in the profile");
     free(collapsed);
 
