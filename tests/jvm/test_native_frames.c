@@ -221,7 +221,8 @@ START_TEST(a_library_without_frame_pointers_is_unwound_through)
      * code, the clock's read) are walked too.  Cut without the unwind: about 90%. */
     ck_assert_uint_ge(walked * 100, all * 95);
     ck_assert_uint_le(stopped * 100, all * 1);
-    ck_assert_ptr_nonnull(strstr(collapsed, "libjevnative.so`Java_NativeWorkload_sortNative;libc.so.6`"));
+    /* the C library's sort among the frames walked through (a sanitizer's interceptor may come first) */
+    ck_assert_ptr_nonnull(strstr(collapsed, ";libc.so.6`qsort_r;"));
     ck_assert_ptr_nonnull(strstr(collapsed, ";libjevnative.so`jevnative_compare;libjevnative.so`jevnative_steps "));
     ck_assert_int_eq(jvmrun_check_flame_graph(dir, "libjevnative.so`jevnative_steps", "native code (C/C++)"), 0);
     free(collapsed);
