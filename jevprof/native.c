@@ -23,9 +23,9 @@ void jp_native_free(jp_native *n)
     for (size_t i = 0; i < n->thread_count; i++)
         free(n->threads[i].name);
     free(n->names);
-    free(n->address_of);
     free(n->threads);
     jp_idmap_free(&n->addresses);
+    jp_idmap_free(&n->functions);
     jp_idmap_free(&n->thread_index);
     if (n->iface)
         IJevmonNativeSampling_Release(n->iface);
@@ -46,31 +46,80 @@ JEVMON_NATIVE_STACK *jp_native_buffer(jp_native *n)
     return n->iface && n->flags ? &n->stack : NULL;
 }
 
-/* The frame of a code address, added when new; called with the lock held. */
+/* The name of a code address, malloc'd ("library`function", or the address where none is known). */
+static char *address_name(jp_native *n, ULONGLONG address)
+{
+    LPSTR name = NULL;
+    char unnamed[64];
+    HRESULT hr = IJevmonNativeSampling_GetNativeFrameName(n->iface, address, &name);
+    if (hr != S_OK || !name)
+        snprintf(unnamed, sizeof(unnamed), "[unknown code 0x%" PRIx64 "]", (uint64_t)address);
+    char *copy = strdup(hr == S_OK && name ? name : unnamed);
+    CoTaskMemFree(name);
+    return copy;
+}
+
+/* FNV-1a of a name, never 0: its first key in the functions map. */
+static UniqueID name_key(const char *name)
+{
+    uint64_t hash = 14695981039346656037ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        hash = (hash ^ *p) * 1099511628211ull;
+    return hash ? hash : 1;
+}
+
+/* The frame index of a function's name, added when new (name is taken, or freed); -1 out of
+ * memory.  Names whose keys collide take the next key; called with the lock held. */
+static long function_index(jp_native *n, char *name)
+{
+    for (UniqueID key = name_key(name);; key = key + 1 ? key + 1 : 1) {
+        jp_idmap_entry *e = jp_idmap_insert(&n->functions, key);
+        if (!e) {
+            free(name);
+            return -1;
+        }
+        if (e->value && strcmp(n->names[e->value - 1], name) == 0) {
+            free(name);
+            return (long)e->value - 1;
+        }
+        if (e->value)
+            continue;
+        if (n->count == n->capacity) {
+            size_t capacity = n->capacity ? 2 * n->capacity : 1024;
+            char **names = realloc(n->names, capacity * sizeof(*names));
+            if (!names) {
+                jp_idmap_remove(&n->functions, key);
+                free(name);
+                return -1;
+            }
+            n->names = names;
+            n->capacity = capacity;
+        }
+        n->names[n->count] = name;
+        e->value = ++n->count;
+        return (long)n->count - 1;
+    }
+}
+
+/* The frame of a code address: its function's (every instruction of a function is one frame, as
+ * its samples spread over them), named and added when new; called with the lock held. */
 static MethodID frame_of(jp_native *n, ULONGLONG address)
 {
     jp_idmap_entry *e = jp_idmap_insert(&n->addresses, (UniqueID)address);
     if (!e)
         return JP_UNKNOWN_METHOD;
     if (!e->value) {
-        if (n->count == JP_MAX_NATIVE_FRAMES)
+        if (n->count == JP_MAX_NATIVE_FRAMES) {
+            e->value = JP_MAX_NATIVE_FRAMES;
             return JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1);
-        if (n->count == n->capacity) {
-            size_t capacity = n->capacity ? 2 * n->capacity : 1024;
-            uint64_t *addresses = realloc(n->address_of, capacity * sizeof(*addresses));
-            if (addresses)
-                n->address_of = addresses;
-            char **names = addresses ? realloc(n->names, capacity * sizeof(*names)) : NULL;
-            if (!names) {
-                jp_idmap_remove(&n->addresses, (UniqueID)address);
-                return JP_UNKNOWN_METHOD;
-            }
-            n->names = names;
-            n->capacity = capacity;
         }
-        n->address_of[n->count] = address;
-        n->names[n->count] = NULL;
-        e->value = ++n->count;
+        char *name = address_name(n, address);
+        long index = name ? function_index(n, name) : -1;
+        if (index < 0) {
+            jp_idmap_remove(&n->addresses, (UniqueID)address);
+            return JP_UNKNOWN_METHOD;
+        }
+        e->value = (uintptr_t)index + 1;
     }
     return JP_NATIVE_FRAME(e->value - 1);
 }
@@ -153,21 +202,6 @@ size_t jp_native_compose(jp_native *n, const MethodID *frames, const DWORD *offs
     return composed;
 }
 
-/* Names the frame at index now if it was not; called with the lock held. */
-static const char *address_name(jp_native *n, size_t index)
-{
-    if (!n->names[index]) {
-        LPSTR name = NULL;
-        char unnamed[64];
-        HRESULT hr = IJevmonNativeSampling_GetNativeFrameName(n->iface, n->address_of[index], &name);
-        if (hr != S_OK || !name)
-            snprintf(unnamed, sizeof(unnamed), "[unknown code 0x%" PRIx64 "]", n->address_of[index]);
-        n->names[index] = strdup(hr == S_OK && name ? name : unnamed);
-        CoTaskMemFree(name);
-    }
-    return n->names[index] ? n->names[index] : "[unknown code]";
-}
-
 const char *jp_native_frame_name(jp_native *n, MethodID method)
 {
     const char *name = NULL;
@@ -178,7 +212,7 @@ const char *jp_native_frame_name(jp_native *n, MethodID method)
         name = "(native frames not walked)";
     } else if (method >= JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1)) {
         size_t index = (size_t)(JP_NATIVE_FRAME(0) - method);
-        name = index < n->count ? address_name(n, index) : "[unknown code]";
+        name = index < n->count ? n->names[index] : "[unknown code]";
     } else {
         size_t index = (size_t)(JP_THREAD_FRAME(0) - method);
         const jp_native_thread *t = index < n->thread_count ? &n->threads[index] : NULL;
@@ -192,9 +226,15 @@ int jp_native_frame_kind(jp_native *n, MethodID method, jp_frame_kind *kind)
 {
     if (!n->lock || method > JP_NATIVE_FRAME(0) || method < JP_NATIVE_GAP)
         return 0;
-    *kind = method >= JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1) ? JP_FRAME_C_CODE
-            : method == JP_NATIVE_GAP                          ? JP_FRAME_OTHER
-                                                               : JP_FRAME_THREAD;
+    if (method >= JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1)) {
+        size_t index = (size_t)(JP_NATIVE_FRAME(0) - method);
+        plat_mutex_lock(n->lock);
+        /* a library's function ("library`function"), or the VM's generated code (a stub) */
+        *kind = index < n->count && !strchr(n->names[index], '`') ? JP_FRAME_VM : JP_FRAME_C_CODE;
+        plat_mutex_unlock(n->lock);
+    } else {
+        *kind = method == JP_NATIVE_GAP ? JP_FRAME_OTHER : JP_FRAME_THREAD;
+    }
     return 1;
 }
 
@@ -213,7 +253,8 @@ void jp_native_write(FILE *out, jp_native *n, unsigned top)
     for (size_t i = 0; i < n->thread_count; i++)
         total += n->threads[i].samples;
     fprintf(out, "Native frames: %" PRIu64 " samples walked to their Java frames or their thread's start, %" PRIu64
-                 " could not be walked (a library without frame pointers: the frames up to there are kept)\n",
+                 " could not be walked (a caller neither frame pointers nor call frame information found: the frames"
+                 " up to there are kept)\n",
             n->counts.walked, n->counts.stopped);
     fprintf(out, "Kernel frames: not taken\n");
     jp_native_thread *sorted = n->thread_count ? malloc(n->thread_count * sizeof(*sorted)) : NULL;

@@ -6,10 +6,11 @@
  * the samples of each thread by its OS name.
  *
  * Frames: the tree holds MethodIDs, so a native frame is recorded, as allocations.h records a
- * class, as a frame from the top of the ID range: JP_NATIVE_FRAME(i) for the i-th code address
- * met, below the sampler's state frames; a thread as JP_THREAD_FRAME(i), the root of the samples
- * of a thread with no Java frame.  Addresses are named when an output is written
- * (GetNativeFrameName: "library`function"), once each, never while sampling.
+ * class, as a frame from the top of the ID range: JP_NATIVE_FRAME(i) for the i-th function met,
+ * below the sampler's state frames; a thread as JP_THREAD_FRAME(i), the root of the samples of a
+ * thread with no Java frame.  A code address is named (GetNativeFrameName: "library`function")
+ * the first time a sample has it, off the signal path, and every address of a function is its one
+ * frame: a function's samples spread over its instructions, and per address none would add up.
  *
  * A sample's stack, outermost first: the thread's frame when it has no Java frame, "(callers
  * unknown)" when its native walk stopped short of its outermost frame or reached Java code whose
@@ -30,7 +31,7 @@
 
 /* Below the sampler's state frames (sampler.h: JP_STATE_FRAME, 6 of them) with room to spare. */
 #define JP_NATIVE_FRAME(index) (JP_CLASS_FRAME(JP_MAX_CLASS_FRAMES) - 64 - (MethodID)(index))
-#define JP_MAX_NATIVE_FRAMES (1u << 22) /* addresses beyond this many are recorded as the last one */
+#define JP_MAX_NATIVE_FRAMES (1u << 22) /* functions beyond this many are recorded as the last one */
 #define JP_THREAD_FRAME(index) (JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES) - 1 - (MethodID)(index))
 #define JP_MAX_THREAD_FRAMES (1u << 16)
 #define JP_NATIVE_GAP JP_THREAD_FRAME(JP_MAX_THREAD_FRAMES) /* "(native frames not walked)" */
@@ -55,9 +56,9 @@ typedef struct jp_native {
     IJevmonNativeSampling *iface; /* NULL: not offered */
     DWORD flags;                  /* asked of the VM (JEVMON_NATIVE_FRAMES, JEVMON_NATIVE_VM_THREADS) */
     plat_mutex *lock;             /* guards everything below */
-    jp_idmap addresses;           /* code address -> 1 + its frame index */
-    uint64_t *address_of;         /* by frame index */
-    char **names;                 /* by frame index: named at the first output, else NULL */
+    jp_idmap addresses;           /* code address -> 1 + its function's frame index */
+    jp_idmap functions;           /* a name's key (name_key, then the next on a collision) -> 1 + its frame index */
+    char **names;                 /* by frame index: "library`function" */
     size_t count, capacity;
     jp_idmap thread_index;        /* OS thread -> 1 + its index */
     jp_native_thread *threads;

@@ -950,7 +950,8 @@ fi
 # BENCH_ONLY=native.  top_frames: the ten frames with the most self samples, Java or native, in
 # collapsed files, one a line with its share: jevprof's "library`function" and async-profiler's
 # "function" are both the function; Java names with dots, no signature; async-profiler's kernel
-# frames (_[k]) are left out where jevprof takes none.
+# frames (_[k]) are left out (its sample then counts for its innermost user-space frame, as
+# jevprof's does), as jevprof takes none.
 top_frames() {
   python3 - "$@" <<'PY'
 import re, sys, collections
@@ -961,9 +962,10 @@ for name in files:
         stack, _, count = line.rstrip("\n").rpartition(" ")
         if not count.isdigit() or not stack:
             continue
-        frame = stack.split(";")[-1]
-        if frame.endswith("_[k]"):
-            continue
+        frames = stack.split(";")
+        while len(frames) > 1 and frames[-1].endswith("_[k]"):
+            frames.pop()  # the sample is its innermost user frame's, as where no kernel frame is taken
+        frame = frames[-1]
         frame = re.sub(r"_\[[a-z0-9]\]$", "", frame)
         frame = frame.split("`", 1)[-1]
         if "/" in frame and "::" not in frame:

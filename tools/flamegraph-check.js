@@ -6,9 +6,10 @@
  * beside the file as <file>.png) is not blank, and the frame's name is in the rendered text.
  * The subtitle gives the totals; the flame view puts the root at the bottom; the reversed view
  * shows the frame (which must have self weight) among the outermost; frames are coloured by
- * kind, with a legend, and the frame (hot, so compiled) is not labelled interpreted.
+ * kind, with a legend, and the frame (hot, so compiled) is not labelled interpreted; with a kind
+ * (a legend label: "VM", "native code (C/C++)"), the frame is of that kind and the legend names it.
  *
- *   node tools/flamegraph-check.js <jevprof-flame.html> <a frame name in it>
+ *   node tools/flamegraph-check.js <jevprof-flame.html> <a frame name in it> [kind]
  *
  * Prints one line per check and exits 0 when all pass.  Talks to Chromium over
  * --remote-debugging-pipe (the DevTools protocol on file descriptors 3 and 4), so it needs
@@ -21,9 +22,9 @@ const os = require('os');
 const path = require('path');
 const zlib = require('zlib');
 
-const [file, frameName] = process.argv.slice(2);
+const [file, frameName, kindLabel] = process.argv.slice(2);
 if (!file || !frameName) {
-  console.error('usage: node tools/flamegraph-check.js <flame.html> <frame name>');
+  console.error('usage: node tools/flamegraph-check.js <flame.html> <frame name> [kind]');
   process.exit(2);
 }
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jevprof-chromium-'));
@@ -126,6 +127,13 @@ async function main() {
           DATA.kinds.some(k => k > 0)`), 'frames have kinds, named in a legend');
   check(await evaluate(`[...document.querySelectorAll('.f')].every(e => !e.title.startsWith(${name} + '  ') ||
           !e.title.endsWith(', interpreted'))`), 'it is not labelled interpreted (no sample said so)');
+  if (kindLabel) {
+    const kind = JSON.stringify(kindLabel);
+    check(await evaluate(`[...document.getElementById('legend').children].some(e => e.textContent === ${kind})`),
+          `the legend names the kind ${kindLabel}`);
+    check(await evaluate(`[...document.querySelectorAll('.f')].some(e => e.title.startsWith(${name} + '  ') &&
+            e.title.endsWith(', ' + ${kind}))`), `it is labelled ${kindLabel}`);
+  }
   const setView = (view) => evaluate(`(() => { const v = document.getElementById('view'); v.value = '${view}';
                                                v.dispatchEvent(new Event('change')); })()`);
   await setView('flame');

@@ -255,7 +255,9 @@ void plat_cpu_timer_stop(plat_cpu_timer *timer);
  * What a native stack walk (sampling/native_walk.c) needs.  plat_context_frame: the interrupted
  * ip, sp and frame pointer of a signal handler's context (0 where the system has none: Windows).
  * plat_read_memory: copies size bytes from this process's address, or returns 0 when any of them
- * is not readable, without faulting; async-signal-safe.  plat_native_symbol: "library`symbol" of
+ * is not readable, without faulting; async-signal-safe.  plat_read_memory_prefix: as much of it as
+ * is readable from address on, page by page, in one system call; the bytes copied (0: none).
+ * plat_native_symbol: "library`symbol" of
  * a code address (demangled, without its parameters), from the library's ELF symbol tables
  * (.symtab, or a Debian debug file's, else .dynsym); "library`0x<offset>" where none covers it;
  * 0 when the address is in no library (generated code) or the system cannot say.  Not for the
@@ -265,15 +267,28 @@ void plat_cpu_timer_stop(plat_cpu_timer *timer);
  * thread of this process (Linux: its comm, which the JVM sets); 0 when gone.
  */
 int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t *fp);
+/* A copy of a signal handler's context (into returned, PLAT_CONTEXT_MAX bytes) as it would be after
+ * the interrupted function returned at once: its ip the return address at sp, its sp past it.  For
+ * code that sets up no frame (a VM's vtable stub); async-signal-safe; 0 where that cannot be read
+ * or the system has no such context. */
+#define PLAT_CONTEXT_MAX 1024
+int plat_context_returned(const void *context, void *returned);
 int plat_read_memory(uint64_t address, void *buffer, size_t size);
+size_t plat_read_memory_prefix(uint64_t address, void *buffer, size_t size);
 int plat_native_symbol(uint64_t address, char *name, size_t size);
 int plat_native_code(uint64_t address);
 int plat_os_thread_name(DWORD os_tid, char *name, size_t size);
-/* The canonical frame address of the function at a code address, as its library's call frame
- * information gives it: the stack pointer (fp_based 0) or the frame pointer (1) at that address,
- * plus offset; the function's return address lies 8 bytes below it (x86-64).  0 where it is not
- * known (no such information, or a rule other than a register plus an offset).  Not for the
+/* How a function's caller is found from a code address in it, as its library's call frame
+ * information says (x86-64): its canonical frame address (CFA) is the stack pointer (cfa_fp 0) or
+ * the frame pointer (1) at that address plus cfa_offset; its return address lies at CFA +
+ * ra_offset (ra_saved 0: it has none, the thread's outermost function); the caller's frame pointer
+ * is this one's (fp_saved 0) or lies at CFA + fp_offset (1).  The caller's stack pointer is the
+ * CFA.  0 where it is not known (no such information, or a rule other than these).  Not for the
  * signal handler. */
-int plat_native_cfa(uint64_t address, int *fp_based, int64_t *offset);
+typedef struct plat_unwind_rule {
+    int cfa_fp, ra_saved, fp_saved;
+    int64_t cfa_offset, ra_offset, fp_offset;
+} plat_unwind_rule;
+int plat_native_unwind_rule(uint64_t address, plat_unwind_rule *rule);
 
 #endif /* JEVMON_PLATFORM_H */

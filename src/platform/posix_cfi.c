@@ -1,18 +1,24 @@
 /*
- * posix_cfi.c - the call frame information of a code address (platform.h: plat_native_cfa), from
- * its library's .eh_frame, read by elfutils' libdw (libdwfl for this process's libraries).
+ * posix_cfi.c - the call frame information of a code address (platform.h: plat_native_unwind_rule),
+ * from its library's .eh_frame, read by elfutils' libdw (libdwfl for this process's libraries).
  *
  * A function that sets up no frame pointer (a leaf, as GCC builds them, or any function of a library
- * built without frame pointers, Debian's C library among them) leaves the frame-pointer walk its
- * caller's caller: the call frame information says where the function's return address is instead.
- * Asked off the signal path (when a sample is handed to a monitor), under one lock; the libraries
- * are reported once, and again when an address lies in none of them (a library loaded since), at
- * most once a second.
+ * built without frame pointers, Debian's C library among them) is invisible to a frame-pointer
+ * walk, or ends it where it keeps data in the register: the call frame information says where its
+ * return address and its caller's frame pointer are instead.  Asked off the signal path (when a
+ * sample is handed to a monitor), under one lock; the libraries are reported when first asked, and
+ * again when the dynamic loader's counts of libraries loaded and unloaded (dl_iterate_phdr) have
+ * moved since (a JNI library loaded as the program runs has rules from its first sample).  The rules of
+ * the addresses asked last are kept in a cache (a sample's return addresses repeat from sample to
+ * sample): libdw interprets a function's instructions up to the address on every question.
  */
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "platform/platform.h"
@@ -20,20 +26,44 @@
 #define REPORT_AGAIN_NS 1000000000u
 #define DWARF_X86_64_RBP 6
 #define DWARF_X86_64_RSP 7
+#define DWARF_X86_64_RA 16
+#define CACHED 4096 /* rules, by address */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static Dwfl *dwfl;
 static uint64_t reported_ns;
+static unsigned long long reported_loads[2]; /* the loader's counts at that report: added, removed */
 static char *debuginfo_path; /* libdwfl's search path for debug files: its default */
+static struct cached_rule {
+    uint64_t address; /* 0: none */
+    int known;
+    plat_unwind_rule rule;
+} cache[CACHED];
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_linux_proc_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
     .debuginfo_path = &debuginfo_path,
 };
 
-/* This process's libraries, reported again; called with the lock held. */
-static void report(void)
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *counts)
 {
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+        ((unsigned long long *)counts)[0] = info->dlpi_adds;
+        ((unsigned long long *)counts)[1] = info->dlpi_subs;
+    }
+    return 1; /* the counts are the same in every entry */
+}
+
+/* This process's libraries, reported again when never reported, when the loader's counts moved
+ * since, or a second after a report that failed: 1 when reported again.  Called with the lock held. */
+static int report(void)
+{
+    unsigned long long loads[2] = {0, 0};
+    dl_iterate_phdr(loader_counts, loads);
+    if (reported_ns && loads[0] == reported_loads[0] && loads[1] == reported_loads[1] &&
+        (dwfl || plat_now_ns() - reported_ns < REPORT_AGAIN_NS))
+        return 0;
+    reported_loads[0] = loads[0], reported_loads[1] = loads[1];
     if (dwfl)
         dwfl_end(dwfl);
     dwfl = dwfl_begin(&callbacks);
@@ -42,37 +72,79 @@ static void report(void)
         dwfl = NULL;
     }
     reported_ns = plat_now_ns();
+    memset(cache, 0, sizeof(cache)); /* a library unloaded since may have left rules of others' addresses */
+    return 1;
 }
 
-int plat_native_cfa(uint64_t address, int *fp_based, int64_t *offset)
+enum { SAME_VALUE, AT_CFA, UNDEFINED, OTHER };
+
+/* A register's rule as libdw gives it (dwarf_frame_register): the same value, saved at the CFA plus
+ * *offset, undefined (not kept: the outermost function's return address), or another (an
+ * expression, a value rather than a place, an error). */
+static int register_rule(Dwarf_Frame *frame, int regno, int64_t *offset)
 {
-    int found = 0;
-    pthread_mutex_lock(&lock);
-    if (!dwfl && (!reported_ns || plat_now_ns() - reported_ns >= REPORT_AGAIN_NS))
-        report();
+    Dwarf_Op ops_mem[3], *ops = NULL;
+    size_t count = 0;
+    if (dwarf_frame_register(frame, regno, ops_mem, &ops, &count) != 0)
+        return OTHER;
+    if (count == 0)
+        return ops == NULL ? SAME_VALUE : UNDEFINED;
+    if (ops[0].atom != DW_OP_call_frame_cfa || count > 2 || (count == 2 && ops[1].atom != DW_OP_plus_uconst))
+        return OTHER;
+    *offset = count == 2 ? (int64_t)ops[1].number : 0; /* libdw gives a negative offset so, wrapped */
+    return AT_CFA;
+}
+
+/* The rule at address in the libraries as reported: 1, or 0 where its library has none, or -1 where
+ * it is in no library (not to be cached); called with the lock held. */
+static int rule_reported(uint64_t address, plat_unwind_rule *rule)
+{
     Dwfl_Module *module = dwfl ? dwfl_addrmodule(dwfl, address) : NULL;
-    if (!module && dwfl && plat_now_ns() - reported_ns >= REPORT_AGAIN_NS) {
-        report();
-        module = dwfl ? dwfl_addrmodule(dwfl, address) : NULL;
-    }
+    if (!module)
+        return -1;
     Dwarf_Addr bias = 0;
-    Dwarf_CFI *cfi = module ? dwfl_module_eh_cfi(module, &bias) : NULL;
+    Dwarf_CFI *cfi = dwfl_module_eh_cfi(module, &bias);
     Dwarf_Frame *frame = NULL;
-    if (cfi && dwarf_cfi_addrframe(cfi, address - bias, &frame) == 0) {
-        Dwarf_Op *ops = NULL;
-        size_t count = 0;
-        if (dwarf_frame_cfa(frame, &ops, &count) == 0 && count == 1) {
-            uint64_t reg = ops[0].atom == DW_OP_bregx ? ops[0].number : (uint64_t)(ops[0].atom - DW_OP_breg0);
-            int64_t by = (int64_t)(ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number);
-            if ((ops[0].atom == DW_OP_bregx || (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)) &&
-                (reg == DWARF_X86_64_RBP || reg == DWARF_X86_64_RSP)) {
-                *fp_based = reg == DWARF_X86_64_RBP;
-                *offset = by;
-                found = 1;
-            }
-        }
-        free(frame);
+    if (!cfi || dwarf_cfi_addrframe(cfi, address - bias, &frame) != 0)
+        return 0;
+    Dwarf_Op *ops = NULL;
+    size_t count = 0;
+    int found = 0;
+    if (dwarf_frame_cfa(frame, &ops, &count) == 0 && count == 1 &&
+        (ops[0].atom == DW_OP_bregx || (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31))) {
+        uint64_t reg = ops[0].atom == DW_OP_bregx ? ops[0].number : (uint64_t)(ops[0].atom - DW_OP_breg0);
+        int ra = register_rule(frame, DWARF_X86_64_RA, &rule->ra_offset);
+        int fp = register_rule(frame, DWARF_X86_64_RBP, &rule->fp_offset);
+        rule->cfa_fp = reg == DWARF_X86_64_RBP;
+        rule->cfa_offset = (int64_t)(ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number);
+        rule->fp_saved = fp == AT_CFA;
+        rule->ra_saved = ra == AT_CFA;
+        found = (reg == DWARF_X86_64_RBP || reg == DWARF_X86_64_RSP) &&
+                (ra == UNDEFINED || (ra == AT_CFA && (fp == SAME_VALUE || fp == AT_CFA)));
+    }
+    free(frame);
+    return found;
+}
+
+/* The rule at address, as rule_reported; asked again of the libraries reported again when it was
+ * not found and the loader has loaded or unloaded since (a file mapped at that address before a
+ * library was may still be reported there).  Called with the lock held. */
+static int look_up(uint64_t address, plat_unwind_rule *rule)
+{
+    int found = rule_reported(address, rule);
+    return found > 0 || !report() ? found : rule_reported(address, rule);
+}
+
+int plat_native_unwind_rule(uint64_t address, plat_unwind_rule *rule)
+{
+    struct cached_rule *c = &cache[(address ^ (address >> 12)) % CACHED];
+    pthread_mutex_lock(&lock);
+    int known = c->known;
+    if (c->address == address) {
+        *rule = c->rule;
+    } else if ((known = look_up(address, rule)) >= 0) {
+        c->address = address, c->known = known, c->rule = *rule;
     }
     pthread_mutex_unlock(&lock);
-    return found;
+    return known > 0;
 }

@@ -88,6 +88,24 @@ int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t
     return 1;
 }
 
+int plat_context_returned(const void *context, void *returned)
+{
+    _Static_assert(sizeof(ucontext_t) <= PLAT_CONTEXT_MAX, "PLAT_CONTEXT_MAX holds a ucontext_t");
+    uint64_t ip, sp, fp, return_address;
+    if (!plat_context_frame(context, &ip, &sp, &fp) || !plat_read_memory(sp, &return_address, sizeof(return_address)))
+        return 0;
+    memcpy(returned, context, sizeof(ucontext_t));
+    mcontext_t *m = &((ucontext_t *)returned)->uc_mcontext;
+#if defined(__x86_64__)
+    m->gregs[REG_RIP] = (greg_t)return_address;
+    m->gregs[REG_RSP] = (greg_t)(sp + 8);
+    return 1;
+#else
+    (void)m; /* a return address in a register there (the link register): not needed yet */
+    return 0;
+#endif
+}
+
 /* process_vm_readv on this process: the kernel copies, and an address that is not mapped (a
  * frame pointer that is not one) is EFAULT, not a fault in the walk.  A system call, so
  * async-signal-safe; errno is the caller's again afterwards. */
@@ -98,6 +116,26 @@ int plat_read_memory(uint64_t address, void *buffer, size_t size)
     ssize_t read = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
     errno = saved_errno;
     return read == (ssize_t)size;
+}
+
+/* The same, one remote piece a page: the kernel copies whole pieces up to the first it cannot
+ * read, so the readable part of the range (a stack's top up to its end) comes in one call. */
+#define READ_PIECE 4096u
+#define READ_PIECES 16
+
+size_t plat_read_memory_prefix(uint64_t address, void *buffer, size_t size)
+{
+    int saved_errno = errno, pieces = 0;
+    struct iovec local = {buffer, size}, remote[READ_PIECES];
+    for (uint64_t at = address, end = address + size; at < end && pieces < READ_PIECES; pieces++) {
+        uint64_t next = (at / READ_PIECE + 1) * READ_PIECE;
+        remote[pieces].iov_base = (void *)(uintptr_t)at;
+        remote[pieces].iov_len = (size_t)((next < end ? next : end) - at);
+        at = next;
+    }
+    ssize_t read = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)pieces, 0);
+    errno = saved_errno;
+    return read > 0 ? (size_t)read : 0;
 }
 
 int plat_os_thread_name(DWORD os_tid, char *name, size_t size)

@@ -5,11 +5,12 @@
  * stripped library's is looked for in Debian's debug files (/usr/lib/debug/.build-id/xx/yyyy.debug
  * by its build id, or its .gnu_debuglink under /usr/lib/debug), else .dynsym, the exported
  * functions only.  C++ names are demangled by the C++ runtime's __cxa_demangle, and their
- * parameter lists left out, as async-profiler shows them.
+ * parameter lists left out, as async-profiler shows them.  A library loaded from a descriptor
+ * (/proc/self/fd/N: jevmon loads monitors so) is named by the file the descriptor leads to.
  *
  * Each library is read once, when its first address is named: its file is mapped (and stays, the
  * symbols' names point into it) and its function symbols sorted by address.  Callers are the
- * monitors' threads at dump time, never a signal handler; one lock serializes them.
+ * monitors' threads off the signal path, never a signal handler; one lock serializes them.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -36,7 +37,8 @@ typedef struct symbol {
 
 typedef struct library {
     char *path;
-    const char *base; /* the file name, in path */
+    char *shown;      /* the path the library has for a user: a library loaded as /proc/self/fd/N, the file's */
+    const char *base; /* the file name, in shown */
     symbol *symbols;
     size_t count;
 } library;
@@ -189,8 +191,18 @@ static library *library_at(const char *path)
     memset(lib, 0, sizeof(*lib));
     if (!(lib->path = strdup(path)))
         return NULL;
-    const char *slash = strrchr(lib->path, '/');
-    lib->base = slash ? slash + 1 : lib->path;
+    /* jevmon loads a monitor from the descriptor it checked (posix_activation.c), so the loader
+     * knows it as /proc/self/fd/N: the descriptor stays open, and leads to the file's own name */
+    char file_path[4096];
+    ssize_t length = strncmp(path, "/proc/self/fd/", 14) == 0 ? readlink(path, file_path, sizeof(file_path) - 1) : -1;
+    if (length > 0)
+        file_path[length] = '\0';
+    if (!(lib->shown = length > 0 ? strdup(file_path) : lib->path)) {
+        free(lib->path);
+        return NULL;
+    }
+    const char *slash = strrchr(lib->shown, '/');
+    lib->base = slash ? slash + 1 : lib->shown;
     library_count++;
     size_t size = 0, debug_size = 0;
     const unsigned char *file = map_file(path, &size), *debug = NULL;

@@ -11,6 +11,12 @@ int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t
     return 0;
 }
 
+int plat_context_returned(const void *context, void *returned)
+{
+    (void)context, (void)returned;
+    return 0;
+}
+
 int plat_read_memory(uint64_t address, void *buffer, size_t size)
 {
     (void)address, (void)buffer, (void)size;
@@ -30,9 +36,15 @@ int plat_native_symbol(uint64_t address, char *name, size_t size)
     return 0;
 }
 
-int plat_native_cfa(uint64_t address, int *fp_based, int64_t *offset)
+size_t plat_read_memory_prefix(uint64_t address, void *buffer, size_t size)
 {
-    (void)address, (void)fp_based, (void)offset;
+    (void)address, (void)buffer, (void)size;
+    return 0;
+}
+
+int plat_native_unwind_rule(uint64_t address, plat_unwind_rule *rule)
+{
+    (void)address, (void)rule;
     return 0;
 }
 

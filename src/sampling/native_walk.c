@@ -2,27 +2,35 @@
  * native_walk.c - the native frames of a sampled thread, and IJevmonNativeSampling's naming.
  *
  * The walk runs inside the sampling signal handler, on the interrupted thread (async-signal-safe):
- * from the interrupted ip, sp and frame pointer it follows the chain of saved frame pointers, each
- * frame's return address beside it.  The stack is read through plat_read_memory (a system call that
- * fails instead of faulting) into a window of JV_NATIVE_WINDOW bytes, first from the stack pointer,
- * then from a frame read outside it; the window usually holds the next frames too (callers' frames
- * lie above), so a walk costs one or two system calls, not one a frame (3.8 us each on this
- * project's test machine).  A frame pointer must lie above the last one within a stack's reach, so
- * a frame pointer that is not one (a library built without them uses the register for data) ends
- * the walk: it is marked broken, and the monitor counts it as not walked.  HotSpot's libjvm keeps
- * frame pointers, and so does the interpreter.  The walk stops at the thread's outermost frame (a
+ * it copies the top of the stack (JV_NATIVE_TOP bytes from the stack pointer, as far as they are
+ * mapped) and, from the interrupted ip, sp and frame pointer, follows the chain of saved frame
+ * pointers, each frame's return address beside it, recording each frame pointer too.  Memory is
+ * read through plat_read_memory (a system call that fails instead of faulting): the top in one
+ * call, frames beyond it a window of JV_NATIVE_WINDOW bytes at a time, so a walk costs one or two
+ * system calls, not one a frame (3.8 us each on this project's test machine).  A frame pointer
+ * must lie above the last one within a stack's reach, so a frame pointer that is not one (a
+ * library built without them uses the register for data) ends the chain.  HotSpot's libjvm keeps
+ * frame pointers, and so does the interpreter.  The chain stops at the thread's outermost frame (a
  * frame pointer of 0: the C library zeroes it where a thread starts) or after JV_NATIVE_DEPTH
- * frames.  The handler keeps the registers and the top of the stack too.
+ * frames.
  *
- * Off the signal path (jv_native_stack_out), on that copy: the innermost function's caller, which
- * the chain misses when that function set up no frame pointer (a leaf, a C library function), from
- * its call frame information (plat_native_cfa, libdw); then the frames are cut at the first one in
- * the JVM's generated code (the code map's stubs and the interpreter, and code in no library the
- * loader mapped: the JIT's, whose methods the code map may not keep): those are Java frames,
- * which AsyncGetCallTrace names, and JIT-compiled code keeps no frame pointer.  Naming a frame
- * (GetNativeFrameName) reads the library's ELF symbols at dump time (plat_native_symbol).
+ * Off the signal path (jv_native_stack_out), the stack is unwound again from the same registers
+ * with each function's call frame information (plat_native_unwind_rule, libdw from the libraries'
+ * .eh_frame; a function without any is taken to keep a frame pointer), reading what the handler
+ * kept: the top of the stack, and the frames the chain read beyond it.  That finds the callers a
+ * frame-pointer chain misses or loses (a leaf, or any function of a library built without frame
+ * pointers, Debian's C library among them) as long as their frames lie in the copied top, and
+ * goes on along the chain's frames beyond it.  It ends at the first frame in the JVM's generated
+ * code (the code map's, or code in no library the loader mapped: the JIT's, whose methods the
+ * code map may not keep): compiled methods and the interpreter are Java frames, which
+ * AsyncGetCallTrace names, and JIT-compiled code keeps no frame pointer; a VM stub there (an
+ * adapter, a vtable stub) is kept as the last native frame, named as the VM names it.  A step
+ * whose memory was not kept, or that goes down the stack, ends the walk as stopped.  Naming a
+ * frame (GetNativeFrameName) reads the library's ELF symbols (plat_native_symbol) off the signal
+ * path.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ids/codemap.h"
@@ -60,10 +68,14 @@ static int read_window(jv_native_stack *stack, uint64_t address)
     return 1;
 }
 
-/* The 16 bytes at address (a frame pointer, the return address), from the window, which is read
- * again from address when they are not in it; 0 when they cannot be read. */
+/* The 16 bytes at address (a frame pointer, the return address), from the top or the window,
+ * which is read again from address when they are in neither; 0 when they cannot be read. */
 static int read_frame(jv_native_stack *stack, uint64_t address, uint64_t frame[2])
 {
+    if (address >= stack->sp && address + 16 <= stack->sp + stack->top_length) {
+        memcpy(frame, stack->top + (address - stack->sp), 16);
+        return 1;
+    }
     if ((address < stack->window_at || address + 16 > stack->window_at + stack->window_length) &&
         !read_window(stack, address))
         return 0;
@@ -76,17 +88,15 @@ void jv_native_walk(const void *context, jv_native_stack *stack)
     uint64_t ip, sp, fp;
     stack->count = 0;
     stack->window_at = stack->window_length = 0;
+    stack->top_length = 0;
     stack->end = JV_NATIVE_NOT_WALKED;
     stack->os_tid = plat_os_thread_id();
     if (!(atomic_load(&flags) & JEVMON_NATIVE_FRAMES) || !plat_context_frame(context, &ip, &sp, &fp))
         return;
-    stack->pcs[stack->count++] = ip;
+    stack->pcs[0] = ip, stack->fps[0] = fp, stack->count = 1;
     stack->end = JV_NATIVE_BROKEN;
-    stack->sp = sp, stack->fp = fp, stack->top_length = 0;
-    if (read_window(stack, sp)) { /* the top of the stack, whose first frames it usually holds too */
-        stack->top_length = stack->window_length < sizeof(stack->top) ? stack->window_length : sizeof(stack->top);
-        memcpy(stack->top, stack->window, stack->top_length);
-    }
+    stack->sp = sp;
+    stack->top_length = plat_read_memory_prefix(sp, stack->top, sizeof(stack->top));
     while (stack->count < JV_NATIVE_DEPTH) {
         uint64_t frame[2]; /* the caller's frame pointer, the return address */
         if (!fp) {
@@ -99,58 +109,99 @@ void jv_native_walk(const void *context, jv_native_stack *stack)
             stack->end = JV_NATIVE_OUTERMOST;
             return;
         }
-        stack->pcs[stack->count++] = frame[1] - 1; /* the call, not the instruction after it */
+        stack->pcs[stack->count] = frame[1] - 1; /* the call, not the instruction after it */
+        stack->fps[stack->count++] = frame[0];
         sp = fp + sizeof(frame);
         fp = frame[0];
     }
     stack->end = JV_NATIVE_TOO_DEEP;
 }
 
-/*
- * The innermost function's caller where the frame-pointer walk missed it: a function that set up
- * no frame pointer (a leaf, a C library function) leaves the frame pointer its caller's, so the
- * walk's second frame is its caller's caller.  Its call frame information (plat_native_cfa) says
- * where its return address is, read from the top of the stack the handler copied; 0 when that is
- * not known or the walk has it already.
- */
-static uint64_t missed_caller(const jv_native_stack *stack)
+/* The 8 bytes at address as the handler kept them: in the top of the stack, or in a frame the
+ * chain read (fps[i + 1], then pcs[i + 1] + 1, at fps[i]); 0 when it kept none there. */
+static int kept_word(const jv_native_stack *stack, uint64_t address, uint64_t *value)
 {
-    int fp_based = 0;
-    int64_t offset = 0;
-    uint64_t return_address = 0;
-    if (stack->count < 1 || !plat_native_cfa(stack->pcs[0], &fp_based, &offset))
-        return 0;
-    uint64_t at = (fp_based ? stack->fp : stack->sp) + (uint64_t)offset - 8;
-    if (at < stack->sp || at + 8 > stack->sp + stack->top_length)
-        return 0;
-    memcpy(&return_address, stack->top + (at - stack->sp), 8);
-    if (!return_address || (stack->count > 1 && return_address - 1 == stack->pcs[1]))
-        return 0;
-    return return_address - 1;
+    if (address >= stack->sp && address - stack->sp + 8 <= stack->top_length) {
+        memcpy(value, stack->top + (address - stack->sp), 8);
+        return 1;
+    }
+    for (int i = 0; i + 1 < stack->count; i++)
+        if (address == stack->fps[i] || address == stack->fps[i] + 8) {
+            *value = address == stack->fps[i] ? stack->fps[i + 1] : stack->pcs[i + 1] + 1;
+            return 1;
+        }
+    return 0;
 }
 
-/* Is the address in the JVM's generated code (the interpreter, a stub, a compiled method)?  The
- * code map has the stubs; a compiled method it has only while its compiled methods are kept
- * (codemap.h), and code in no library the loader mapped is the JIT's. */
-static int generated(uintptr_t address)
+/* How a function that keeps a frame pointer finds its caller: the rule of one without call frame
+ * information, and of one whose own rule needs memory the handler did not keep (a large frame
+ * beyond the top: the chain of frame pointers goes on past a function that leaves the register
+ * alone, as the walk in the handler did, without that function's caller). */
+static const plat_unwind_rule frame_pointer_rule = {
+    .cfa_fp = 1, .ra_saved = 1, .fp_saved = 1, .cfa_offset = 16, .ra_offset = -8, .fp_offset = -16};
+
+/* One step by rule from pc (at sp, fp): the caller's return address, stack and frame pointers. */
+static int step(const jv_native_stack *stack, const plat_unwind_rule *rule, uint64_t sp, uint64_t fp, uint64_t *ra,
+                uint64_t *caller_sp, uint64_t *caller_fp)
 {
+    *caller_sp = (rule->cfa_fp ? fp : sp) + (uint64_t)rule->cfa_offset;
+    *caller_fp = fp;
+    return *caller_sp > sp && kept_word(stack, *caller_sp + (uint64_t)rule->ra_offset, ra) &&
+           (!rule->fp_saved || kept_word(stack, *caller_sp + (uint64_t)rule->fp_offset, caller_fp));
+}
+
+/*
+ * The stack unwound again with the call frame information, over what the handler kept (see the
+ * header): its native frames, innermost first, into pcs (JV_NATIVE_DEPTH at most), and how it
+ * ended in *end (JV_NATIVE_IN_JAVA at a frame in generated code).  Where a step cannot be taken at
+ * the frame where the chain ended (its last frame pointer, its last frame), it ends as the chain did.
+ */
+static int unwind(const jv_native_stack *stack, uint64_t *pcs, int *end)
+{
+    uint64_t pc = stack->pcs[0], sp = stack->sp, fp = stack->fps[0];
+    int count = 0;
     jv_code_range range;
-    return jv_codemap_find(address, &range) != JV_CODE_NONE || !plat_native_code(address);
+    *end = JV_NATIVE_TOO_DEEP;
+    while (count < JV_NATIVE_DEPTH) {
+        plat_unwind_rule rule;
+        uint64_t ra = 0, caller_sp, caller_fp;
+        jv_code_kind kind = jv_codemap_find((uintptr_t)pc, &range);
+        if (kind != JV_CODE_NONE || !plat_native_code((uintptr_t)pc)) { /* the code map's, or the JIT's */
+            /* a VM stub (an adapter, a vtable or itable stub, a runtime routine) is a frame of its
+             * own, named as the VM names it; compiled code and the interpreter are Java frames */
+            if (kind == JV_CODE_STUB && strcmp(range.name, "Interpreter") != 0)
+                pcs[count++] = pc;
+            *end = JV_NATIVE_IN_JAVA;
+            break;
+        }
+        pcs[count++] = pc;
+        if (!plat_native_unwind_rule(pc, &rule))
+            rule = frame_pointer_rule;
+        if (!rule.ra_saved) {
+            *end = JV_NATIVE_OUTERMOST;
+            break;
+        }
+        if (!step(stack, &rule, sp, fp, &ra, &caller_sp, &caller_fp) &&
+            !step(stack, &frame_pointer_rule, sp, fp, &ra, &caller_sp, &caller_fp)) {
+            int chain_end = fp == stack->fps[stack->count - 1] && pc == stack->pcs[stack->count - 1];
+            *end = chain_end ? stack->end : JV_NATIVE_BROKEN;
+            break;
+        }
+        if (!ra) {
+            *end = JV_NATIVE_OUTERMOST;
+            break;
+        }
+        pc = ra - 1; /* the call, not the instruction after it */
+        sp = caller_sp;
+        fp = caller_fp;
+    }
+    return count;
 }
 
 void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NATIVE_STACK *out)
 {
-    uint64_t pcs[JV_NATIVE_DEPTH + 1];
-    int count = stack->count, native = 0, java = 0;
-    if (count && !generated((uintptr_t)stack->pcs[0]) && (pcs[1] = missed_caller(stack))) {
-        pcs[0] = stack->pcs[0];
-        memcpy(pcs + 2, stack->pcs + 1, (size_t)(count - 1) * sizeof(*pcs));
-        count++;
-    } else {
-        memcpy(pcs, stack->pcs, (size_t)count * sizeof(*pcs));
-    }
-    while (native < count && !(java = generated((uintptr_t)pcs[native])))
-        native++;
+    uint64_t pcs[JV_NATIVE_DEPTH];
+    int end = JV_NATIVE_NOT_WALKED, native = stack->count ? unwind(stack, pcs, &end) : 0;
     int kept = native < JEVMON_NATIVE_MAX_FRAMES ? native : JEVMON_NATIVE_MAX_FRAMES;
     out->os_thread = stack->os_tid;
     out->vm_thread = vm_thread ? TRUE : FALSE;
@@ -158,8 +209,8 @@ void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NAT
     for (int i = 0; i < kept; i++) /* outermost first */
         out->frames[i] = pcs[kept - 1 - i];
     out->walk = stack->end == JV_NATIVE_NOT_WALKED ? JEVMON_NATIVE_NOT_WALKED
-                : java                             ? JEVMON_NATIVE_TO_JAVA
-                : stack->end == JV_NATIVE_OUTERMOST ? JEVMON_NATIVE_COMPLETE
+                : end == JV_NATIVE_IN_JAVA         ? JEVMON_NATIVE_TO_JAVA
+                : end == JV_NATIVE_OUTERMOST       ? JEVMON_NATIVE_COMPLETE
                                                    : JEVMON_NATIVE_STOPPED;
     if (kept < native)
         out->walk = JEVMON_NATIVE_STOPPED;
@@ -185,9 +236,15 @@ static HRESULT hand_out_name(LPSTR *pname, int found, const char *name, HRESULT 
 HRESULT STDMETHODCALLTYPE native_GetNativeFrameName(IJevmonNativeSampling *iface, ULONGLONG address, LPSTR *pname)
 {
     char name[1024];
+    jv_code_range range;
     (void)iface;
-    /* S_FALSE: in no library (generated code), or a system that cannot say */
-    return hand_out_name(pname, pname && plat_native_symbol(address, name, sizeof(name)), name, S_FALSE);
+    int found = pname && plat_native_symbol(address, name, sizeof(name));
+    if (pname && !found && jv_codemap_find((uintptr_t)address, &range) == JV_CODE_STUB) {
+        snprintf(name, sizeof(name), "%s", range.name); /* a VM stub: the VM's name ("itable stub") */
+        found = 1;
+    }
+    /* S_FALSE: in no library nor stub (compiled code), or a system that cannot say */
+    return hand_out_name(pname, found, name, S_FALSE);
 }
 
 HRESULT STDMETHODCALLTYPE native_GetOsThreadName(IJevmonNativeSampling *iface, DWORD os_thread, LPSTR *pname)

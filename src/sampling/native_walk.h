@@ -8,19 +8,20 @@
 #include "jevmon.h"
 
 #define JV_NATIVE_DEPTH 128 /* frames walked; JEVMON_NATIVE_MAX_FRAMES kept */
-#define JV_NATIVE_WINDOW 2048 /* bytes of stack copied at once by the walk */
-#define JV_NATIVE_TOP 512     /* bytes from the stack pointer kept for the innermost function's return address */
+#define JV_NATIVE_WINDOW 2048 /* bytes of stack copied at once by the walk beyond the top */
+#define JV_NATIVE_TOP 8192    /* bytes from the stack pointer kept for the unwind off the signal path */
 
-enum { JV_NATIVE_NOT_WALKED, JV_NATIVE_OUTERMOST, JV_NATIVE_BROKEN, JV_NATIVE_TOO_DEEP };
+enum { JV_NATIVE_NOT_WALKED, JV_NATIVE_OUTERMOST, JV_NATIVE_BROKEN, JV_NATIVE_TOO_DEEP, JV_NATIVE_IN_JAVA };
 
 typedef struct jv_native_stack {
     DWORD os_tid;
     int count, end; /* end: how the walk stopped (JV_NATIVE_...) */
     uint64_t pcs[JV_NATIVE_DEPTH]; /* innermost first: where it ran, then each caller's call (return address - 1) */
-    uint64_t window_at, window_length; /* the walk's copy of the stack it reads: from window_at */
+    uint64_t fps[JV_NATIVE_DEPTH]; /* each frame's frame pointer: fps[i + 1] and pcs[i + 1] + 1 lie at fps[i] */
+    uint64_t window_at, window_length; /* the walk's copy of the stack beyond the top: from window_at */
     unsigned char window[JV_NATIVE_WINDOW];
-    uint64_t sp, fp;                   /* where it ran: its stack and frame pointers */
-    size_t top_length;                 /* and the top of its stack, from sp, for its return address */
+    uint64_t sp;                       /* where it ran: its stack pointer */
+    size_t top_length;                 /* and the top of its stack, from sp */
     unsigned char top[JV_NATIVE_TOP];
 } jv_native_stack;
 
@@ -30,8 +31,9 @@ DWORD jv_native_flags(void);
 /* Inside the signal handler, on the interrupted thread (async-signal-safe): its native frames
  * from the handler's context when native frames are asked for, else none (JV_NATIVE_NOT_WALKED). */
 void jv_native_walk(const void *context, jv_native_stack *stack);
-/* Off the signal path: the walk as a monitor gets it, outermost first, up to the first frame in the
- * JVM's generated code (the Java frames' own, which AsyncGetCallTrace names); vm_thread as given. */
+/* Off the signal path: the walk as a monitor gets it, unwound again with the libraries' call frame
+ * information over what the handler kept, outermost first, up to the first frame in the JVM's
+ * generated code (the Java frames' own, which AsyncGetCallTrace names); vm_thread as given. */
 void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NATIVE_STACK *out);
 
 #endif

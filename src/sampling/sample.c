@@ -97,6 +97,24 @@ void jv_sample_start(JNIEnv *env, int attached)
     jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace, attached);
 }
 
+/* A vtable or itable stub sets up no frame: AGCT finds no Java frame there, yet the thread is in its
+ * compiled caller's call, whose frames AGCT gives from the stub's return (the stub itself is a
+ * native frame of the sample: native_walk.c).  Only compiled code calls these stubs: a return
+ * into the code map's compiled methods, or into code the map does not have (it keeps compiled
+ * methods only once asked for them: codemap.h), not into another stub.  Its own function: the
+ * context's copy takes stack only when asked for. */
+__attribute__((noinline)) static void walk_from_stub_caller(agct_trace *trace, jint depth, void *context)
+{
+    unsigned char returned[PLAT_CONTEXT_MAX];
+    jv_code_range stub, caller;
+    uint64_t ip, sp, fp;
+    if (plat_context_frame(context, &ip, &sp, &fp) && jv_codemap_find((uintptr_t)ip, &stub) == JV_CODE_STUB &&
+        (strcmp(stub.name, "vtable stub") == 0 || strcmp(stub.name, "itable stub") == 0) &&
+        plat_context_returned(context, returned) && plat_context_frame(returned, &ip, &sp, &fp) &&
+        jv_codemap_find((uintptr_t)ip, &caller) != JV_CODE_STUB)
+        jv_async_get_call_trace(trace, depth, returned);
+}
+
 int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context)
 {
     JNIEnv *env = NULL;
@@ -110,6 +128,8 @@ int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *contex
         return 0;
     trace->env_id = env;
     jv_async_get_call_trace(trace, depth, context);
+    if (trace->num_frames <= 0)
+        walk_from_stub_caller(trace, depth, context);
     return 1;
 }
 
@@ -424,7 +444,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
         return E_FAIL;
     jint state = 0;
     found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0, 0};
-    walk w; /* 17 KiB: the sampling thread's stack, not the heap, for every sample */
+    walk w; /* 28 KiB: the sampling thread's stack, not the heap, for every sample */
     DWORD os_tid = os_thread_of(t);
     w.native.count = 0, w.native.end = JV_NATIVE_NOT_WALKED, w.native.os_tid = os_tid;
     /* Unmounted, a virtual thread runs nowhere; a carrier's own frames wait while it runs one.

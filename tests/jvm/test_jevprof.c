@@ -113,20 +113,6 @@ static void remove_outputs(const char *dir)
     remove(dir);
 }
 
-/* tools/flamegraph-check.js on a flame graph, when this machine can run it. */
-static void check_flame_graph_in_browser(const char *dir, const char *frame)
-{
-    char command[4096];
-    if (system("command -v node >/dev/null && command -v ${CHROMIUM:-chromium} >/dev/null") != 0) {
-        fprintf(stderr, "note: no node or chromium: the flame graph is not tried in a browser\n");
-        return;
-    }
-    /* Without a sanitizer runtime the sanitized runs preload: the browser is not built for it. */
-    snprintf(command, sizeof(command), "env -u LD_PRELOAD node '%s/tools/flamegraph-check.js' '%s/jevprof-flame.html' '%s' >&2",
-             jvmrun_source_dir(), dir, frame);
-    ck_assert_msg(system(command) == 0, "%s failed", command);
-}
-
 /* The sum of the counts of collapsed lines whose last frame is leaf. */
 static unsigned long long self_count(const char *collapsed, const char *leaf)
 {
@@ -307,7 +293,7 @@ START_TEST(sampling_finds_the_hot_method)
     ck_assert_ptr_null(strstr(report, "\nAllocations\n"));
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc.collapsed"));
     ck_assert_ptr_null(read_text(dir, "jevprof-alloc-flame.html"));
-    check_flame_graph_in_browser(dir, "Workload.hot");
+    ck_assert_int_eq(jvmrun_check_flame_graph(dir, "Workload.hot", NULL), 0);
     /* the pprof file holds the same samples, each 2 ms of processor time, and the same top method;
      * folded as the collapsed file is (paths under 10% into their callers: its paths, fewer
      * methods than the report's, which has them all, and the same total; with Workload.hot's 20

@@ -7,8 +7,17 @@
  *     jevnative_spin (called through the native method spinNative) and the rest in Java; the samples
  *     of its measured rounds whose stack goes on below spinNative into native code are the share the
  *     workload measured (its thread's processor time around each call) within 2 points, and
- *     jevnative_spin is named "libjevnative.so`jevnative_spin".
+ *     jevnative_spin is named "libjevnative.so`jevnative_spin", one frame wherever in it a sample
+ *     falls (no stack is written twice).
  *   - wall mode, jni: the same frame is in the running thread's wall-clock samples.
+ *   - cpu mode, sort: the library's qsort comparator, called by the C library's qsort, which keeps
+ *     data in the frame-pointer register: the samples below sortNative are unwound through the C
+ *     library's frames (call frame information) to the Java frames, not cut where the chain of
+ *     frame pointers breaks, and the comparator's frames are one frame per function.
+ *   - cpu mode, stubs: a megamorphic interface call, dispatched through the VM's itable stub (code
+ *     with no frame of its own): the stub is a frame, "itable stub", under the compiled method
+ *     that calls through it, as the Java frames of the stub's caller, of the VM's kind in the flame
+ *     graph (tried in Chromium where it is installed, as the sort run's native frame is).
  *   - cpu mode, gc: with System.gc() run again and again over a large live set, the collector's
  *     threads ("GC Thread#0" ...) carry most samples, rooted at their own frame, with the
  *     collector's functions named from libjvm.so.
@@ -53,7 +62,7 @@ static char *run(const char *java, const char *options, const char *java_options
 static void remove_run(const char *dir)
 {
     static const char *const files[] = {"jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
-                                        "jevprof.pb.gz", "out.txt", "err.txt"};
+                                        "jevprof-flame.html.png", "jevprof.pb.gz", "out.txt", "err.txt"};
     char path[1400];
     for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -105,6 +114,34 @@ static unsigned long long weight(const char *collapsed, const line_test *t)
     return sum;
 }
 
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* How many lines of a collapsed file repeat an earlier line's stack (its frames' names). */
+static size_t repeated_stacks(const char *collapsed)
+{
+    char *copy = strdup(collapsed), **stacks = NULL;
+    size_t count = 0, repeated = 0;
+    ck_assert_ptr_nonnull(copy);
+    for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+        char *space = strrchr(line, ' ');
+        if (space)
+            *space = '\0';
+        stacks = realloc(stacks, (count + 1) * sizeof(*stacks));
+        ck_assert_ptr_nonnull(stacks);
+        stacks[count++] = line;
+    }
+    if (count)
+        qsort(stacks, count, sizeof(*stacks), by_text);
+    for (size_t i = 1; i < count; i++)
+        repeated += strcmp(stacks[i - 1], stacks[i]) == 0;
+    free(stacks);
+    free(copy);
+    return repeated;
+}
+
 START_TEST(a_jni_library_has_its_share_and_its_name)
 {
     char dir[1200];
@@ -133,22 +170,82 @@ START_TEST(a_jni_library_has_its_share_and_its_name)
     ck_assert_msg(share >= truth - 2 && share <= truth + 2, "native share %.2f%%, not %.2f%% within 2 points", share,
                   truth);
     ck_assert_uint_ge(spin * 10, native * 9); /* the rest: in the clock's read, whose caller a leaf hides */
+    /* A function is one frame wherever in it the samples fell: no stack is written twice. */
+    ck_assert_uint_eq(repeated_stacks(collapsed), 0);
     free(collapsed);
     remove_run(dir);
 }
 END_TEST
 
+/* Runs NativeWorkload's workload under jevprof with options (as run), and weighs its samples under
+ * the frame within (*all), and those of them with frame after it (*part); the collapsed file. */
+static char *weigh(const char *java, const char *options, const char *workload, const char *within, const char *frame,
+                   unsigned long long *all, unsigned long long *part, char *dir, size_t size)
+{
+    char *collapsed = run(java, options, "", workload, dir, size);
+    line_test under = {within, NULL, 0, NULL}, with = {within, frame, 0, NULL};
+    *all = weight(collapsed, &under);
+    *part = weight(collapsed, &with);
+    return collapsed;
+}
+
 START_TEST(wall_mode_has_native_frames)
 {
     char dir[1200];
-    char *collapsed = run(jdks[_i], "--mode wall --interval 5", "", "jni 1.5", dir, sizeof(dir));
-    line_test measured = {"NativeWorkload.measured", NULL, 0, NULL},
-              named = {"NativeWorkload.measured", "libjevnative.so`jevnative_spin", 0, NULL};
-    unsigned long long all = weight(collapsed, &measured), spin = weight(collapsed, &named);
+    unsigned long long all, spin;
+    char *collapsed = weigh(jdks[_i], "--mode wall --interval 5", "jni 1.5", "NativeWorkload.measured",
+                            "libjevnative.so`jevnative_spin", &all, &spin, dir, sizeof(dir));
     printf("JDK %d, wall: %llu of %llu samples of the measured rounds in libjevnative.so`jevnative_spin\n", _i, spin,
            all);
     ck_assert_uint_ge(all, 200);
     ck_assert_uint_ge(spin * 100, all * 5); /* truth 20%; 5% is 6 deviations below from 200 samples */
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+START_TEST(a_library_without_frame_pointers_is_unwound_through)
+{
+    char dir[1200];
+    char *collapsed = run(jdks[_i], "--interval 1", "", "sort 2", dir, sizeof(dir));
+    line_test sorting = {"NativeWorkload.sortNative", NULL, 0, NULL},
+              cut = {"NativeWorkload.sortNative", "(native frames not walked)", 0, NULL},
+              through = {"NativeWorkload.sortNative", "libjevnative.so`Java_NativeWorkload_sortNative", 1, NULL};
+    unsigned long long all = weight(collapsed, &sorting), stopped = weight(collapsed, &cut),
+                       walked = weight(collapsed, &through);
+    printf("JDK %d, sort: %llu samples below sortNative, %llu walked from Java_NativeWorkload_sortNative on, %llu cut\n",
+           _i, all, walked, stopped);
+    fflush(stdout);
+    ck_assert_uint_ge(all, 1000); /* 2 s of processor time at 1 ms */
+    /* Nearly every sample is in jevnative_compare under qsort; the few elsewhere (the sort's own
+     * code, the clock's read) are walked too.  Cut without the unwind: about 90%. */
+    ck_assert_uint_ge(walked * 100, all * 95);
+    ck_assert_uint_le(stopped * 100, all * 1);
+    /* the C library's sort among the frames walked through (a sanitizer's interceptor may come first) */
+    ck_assert_ptr_nonnull(strstr(collapsed, ";libc.so.6`qsort_r;"));
+    ck_assert_ptr_nonnull(strstr(collapsed, ";libjevnative.so`jevnative_compare;libjevnative.so`jevnative_steps "));
+    ck_assert_int_eq(jvmrun_check_flame_graph(dir, "libjevnative.so`jevnative_steps", "native code (C/C++)"), 0);
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
+START_TEST(a_vm_stub_is_a_frame_under_its_java_caller)
+{
+    char dir[1200];
+    unsigned long long all, stub;
+    char *collapsed = weigh(jdks[_i], "--interval 1", "stubs 2", "NativeWorkload.dispatch", "itable stub", &all, &stub,
+                            dir, sizeof(dir));
+    printf("JDK %d, stubs: %llu samples in NativeWorkload.dispatch, %llu of them in its itable stub\n", _i, all, stub);
+    fflush(stdout);
+    /* 2 s of processor time at 1 ms, about half of it in the profile: AsyncGetCallTrace cannot walk
+     * from the first or last instructions of the small compiled methods the stub calls */
+    ck_assert_uint_ge(all, 300);
+    /* About 70% of the loop's samples are the stub's on both JDKs (measured: 724 of 953, 544 of
+     * 700); without the stub's caller every one of them is "(callers unknown)", outside dispatch.
+     * 20% from 300 samples is more than 10 deviations below. */
+    ck_assert_uint_ge(stub * 100, all * 20);
+    ck_assert_int_eq(jvmrun_check_flame_graph(dir, "itable stub", "VM"), 0); /* generated code: the VM's kind */
     free(collapsed);
     remove_run(dir);
 }
@@ -232,6 +329,8 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, a_jni_library_has_its_share_and_its_name, 0, jdk_count);
     tcase_add_loop_test(tc, wall_mode_has_native_frames, 0, jdk_count);
+    tcase_add_loop_test(tc, a_library_without_frame_pointers_is_unwound_through, 0, jdk_count);
+    tcase_add_loop_test(tc, a_vm_stub_is_a_frame_under_its_java_caller, 0, jdk_count);
     tcase_add_loop_test(tc, the_collector_threads_carry_a_collection_heavy_program, 0, jdk_count);
     tcase_add_loop_test(tc, threads_the_jvm_never_knew_are_sampled_and_never_stop_it, 0, jdk_count);
     tcase_add_loop_test(tc, java_frames_and_threads_only_when_asked, 0, jdk_count);

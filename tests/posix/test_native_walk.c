@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -147,6 +148,25 @@ START_TEST(library_functions_are_named_and_demangled)
 }
 END_TEST
 
+START_TEST(a_library_loaded_from_its_descriptor_has_its_file_name)
+{
+    /* As jevmon loads a monitor (posix_activation.c): dlopen("/proc/self/fd/N"); Expat, a library
+     * this program has not loaded (the loader would otherwise hand back the one it has). */
+    char path[64], name[512];
+    int fd = open("/lib/x86_64-linux-gnu/libexpat.so.1", O_RDONLY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_ptr_nonnull(library);
+    void *function = dlsym(library, "XML_ParserCreate");
+    ck_assert_ptr_nonnull(function);
+    ck_assert_int_eq(plat_native_symbol((uint64_t)(uintptr_t)function + 1, name, sizeof(name)), 1);
+    /* the file the descriptor leads to (libexpat.so.1 is a link to libexpat.so.1.x.y), not "N" */
+    ck_assert_msg(strncmp(name, "libexpat.so.1", 13) == 0 && strcmp(strchr(name, '`'), "`XML_ParserCreate") == 0, "%s",
+                  name);
+}
+END_TEST
+
 START_TEST(a_thread_has_the_name_the_system_gives_it)
 {
     char name[64];
@@ -166,6 +186,7 @@ int main(void)
     tcase_add_test(tc, a_frame_pointer_to_unmapped_memory_stops_the_walk);
     tcase_add_test(tc, memory_that_is_not_mapped_is_read_as_not_readable);
     tcase_add_test(tc, library_functions_are_named_and_demangled);
+    tcase_add_test(tc, a_library_loaded_from_its_descriptor_has_its_file_name);
     tcase_add_test(tc, a_thread_has_the_name_the_system_gives_it);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);

@@ -335,3 +335,19 @@ long long jvmrun_field(const char *text, const char *line_start, const char *key
     }
     return -1;
 }
+
+int jvmrun_check_flame_graph(const char *dir, const char *frame, const char *kind)
+{
+    char command[16384];
+    if (system("command -v node >/dev/null && command -v ${CHROMIUM:-chromium} >/dev/null") != 0) {
+        fprintf(stderr, "note: no node or chromium: the flame graph is not tried in a browser\n");
+        return 0;
+    }
+    /* Without a sanitizer runtime the sanitized runs preload: the browser is not built for it. */
+    snprintf(command, sizeof(command), "env -u LD_PRELOAD node '%s/tools/flamegraph-check.js' '%s/jevprof-flame.html' '%s'%s%s%s >&2",
+             jvmrun_source_dir(), dir, frame, kind ? " '" : "", kind ? kind : "", kind ? "'" : "");
+    int status = system(command);
+    if (status != 0)
+        fprintf(stderr, "%s failed\n", command);
+    return status;
+}

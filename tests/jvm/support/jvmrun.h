@@ -40,6 +40,10 @@ const char *jvmrun_source_dir(void);
  */
 int jvmrun_shell(const char *dir, char **out, char **err, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+/* tools/flamegraph-check.js on dir's jevprof-flame.html and a frame name in it (kind: the legend
+ * label the frame must have, or NULL), when node and chromium are installed: 0 when it passed or
+ * could not run (a note says so), else non-zero. */
+int jvmrun_check_flame_graph(const char *dir, const char *frame, const char *kind);
 /* Removes dir: contents (a shell word list of what is in it, for rm -rf), jvmrun_shell's
  * out.txt and err.txt, then dir itself. */
 void jvmrun_remove_shell_dir(const char *dir, const char *contents);

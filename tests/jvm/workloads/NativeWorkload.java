@@ -7,6 +7,12 @@
  *     20% of its processor time in native code, once warm has compiled javaSpin, in measured until
  *     it has used CPU-SECONDS.  The share it measured (the thread's processor time around each
  *     call) is printed, and written to TRUTH-FILE.  The library is loaded from java.library.path.
+ *   sort CPU-SECONDS: the main thread calls sortNative, whose qsort (the C library's, built without
+ *     frame pointers) calls back into the library's jevnative_compare, in rounds of 2 ms until it
+ *     has used CPU-SECONDS of processor time.
+ *   stubs CPU-SECONDS: calls through an interface with eight implementations, again and again (a
+ *     megamorphic call: compiled code dispatches it through the VM's "itable stub"), until the
+ *     main thread has used CPU-SECONDS of processor time.
  *   gc SECONDS: a live set of two million small arrays, then System.gc() again and again for
  *     SECONDS: the collector's threads do nearly all the work.
  *   offjvm THREADS CPU-SECONDS: THREADS threads of libjevnative.so's own, which the JVM never
@@ -18,6 +24,7 @@ public class NativeWorkload {
 
     static native long spinNative(long cpuNanos);
     static native int allocateOffJvm(int threads, long cpuNanos);
+    static native long sortNative(long cpuNanos);
 
     /* Until the thread has used cpuNanos more processor time; the clock is read every 20000 steps. */
     static long javaSpin(java.lang.management.ThreadMXBean bean, long cpuNanos) {
@@ -27,6 +34,30 @@ public class NativeWorkload {
                 x = x * 6364136223846793005L + 1442695040888963407L;
         } while (bean.getCurrentThreadCpuTime() < until);
         return x;
+    }
+
+    interface Step { long step(long x); }
+    static final class Step0 implements Step { public long step(long x) { return x + 1; } }
+    static final class Step1 implements Step { public long step(long x) { return x ^ 3; } }
+    static final class Step2 implements Step { public long step(long x) { return x * 5; } }
+    static final class Step3 implements Step { public long step(long x) { return x - 7; } }
+    static final class Step4 implements Step { public long step(long x) { return x + 11; } }
+    static final class Step5 implements Step { public long step(long x) { return x ^ 13; } }
+    static final class Step6 implements Step { public long step(long x) { return x * 17; } }
+    static final class Step7 implements Step { public long step(long x) { return x - 19; } }
+
+    static long dispatch(Step[] steps, long x) {
+        for (int i = 0; i < 1_000_000; i++)
+            x = steps[i & 7].step(x);
+        return x;
+    }
+
+    static void stubs(String seconds) {
+        Step[] steps = {new Step0(), new Step1(), new Step2(), new Step3(), new Step4(), new Step5(), new Step6(), new Step7()};
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        long until = bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9);
+        while (bean.getCurrentThreadCpuTime() < until)
+            sink += dispatch(steps, sink);
     }
 
     static long nativeNanos, allNanos; /* the processor time the measured rounds used, and spinNative's part */
@@ -76,6 +107,15 @@ public class NativeWorkload {
         switch (args[0]) {
             case "jni": jni(args[1], args.length > 2 ? args[2] : null); break;
             case "gc": gc(args[1]); break;
+            case "stubs": stubs(args[1]); break;
+            case "sort": {
+                System.loadLibrary("jevnative");
+                java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+                long until = bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(args[1]) * 1e9);
+                while (bean.getCurrentThreadCpuTime() < until)
+                    sink += sortNative(2_000_000);
+                break;
+            }
             case "offjvm":
                 System.loadLibrary("jevnative");
                 System.out.println("offjvm threads " + allocateOffJvm(Integer.parseInt(args[1]),
