@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ids/codemap.h"
 #include "ids/idinfo_methods.h"
 #include "ids/method.h"
 #include "ids/thread.h"
@@ -262,6 +263,11 @@ HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULO
      * from VMInit on if the timers or the walk turn out not to be there. */
     if (atomic_load(&unavailable))
         return E_NOTIMPL;
+    /* AGCT puts a compiled frame at the line that ran only where HotSpot recorded debug information
+     * at pcs that are not safepoints, which it does for code compiled while CompiledMethodLoad is on:
+     * without it a hot loop's samples all land on its safepoint's line.  Before the lock: the events'
+     * replay may call monitors. */
+    jv_codemap_want_compiled();
     if (!take_lock())
         return E_UNEXPECTED;
     HRESULT hr = S_OK;
