@@ -44,6 +44,7 @@ HRESULT STDMETHODCALLTYPE native_NextCpuSampleNative(IJevmonNativeSampling *ifac
 HRESULT STDMETHODCALLTYPE native_SampleThreadNative(IJevmonNativeSampling *iface, ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pstate, JEVMON_NATIVE_STACK *pnative);
 HRESULT STDMETHODCALLTYPE native_GetNativeFrameName(IJevmonNativeSampling *iface, ULONGLONG address, LPSTR *pname);
 HRESULT STDMETHODCALLTYPE native_GetOsThreadName(IJevmonNativeSampling *iface, DWORD os_thread, LPSTR *pname);
+HRESULT STDMETHODCALLTYPE native_GetKernelFrameCounts(IJevmonNativeSampling *iface, JEVMON_KERNEL_FRAME_COUNTS *pcounts);
 HRESULT STDMETHODCALLTYPE idinfo_StaticClassInformation(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, DWORD *pStaticDataSize, DWORD *pInstanceSize);
 HRESULT STDMETHODCALLTYPE idinfo_ThreadInformation(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id, DWORD *pwin32_thread_id);
 HRESULT STDMETHODCALLTYPE idinfo_ClassInformation2(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, ClassID *psuperclass, ClassID **ppinterfaces, unsigned int *pinterfaces_length, MethodID **ppimplemented_methods, unsigned int *pimplemented_methods_length);

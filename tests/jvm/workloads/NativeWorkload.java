@@ -15,6 +15,11 @@
  *     main thread has used CPU-SECONDS of processor time.
  *   gc SECONDS: a live set of two million small arrays, then System.gc() again and again for
  *     SECONDS: the collector's threads do nearly all the work.
+ *   syscall CPU-SECONDS [TRUTH-FILE]: the main thread runs rounds of 2 ms of processor time reading
+ *     /dev/zero into a direct buffer of 1 MiB (readZero: FileChannel.read, a read(2) straight into
+ *     the buffer, the kernel clearing it) and 2 ms in Java (javaSpin), in measured until it has used
+ *     CPU-SECONDS.  The share of its processor time in readZero (the thread's processor time
+ *     around each call) is printed, and written to TRUTH-FILE.
  *   offjvm THREADS CPU-SECONDS: THREADS threads of libjevnative.so's own, which the JVM never
  *     knows ("jevnative-alloc"), each allocating and freeing memory in C for CPU-SECONDS of
  *     processor time; the main thread waits in allocateOffJvm.
@@ -91,6 +96,53 @@ public class NativeWorkload {
             java.nio.file.Files.writeString(java.nio.file.Path.of(truthFile), (100.0 * nativeNanos / allNanos) + "\n");
     }
 
+    /* Reads /dev/zero until the thread has used cpuNanos more processor time. */
+    static long readZero(java.lang.management.ThreadMXBean bean, java.nio.channels.FileChannel zero,
+                         java.nio.ByteBuffer buffer, long cpuNanos) throws java.io.IOException {
+        long until = bean.getCurrentThreadCpuTime() + cpuNanos, read = 0;
+        do {
+            buffer.clear();
+            read += zero.read(buffer);
+        } while (bean.getCurrentThreadCpuTime() < until);
+        return read;
+    }
+
+    static long syscallRounds(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        long rounds = 0, start = bean.getCurrentThreadCpuTime(), now = start;
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(1 << 20);
+        nativeNanos = 0;
+        try (java.nio.channels.FileChannel zero = java.nio.channels.FileChannel.open(java.nio.file.Path.of("/dev/zero"))) {
+            while (now < until) {
+                sink += readZero(bean, zero, buffer, 2_000_000);
+                long read = bean.getCurrentThreadCpuTime();
+                nativeNanos += read - now;
+                sink += javaSpin(bean, 2_000_000);
+                now = bean.getCurrentThreadCpuTime();
+                rounds++;
+            }
+        }
+        allNanos = now - start;
+        return rounds;
+    }
+
+    static long syscallWarm(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return syscallRounds(bean, until);
+    }
+
+    static long syscallMeasured(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return syscallRounds(bean, until);
+    }
+
+    static void syscall(String seconds, String truthFile) throws java.io.IOException {
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        syscallWarm(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
+        long rounds = syscallMeasured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
+        String truth = "syscall rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in readZero";
+        System.out.println(truth);
+        if (truthFile != null)
+            java.nio.file.Files.writeString(java.nio.file.Path.of(truthFile), (100.0 * nativeNanos / allNanos) + "\n");
+    }
+
     static void gc(String seconds) {
         Object[] live = new Object[2_000_000];
         for (int i = 0; i < live.length; i++)
@@ -108,6 +160,7 @@ public class NativeWorkload {
             case "jni": jni(args[1], args.length > 2 ? args[2] : null); break;
             case "gc": gc(args[1]); break;
             case "stubs": stubs(args[1]); break;
+            case "syscall": syscall(args[1], args.length > 2 ? args[2] : null); break;
             case "sort": {
                 System.loadLibrary("jevnative");
                 java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
