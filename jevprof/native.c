@@ -34,10 +34,11 @@ void jp_native_free(jp_native *n)
     memset(n, 0, sizeof(*n));
 }
 
-void jp_native_configure(jp_native *n, int frames, int vm_threads, int kernel)
+void jp_native_configure(jp_native *n, int frames, int vm_threads, const char *no_kernel)
 {
     DWORD flags = (frames ? JEVMON_NATIVE_FRAMES : 0) | (vm_threads ? JEVMON_NATIVE_VM_THREADS : 0) |
-                  (frames && kernel ? JEVMON_NATIVE_KERNEL_FRAMES : 0);
+                  (frames && !no_kernel ? JEVMON_NATIVE_KERNEL_FRAMES : 0);
+    n->no_kernel = frames ? no_kernel : "no native frames: cstack no";
     if (n->iface && SUCCEEDED(IJevmonNativeSampling_SetNativeSampling(n->iface, flags)))
         n->flags = flags;
 }
@@ -278,12 +279,8 @@ static const char *kernel_missing(DWORD state)
 static void write_kernel_line(FILE *out, jp_native *n)
 {
     JEVMON_KERNEL_FRAME_COUNTS c = {JEVMON_KERNEL_FRAMES_NOT_ASKED, 0, 0, 0, 0};
-    if (!(n->flags & JEVMON_NATIVE_FRAMES)) {
-        fprintf(out, "Kernel frames: not taken (no native frames: cstack no)\n");
-        return;
-    }
     if (!(n->flags & JEVMON_NATIVE_KERNEL_FRAMES)) {
-        fprintf(out, "Kernel frames: not taken (cpu mode only)\n");
+        fprintf(out, "Kernel frames: not taken (%s)\n", n->no_kernel ? n->no_kernel : "not asked of the VM");
         return;
     }
     if (FAILED(IJevmonNativeSampling_GetKernelFrameCounts(n->iface, &c)))

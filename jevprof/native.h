@@ -56,7 +56,8 @@ typedef struct jp_native_counts {
 
 typedef struct jp_native {
     IJevmonNativeSampling *iface; /* NULL: not offered */
-    DWORD flags;                  /* asked of the VM (JEVMON_NATIVE_FRAMES, JEVMON_NATIVE_VM_THREADS) */
+    DWORD flags;                  /* asked of the VM (JEVMON_NATIVE_FRAMES, JEVMON_NATIVE_VM_THREADS, ...) */
+    const char *no_kernel;        /* why kernel frames are not asked for (a setting, wall mode), or NULL */
     plat_mutex *lock;             /* guards everything below */
     jp_idmap addresses;           /* code address -> 1 + its function's frame index */
     jp_idmap functions;           /* a name's key (name_key, then the next on a collision) -> 1 + its frame index */
@@ -74,9 +75,9 @@ typedef struct jp_native {
 /* 0, or -1 out of memory.  The VM's interface is asked for; no native frames until jp_native_configure. */
 int jp_native_init(jp_native *n, IJavaEventMonitorIDInfo2 *info);
 void jp_native_free(jp_native *n);
-/* Asks the VM for native frames (frames) and, in cpu mode, its own threads (vm_threads) and the
- * kernel frames (kernel, with frames), before a start. */
-void jp_native_configure(jp_native *n, int frames, int vm_threads, int kernel);
+/* Asks the VM for native frames (frames) and, in cpu mode, its own threads (vm_threads) and, with
+ * the native frames, the kernel frames unless no_kernel says why not ("kstack no"), before a start. */
+void jp_native_configure(jp_native *n, int frames, int vm_threads, const char *no_kernel);
 /* The buffer a sample's native frames are asked into, or NULL when none are asked for. */
 JEVMON_NATIVE_STACK *jp_native_buffer(jp_native *n);
 

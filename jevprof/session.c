@@ -104,7 +104,8 @@ static void start_recording_locks(jp_monitor *m)
 static void configure_native(jp_monitor *m)
 {
     int cpu = !(m->config.mode & JP_MODE_WALL);
-    jp_native_configure(&m->sampler.native, m->config.native_frames, m->config.vm_threads && cpu, cpu);
+    jp_native_configure(&m->sampler.native, m->config.native_frames, m->config.vm_threads && cpu,
+                        !cpu ? "wall mode" : !m->config.kernel_frames ? "kstack no" : NULL);
 }
 
 /* Starts the parts of the configured mode that this VM allows. */

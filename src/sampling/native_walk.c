@@ -83,15 +83,19 @@ static int read_frame(jv_native_stack *stack, uint64_t address, uint64_t frame[2
     return 1;
 }
 
+void jv_native_not_walked(jv_native_stack *stack, DWORD os_tid)
+{
+    stack->count = stack->kernel_count = 0;
+    stack->window_at = stack->window_length = 0;
+    stack->top_length = 0;
+    stack->end = JV_NATIVE_NOT_WALKED;
+    stack->os_tid = os_tid;
+}
+
 void jv_native_walk(const void *context, jv_native_stack *stack)
 {
     uint64_t ip, sp, fp;
-    stack->count = 0;
-    stack->window_at = stack->window_length = 0;
-    stack->top_length = 0;
-    stack->kernel_count = 0;
-    stack->end = JV_NATIVE_NOT_WALKED;
-    stack->os_tid = plat_os_thread_id();
+    jv_native_not_walked(stack, plat_os_thread_id());
     if (!(atomic_load(&flags) & JEVMON_NATIVE_FRAMES) || !plat_context_frame(context, &ip, &sp, &fp))
         return;
     stack->pcs[0] = ip, stack->fps[0] = fp, stack->count = 1;
@@ -212,7 +216,8 @@ void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NAT
 {
     uint64_t pcs[JV_NATIVE_DEPTH];
     int end = JV_NATIVE_NOT_WALKED, native = stack->count ? unwind(stack, pcs, &end) : 0;
-    int kernel = stack->kernel_count, room = JEVMON_NATIVE_MAX_FRAMES - kernel;
+    int kernel = stack->kernel_count > 0 && stack->kernel_count <= JV_KERNEL_DEPTH ? stack->kernel_count : 0;
+    int room = JEVMON_NATIVE_MAX_FRAMES - kernel;
     int kept = native < room ? native : room;
     out->os_thread = stack->os_tid;
     out->vm_thread = vm_thread ? TRUE : FALSE;

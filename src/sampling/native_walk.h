@@ -31,6 +31,8 @@ typedef struct jv_native_stack {
 /* SetNativeSampling's flags (JEVMON_NATIVE_FRAMES, JEVMON_NATIVE_VM_THREADS), for the next start. */
 void jv_native_set_flags(DWORD flags);
 DWORD jv_native_flags(void);
+/* A stack of os_tid with no frames, walked or of the kernel (a thread that was not interrupted). */
+void jv_native_not_walked(jv_native_stack *stack, DWORD os_tid);
 /* Inside the signal handler, on the interrupted thread (async-signal-safe): its native frames
  * from the handler's context when native frames are asked for, else none (JV_NATIVE_NOT_WALKED). */
 void jv_native_walk(const void *context, jv_native_stack *stack);

@@ -15,7 +15,7 @@
 
 static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP",
                                         "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE", "JEVPROF_LOOP",
-                                        "JEVPROF_EXCEPTIONS", "JEVPROF_CSTACK", "JEVPROF_THREADS"};
+                                        "JEVPROF_EXCEPTIONS", "JEVPROF_CSTACK", "JEVPROF_KSTACK", "JEVPROF_THREADS"};
 
 static void setup(void)
 {
@@ -359,6 +359,29 @@ START_TEST(native_frames_and_threads_settings)
 }
 END_TEST
 
+/* Kernel frames: on by default, off by name (registry, environment, a command); a bad word keeps them on. */
+START_TEST(kernel_frames_setting)
+{
+    jp_config c;
+    jp_config_load(&c);
+    ck_assert_int_eq(c.kernel_frames, 1);
+    plat_setenv("JEVPROF_KSTACK", "no");
+    jp_config_load(&c);
+    ck_assert_int_eq(c.kernel_frames, 0);
+    ck_assert_int_eq(c.native_frames, 1);
+    jp_config_parse(&c, "start kstack=yes");
+    ck_assert_int_eq(c.kernel_frames, 1);
+    ck_assert_int_eq(tk_log_count, 0);
+    jp_config_parse(&c, "start kstack=no");
+    ck_assert_int_eq(c.kernel_frames, 0);
+    jp_config_parse(&c, "start kstack=fp");
+    ck_assert_int_eq(tk_log_count, 1);
+    ck_assert_msg(strstr(tk_log_lines[0], "setting kstack \"fp\" is not yes or no; using the default, yes"), "%s",
+                  tk_log_lines[0]);
+    ck_assert_int_eq(c.kernel_frames, 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("jevprof_config");
@@ -376,6 +399,7 @@ int main(void)
     tcase_add_test(tc, settings_as_text_over_the_environment);
     tcase_add_test(tc, bad_settings_in_text_are_named);
     tcase_add_test(tc, native_frames_and_threads_settings);
+    tcase_add_test(tc, kernel_frames_setting);
     tcase_add_test(tc, escaped_spaces_stay_in_values);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
