@@ -369,6 +369,25 @@ static int perf_event_paranoid(void)
     return value;
 }
 
+/* The syscall workload under jevprof with options: no kernel frames, the text expected in the
+ * collapsed file, and the report's one line on kernel frames. */
+static void no_kernel_frames(const char *java, const char *options, const char *expected, const char *line)
+{
+    char dir[1200], arguments[256], report_path[1400];
+    snprintf(arguments, sizeof(arguments), "--interval 1 %s", options);
+    char *collapsed = run(java, arguments, "", "syscall 1", dir, sizeof(dir));
+    ck_assert_ptr_null(strstr(collapsed, "_[k]"));
+    ck_assert_ptr_nonnull(strstr(collapsed, expected));
+    snprintf(report_path, sizeof(report_path), "%s/jevprof-report.txt", dir);
+    char *report = tk_read_file(report_path);
+    ck_assert_ptr_nonnull(report);
+    ck_assert_int_eq(tk_count(report, "Kernel frames:"), 1);
+    ck_assert_int_eq(tk_count(report, line), 1);
+    free(report);
+    free(collapsed);
+    remove_run(dir);
+}
+
 START_TEST(a_system_call_has_its_kernel_frames_and_their_share)
 {
     if (geteuid() != 0) {
@@ -423,28 +442,10 @@ START_TEST(a_system_call_has_its_kernel_frames_and_their_share)
     free(report);
     free(collapsed);
     remove_run(dir);
-    /* --cstack no: Java frames only, no kernel frames either, and the report says why */
-    collapsed = run(jdks[_i], "--interval 1 --cstack no", "", "syscall 1", dir, sizeof(dir));
-    ck_assert_ptr_null(strstr(collapsed, "_[k]"));
-    ck_assert_ptr_nonnull(strstr(collapsed, "NativeWorkload.readZero"));
-    snprintf(report_path, sizeof(report_path), "%s/jevprof-report.txt", dir);
-    report = tk_read_file(report_path);
-    ck_assert_ptr_nonnull(report);
-    ck_assert_int_eq(tk_count(report, "Kernel frames: not taken (no native frames: cstack no)\n"), 1);
-    free(report);
-    free(collapsed);
-    remove_run(dir);
-    /* --kstack no: native frames without the kernel's */
-    collapsed = run(jdks[_i], "--interval 1 --kstack no", "", "syscall 1", dir, sizeof(dir));
-    ck_assert_ptr_null(strstr(collapsed, "_[k]"));
-    ck_assert_ptr_nonnull(strstr(collapsed, ";libc.so.6`"));
-    snprintf(report_path, sizeof(report_path), "%s/jevprof-report.txt", dir);
-    report = tk_read_file(report_path);
-    ck_assert_ptr_nonnull(report);
-    ck_assert_int_eq(tk_count(report, "Kernel frames: not taken (kstack no)\n"), 1);
-    free(report);
-    free(collapsed);
-    remove_run(dir);
+    /* --cstack no: Java frames only, no kernel frames either; --kstack no: native frames alone */
+    no_kernel_frames(jdks[_i], "--cstack no", "NativeWorkload.readZero",
+                     "Kernel frames: not taken (no native frames: cstack no)\n");
+    no_kernel_frames(jdks[_i], "--kstack no", ";libc.so.6`", "Kernel frames: not taken (kstack no)\n");
 }
 END_TEST
 

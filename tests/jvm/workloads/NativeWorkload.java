@@ -65,16 +65,21 @@ public class NativeWorkload {
             sink += dispatch(steps, sink);
     }
 
-    static long nativeNanos, allNanos; /* the processor time the measured rounds used, and spinNative's part */
+    static long nativeNanos, allNanos; /* the processor time the measured rounds used, and their part's */
 
-    static long rounds(java.lang.management.ThreadMXBean bean, long until) {
+    /* What a round does besides Java for the processor time asked (spinNative, readZero). */
+    interface Part { long run(long cpuNanos) throws java.io.IOException; }
+
+    /* Rounds of part for partNanos and javaSpin for javaNanos of processor time until until. */
+    static long rounds(java.lang.management.ThreadMXBean bean, long until, Part part, long partNanos, long javaNanos)
+            throws java.io.IOException {
         long rounds = 0, start = bean.getCurrentThreadCpuTime(), now = start;
         nativeNanos = 0;
         while (now < until) {
-            sink += spinNative(2_000_000);
+            sink += part.run(partNanos);
             long spun = bean.getCurrentThreadCpuTime();
             nativeNanos += spun - now;
-            sink += javaSpin(bean, 8_000_000);
+            sink += javaSpin(bean, javaNanos);
             now = bean.getCurrentThreadCpuTime();
             rounds++;
         }
@@ -82,8 +87,13 @@ public class NativeWorkload {
         return rounds;
     }
 
-    static long warm(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
-    static long measured(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+    static long warm(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return rounds(bean, until, NativeWorkload::spinNative, 2_000_000, 8_000_000);
+    }
+
+    static long measured(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return rounds(bean, until, NativeWorkload::spinNative, 2_000_000, 8_000_000);
+    }
 
     static void jni(String seconds, String truthFile) throws java.io.IOException {
         System.loadLibrary("jevnative");
@@ -108,21 +118,10 @@ public class NativeWorkload {
     }
 
     static long syscallRounds(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
-        long rounds = 0, start = bean.getCurrentThreadCpuTime(), now = start;
         java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(1 << 20);
-        nativeNanos = 0;
         try (java.nio.channels.FileChannel zero = java.nio.channels.FileChannel.open(java.nio.file.Path.of("/dev/zero"))) {
-            while (now < until) {
-                sink += readZero(bean, zero, buffer, 2_000_000);
-                long read = bean.getCurrentThreadCpuTime();
-                nativeNanos += read - now;
-                sink += javaSpin(bean, 2_000_000);
-                now = bean.getCurrentThreadCpuTime();
-                rounds++;
-            }
+            return rounds(bean, until, nanos -> readZero(bean, zero, buffer, nanos), 2_000_000, 2_000_000);
         }
-        allNanos = now - start;
-        return rounds;
     }
 
     static long syscallWarm(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
