@@ -481,16 +481,17 @@ START_TEST(paths_and_quotes_taken_as_they_are)
 }
 END_TEST
 
-/* Where start_as_nobody's JVM runs: beside the test, in a mount namespace with a /tmp of its own
+/* Where start_as_root's JVM runs: beside the test, in a mount namespace with a /tmp of its own
  * (as systemd's PrivateTmp= gives a service), or in one that does not see the build either (as a
  * container does not: its classes copied into its own /tmp). */
 enum namespace { SHARED, PRIVATE_TMP, NO_BUILD, NAMESPACES };
 
-/* BusyWorkload of user nobody (uid 65534), its output in dir/out and dir/err, started by root, in
- * the namespace asked for.  With PRIVATE_TMP the build stays where it was (a clone under /tmp,
+/* BusyWorkload started by root through setpriv with the options as (NOBODY: as user nobody, uid
+ * 65534), its output in dir/out and dir/err, in the namespace asked for.  With PRIVATE_TMP the build stays where it was (a clone under /tmp,
  * too: it is moved back over the new /tmp, through /mnt of the namespace).  Its pid; *input is
  * its standard input. */
-static pid_t start_as_nobody(const char *jdk, const char *dir, enum namespace where, int *input)
+#define NOBODY "--reuid=65534 --regid=65534 --clear-groups"
+static pid_t start_as_root(const char *jdk, const char *dir, enum namespace where, const char *as, int *input)
 {
     char command[4096], out[1300], namespace[1600], classes[1300];
     int fds[2];
@@ -510,9 +511,8 @@ static pid_t start_as_nobody(const char *jdk, const char *dir, enum namespace wh
     else
         namespace[0] = '\0';
     snprintf(command, sizeof(command),
-             "cd '%s' && exec %s setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent '%s' -cp '%s' "
-             "BusyWorkload 150 >out 2>err",
-             dir, namespace, jdk, classes);
+             "cd '%s' && exec %s setpriv %s env HOME=/nonexistent '%s' -cp '%s' BusyWorkload 150 >out 2>err", dir,
+             namespace, as, jdk, classes);
     ck_assert_int_eq(pipe(fds), 0);
     pid_t pid = fork();
     if (pid == 0) {
@@ -532,7 +532,7 @@ static pid_t start_as_nobody(const char *jdk, const char *dir, enum namespace wh
             return pid;
         usleep(100000);
     }
-    ck_abort_msg("the program of user nobody did not start");
+    ck_abort_msg("the program root started through setpriv %s did not start", as);
     return -1;
 }
 
@@ -553,7 +553,7 @@ START_TEST(root_profiles_another_users_jvm)
     struct stat st;
     make_directory(dir, sizeof(dir), "jevprof-cli.XXXXXX");
     ck_assert_int_eq(chmod(dir, 0755), 0);
-    pid_t pid = start_as_nobody(jdk, dir, where, &input);
+    pid_t pid = start_as_root(jdk, dir, where, NOBODY, &input);
     ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "'%s/bin/jevprof' -d 2 -f '%s/r.html' -f '%s/r-%%p.txt' %d",
                                   jvmrun_source_dir(), dir, dir, (int)pid),
                      0);
@@ -591,6 +591,45 @@ START_TEST(root_profiles_another_users_jvm)
 }
 END_TEST
 
+/* A container's root (here: root in a mount namespace of its own, without CAP_SYS_ADMIN) is
+ * refused before anything runs in it: root's jevprof would run its /tmp's copies and its programs
+ * with the host's privileges.  Nothing is made in its /tmp; a root with every privilege of the
+ * command (a service with a private /tmp: root_profiles_another_users_jvm's namespaces, as root)
+ * is not refused. */
+START_TEST(a_containers_root_is_refused)
+{
+    const char *jdk = jdks[_i];
+    if (geteuid() != 0) {
+        printf("skipped: not root\n");
+        return;
+    }
+    char contained[1200], service[1200], *err = NULL;
+    int contained_input, service_input, status;
+    make_directory(contained, sizeof(contained), "jevprof-cli.XXXXXX");
+    make_directory(service, sizeof(service), "jevprof-cli.XXXXXX");
+    pid_t pid = start_as_root(jdk, contained, NO_BUILD, "--bounding-set=-sys_admin", &contained_input);
+    ck_assert_int_eq(jvmrun_shell(contained, NULL, &err, "'%s/bin/jevprof' -d 1 %d", jvmrun_source_dir(), (int)pid), 1);
+    ck_assert_msg(strstr(err, "runs as root with fewer privileges than this command") && tk_count(err, "\n") == 1,
+                  "stderr:\n%s", err);
+    free(err);
+    err = NULL;
+    ck_assert_int_eq(jvmrun_shell(contained, NULL, NULL, "test -z \"$(ls -A /proc/%d/root/tmp | grep jevprof)\"", (int)pid),
+                     0);
+    pid_t privileged = start_as_root(jdk, service, PRIVATE_TMP, "--reuid=0", &service_input);
+    ck_assert_int_eq(jvmrun_shell(service, NULL, &err, "'%s/bin/jevprof' -d 1 %d", jvmrun_source_dir(), (int)privileged),
+                     0);
+    free(err);
+    close(contained_input); /* the end of its input ends each */
+    close(service_input);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_int_eq(status, 0);
+    ck_assert_int_eq(waitpid(privileged, &status, 0), privileged);
+    ck_assert_int_eq(status, 0);
+    remove_directory(contained);
+    remove_directory(service);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a program that ended early must fail a check, not kill the suite */
@@ -608,6 +647,7 @@ int main(void)
     tcase_add_test(tc, another_users_process_is_refused);
     tcase_add_loop_test(tc, another_user_runs_the_trees_jevprof, 0, jdk_count);
     tcase_add_loop_test(tc, root_profiles_another_users_jvm, 0, NAMESPACES * jdk_count);
+    tcase_add_loop_test(tc, a_containers_root_is_refused, 0, jdk_count);
     tcase_add_loop_test(tc, bad_modes_and_values_stop_before_the_program, 0, jdk_count);
     tcase_add_loop_test(tc, attaching_redefines_no_class, 0, 2 * jdk_count);
     tcase_add_loop_test(tc, paths_and_quotes_taken_as_they_are, 0, jdk_count);
