@@ -19,7 +19,7 @@
 
 #include <initguid.h>
 
-#include "../fixtures/fx_server.h"
+#include "fx_server.h"
 #include "common/guid.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"

@@ -1,6 +1,6 @@
 /*
  * test_attach_server.c - jevprof attached, as an operator attaches it, to a server that is
- * serving: the embedded Tomcat 10 of tests/jvm/workloads/tomcat/ (Debian's libtomcat10-java),
+ * serving: the embedded Tomcat 10 of tests/attach/tomcat/ (Debian's libtomcat10-java),
  * started with no agent on a loopback port, under wrk, on every JDK under /usr/lib/jvm.
  *
  *   - `bin/jevprof -e cpu -i 1ms -d 8 PID` while wrk drives the server: the profile's samples x
@@ -61,7 +61,7 @@ static int compile_workload(void)
     snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("attach-server.XXXXXX"));
     if (!mkdtemp(dir))
         return 0;
-    int status = jvmrun_shell(dir, NULL, NULL, "'%s' --release 17 -nowarn -cp '%s' -d '%s' '%s/tests/jvm/workloads/tomcat/TomcatWorkload.java'",
+    int status = jvmrun_shell(dir, NULL, NULL, "'%s' --release 17 -nowarn -cp '%s' -d '%s' '%s/tests/attach/tomcat/TomcatWorkload.java'",
                               javac, classpath, jvmrun_build_path("attach-server-classes"), jvmrun_source_dir());
     jvmrun_remove_shell_dir(dir, "");
     return status == 0;

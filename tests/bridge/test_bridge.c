@@ -414,7 +414,7 @@ END_TEST
 static int workload_line(const char *text)
 {
     char path[1024], line[512];
-    snprintf(path, sizeof(path), "%s/tests/jvm/workloads/BridgeWorkload.java", jvmrun_source_dir());
+    snprintf(path, sizeof(path), "%s/tests/bridge/BridgeWorkload.java", jvmrun_source_dir());
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
     int n = 0, found = -1;

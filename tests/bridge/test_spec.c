@@ -1,6 +1,6 @@
 /*
  * test_spec.c - answers the spec fixes, end to end: the test monitor
- * (tests/fixtures/fx_monitor.c) runs tests/jvm/workloads/SpecWorkload.java, a class in a
+ * (tests/bridge/fx_monitor.c) runs tests/bridge/SpecWorkload.java, a class in a
  * package, on every JDK found: the start class's name in class-file form, one CLASS_LOAD_FAILED
  * per failed load, and the methods of a class described during its CLASS_UNLOAD.
  */

@@ -15,7 +15,7 @@ import java.util.jar.JarFile;
 /**
  * LinkSweep loads and links classes without initializing them and prints one line per class
  * with the outcome, so that a run with the agent can be compared line by line with one
- * without (tests/jvm/test_rewrite_sweep.c, `make sweep`).
+ * without (tests/classfile/test_rewrite_sweep.c, `make sweep`).
  *   java LinkSweep PER_SOURCE SOURCE...
  * A SOURCE is a jar (its classes load through one class loader over every jar given), "jdk"
  * (the classes of the JDK's own modules, through their loaders: run with --add-modules

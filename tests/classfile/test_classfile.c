@@ -1,7 +1,7 @@
 /*
  * test_classfile.c - the class-file model and the entry/exit instrumenter without a JVM
- * (tests/jvm/test_classfile_jdk.c runs the results on real JVMs).  Inputs are classes
- * built here byte by byte and tests/unit/classfile/Jumps.class, found under $JEVMON_SRC
+ * (tests/classfile/test_classfile_jdk.c runs the results on real JVMs).  Inputs are classes
+ * built here byte by byte and tests/classfile/java/Jumps.class, found under $JEVMON_SRC
  * (default: the working directory).  Pure C11, so it also runs under Wine.
  */
 #include <check.h>
@@ -350,7 +350,7 @@ END_TEST
 
 START_TEST(compiled_class_round_trips_and_instruments)
 {
-    bytes input = read_source_file("tests/unit/classfile/Jumps.class");
+    bytes input = read_source_file("tests/classfile/java/Jumps.class");
     char error[256];
     cf_class *parsed = cf_parse(input.data, input.size, error, sizeof(error));
     ck_assert_msg(parsed != NULL, "%s", error);
@@ -844,7 +844,7 @@ END_TEST
  * fail or instrument cleanly (ASan and UBSan watch). */
 START_TEST(truncated_and_corrupted_classes_fail_cleanly)
 {
-    bytes input = read_source_file("tests/unit/classfile/Jumps.class");
+    bytes input = read_source_file("tests/classfile/java/Jumps.class");
     char error[256];
     for (size_t n = 0; n < input.size; n++) {
         uint8_t *copy = malloc(n ? n : 1); /* exact size, so ASan sees any read past it */

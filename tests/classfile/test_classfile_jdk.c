@@ -6,11 +6,11 @@
  *     with a counting bridge and every class is loaded and linked with -Xverify:all
  *     (VerifyAll.java), which a deliberately broken class proves really verifies; then
  *     the patched JDK runs with every instrumented method enabled;
- *   - tests/unit/classfile/Jumps.java at class-file versions 49, 50, 52 and 61 verifies
+ *   - tests/classfile/java/Jumps.java at class-file versions 49, 50, 52 and 61 verifies
  *     and runs the same instrumented, with as many exits as entries;
  *   - a generated method whose if jumps over 1500 instrumented returns (split around a
  *     goto_w) verifies and runs the same;
- *   - tests/jvm/classfile/Sample.java (records, sealed types, nest mates, lambdas,
+ *   - tests/classfile/java/Sample.java (records, sealed types, nest mates, lambdas,
  *     invokedynamic concatenation, exits by exception), compiled with --release 17,
  *     prints the same before and after instrumentation, and the bridge counts the
  *     expected entries and exits per method.
@@ -231,8 +231,8 @@ START_TEST(java_base_verifies_and_runs)
     free_names(&t);
 
     /* The bridge joins java.base; a module-info may not be patched. */
-    run_ok("javac", "%s/bin/javac --release 17 -d %s %s/tests/jvm/classfile/Bridge.java", jdk, patch, src_dir);
-    run_ok("javac", "%s/bin/javac --release 17 -d %s %s/tests/jvm/classfile/VerifyAll.java", jdk, tools, src_dir);
+    run_ok("javac", "%s/bin/javac --release 17 -d %s %s/tests/classfile/java/Bridge.java", jdk, patch, src_dir);
+    run_ok("javac", "%s/bin/javac --release 17 -d %s %s/tests/classfile/java/VerifyAll.java", jdk, tools, src_dir);
     run_ok("names", "rm -f %s/module-info.class && grep -v '^module-info' %s | sed -e 's|/|.|g' -e 's|\\.class$||' >%s",
            patch, list, names);
 
@@ -320,8 +320,8 @@ START_TEST(sample_runs_the_same_and_counts)
     snprintf(orig, sizeof(orig), "%s", jdk_tmp(_i, "sample-orig"));
     snprintf(inst, sizeof(inst), "%s", jdk_tmp(_i, "sample-inst"));
     snprintf(list, sizeof(list), "%s", jdk_tmp(_i, "sample.list"));
-    run_ok("javac", "%s/bin/javac --release 17 -d %s %s/tests/jvm/classfile/Sample.java "
-           "%s/tests/jvm/classfile/Report.java %s/tests/jvm/classfile/Bridge.java",
+    run_ok("javac", "%s/bin/javac --release 17 -d %s %s/tests/classfile/java/Sample.java "
+           "%s/tests/classfile/java/Report.java %s/tests/classfile/java/Bridge.java",
            jdk, orig, src_dir, src_dir, src_dir);
     run_ok("listing", "cd %s && find . -name '*.class' | sed 's|^\\./||' | sort >%s", orig, list);
     char *out, *err;
@@ -399,15 +399,15 @@ static void write_as_version(const char *from, const char *to, unsigned major)
     free(data);
 }
 
-/* tests/unit/classfile/Jumps.java at versions 49 (no stack maps: the old verifier), 50
+/* tests/classfile/java/Jumps.java at versions 49 (no stack maps: the old verifier), 50
  * (stack maps, failover allowed), 52 and 61 is instrumented, verified and run. */
 START_TEST(class_versions_verify_and_run)
 {
     const char *jdk = jdks[_i];
     char base[PATH_MAX], plain_path[PATH_MAX + 64], from[PATH_MAX + 64];
     snprintf(base, sizeof(base), "%s", jdk_tmp(_i, "jumps"));
-    run_ok("javac", "%s/bin/javac --release 8 -Xlint:none -d %s %s/tests/unit/classfile/Jumps.java "
-           "%s/tests/jvm/classfile/RunJumps.java %s/tests/jvm/classfile/Bridge.java", jdk, base, src_dir, src_dir,
+    run_ok("javac", "%s/bin/javac --release 8 -Xlint:none -d %s %s/tests/classfile/java/Jumps.java "
+           "%s/tests/classfile/java/RunJumps.java %s/tests/classfile/java/Bridge.java", jdk, base, src_dir, src_dir,
            src_dir);
     char *plain_out, *plain_err;
     ck_assert_int_eq(run(&plain_out, &plain_err, "%s/bin/java -cp %s RunJumps", jdk, base), 0);
@@ -419,7 +419,7 @@ START_TEST(class_versions_verify_and_run)
         snprintf(name, sizeof(name), "jumps-%u", versions[v]);
         snprintf(dir, sizeof(dir), "%s", jdk_tmp(_i, name));
         if (versions[v] == 61) /* as javac 17 compiled it, committed for the unit suite */
-            snprintf(from, sizeof(from), "%s/tests/unit/classfile/Jumps.class", src_dir);
+            snprintf(from, sizeof(from), "%s/tests/classfile/java/Jumps.class", src_dir);
         else
             snprintf(from, sizeof(from), "%s/Jumps.class", base);
         snprintf(plain_path, sizeof(plain_path), "%s/plain/Jumps.class", dir);
@@ -496,7 +496,7 @@ START_TEST(split_branch_verifies_and_runs)
                           "}\n");
     ck_assert_int_eq(write_all(source, text, n), 0);
     free(text);
-    run_ok("javac", "%s/bin/javac --release 17 -d %s %s %s/tests/jvm/classfile/Bridge.java", jdk, plain, source,
+    run_ok("javac", "%s/bin/javac --release 17 -d %s %s %s/tests/classfile/java/Bridge.java", jdk, plain, source,
            src_dir);
     ck_assert_int_eq(write_all(list, "Big.class\n", 10), 0);
     tree_run t = {.only_prefix = "Big"};

@@ -1,7 +1,7 @@
 /*
- * test_heap.c - the heap monitor end to end: tests/fixtures/fx_heapmon.c gets
+ * test_heap.c - the heap monitor end to end: tests/heap/fx_heapmon.c gets
  * IJavaHeapMonitor2 from its IDInfo and registers for allocations and heap dumps while
- * tests/jvm/workloads/HeapWorkload.java runs, on every JDK found.
+ * tests/heap/HeapWorkload.java runs, on every JDK found.
  */
 #include <check.h>
 #include <stdio.h>

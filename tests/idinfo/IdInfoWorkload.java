@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Objects with known contents for the IDInfo end-to-end suite (tests/jvm/test_idinfo.c).
- * Each object is handed to the test monitor (tests/fixtures/fx_idinfo.c) by throwing an
+ * Objects with known contents for the IDInfo end-to-end suite (tests/idinfo/test_idinfo.c).
+ * Each object is handed to the test monitor (tests/idinfo/fx_idinfo.c) by throwing an
  * {@link Inspect} that carries it: the monitor finds it through EXCEPTION_THROWN and reads
  * it with the IDInfo methods.  For each inspection this program prints, from reflection,
  * the lines the monitor should log, so the test can compare the two views of one run.

@@ -1,6 +1,6 @@
 /*
  * test_unattached.c - IDInfo called from a monitor's own native threads, which the JVM has
- * never seen: tests/fixtures/fx_latemask.c turns METHOD_CALLS on 300 ms after INITIALIZED from
+ * never seen: tests/idinfo/fx_latemask.c turns METHOD_CALLS on 300 ms after INITIALIZED from
  * such a thread (and calls GetClassPath, MethodInformation, ClassInformation and
  * InterpretedMethodInformation from others) while SamplingWorkload calls methods for a second,
  * on every JDK found, with both method-call mechanisms' JVMTI path (the monitor promises

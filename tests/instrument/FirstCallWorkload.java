@@ -8,7 +8,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.function.IntUnaryOperator;
 
 /*
- * First calls into a class just loaded, on many threads at once, for tests/jvm/test_first_calls.c.
+ * First calls into a class just loaded, on many threads at once, for tests/instrument/test_first_calls.c.
  *
  *   ROUNDS THREADS METHODS   THREADS platform threads, released together by a barrier in each of
  *                            ROUNDS rounds, call the round's Caller.applyAsInt -> Target.all ->

@@ -2,7 +2,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 
 /**
- * The rounds of tests/fixtures/fx_maskflip.c (test_mask_changes.c): each case on a thread of its
+ * The rounds of tests/instrument/fx_maskflip.c (test_mask_changes.c): each case on a thread of its
  * own, which sets the case's mask (begin), goes twice through every activity that makes a
  * category's events (calls of MaskWorkload$Target.maskTarget, which throws, unwinds a frame and
  * catches; a class loaded afresh; a thread started and joined; a collection; a loop the JIT

@@ -4,11 +4,11 @@
  * instrumentation (the monitor promises GC_SAFE and WONT_TOGGLE, so it keeps its method-call
  * bits and toggles the others and its method).
  *
- * tests/fixtures/fx_maskflip.c holds the table of cases (trigger x action: from inside
+ * tests/instrument/fx_maskflip.c holds the table of cases (trigger x action: from inside
  * MethodEntry, MethodExit2, NotifyEvent THREAD_CREATE, CLASS_LOAD_FINISHED, GC_STARTED,
  * JIT_COMPILE_FINISHED, NotifyEvent2 EXCEPTION_THROWN and EXCEPTION_UNWIND, each category bit
  * turned on and off, the method the monitor picked enabled and disabled);
- * tests/jvm/workloads/MaskWorkload.java runs them all in one JVM, each on a thread of its own.
+ * tests/instrument/MaskWorkload.java runs them all in one JVM, each on a thread of its own.
  * Each case's line must say ok: entries and exits pair on every thread (no StackID entered twice,
  * no exit without its entry, none left open on the round's ended thread), the thread that made
  * the change gets nothing its new mask does not ask for, and what it turned on arrives.  Every

@@ -2,7 +2,7 @@
  * test_watch.c - THREAD_SET_NAME and CLASS_LOAD_FAILED without the capabilities that make C2 keep
  * every local variable alive (instrument/watch.h), on every JDK under /usr/lib/jvm:
  *   - another agent loaded first takes can_generate_breakpoint_events, which HotSpot grants one
- *     environment at a time (tests/fixtures/fx_capprobe.c): the bridge, which cannot have it,
+ *     environment at a time (tests/instrument/fx_capprobe.c): the bridge, which cannot have it,
  *     still reports both renames of BridgeWorkload threads and the failed load of classes, and
  *     says it misses the capability only for SPECIFIC_METHOD_CALLS.  (can_access_local_variables is not granted
  *     one at a time, so a running JVM shows nothing of who holds it: test_capabilities checks

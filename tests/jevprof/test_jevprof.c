@@ -399,7 +399,7 @@ static unsigned long long flat_at_lines(const char *dir, const char *file, const
     return sum;
 }
 
-/* SamplingWorkload.java's lines (tests/jvm/workloads): spinC's first line, its loop, the callers' calls. */
+/* SamplingWorkload.java's lines (tests/sampling/): spinC's first line, its loop, the callers' calls. */
 #define SPIN_C_FIRST 166ul /* long x = 0; */
 #define SPIN_C_BODY 169ul  /* x = x * 31 + k; */
 #define SPIN_B_CALL 172ul

@@ -3,7 +3,7 @@
  * driven the way Agent_OnLoad drives it, without a JVM.  Runs natively against the
  * registry files and under Wine against the real registry and CoCreateInstance.
  *
- * The monitors are tests/fixtures/fx_monitor's classes; they log every call they get
+ * The monitors are tests/bridge/fx_monitor's classes; they log every call they get
  * to a file this suite reads back.
  */
 #include <check.h>

@@ -1,5 +1,5 @@
 /**
- * The program the sampling suite profiles (tests/jvm/test_sampling.c) and `make bench` runs:
+ * The program the sampling suite profiles (tests/sampling/test_sampling.c) and `make bench` runs:
  *
  *   shares CPU-SECONDS  the main thread spends known shares of its time in three methods:
  *                       a, b and c run the same loop body 6, 3 and 1 million times a round

@@ -321,7 +321,7 @@ static unsigned long long frame_samples(const char *log, const char *method, int
     return n;
 }
 
-/* SamplingWorkload.java's lines (tests/jvm/workloads): spinC's first line, its loop, the calls. */
+/* SamplingWorkload.java's lines (tests/sampling/): spinC's first line, its loop, the calls. */
 #define PARKED_C_FIRST 159ul /* while (System.nanoTime() < end) */
 #define PARKED_C_CALL 160ul  /* LockSupport.parkNanos(...) */
 #define SPIN_C_FIRST 166ul   /* long x = 0; */

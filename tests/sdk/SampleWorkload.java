@@ -1,5 +1,5 @@
 /**
- * The program the samples' end-to-end tests profile (tests/jvm/test_samples.c): it loads
+ * The program the samples' end-to-end tests profile (tests/sdk/test_samples.c): it loads
  * a class of its own, runs a named thread, throws and catches an exception, asks for a
  * garbage collection and makes a known number of recursive calls, and prints what it did,
  * so a test can compare the output with and without the agent.

@@ -37,7 +37,7 @@ static const struct dist_monitor {
     const char *copy;     /* the name README.txt's line builds */
     const char *clsid, *key_name;
 } monitors[] = {
-    {"C", "tests/jvm/sdk_monitor/countmon.c", "monitor.c", "{6B3E2D41-9C57-4F08-A1D2-3E8F7B6C5A94}", "countmon"},
+    {"C", "tests/sdk/sdk_monitor/countmon.c", "monitor.c", "{6B3E2D41-9C57-4F08-A1D2-3E8F7B6C5A94}", "countmon"},
     {"C++", "samples/callcount/callcount.cpp", "monitor.cpp", "{0A2F6C9B-77EC-4D2A-8084-DCAFBC265070}", "callcount"},
 };
 #define MONITORS (sizeof(monitors) / sizeof(monitors[0]))
@@ -79,7 +79,7 @@ static void extract_archives(void)
     for (int t = 0; t < TARGETS; t++) {
         const struct dist_target *d = &targets[t];
         ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "unzip -q '%s/build/dist/jevmon-%s.zip' && cd jevmon-%s && "
-                                      "cp '%s/tests/jvm/sdk_monitor/cocreate.c' . && %s-gcc -static -Iinclude cocreate.c "
+                                      "cp '%s/tests/sdk/sdk_monitor/cocreate.c' . && %s-gcc -static -Iinclude cocreate.c "
                                       "-o cocreate.exe -Llib -ljevsdk -ljevplat -lole32 -loleaut32 -luuid -ladvapi32 -lshlwapi",
                                       jvmrun_source_dir(), d->name, d->name, jvmrun_source_dir(), d->triplet), 0);
         char *loader = wine_env_value(env, d->loader), *prefix = wine_env_value(env, d->prefix);

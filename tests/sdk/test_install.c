@@ -1,6 +1,6 @@
 /*
  * test_install.c - the SDK as a user outside this tree gets it: `make install` into a temporary
- * DESTDIR, a monitor (tests/jvm/sdk_monitor/countmon.c, copied out of the tree) built with only
+ * DESTDIR, a monitor (tests/sdk/sdk_monitor/countmon.c, copied out of the tree) built with only
  * `pkg-config --cflags --libs jevmon`, registered with the installed jevmon-regsvr and run
  * under the installed agent on every JDK; the installed `jevprof` command; `make uninstall`
  * removing exactly what was installed.
@@ -74,7 +74,7 @@ START_TEST(a_monitor_from_outside_the_tree_runs)
     const char *jdk = jdks[_i];
     char *out;
     /* The user's directory: the monitor's source, its build, its registry files. */
-    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "rm -rf work && mkdir -p work && cp '%s/tests/jvm/sdk_monitor/countmon.c' work/",
+    ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "rm -rf work && mkdir -p work && cp '%s/tests/sdk/sdk_monitor/countmon.c' work/",
                                   jvmrun_source_dir()), 0);
     ck_assert_int_eq(jvmrun_shell(tmp, NULL, NULL, "cd work && gcc -shared -fPIC -o countmon.so countmon.c "
                                   "$(PKG_CONFIG_PATH='%s/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' pkg-config --cflags --libs jevmon)",

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "jvmrun.h"
-#include "../../support/testkit.h"
+#include "testkit.h"
 
 /* The test monitors' classes, each with the fixture that serves it. */
 #define FX_CLASSES {"{63DAD816-1308-449B-AC11-1E702EB2D15F}", "fx_monitor"}, \

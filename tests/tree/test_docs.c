@@ -263,7 +263,7 @@ END_TEST
 /* The folders of code, searched whole; this file is left out, since its own checks below must
  * hold the words they look for. */
 static const char *const code_folders[] = {"src", "tools", "tests", "jevprof", "samples", "include", "idl", "bin", "mk"};
-#define THIS_FILE "tests/posix/test_docs.c"
+#define THIS_FILE "tests/tree/test_docs.c"
 
 /* Calls visit(rel, text, context) for every regular file under dir (relative to the tree), in any
  * order, with the file's path relative to the tree and its text; hidden files are left out, and a

@@ -14,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /*
- * Virtual threads for tests/jvm/test_vthreads.c.  Compiled with --release 17 like the other
+ * Virtual threads for tests/vthreads/test_vthreads.c.  Compiled with --release 17 like the other
  * workloads: the JDK 21 API (Thread.ofVirtual) is reached by reflection.
  *
  *   calls N     N virtual threads each run vtask -> level(3) -> ... -> level(0), which blocks

@@ -1,6 +1,6 @@
 /*
  * api_list.h - every name of the public API that idl/jevmon.idl must repeat, as X-macro
- * lists, and the table each side of tests/win/test_idl_agreement fills from them.
+ * lists, and the table each side of tests/api/test_idl_agreement fills from them.
  *
  * from_header.c fills the table from include/jevmon.h, from_idl.c from the header widl
  * generates from idl/jevmon.idl; the two cannot share a translation unit because the

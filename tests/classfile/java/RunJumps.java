@@ -1,5 +1,5 @@
 /**
- * Runs tests/unit/classfile/Jumps.java's methods with every instrumented method
+ * Runs tests/classfile/java/Jumps.java's methods with every instrumented method
  * enabled and prints their results, then the bridge's entry and exit totals (to
  * stderr, so stdout compares with an uninstrumented run).
  */

@@ -1,6 +1,6 @@
 /*
  * samplerun.h - running SampleWorkload under the agent with the sample monitors
- * (samples/logmon, samples/callcount) for tests/jvm/test_samples.c.
+ * (samples/logmon, samples/callcount) for tests/sdk/test_samples.c.
  *
  * Each run gets a private registry in a temporary directory: its own system.reg and
  * user.reg (JEVMON_REGISTRY_SYSTEM / _USER) and a list of extra read-only .reg files
