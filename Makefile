@@ -33,10 +33,14 @@
 SHELL := /bin/bash
 BUILD := build
 DEPS_STAMP := $(BUILD)/deps/done.stamp
+DEMO_DEPS_STAMP := $(BUILD)/deps/demo.stamp
 
 .PHONY: all check demo bench fuzz sweep install dist test uninstall deps clean
 # The sub-make builds on every core; tests still run one suite at a time (tools/run-tests.sh).
-all check demo bench fuzz sweep install dist test: $(DEPS_STAMP)
+all check bench fuzz sweep install dist test: $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
+# The Linux demo waits only for the Linux build's packages: no MinGW, Wine, Check or Chromium.
+demo: $(DEMO_DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
 
 # Removes what the manifest of the last make install under $(DESTDIR)$(PREFIX) lists.
@@ -45,6 +49,8 @@ uninstall:
 
 deps $(DEPS_STAMP): tools/deps.sh
 	@bash tools/deps.sh
+$(DEMO_DEPS_STAMP): tools/deps.sh
+	@bash tools/deps.sh demo
 
 clean:
 	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
@@ -61,7 +67,8 @@ _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 _check: _all $(FIXTURE_FILES) $(SANITIZED_JVM_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(x87_TESTS) $(win64_TESTS) $(win32_TESTS)
 	@bash tools/run-tests.sh
 
-_demo: _all $(BUILD)/linux/java/classes.stamp
+# What bin/jevprof runs, and the workload: nothing of the Windows targets.
+_demo: $(BUILD)/linux/libjevmon.so $(BUILD)/linux/libjevprof.so $(BUILD)/linux/jevprof-attach $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
 
 # One subject's suites (mk/tests.mk), each target's programs and what they load, then only those run.

@@ -46,8 +46,8 @@ linux_JEVPROF_LIBS := -lz
 linux_SO := .so
 linux_EXE :=
 linux_AGENT := libjevmon.so
-linux_CHECK_CFLAGS = $(shell pkg-config --cflags check)
-linux_CHECK_LIBS = $(shell pkg-config --libs check)
+linux_CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+linux_CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 linux_TAGS := unit posix jvm
 
 win64_CC := x86_64-w64-mingw32-gcc
