@@ -15,10 +15,10 @@ TAG_posix := test_activation test_docs test_fuzz_oracles test_layers test_native
   test_registry test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
 TAG_jvm := test_attach test_attach_server test_bridge test_classfile_jdk test_dist test_first_calls \
-  test_heap test_idinfo test_install test_jevprof test_jevprof_cli test_jevprof_files test_jevprof_jfr \
+  test_heap test_idinfo test_install test_jevprof test_jevprof_alloc test_jevprof_cli test_jevprof_files test_jevprof_jfr \
   test_lock_truth test_mask_changes test_native_frames test_original_style test_profile_truth \
   test_rewrite_sweep test_samples test_sampling test_spec test_unattached test_vthreads test_watch
-TAG_sanitized := test_bridge test_jevprof test_attach test_heap test_sampling
+TAG_sanitized := test_bridge test_jevprof test_jevprof_alloc test_attach test_heap test_sampling
 TAGS := unit posix win jvm
 TEST_SRC := $(wildcard tests/*/test_*.c)
 SUBJECTS := $(sort $(patsubst tests/%/,%,$(dir $(TEST_SRC))))
@@ -36,6 +36,8 @@ $(foreach n,$(foreach t,$(TAGS) sanitized,$(TAG_$(t))),$(if $(filter 1,$(words $
 SUPPORT_posix := tests/support/as_nobody.c
 SUPPORT_jvm := tests/support/jvmrun.c
 test_samples_SOURCES := $(wildcard tests/sdk/samples/*.c)
+test_jevprof_SOURCES := tests/jevprof/jevprof_run.c
+test_jevprof_alloc_SOURCES := tests/jevprof/jevprof_run.c
 test_fuzz_oracles_SOURCES := $(wildcard tests/fuzz/oracles/*.c)
 test_idl_agreement_SOURCES := $(IDL_COMPANIONS)
 JEVPROF_SUITES := test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree \
