@@ -8,7 +8,7 @@
 #   win        Windows x64 and x86, under Wine
 #   jvm        Linux, on real JVMs: every JDK under /usr/lib/jvm (JEVMON_TEST_JDK picks one)
 #   sanitized  jvm suites that run once more inside sanitized JVMs (tools/run-tests.sh)
-TAG_unit := test_capabilities test_chunked_array test_classfile test_codemap test_guid \
+TAG_unit := test_capabilities test_chunked_array test_classfile test_classfile_branches test_codemap test_guid \
   test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree test_jevprof_writers \
   test_lifecycle test_output_files test_regfile test_register test_thread_events test_thread_sample
 TAG_posix := test_activation test_docs test_fuzz_oracles test_layers test_native_walk test_posix \
@@ -36,6 +36,8 @@ $(foreach n,$(foreach t,$(TAGS) sanitized,$(TAG_$(t))),$(if $(filter 1,$(words $
 SUPPORT_posix := tests/support/as_nobody.c
 SUPPORT_jvm := tests/support/jvmrun.c
 test_samples_SOURCES := $(wildcard tests/sdk/samples/*.c)
+test_classfile_SOURCES := tests/classfile/classfile_build.c
+test_classfile_branches_SOURCES := tests/classfile/classfile_build.c
 test_jevprof_SOURCES := tests/jevprof/jevprof_run.c
 test_jevprof_alloc_SOURCES := tests/jevprof/jevprof_run.c
 test_fuzz_oracles_SOURCES := $(wildcard tests/fuzz/oracles/*.c)
