@@ -10,7 +10,7 @@
 #   sanitized  jvm suites that run once more inside sanitized JVMs (tools/run-tests.sh)
 TAG_unit := test_capabilities test_chunked_array test_classfile test_classfile_branches test_codemap test_guid \
   test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree test_jevprof_writers \
-  test_lifecycle test_output_files test_regfile test_register test_thread_events test_thread_sample
+  test_lifecycle test_output_files test_regfile test_regfile_errors test_register test_thread_events test_thread_sample
 TAG_posix := test_activation test_docs test_fuzz_oracles test_layers test_native_walk test_posix \
   test_registry test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
@@ -38,6 +38,8 @@ SUPPORT_jvm := tests/support/jvmrun.c
 test_samples_SOURCES := $(wildcard tests/sdk/samples/*.c)
 test_classfile_SOURCES := tests/classfile/classfile_build.c
 test_classfile_branches_SOURCES := tests/classfile/classfile_build.c
+test_regfile_SOURCES := tests/registry/regfile_parse.c
+test_regfile_errors_SOURCES := tests/registry/regfile_parse.c
 test_jevprof_SOURCES := tests/jevprof/jevprof_run.c
 test_jevprof_alloc_SOURCES := tests/jevprof/jevprof_run.c
 test_fuzz_oracles_SOURCES := $(wildcard tests/fuzz/oracles/*.c)
