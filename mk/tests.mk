@@ -12,7 +12,7 @@ TAG_unit := test_capabilities test_chunked_array test_classfile test_classfile_b
   test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree test_jevprof_writers \
   test_lifecycle test_output_files test_regfile test_regfile_errors test_register test_thread_events test_thread_sample
 TAG_posix := test_activation test_docs test_fuzz_oracles test_layers test_native_walk test_posix \
-  test_registry test_sample_timeout
+  test_registry test_registry_trust test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
 TAG_jvm := test_attach test_attach_server test_bridge test_classfile_jdk test_dist test_first_calls \
   test_heap test_idinfo test_install test_jevprof test_jevprof_alloc test_jevprof_cli test_jevprof_files test_jevprof_jfr \
@@ -40,6 +40,8 @@ test_classfile_SOURCES := tests/classfile/classfile_build.c
 test_classfile_branches_SOURCES := tests/classfile/classfile_build.c
 test_regfile_SOURCES := tests/registry/regfile_parse.c
 test_regfile_errors_SOURCES := tests/registry/regfile_parse.c
+test_registry_SOURCES := tests/registry/registry_files.c
+test_registry_trust_SOURCES := tests/registry/registry_files.c
 test_jevprof_SOURCES := tests/jevprof/jevprof_run.c
 test_jevprof_alloc_SOURCES := tests/jevprof/jevprof_run.c
 test_fuzz_oracles_SOURCES := $(wildcard tests/fuzz/oracles/*.c)

@@ -1,7 +1,7 @@
 /*
  * test_registry.c - the POSIX registry of platform.h: hive files named by the
- * environment, refusal of files other users can write, atomic rewrites,
- * JEVMON_REGISTRY_FILES, and the cache noticing changed files.
+ * environment, atomic rewrites, JEVMON_REGISTRY_FILES, and the cache noticing changed files.
+ * Refusing files other users can write: test_registry_trust.c.
  *
  * Every test works in its own mkdtemp directory (Check forks one process per test, so
  * the environment and the registry cache start afresh each time).
@@ -19,97 +19,7 @@
 
 #include "platform/platform.h"
 #include "../support/testkit.h"
-#include "support/as_nobody.h"
-
-#define V5 "Windows Registry Editor Version 5.00\n\n"
-#define JAVA_VM JEVMON_JAVA_VM_KEY
-
-static char dir[256], system_path[300], user_path[300];
-static void in_dir(char *out, size_t size, const char *name)
-{
-    snprintf(out, size, "%s/%s", dir, name);
-}
-
-static void write_file(const char *path, const char *text, mode_t mode)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-    fputs(text, f);
-    fclose(f);
-    ck_assert_int_eq(chmod(path, mode), 0);
-}
-
-/* The whole file, or NULL when it cannot be read; free() it. */
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = calloc(1, 65536);
-    size_t n = fread(text, 1, 65535, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
-static void setup(void)
-{
-    snprintf(dir, sizeof(dir), "/tmp/jevmon-test-registry-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    in_dir(system_path, sizeof(system_path), "system.reg");
-    in_dir(user_path, sizeof(user_path), "home/config/user.reg"); /* its directories do not exist yet */
-    setenv("JEVMON_REGISTRY_SYSTEM", system_path, 1);
-    setenv("JEVMON_REGISTRY_USER", user_path, 1);
-    unsetenv("JEVMON_REGISTRY_FILES");
-    tk_capture_log();
-}
-
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char child[1024];
-        snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-        remove_tree(child);
-    }
-    closedir(d);
-    rmdir(path);
-}
-
-static void teardown(void)
-{
-    jv_log_set_sink(NULL, NULL);
-    remove_tree(dir);
-}
-
-static char *get_string(plat_hive hive, const char *key, const char *name)
-{
-    char *value = NULL;
-    plat_reg_status status = plat_reg_get_string(hive, key, name, &value);
-    ck_assert_msg(status == PLAT_REG_OK, "%s\\%s: status %d", key, name ? name : "@", status);
-    return value;
-}
-
-static void assert_string(plat_hive hive, const char *key, const char *name, const char *expected)
-{
-    char *value = get_string(hive, key, name);
-    ck_assert_str_eq(value, expected);
-    free(value);
-}
-
-static plat_reg_status status_of(plat_hive hive, const char *key, const char *name)
-{
-    char *value = NULL;
-    plat_reg_status status = plat_reg_get_string(hive, key, name, &value);
-    free(value);
-    return status;
-}
+#include "registry_files.h"
 
 /* ---- Files named by the environment ------------------------------------------------------ */
 
@@ -252,122 +162,6 @@ START_TEST(malformed_paths_are_refused)
     ck_assert_int_eq(plat_reg_delete_tree(PLAT_HKLM, ""), PLAT_REG_ERROR);
     ck_assert_int_eq(tk_log_count, 2);
     ck_assert_int_eq(access(system_path, F_OK), -1);
-}
-END_TEST
-
-/* ---- Refusing files others can write ------------------------------------------------------- */
-
-static void assert_refused(const char *path, const char *reason)
-{
-    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    ck_assert_int_eq(status_of(PLAT_HKCR, "CLSID", NULL), PLAT_REG_ERROR);
-    ck_assert_int_eq(tk_log_count, 1);
-    const char *line = tk_log_lines[0];
-    ck_assert_msg(strstr(line, path) && strstr(line, "refused") && strstr(line, reason), "%s", line);
-    /* Once per change of the file, not at every read. */
-    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    ck_assert_int_eq(tk_log_count, 1);
-    /* The other hive does not depend on the refused file. */
-    assert_string(PLAT_HKCU, JAVA_VM, "u", "user");
-    /* Nor is the refused file rewritten. */
-    ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, JAVA_VM, "w", "1"), PLAT_REG_ERROR);
-    char *text = read_file(path);
-    ck_assert_ptr_null(strstr(text, "\"w\""));
-    free(text);
-}
-
-static void write_both_hives(mode_t system_mode)
-{
-    write_file(system_path, V5 "[HKLM\\Software\\Microsoft\\Java VM]\n\"v\"=\"machine\"\n", system_mode);
-    ck_assert_int_eq(plat_reg_set_string(PLAT_HKCU, JAVA_VM, "u", "user"), PLAT_REG_OK);
-}
-
-START_TEST(group_writable_file_is_refused)
-{
-    write_both_hives(0664);
-    assert_refused(system_path, "other users can write it (mode 0664");
-}
-END_TEST
-
-START_TEST(world_writable_file_is_refused)
-{
-    write_both_hives(0646);
-    assert_refused(system_path, "other users can write it (mode 0646");
-}
-END_TEST
-
-START_TEST(file_of_another_user_is_refused)
-{
-    write_both_hives(0644);
-    if (chown(system_path, 12345, (gid_t)-1) != 0) /* only root can give a file away */
-        return;
-    assert_refused(system_path, "it belongs to uid 12345");
-}
-END_TEST
-
-START_TEST(directory_in_place_of_a_file_is_refused)
-{
-    ck_assert_int_eq(plat_reg_set_string(PLAT_HKCU, JAVA_VM, "u", "user"), PLAT_REG_OK);
-    ck_assert_int_eq(mkdir(system_path, 0755), 0);
-    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    ck_assert(tk_logged("not a regular file"));
-    assert_string(PLAT_HKCU, JAVA_VM, "u", "user");
-}
-END_TEST
-
-/* Root's good file in a directory nobody made and anyone can write: nobody could replace it. */
-START_TEST(file_in_a_directory_others_can_write_is_refused)
-{
-    char pub[300], shared[320], path[340];
-    if (!as_nobody_possible())
-        return;
-    as_nobody_public_dir(dir, pub, sizeof(pub));
-    as_nobody_shared_dir(pub, shared, sizeof(shared));
-    snprintf(path, sizeof(path), "%s/system.reg", shared);
-    write_file(path, V5 "[HKLM\\Software\\Microsoft\\Java VM]\n\"v\"=\"machine\"\n", 0644);
-    setenv("JEVMON_REGISTRY_SYSTEM", path, 1);
-    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    char line[1200];
-    snprintf(line, sizeof(line), "registry file %s refused: the directory %s on its path: other users can write it "
-             "(mode 0777", path, shared);
-    ck_assert_msg(tk_logged(line), "%s", tk_log_count ? tk_log_lines[0] : "nothing logged");
-}
-END_TEST
-
-/* A link nobody made to root's good file: nobody could point it elsewhere. */
-START_TEST(link_of_another_user_to_a_good_file_is_refused)
-{
-    char pub[300], link[320];
-    if (!as_nobody_possible())
-        return;
-    write_file(system_path, V5 "[HKLM\\Software\\Microsoft\\Java VM]\n\"v\"=\"machine\"\n", 0644);
-    as_nobody_public_dir(dir, pub, sizeof(pub));
-    snprintf(link, sizeof(link), "%s/link.reg", pub);
-    as_nobody_symlink(system_path, link);
-    setenv("JEVMON_REGISTRY_SYSTEM", link, 1);
-    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    char line[1200];
-    snprintf(line, sizeof(line), "registry file %s refused: symbolic link %s: it belongs to uid 65534", link, link);
-    ck_assert_msg(tk_logged(line), "%s", tk_log_count ? tk_log_lines[0] : "nothing logged");
-    setenv("JEVMON_REGISTRY_SYSTEM", system_path, 1); /* the file itself is good */
-    assert_string(PLAT_HKLM, JAVA_VM, "v", "machine");
-}
-END_TEST
-
-START_TEST(fixed_file_is_read_again)
-{
-    write_both_hives(0666);
-    ck_assert_int_eq(status_of(PLAT_HKLM, JAVA_VM, "v"), PLAT_REG_ERROR);
-    ck_assert_int_eq(chmod(system_path, 0644), 0);
-    assert_string(PLAT_HKLM, JAVA_VM, "v", "machine");
-}
-END_TEST
-
-START_TEST(owned_by_root_or_this_user_is_trusted)
-{
-    write_both_hives(0600);
-    assert_string(PLAT_HKLM, JAVA_VM, "v", "machine");
-    ck_assert_int_eq(tk_log_count, 0);
 }
 END_TEST
 
@@ -525,19 +319,6 @@ START_TEST(extra_files_merge_last_and_are_never_written)
 }
 END_TEST
 
-START_TEST(refused_extra_file_fails_every_hive)
-{
-    char extra[300];
-    in_dir(extra, sizeof(extra), "extra.reg");
-    write_file(extra, V5 "[HKCU\\U]\n\"u\"=\"x\"\n", 0666);
-    setenv("JEVMON_REGISTRY_FILES", extra, 1);
-    ck_assert_int_eq(status_of(PLAT_HKLM, "K", "v"), PLAT_REG_ERROR);
-    ck_assert_int_eq(status_of(PLAT_HKCU, "U", "u"), PLAT_REG_ERROR);
-    ck_assert_int_eq(tk_log_count, 1);
-    ck_assert(tk_logged(extra));
-}
-END_TEST
-
 /* ---- Default locations -------------------------------------------------------------------------- */
 
 START_TEST(user_file_defaults_to_xdg_config_home)
@@ -662,19 +443,6 @@ static Suite *registry_suite(void)
     tcase_add_test(files, user_file_defaults_to_home_config);
     suite_add_tcase(s, files);
 
-    TCase *trust = tcase_create("trust");
-    tcase_add_checked_fixture(trust, setup, teardown);
-    tcase_add_test(trust, group_writable_file_is_refused);
-    tcase_add_test(trust, world_writable_file_is_refused);
-    tcase_add_test(trust, file_of_another_user_is_refused);
-    tcase_add_test(trust, file_in_a_directory_others_can_write_is_refused);
-    tcase_add_test(trust, link_of_another_user_to_a_good_file_is_refused);
-    tcase_add_test(trust, directory_in_place_of_a_file_is_refused);
-    tcase_add_test(trust, fixed_file_is_read_again);
-    tcase_add_test(trust, owned_by_root_or_this_user_is_trusted);
-    tcase_add_test(trust, refused_extra_file_fails_every_hive);
-    suite_add_tcase(s, trust);
-
     TCase *writes = tcase_create("writes");
     tcase_add_checked_fixture(writes, setup, teardown);
     tcase_add_test(writes, writes_replace_the_file_atomically);
@@ -690,3 +458,4 @@ int main(void)
 {
     return tk_run_suite(registry_suite());
 }
+
