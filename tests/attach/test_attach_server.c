@@ -141,27 +141,12 @@ static pid_t start_load(const server *s, int seconds)
     return pid;
 }
 
-/* A /proc file whole (its size is not known beforehand), NUL-terminated, malloc'd. */
+/* /proc/PID/name whole, malloc'd ("" when it cannot be read). */
 static char *read_proc(pid_t pid, const char *name)
 {
-    char path[64];
+    char path[340];
     snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-    size_t size = 0, capacity = 4096;
-    char *text = malloc(capacity);
-    ck_assert_ptr_nonnull(text);
-    int fd = open(path, O_RDONLY);
-    ck_assert_msg(fd >= 0, "%s cannot be read", path);
-    ssize_t got;
-    while ((got = read(fd, text + size, capacity - size - 1)) > 0) {
-        size += (size_t)got;
-        if (capacity - size < 2) {
-            text = realloc(text, capacity *= 2);
-            ck_assert_ptr_nonnull(text);
-        }
-    }
-    close(fd);
-    text[size] = '\0';
-    return text;
+    return tk_read_file(path);
 }
 
 /* The user + system time of a /proc stat file's process or thread, in ms (utime and stime). */

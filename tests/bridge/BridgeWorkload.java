@@ -214,14 +214,7 @@ public class BridgeWorkload {
         System.out.println("main returns");
     }
 
-    static long rssKb() throws java.io.IOException {
-        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status")))
-            if (line.startsWith("VmRSS:"))
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
-        return -1;
-    }
-
-    /** n short platform threads, 100 at a time, each a few calls deep; "rss-kb-early" after a tenth, "rss-kb" at the end. */
+    /** n short platform threads, 100 at a time, each a few calls deep. */
     static void churn(int n) throws Exception {
         for (int started = 0; started < n; started += 100) {
             Thread[] batch = new Thread[100];
@@ -231,13 +224,7 @@ public class BridgeWorkload {
             }
             for (Thread t : batch)
                 t.join();
-            if (started + 100 == n / 10) {
-                System.gc();
-                System.out.println("rss-kb-early " + rssKb());
-            }
         }
-        System.gc();
-        System.out.println("rss-kb " + rssKb());
     }
 
     static long hot(long x) {

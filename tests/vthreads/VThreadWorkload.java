@@ -25,8 +25,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *               a virtual thread tracing itself, one parked, one spinning while mounted.
  *   busy N MS   N virtual threads for MS milliseconds, each spending about 90% of its time in
  *               busy() (about 9 ms of arithmetic) and 10% asleep (1 ms).
- *   many N      N short virtual threads, a few hundred calls each, 10000 alive at most;
- *               prints "rss-kb <VmRSS>" at the end.
+ *   many N      N short virtual threads, a few hundred calls each, 10000 alive at most.
  * Prints "done" at the end.
  */
 public class VThreadWorkload {
@@ -266,17 +265,9 @@ public class VThreadWorkload {
         return x;
     }
 
-    static long rssKb() throws Exception {
-        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status")))
-            if (line.startsWith("VmRSS:"))
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
-        return -1;
-    }
-
     static void many(int n) throws Exception {
         ThreadFactory factory = virtualThreads("short-");
         java.util.concurrent.Semaphore alive = new java.util.concurrent.Semaphore(10000);
-        Thread[] last = new Thread[1];
         for (int i = 0; i < n; i++) {
             final int k = i;
             alive.acquire();
@@ -288,13 +279,8 @@ public class VThreadWorkload {
                 }
             });
             t.start();
-            last[0] = t;
-            if (i == n / 10)
-                System.out.println("rss-kb-early " + rssKb());
         }
         alive.acquire(10000);
-        System.gc();
-        System.out.println("rss-kb " + rssKb());
     }
 
     public static void main(String[] args) throws Exception {

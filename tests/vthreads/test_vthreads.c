@@ -215,14 +215,14 @@ START_TEST(sampling_finds_busy_virtual_threads_in_their_method)
 END_TEST
 
 /*
- * The bound docs/virtual-threads.md states: about 1 KiB per live virtual thread, released
- * when it ends.  10^6 threads,
- * 10^4 alive at most, grow nothing between the 10^5th and the last: RSS may move by the heap's
- * and the JDK's own noise (the heap is fixed and touched up front), far less than the 10^2 bytes
- * per ended thread that entries never released would add (90 MB).
+ * docs/virtual-threads.md: an ended virtual thread's entry is released and its index reused.
+ * 10^6 threads, 10^4 alive at most, are told as 10^6 thread starts naming at most about 10^4
+ * distinct ThreadIDs (a thread's end comes a little after its task lets the next one start: the limit
+ * leaves it 10^4 more), where entries never released would name 10^6.  The count is the
+ * bridge's own: the process's memory moves on a loaded machine by more than the entries weigh.
  */
 #define MANY "1000000"
-#define RSS_GROWTH_LIMIT_KB (8 * 1024)
+#define DISTINCT_LIMIT 20000
 
 START_TEST(million_short_virtual_threads_release_their_entries)
 {
@@ -237,10 +237,10 @@ START_TEST(million_short_virtual_threads_release_their_entries)
     jvmrun_result r;
     run_workload(jdks[_i], 0, env, args, &r);
     ck_assert_int_eq(r.exit_code, 0);
-    long long early = jvmrun_field(r.out, "rss-kb-early", "rss-kb-early "), end = jvmrun_field(r.out, "rss-kb ", "rss-kb ");
-    printf("%s: RSS %lld KiB after 10^5 virtual threads, %lld KiB after 10^6\n", jdks[_i], early, end);
-    ck_assert_int_gt(early, 0);
-    ck_assert_int_le(end - early, RSS_GROWTH_LIMIT_KB);
+    long long distinct = jvmrun_field(r.log, "threads", "distinct=");
+    printf("%s: 10^6 virtual threads named %lld distinct ThreadIDs\n", jdks[_i], distinct);
+    ck_assert_int_gt(distinct, 0);
+    ck_assert_int_le(distinct, DISTINCT_LIMIT);
     ck_assert_int_eq(jvmrun_field(r.log, "threads", "vcreate="), 1000000);
     ck_assert_int_eq(jvmrun_field(r.log, "threads", "vdestroy="), 1000000);
     jvmrun_free(&r);
