@@ -723,6 +723,35 @@ START_TEST(a_jvm_that_does_not_answer_is_given_up)
 }
 END_TEST
 
+/* A JVM stopped after its attach socket took the connection never answers the load: the client
+ * gives up after JEVPROF_ATTACH_WAIT seconds (3 here, 120 unless set) in one line, where it
+ * waited without end; continued, the JVM runs the command it was sent and goes on. */
+START_TEST(a_jvm_stopped_before_its_answer_is_given_up)
+{
+    const char *jdk = jdks[_i];
+    char *err = NULL;
+    jevprof_files files;
+    jvmrun_process p;
+    start_unattached(&p, jdk, &files, NULL);
+    ck_assert_int_eq(script(files.dir, &err, "--pid %d -e cpu start", p.pid), 0); /* its socket is open */
+    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
+    double t0 = now();
+    free(err);
+    err = NULL;
+    int status = jvmrun_shell(files.dir, NULL, &err, "JEVPROF_ATTACH_WAIT=3 '%s/bin/jevprof' status %d",
+                              jvmrun_source_dir(), p.pid);
+    double waited = now() - t0;
+    kill(p.pid, SIGCONT);
+    assert_refused(status, err, p.pid, "no answer to the load within 3 s");
+    ck_assert_msg(waited >= 3 && waited < 60, "gave up after %.1f s", waited);
+    work(&p, "work 10", "done 10 ");
+    ck_assert_int_eq(script(files.dir, &err, "status %d", p.pid), 0);
+    assert_said(err, "recording cpu");
+    free(err);
+    finish_unattached(&p, &files, NULL);
+}
+END_TEST
+
 /* Agent options over 1024 bytes (eight -f files with long names): HotSpot's attach protocol 1
  * takes no longer argument; jevprof-attach sends them in protocol 2, which JDK 24 and later take
  * (every file written), and on an older JDK says so in one line. */
@@ -772,6 +801,7 @@ int main(void)
     tcase_add_loop_test(tc, what_cannot_be_attached_to_is_refused_without_a_signal, 0, jdk_count);
     tcase_add_loop_test(tc, a_socket_of_another_user_is_not_used, 0, jdk_count);
     tcase_add_loop_test(tc, a_jvm_that_does_not_answer_is_given_up, 0, jdk_count);
+    tcase_add_loop_test(tc, a_jvm_stopped_before_its_answer_is_given_up, 0, jdk_count);
     tcase_add_loop_test(tc, long_options_go_in_protocol_2, 0, jdk_count);
     tcase_add_loop_test(tc, continuous_profiles_keep_memory_flat, 0, jdk_count);
     tcase_add_loop_test(tc, continuous_calls_hold_each_call_once, 0, jdk_count);
