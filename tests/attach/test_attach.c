@@ -701,20 +701,33 @@ START_TEST(a_socket_of_another_user_is_not_used)
 }
 END_TEST
 
+/* Runs bin/jevprof with the arguments args (PID where %d is) while the JVM of p is stopped, with
+ * the environment assignments env before it; its exit status, its standard error in *err, the
+ * seconds it took in *waited.  The JVM goes on afterwards. */
+static int while_stopped(jvmrun_process *p, const char *dir, char **err, const char *env, const char *args, double *waited)
+{
+    char arguments[256];
+    snprintf(arguments, sizeof(arguments), args, p->pid);
+    ck_assert_int_eq(kill(p->pid, SIGSTOP), 0);
+    double t0 = now();
+    free(*err);
+    *err = NULL;
+    int status = jvmrun_shell(dir, NULL, err, "%s '%s/bin/jevprof' %s", env, jvmrun_source_dir(), arguments);
+    *waited = now() - t0;
+    kill(p->pid, SIGCONT);
+    return status;
+}
+
 /* A JVM that does not answer (stopped) is given up after the bounded wait for its socket, in one
  * line; continued, it runs on. */
 START_TEST(a_jvm_that_does_not_answer_is_given_up)
 {
-    const char *jdk = jdks[_i];
     char *err = NULL;
     jevprof_files files;
     jvmrun_process p;
-    start_unattached(&p, jdk, &files, NULL);
-    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
-    double t0 = now();
-    int status = script(files.dir, &err, "--pid %d -e cpu start", p.pid);
-    double waited = now() - t0;
-    kill(p.pid, SIGCONT);
+    double waited;
+    start_unattached(&p, jdks[_i], &files, NULL);
+    int status = while_stopped(&p, files.dir, &err, "", "--pid %d -e cpu start", &waited);
     assert_refused(status, err, p.pid, "within 10 s of SIGQUIT");
     ck_assert_msg(waited >= 10 && waited < 60, "gave up after %.1f s", waited);
     free(err);
@@ -728,20 +741,13 @@ END_TEST
  * waited without end; continued, the JVM runs the command it was sent and goes on. */
 START_TEST(a_jvm_stopped_before_its_answer_is_given_up)
 {
-    const char *jdk = jdks[_i];
     char *err = NULL;
     jevprof_files files;
     jvmrun_process p;
-    start_unattached(&p, jdk, &files, NULL);
+    double waited;
+    start_unattached(&p, jdks[_i], &files, NULL);
     ck_assert_int_eq(script(files.dir, &err, "--pid %d -e cpu start", p.pid), 0); /* its socket is open */
-    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
-    double t0 = now();
-    free(err);
-    err = NULL;
-    int status = jvmrun_shell(files.dir, NULL, &err, "JEVPROF_ATTACH_WAIT=3 '%s/bin/jevprof' status %d",
-                              jvmrun_source_dir(), p.pid);
-    double waited = now() - t0;
-    kill(p.pid, SIGCONT);
+    int status = while_stopped(&p, files.dir, &err, "JEVPROF_ATTACH_WAIT=3", "status %d", &waited);
     assert_refused(status, err, p.pid, "no answer to the load within 3 s");
     ck_assert_msg(waited >= 3 && waited < 60, "gave up after %.1f s", waited);
     work(&p, "work 10", "done 10 ");
