@@ -24,7 +24,9 @@
  * walked in the same handler, and with JEVMON_NATIVE_VM_THREADS times the JVM's own threads as well
  * (collectors, compilers, the VM thread: the process's threads that are not Java threads), looked
  * for again every VM_THREAD_RESCAN_NS while samples are drained, since the JVM starts and ends
- * them as it goes.
+ * them as it goes.  JEVMON_NATIVE_KERNEL_FRAMES asks the timers for the kernel's call chain too
+ * (platform.h): the handler hands the kernel frames of each expiry to on_tick, kept beside the
+ * native ones, and GetKernelFrameCounts says which timed threads have them and why not.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -80,8 +82,8 @@ static timed_thread *timed;
 static size_t timed_count, timed_capacity;
 static uint64_t period_ns, ended_cpu_ns, threads_timed, threads_untimed;
 static uint64_t vm_threads_seen_ns; /* when the JVM's own threads were last looked for (0: not timed) */
-static JEVMON_KERNEL_FRAME_COUNTS kernel_counts = {JEVMON_KERNEL_FRAMES_NOT_ASKED, 0, 0, 0, 0}; /* the threads
-                                                  timed with kernel frames and without */
+/* The threads timed with kernel frames and without, and why without (the ring's skips: the platform's). */
+static JEVMON_KERNEL_FRAME_COUNTS kernel_counts = {JEVMON_KERNEL_FRAMES_NOT_ASKED, 0, 0, 0, 0};
 
 static void make_lock(void)
 {
