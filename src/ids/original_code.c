@@ -1,5 +1,5 @@
 /*
- * rewrite.c - the records of rewritten methods and the bridge's methods (see rewrite.h).
+ * original_code.c - the records of rewritten methods and the bridge's methods (see original_code.h).
  *
  * Records hang off a fixed hash of their method's full name; adding and finding take one
  * mutex (a method's record is looked for once, when its code is first read).  A record is one
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ids/rewrite.h"
+#include "ids/original_code.h"
 #include "platform/platform.h"
 
 #define BUCKETS 4096

@@ -1,5 +1,5 @@
 /*
- * inject.c - rewriting methods so they report entry and exit to the bridge class
+ * rewrite.c - rewriting methods so they report entry and exit to the bridge class
  * (what is injected is described in classfile.h).  This file decides what code goes
  * where and which handlers cover it; relocate.c moves the original code, frames.c
  * builds the new StackMapTable, remap.c fixes the other tables that name code positions.

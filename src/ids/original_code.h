@@ -1,5 +1,5 @@
 /*
- * rewrite.h - what the instrumented path changed in the code, taken back out of what monitors
+ * original_code.h - what the instrumented path changed in the code, taken back out of what monitors
  * see: the class file's own bytecodes of every rewritten method, where each of its
  * instructions went (cf_offset_map), and which frames are the bridge's.
  *
@@ -9,8 +9,8 @@
  * the rewriter does not change is where the record puts it, so a class loaded twice, or by
  * two loaders with different code, finds its own.  Records stay until the agent ends.
  */
-#ifndef JEVMON_REWRITE_H
-#define JEVMON_REWRITE_H
+#ifndef JEVMON_ORIGINAL_CODE_H
+#define JEVMON_ORIGINAL_CODE_H
 
 #include <stdint.h>
 
