@@ -95,13 +95,17 @@ public class NativeWorkload {
         return rounds(bean, until, NativeWorkload::spinNative, 2_000_000, 8_000_000);
     }
 
-    static void jni(String seconds, String truthFile) throws java.io.IOException {
-        System.loadLibrary("jevnative");
+    /* Rounds until a thread's processor time reaches until (warm, measured, ...). */
+    interface Rounds { long run(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException; }
+
+    /* Half a second of warm rounds, then CPU-SECONDS of measured ones; the share of the measured
+     * rounds' processor time in their part is printed, and written to truthFile. */
+    static void truth(String mode, String part, String seconds, String truthFile, Rounds warm, Rounds measured)
+            throws java.io.IOException {
         java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
-        warm(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
-        long rounds = measured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
-        String truth = "jni rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in spinNative";
-        System.out.println(truth);
+        warm.run(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
+        long rounds = measured.run(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
+        System.out.println(mode + " rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in " + part);
         if (truthFile != null)
             java.nio.file.Files.writeString(java.nio.file.Path.of(truthFile), (100.0 * nativeNanos / allNanos) + "\n");
     }
@@ -132,16 +136,6 @@ public class NativeWorkload {
         return syscallRounds(bean, until);
     }
 
-    static void syscall(String seconds, String truthFile) throws java.io.IOException {
-        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
-        syscallWarm(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
-        long rounds = syscallMeasured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
-        String truth = "syscall rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in readZero";
-        System.out.println(truth);
-        if (truthFile != null)
-            java.nio.file.Files.writeString(java.nio.file.Path.of(truthFile), (100.0 * nativeNanos / allNanos) + "\n");
-    }
-
     static void gc(String seconds) {
         Object[] live = new Object[2_000_000];
         for (int i = 0; i < live.length; i++)
@@ -156,10 +150,17 @@ public class NativeWorkload {
 
     public static void main(String[] args) throws java.io.IOException {
         switch (args[0]) {
-            case "jni": jni(args[1], args.length > 2 ? args[2] : null); break;
+            case "jni":
+                System.loadLibrary("jevnative");
+                truth("jni", "spinNative", args[1], args.length > 2 ? args[2] : null, NativeWorkload::warm,
+                      NativeWorkload::measured);
+                break;
             case "gc": gc(args[1]); break;
             case "stubs": stubs(args[1]); break;
-            case "syscall": syscall(args[1], args.length > 2 ? args[2] : null); break;
+            case "syscall":
+                truth("syscall", "readZero", args[1], args.length > 2 ? args[2] : null, NativeWorkload::syscallWarm,
+                      NativeWorkload::syscallMeasured);
+                break;
             case "sort": {
                 System.loadLibrary("jevnative");
                 java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();

@@ -69,6 +69,25 @@ static char *run(const char *java, const char *options, const char *java_options
     return collapsed;
 }
 
+/* Runs NativeWorkload's workload (a mode that measures its truth) at 1 ms, as run; the share it
+ * measured in *truth. */
+static char *run_with_truth(const char *java, const char *workload, double *truth, char *dir, size_t size)
+{
+    char arguments[1500], truth_path[1400];
+    snprintf(truth_path, sizeof(truth_path), "%s", jvmrun_build_path("native-truth.XXXXXX"));
+    int fd = mkstemp(truth_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(arguments, sizeof(arguments), "%s '%s'", workload, truth_path);
+    char *collapsed = run(java, "--interval 1", "", arguments, dir, size);
+    char *truth_text = tk_read_file(truth_path);
+    ck_assert_ptr_nonnull(truth_text);
+    *truth = strtod(truth_text, NULL);
+    free(truth_text);
+    remove(truth_path);
+    return collapsed;
+}
+
 static void remove_run(const char *dir)
 {
     static const char *const files[] = {"jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
@@ -165,18 +184,8 @@ static size_t repeated_stacks(const char *collapsed)
 START_TEST(a_jni_library_has_its_share_and_its_name)
 {
     char dir[1200];
-    char workload[1500], truth_path[1400];
-    snprintf(truth_path, sizeof(truth_path), "%s", jvmrun_build_path("native-truth.XXXXXX"));
-    int fd = mkstemp(truth_path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    snprintf(workload, sizeof(workload), "jni 7 '%s'", truth_path);
-    char *collapsed = run(jdks[_i], "--interval 1", "", workload, dir, sizeof(dir));
-    char *truth_text = tk_read_file(truth_path);
-    ck_assert_ptr_nonnull(truth_text);
-    double truth = strtod(truth_text, NULL);
-    free(truth_text);
-    remove(truth_path);
+    double truth;
+    char *collapsed = run_with_truth(jdks[_i], "jni 7", &truth, dir, sizeof(dir));
     line_test measured = {"NativeWorkload.measured", NULL, 0, NULL},
               in_library = {"NativeWorkload.measured", "NativeWorkload.spinNative", 1, NULL},
               named = {"NativeWorkload.measured", "libjevnative.so`jevnative_spin", 0, NULL};
@@ -394,18 +403,9 @@ START_TEST(a_system_call_has_its_kernel_frames_and_their_share)
         printf("skipped: not root (the kernel frames of a process without CAP_PERFMON depend on the machine)\n");
         return;
     }
-    char dir[1200], workload[1500], truth_path[1400], report_path[1400];
-    snprintf(truth_path, sizeof(truth_path), "%s", jvmrun_build_path("kernel-truth.XXXXXX"));
-    int fd = mkstemp(truth_path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    snprintf(workload, sizeof(workload), "syscall 5 '%s'", truth_path);
-    char *collapsed = run(jdks[_i], "--interval 1", "", workload, dir, sizeof(dir));
-    char *truth_text = tk_read_file(truth_path);
-    ck_assert_ptr_nonnull(truth_text);
-    double truth = strtod(truth_text, NULL);
-    free(truth_text);
-    remove(truth_path);
+    char dir[1200], report_path[1400];
+    double truth;
+    char *collapsed = run_with_truth(jdks[_i], "syscall 5", &truth, dir, sizeof(dir));
     line_test measured = {"NativeWorkload.syscallMeasured", NULL, 0, NULL},
               in_kernel = {"NativeWorkload.syscallMeasured", "NativeWorkload.readZero", KERNEL_AFTER, NULL},
               any_kernel = {"NativeWorkload.syscallMeasured", NULL, KERNEL_AFTER, NULL},
