@@ -45,4 +45,9 @@ void jv_native_kernel(jv_native_stack *stack, const uint64_t *kernel, int count)
  * them; vm_thread as given. */
 void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NATIVE_STACK *out);
 
+/* This concern's methods of the IJavaEventMonitorIDInfo objects (their vtables: idinfo/idinfo.c). */
+HRESULT STDMETHODCALLTYPE native_SetNativeSampling(IJevmonNativeSampling *iface, DWORD flags);
+HRESULT STDMETHODCALLTYPE native_GetNativeFrameName(IJevmonNativeSampling *iface, ULONGLONG address, LPSTR *pname);
+HRESULT STDMETHODCALLTYPE native_GetOsThreadName(IJevmonNativeSampling *iface, DWORD os_thread, LPSTR *pname);
+
 #endif
