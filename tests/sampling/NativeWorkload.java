@@ -13,8 +13,9 @@
  *   stubs CPU-SECONDS: calls through an interface with eight implementations, again and again (a
  *     megamorphic call: compiled code dispatches it through the VM's "itable stub"), until the
  *     main thread has used CPU-SECONDS of processor time.
- *   gc SECONDS: a live set of two million small arrays, then System.gc() again and again for
- *     SECONDS: the collector's threads do nearly all the work.
+ *   gc CPU-SECONDS: a live set of two million small arrays, then System.gc() again and again until
+ *     the process has used CPU-SECONDS of processor time: the collector's threads do nearly all the
+ *     work.
  *   syscall CPU-SECONDS [TRUTH-FILE]: the main thread runs rounds of 2 ms of processor time reading
  *     /dev/zero into a direct buffer of 1 MiB (readZero: FileChannel.read, a read(2) straight into
  *     the buffer, the kernel clearing it) and 2 ms in Java (javaSpin), in measured until it has used
@@ -140,8 +141,10 @@ public class NativeWorkload {
         Object[] live = new Object[2_000_000];
         for (int i = 0; i < live.length; i++)
             live[i] = new long[2];
-        long end = System.nanoTime() + (long) (Double.parseDouble(seconds) * 1e9), collections = 0;
-        while (System.nanoTime() < end) {
+        com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        long end = os.getProcessCpuTime() + (long) (Double.parseDouble(seconds) * 1e9), collections = 0;
+        while (os.getProcessCpuTime() < end) {
             System.gc();
             collections++;
         }
