@@ -157,7 +157,9 @@ static __attribute__((noinline)) jp_thread_calls *wait_to_record(jp_calls *calls
     }
 }
 
-static inline jp_thread_calls *begin_recording(jp_calls *calls)
+/* *now is the event's time, read before anything else so that the tick counter's read (tens of
+ * cycles, the largest part of a callback) overlaps the lookups; read again after a wait. */
+static inline jp_thread_calls *begin_recording(jp_calls *calls, uint64_t *now)
 {
     jp_thread_calls *t = current_state(calls);
     if (!t)
@@ -165,7 +167,9 @@ static inline jp_thread_calls *begin_recording(jp_calls *calls)
     mark_busy(t);
     if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
         return t;
-    return wait_to_record(calls, t);
+    t = wait_to_record(calls, t);
+    *now = plat_ticks();
+    return t;
 }
 
 static inline void end_recording(jp_thread_calls *t)
@@ -201,9 +205,9 @@ static inline void note_event(jp_calls *calls, jp_thread_calls *t, uint64_t now)
 
 void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
 {
-    jp_thread_calls *t = begin_recording(calls);
+    uint64_t now = plat_ticks();
+    jp_thread_calls *t = begin_recording(calls, &now);
     if (t) {
-        uint64_t now = plat_ticks();
         if (calls->cpu_time)
             note_event(calls, t, now);
         jp_callstack_enter(&t->cs, method, stack, now);
@@ -213,9 +217,9 @@ void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
 
 void jp_calls_exit(jp_calls *calls, StackID caller)
 {
-    jp_thread_calls *t = begin_recording(calls);
+    uint64_t now = plat_ticks();
+    jp_thread_calls *t = begin_recording(calls, &now);
     if (t) {
-        uint64_t now = plat_ticks();
         if (calls->cpu_time)
             note_event(calls, t, now);
         jp_callstack_exit(&t->cs, caller, now);
