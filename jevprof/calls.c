@@ -157,9 +157,7 @@ static __attribute__((noinline)) jp_thread_calls *wait_to_record(jp_calls *calls
     }
 }
 
-/* *now is the event's time, read before anything else so that the tick counter's read (tens of
- * cycles, the largest part of a callback) overlaps the lookups; read again after a wait. */
-static inline jp_thread_calls *begin_recording(jp_calls *calls, uint64_t *now)
+static inline jp_thread_calls *begin_recording(jp_calls *calls)
 {
     jp_thread_calls *t = current_state(calls);
     if (!t)
@@ -167,9 +165,7 @@ static inline jp_thread_calls *begin_recording(jp_calls *calls, uint64_t *now)
     mark_busy(t);
     if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
         return t;
-    t = wait_to_record(calls, t);
-    *now = plat_ticks();
-    return t;
+    return wait_to_record(calls, t);
 }
 
 static inline void end_recording(jp_thread_calls *t)
@@ -205,9 +201,9 @@ static inline void note_event(jp_calls *calls, jp_thread_calls *t, uint64_t now)
 
 void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
 {
-    uint64_t now = plat_ticks();
-    jp_thread_calls *t = begin_recording(calls, &now);
+    jp_thread_calls *t = begin_recording(calls);
     if (t) {
+        uint64_t now = plat_ticks();
         if (calls->cpu_time)
             note_event(calls, t, now);
         jp_callstack_enter(&t->cs, method, stack, now);
@@ -217,9 +213,9 @@ void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
 
 void jp_calls_exit(jp_calls *calls, StackID caller)
 {
-    uint64_t now = plat_ticks();
-    jp_thread_calls *t = begin_recording(calls, &now);
+    jp_thread_calls *t = begin_recording(calls);
     if (t) {
+        uint64_t now = plat_ticks();
         if (calls->cpu_time)
             note_event(calls, t, now);
         jp_callstack_exit(&t->cs, caller, now);
