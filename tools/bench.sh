@@ -313,7 +313,7 @@ tomcat_rps() { # tomcat_rps JAVA AGENT|- [ENVIRONMENT...]: requests per second, 
     rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
     # the server's processor time per request while measured, in ns (calls_tables)
     awk -v t="$(($(server_ticks "$server") - ticks_before))" -v hz="$(getconf CLK_TCK)" \
-      '/ requests in / {printf "%.0f\n", $1 > 0 ? t * 1e9 / hz / $1 : 0}' "$work/wrk.out" >"$work/tomcat.cpu"
+      '/ requests in / {printf "%.0f\n", ($1 > 0 ? t * 1e9 / hz / $1 : 0)}' "$work/wrk.out" >"$work/tomcat.cpu"
     # every request the server answered, for the cost per call (calls_tables)
     awk '/ requests in / {n += $1} END {print n}' "$work/wrk-warmup.out" "$work/wrk.out" >"$work/tomcat.requests"
   fi
