@@ -3,6 +3,8 @@
 #   make deps    install what the project needs (apt, Check for MinGW, a Wine prefix)
 #   make         build every target            make check   build and run every test
 #   make demo    profile a sample workload     make bench   overhead against no agent
+#   make test T=<subject>   one subject's suites (tests/<subject>/) on Linux against one JDK;
+#                TARGETS='linux x87 win64 win32 sanitized' picks where, JDK=/usr/lib/jvm/... which JDK
 #   make install the Linux SDK under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
 #   make dist    build/dist/jevmon-win64.zip and jevmon-win32.zip, laid out like the old SDK
 #   make fuzz    the libFuzzer targets, FUZZ_SECONDS each (default 60)
@@ -17,12 +19,12 @@
 #   src/**/*.c (the rest)                          the JVMTI agent
 #   jevprof/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
-#   tests/unit/test_*.c                            Check suites for every target; tests/D/test_X.c
-#                                                  also links tests/D/support/*.c, tests/support/*.c
-#                                                  and what mk/tests.mk lists for it
-#   tests/posix/test_*.c, tests/win/test_*.c       Check suites for Linux only, for Windows only
-#   tests/jvm/test_*.c, tests/jvm/*.java           end-to-end suites on real JVMs (Linux)
-#   tests/fixtures/<name>.c                        in-process COM servers the tests load
+#   tests/<subject>/test_*.c                       Check suites, one program per file; where each runs
+#                                                  (every target, Linux, Windows, real JVMs) is its
+#                                                  tag in mk/tests.mk, which a new suite needs
+#   tests/<subject>/fx_*.c                         in-process COM servers and monitors the tests load
+#   tests/<subject>/*.java                         the Java workloads of the end-to-end suites
+#   tests/support/                                 what the suites share (testkit, JVMs, fixtures' parts)
 # A directory that holds <name>.def exports what it lists from its Windows DLL.
 #
 # The rules live in mk/ by concern: config.mk (sources, each target's tools and flags),
@@ -31,10 +33,14 @@
 SHELL := /bin/bash
 BUILD := build
 DEPS_STAMP := $(BUILD)/deps/done.stamp
+DEMO_DEPS_STAMP := $(BUILD)/deps/demo.stamp
 
-.PHONY: all check demo bench fuzz sweep install dist uninstall deps clean
+.PHONY: all check demo bench fuzz sweep install dist test uninstall deps clean
 # The sub-make builds on every core; tests still run one suite at a time (tools/run-tests.sh).
-all check demo bench fuzz sweep install dist: $(DEPS_STAMP)
+all check bench fuzz sweep install dist test: $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
+# The Linux demo waits only for the Linux build's packages: no MinGW, Wine, Check or Chromium.
+demo: $(DEMO_DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(shell nproc) -f Makefile _$@
 
 # Removes what the manifest of the last make install under $(DESTDIR)$(PREFIX) lists.
@@ -43,24 +49,32 @@ uninstall:
 
 deps $(DEPS_STAMP): tools/deps.sh
 	@bash tools/deps.sh
+$(DEMO_DEPS_STAMP): tools/deps.sh
+	@bash tools/deps.sh demo
 
 clean:
 	rm -rf $(BUILD)/linux $(BUILD)/win64 $(BUILD)/win32
 
 # ---- Everything below runs in a sub-make, after deps are in place ------------------------
-ifneq ($(filter-out all check demo bench fuzz sweep install dist uninstall deps clean,$(MAKECMDGOALS)),)
+ifneq ($(filter-out all check demo bench fuzz sweep install dist test uninstall deps clean,$(MAKECMDGOALS)),)
 
 include mk/config.mk mk/products.mk mk/tests.mk mk/fuzz.mk
 
-.PHONY: _all _check _demo _bench _fuzz _sweep _install _dist
+.PHONY: _all _check _demo _bench _fuzz _sweep _install _dist _test
 _all: $(linux_PRODUCTS) $(win64_PRODUCTS) $(win32_PRODUCTS)
 	@python3 tools/gen-cobj.py --check
 
 _check: _all $(FIXTURE_FILES) $(SANITIZED_JVM_FILES) $(BUILD)/linux/java/classes.stamp $(linux_TESTS) $(x87_TESTS) $(win64_TESTS) $(win32_TESTS)
 	@bash tools/run-tests.sh
 
-_demo: _all $(BUILD)/linux/java/classes.stamp
+# What bin/jevprof runs, and the workload: nothing of the Windows targets.
+_demo: $(BUILD)/linux/libjevmon.so $(BUILD)/linux/libjevprof.so $(BUILD)/linux/jevprof-attach $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
+
+# One subject's suites (mk/tests.mk), each target's programs and what they load, then only those run.
+_test: $(foreach t,$(TARGETS),$(T_NEEDS_$(t)))
+	@echo "make test: $(T) ($(T_SUITES)) on $(TARGETS)$(if $(filter linux,$(TARGETS)), with $(JDK))"
+	@JEVMON_TESTS='$(T_FILTER)' JEVMON_TEST_JDK=$(JDK) bash tools/run-tests.sh
 
 # Every class of every jar under /usr/share/java and of the JDK loaded and linked with and without
 # the agent in calls mode, on every JDK (tools/link-sweep.sh; `make check` runs a fixed sample).

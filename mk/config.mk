@@ -15,7 +15,12 @@ $(JEVPROF_GEN): jevprof/flame.html tools/embed.py
 	python3 tools/embed.py $< $@ jp_flame_page
 SAMPLE_DIRS := $(patsubst %/,%,$(dir $(wildcard samples/*/*.c samples/*/*.cpp)))
 SAMPLES := $(sort $(notdir $(SAMPLE_DIRS)))
-FIXTURES := $(basename $(notdir $(wildcard tests/fixtures/*.c)))
+# Test monitors and COM servers: tests/<subject>/fx_<name>.c, each a library of its own.
+FIXTURE_SRC := $(wildcard tests/*/fx_*.c)
+FIXTURES := $(basename $(notdir $(FIXTURE_SRC)))
+fixture_src = $(filter %/$(1).c,$(FIXTURE_SRC))
+# Test code finds tests/support/ as "support/..." and the fixtures' shared headers by name.
+TEST_INCLUDES := -Itests -Itests/support
 
 WARN := -Wall -Wextra -Werror
 COMMON_CFLAGS := -std=c11 $(WARN) -DCOBJMACROS -O2 -g -Iinclude -Isrc -I$(JDK_INC)
@@ -41,9 +46,9 @@ linux_JEVPROF_LIBS := -lz
 linux_SO := .so
 linux_EXE :=
 linux_AGENT := libjevmon.so
-linux_CHECK_CFLAGS = $(shell pkg-config --cflags check)
-linux_CHECK_LIBS = $(shell pkg-config --libs check)
-linux_TESTDIRS := tests/unit tests/posix tests/jvm
+linux_CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+linux_CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+linux_TAGS := unit posix jvm
 
 win64_CC := x86_64-w64-mingw32-gcc
 win64_CXX := x86_64-w64-mingw32-g++
@@ -63,7 +68,7 @@ $(foreach t,win64 win32,$(eval $(t)_CFLAGS := $(WIN_CFLAGS)) \
   $(eval $(t)_AGENT := jevmon.dll) \
   $(eval $(t)_CHECK_CFLAGS := -I$(BUILD)/deps/check-$(t)/include) \
   $(eval $(t)_CHECK_LIBS := -L$(BUILD)/deps/check-$(t)/lib -lcheck -static -lpthread) \
-  $(eval $(t)_TESTDIRS := tests/unit tests/win) \
+  $(eval $(t)_TAGS := unit win) \
   $(eval $(t)_TEST_CFLAGS := -Wno-format))
 # (Check's assertion macros print with C99 formats, which GCC checks against msvcrt's printf on MinGW.)
 

@@ -10,7 +10,7 @@ $(2)/obj/%.o: %.cpp
 	@mkdir -p $$(@D)
 	$$($(1)_CXX) $$($(1)_CXXFLAGS) $$($(3)) -MMD -MP -c $$< -o $$@
 
-$(2)/obj/tests/%.o: TEST_CFLAGS := $$($(1)_TEST_CFLAGS)
+$(2)/obj/tests/%.o: TEST_CFLAGS := $$($(1)_TEST_CFLAGS) $$(TEST_INCLUDES)
 
 $(2)/libjevplat.a: $$(patsubst %.c,$(2)/obj/%.o,$$($(1)_PLAT))
 	@mkdir -p $$(@D); rm -f $$@; $$($(1)_AR) rcs $$@ $$^
@@ -55,9 +55,9 @@ $(BUILD)/$(1)/samples/$(2)$($(1)_SO): $$(patsubst %,$(BUILD)/$(1)/obj/%.o,$$(bas
 endef
 
 define fixture_rules
-$(BUILD)/$(1)/fixtures/$(2)$($(1)_SO): $(BUILD)/$(1)/obj/tests/fixtures/$(2).o $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
+$(BUILD)/$(1)/fixtures/$(2)$($(1)_SO): $(BUILD)/$(1)/obj/$(basename $(call fixture_src,$(2))).o $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
 	@mkdir -p $$(@D)
-	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,$(wildcard tests/fixtures/$(2).def))
+	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,$(wildcard $(basename $(call fixture_src,$(2))).def))
 endef
 
 define cmd_rules
@@ -68,16 +68,16 @@ endef
 $(foreach t,linux win64 win32,$(eval $(call product_rules,$(t))))
 
 # idl/jevmon.idl through each Windows target's widl, a product of that target; the
-# companions of tests/win/test_idl_agreement include the header to compare it with jevmon.h.
+# companions of tests/api/test_idl_agreement include the header to compare it with jevmon.h.
 # unknwn.idl and what it imports come with Wine's development files (libwine-dev).
 WIDL_IMPORTS := $(firstword $(wildcard /usr/include/wine/wine/windows /usr/include/wine/windows))
-IDL_COMPANIONS := $(wildcard tests/win/idl_agreement/*.c)
+IDL_COMPANIONS := $(wildcard tests/api/idl_agreement/*.c)
 define idl_rules
 $(BUILD)/$(1)/idl/jevmon_idl.h: idl/jevmon.idl
 	@mkdir -p $$(@D)
 	$($(1)_WIDL) -I$$(or $$(WIDL_IMPORTS),$$(error no unknwn.idl for widl: install libwine-dev)) -h -o $$@ $$<
 $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(IDL_COMPANIONS)): $(BUILD)/$(1)/idl/jevmon_idl.h
-$(BUILD)/$(1)/obj/tests/win/idl_agreement/%.o: $(1)_CFLAGS += -I$(BUILD)/$(1)/idl
+$(BUILD)/$(1)/obj/tests/api/idl_agreement/%.o: $(1)_CFLAGS += -I$(BUILD)/$(1)/idl
 $(1)_PRODUCTS += $(BUILD)/$(1)/idl/jevmon_idl.h
 endef
 $(foreach t,win64 win32,$(eval $(call idl_rules,$(t))))

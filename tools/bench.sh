@@ -85,7 +85,7 @@ register_with_options() {
 # WONT_TOGGLE_METHOD_CALL_EVENTS) the agent instruments method calls instead of using JVMTI events.
 register_with_options callcount "$build/samples/callcount.so" 0x30
 register_with_options callcount-instrumented "$build/samples/callcount.so" 0x3a
-# fx_silent (tests/fixtures) asks for METHOD_CALLS and returns from every callback at once: with
+# fx_silent (tests/bench/) asks for METHOD_CALLS and returns from every callback at once: with
 # the same promises, it shows what the bridge costs before any monitor does anything.
 register_with_options silent-instrumented "$build/fixtures/fx_silent.so" 0x3a
 register jevprof "$build/libjevprof.so"
@@ -258,14 +258,14 @@ program_tables() {
     fi
     if [[ -f $groovy_jar ]]; then
       program_table "Groovy script (GroovyWorkload.groovy ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
-        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/jvm/workloads/GroovyWorkload.groovy" "${BENCH_SCRIPT_ROUNDS:-10}"
+        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/bench/GroovyWorkload.groovy" "${BENCH_SCRIPT_ROUNDS:-10}"
     else
       echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
     fi
     if [[ -f $jruby_jar ]]; then # the java command line Debian's jruby script runs
       program_table "JRuby script (JRubyWorkload.rb ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
         @/usr/share/jruby/bin/.jruby.module_opts -Xss2048k --module-path "$jruby_jar" -Djruby.home=/usr/share/jruby \
-        org.jruby.Main "$root/tests/jvm/workloads/JRubyWorkload.rb" "${BENCH_SCRIPT_ROUNDS:-10}"
+        org.jruby.Main "$root/tests/bench/JRubyWorkload.rb" "${BENCH_SCRIPT_ROUNDS:-10}"
     else
       echo "JRuby: skipped, $jruby_jar missing (Debian's jruby)"
     fi
@@ -286,7 +286,7 @@ build_probe() {
     -Wl,--whole-archive "${objects[@]}" -Wl,--no-whole-archive "$build/libjevplat.a" \
     -ldl -pthread -o "$probe"
 }
-# Request throughput: an embedded Tomcat 10 (tests/jvm/workloads/tomcat/) under wrk on loopback,
+# Request throughput: an embedded Tomcat 10 (tests/attach/tomcat/) under wrk on loopback,
 # warmed up, then measured for BENCH_TOMCAT_SECONDS; requests per second beside no agent.
 tomcat_jars=(/usr/share/java/tomcat10-{api,catalina,coyote,juli,util,util-scan,servlet-api,jaspic-api,annotations-api,jni,el-api}.jar)
 server_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # server_ticks PID: user + system, in clock ticks
@@ -350,7 +350,7 @@ tomcat_table() { # tomcat_table JAVA
 tomcat_compile() { # sets tomcat_cp; TomcatWorkload's classes in $work/tomcat-classes
   tomcat_cp=$(IFS=:; echo "${tomcat_jars[*]}")
   [[ -d $work/tomcat-classes ]] ||
-    "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/jvm/workloads/tomcat/TomcatWorkload.java"
+    "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/attach/tomcat/TomcatWorkload.java"
 }
 tomcat_tables() {
   if ! command -v wrk >/dev/null || [[ ! -f /usr/share/java/tomcat10-catalina.jar ]]; then
@@ -477,7 +477,7 @@ calls_tables() {
     calls_program_table "fib (BridgeWorkload)" ${BENCH_CALLS_FIB:-28 35} "$java_bin" -cp "$build/java" BridgeWorkload fib
     if [[ -f $groovy_jar ]]; then
       calls_program_table "Groovy script (GroovyWorkload.groovy), rounds" ${BENCH_CALLS_ROUNDS:-2 8} "$java_bin" \
-        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/jvm/workloads/GroovyWorkload.groovy"
+        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/bench/GroovyWorkload.groovy"
     else
       echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
     fi
@@ -487,7 +487,7 @@ calls_tables() {
     return
   fi
   tomcat_cp=$(IFS=:; echo "${tomcat_jars[*]}")
-  "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/jvm/workloads/tomcat/TomcatWorkload.java"
+  "$javac" -nowarn -cp "$tomcat_cp" -d "$work/tomcat-classes" "$root/tests/attach/tomcat/TomcatWorkload.java"
   for java_bin in "$java" "$java25"; do
     command -v "$java_bin" >/dev/null && calls_tomcat_table "$java_bin"
   done
@@ -1063,7 +1063,7 @@ table "fib($fib): the floor of a JNI-based mechanism" "$runs" \
   "two empty JNI native calls per call, no agent|-|JNI_FLOOR=1" \
   -- "$java" -Djava.library.path="$work" -cp "$work/jnifloor" JniFloor "$fib"
 
-# Allocations: the heap test monitor (tests/fixtures/fx_heapmon.c) counting, under a lock, the
+# Allocations: the heap test monitor (tests/heap/fx_heapmon.c) counting, under a lock, the
 # objects of HeapWorkload's classes that OnObjectAllocated reports, at three sampling intervals;
 # then no callback (ClassInformation's counts only) and both DONT_NEED_ALLOCATION promises.
 heap="HeapWorkload alloc ${BENCH_ALLOCATIONS:-20000000}"

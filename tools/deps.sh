@@ -29,9 +29,11 @@ APT_UPDATED=no
 # 55 MB, are left to the user: bench.sh skips them with a line).
 # zlib1g-dev: jevprof gzips its pprof files; golang-go: `go tool pprof` reads them back in test_jevprof.
 # libdw-dev: the call frame information of a native sample's innermost function (src/platform/posix_cfi.c).
-PACKAGES=(mingw-w64 mingw-w64-tools libwine-dev wine wine64 check pkg-config cmake python3 dpkg-dev
-          make gcc libc6-dev xz-utils unzip zip openjdk-17-source clang zlib1g-dev golang-go
-          libh2-java libdw-dev)
+# `tools/deps.sh demo` (make demo) installs only DEMO_PACKAGES and a JDK: the Linux build, without
+# MinGW, Wine, Check, Chromium or the tests' tools; g++ for libstdc++, which the agent links.
+DEMO_PACKAGES=(make gcc g++ libc6-dev python3 zlib1g-dev libdw-dev)
+PACKAGES=("${DEMO_PACKAGES[@]}" mingw-w64 mingw-w64-tools libwine-dev wine wine64 check pkg-config
+          cmake dpkg-dev xz-utils unzip zip openjdk-17-source clang golang-go libh2-java)
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { say "error: $*" >&2; exit 1; }
@@ -94,8 +96,9 @@ apt_install() {
 }
 
 # ---- 1. packages ---------------------------------------------------------------------
+# install_packages PACKAGE...: the ones missing, and a JDK if there is none.
 install_packages() {
-    local want=("${PACKAGES[@]}") missing=() p
+    local want=("$@") missing=() p
     # Any JDK will do (the Makefile finds the headers through javac); add one only if none.
     command -v javac >/dev/null || want+=(openjdk-17-jdk-headless)
     for p in "${want[@]}"; do installed "$p" || missing+=("$p"); done
@@ -108,6 +111,10 @@ install_packages() {
         apt_install "${missing[@]}"
     fi
     command -v javac >/dev/null || die "no javac after installing a JDK"
+}
+
+# Nice to have: each one's absence is recorded, and what needs it skips with a line.
+install_optional_packages() {
     # Chromium is only for a test that looks at an HTML flame graph: nice to have.
     install_optional chromium "tests that need it will skip" chromium
     # The libraries whose class files the rewriter's verification sweep loads (test_rewrite_sweep,
@@ -423,7 +430,14 @@ EOF
 
 main() {
     local start=$SECONDS
-    install_packages
+    if [[ ${1:-} == demo ]]; then
+        install_packages "${DEMO_PACKAGES[@]}"
+        touch "$DEPS/demo.stamp"
+        say "done (the Linux demo's packages) in $((SECONDS - start)) s"
+        return
+    fi
+    install_packages "${PACKAGES[@]}"
+    install_optional_packages
     build_check win64 x86_64-w64-mingw32
     build_check win32 i686-w64-mingw32
     try_wine32

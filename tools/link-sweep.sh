@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/link-sweep.sh - the differential verification sweep of the class-file rewriter
 # (docs/testing.md): the classes of real libraries from Debian packages and of the JDK's own modules are
-# loaded and linked (tests/jvm/workloads/LinkSweep.java, every class verified) in two JVMs, one
+# loaded and linked (tests/classfile/LinkSweep.java, every class verified) in two JVMs, one
 # without the agent and one under jevprof in calls mode (every class file rewritten), and the
 # two are compared: each class's outcome, and the classes HotSpot fails over to its old verifier
 # (-Xlog:verification).

@@ -136,8 +136,9 @@ run_x87() {
 # into real JVMs, on the newest JDK only: the runtime preloaded (HotSpot is not built with it),
 # leaks not traced (LeakSanitizer cannot follow HotSpot's memory), SIGSEGV left to HotSpot, which
 # takes it for null checks.  Reports go to build/test-logs/sanitized/<suite>/; any report fails.
-# Knob: JEVMON_SANITIZED_SUITES (names, default below; "" runs none).
-SANITIZED_SUITES=${JEVMON_SANITIZED_SUITES-test_bridge test_jevprof test_attach test_heap test_sampling}
+# Knob: JEVMON_SANITIZED_SUITES (names; default: the suites mk/tests.mk tags sanitized, as the build
+# wrote them to build/linux/asan/sanitized-suites; "" runs none).
+SANITIZED_SUITES=${JEVMON_SANITIZED_SUITES-$(cat "$BUILD/linux/asan/sanitized-suites" 2>/dev/null || true)}
 
 newest_jdk() {
     grep -H '^JAVA_VERSION=' /usr/lib/jvm/*/release 2>/dev/null | sed 's|/release:JAVA_VERSION="\(.*\)"|\t\1|' |
@@ -220,6 +221,7 @@ run_windows() {
         if [[ -f $t ]] && chosen_suite "$target" "$t"; then chosen+=("$t"); fi
     done
     ((${#chosen[@]})) || return 0   # no server for nothing
+    setup_wine
     local server
     server=$(server_of "$loader")
     start_wineserver "$server" "$3"
@@ -237,8 +239,9 @@ main() {
     run_linux
     run_x87
     run_sanitized_jvms
-    setup_wine
-    run_windows win64 "$JEVMON_WINE64" "$JEVMON_WINEPREFIX64"
+    # shellcheck source=/dev/null
+    [[ ! -f $BUILD/deps/wine.env ]] || source "$BUILD/deps/wine.env"   # each loader; setup_wine needs it
+    run_windows win64 "${JEVMON_WINE64:-}" "${JEVMON_WINEPREFIX64:-}"
     if [[ -n ${JEVMON_WINE32:-} && -x ${JEVMON_WINE32:-} ]]; then
         run_windows win32 "$JEVMON_WINE32" "$JEVMON_WINEPREFIX32"
     else

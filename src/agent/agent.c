@@ -19,7 +19,7 @@
 #include "ids/codemap.h"
 #include "ids/method.h"
 #include "ids/object.h"
-#include "ids/rewrite.h"
+#include "ids/original_code.h"
 #include "ids/thread.h"
 #include "instrument/instrument.h"
 #include "lifecycle/discovery.h"

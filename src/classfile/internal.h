@@ -160,7 +160,7 @@ int cf_remap_line_numbers(cf_arena *arena, const cf_attr *attr, const cf_relocat
 int cf_remap_local_variables(cf_arena *arena, const cf_attr *attr, const cf_relocation *reloc, cf_attr *out,
                              cf_error *error);
 
-/* ---- inject.c, frames.c: the shape of a rewritten method ------------------------ */
+/* ---- rewrite.c, frames.c: the shape of a rewritten method ------------------------ */
 /* A piece of injected code: [getstatic flags; push id; baload; ifeq skip;] push id;
  * invokestatic target; skip: [athrow]. */
 typedef struct cf_snippet {
@@ -169,7 +169,7 @@ typedef struct cf_snippet {
     uint32_t skip; /* offset of the label after the call, where a frame is needed; 0 when unguarded */
 } cf_snippet;
 
-/* Where inject.c put the injected code. */
+/* Where rewrite.c put the injected code. */
 typedef struct cf_method_layout {
     cf_relocation reloc;
     cf_snippet entry, exit, handler;

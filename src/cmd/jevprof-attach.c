@@ -16,14 +16,15 @@
  *
  * Prints that answer on standard output and exits 0 when the JVM ran the agent; otherwise one line
  * "jevprof: PID: <why>" on standard error and exit 1 (no such process, not a JVM, attach disabled,
- * no answer to SIGQUIT in time, a socket not the JVM user's, a library the JVM could not load); 2
- * on a usage error.  Linux only (/proc, namespaces, HotSpot's Linux socket): a program of its own
+ * no answer to SIGQUIT in time, a socket not the JVM user's, a library the JVM could not load, no
+ * answer to the load within JEVPROF_ATTACH_WAIT seconds, 120 unless set); 2 on a usage error.  Linux only (/proc, namespaces, HotSpot's Linux socket): a program of its own
  * rather than a part of the platform layer, which the agent shares with Windows.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -42,6 +43,11 @@
 #define V1_ARG_MAX 1024
 /* HotSpot's answer to a protocol it does not speak (ATTACH_ERROR_BADVERSION). */
 #define BAD_VERSION 101
+/* How long the JVM may take to answer a load, unless JEVPROF_ATTACH_WAIT says otherwise: the
+ * agent's command runs before the answer, and a stop writes the profile first (seconds for a big
+ * one on a busy machine).  A JVM stopped after it accepted the connection never answers. */
+#define ANSWER_WAIT_SECONDS 120
+#define ANSWER_WAIT_MAX_SECONDS 86400
 /* The most of an answer kept: a load's is a line or two. */
 #define ANSWER_MAX (64 * 1024)
 
@@ -57,6 +63,13 @@ static void fail(const char *format, ...)
     fputc('\n', stderr);
     va_end(args);
     exit(1);
+}
+
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + now.tv_nsec / 1e9;
 }
 
 /* The text of a small file of /proc (NUL-terminated, at most size - 1 bytes); 0, errno set, when unreadable. */
@@ -183,17 +196,15 @@ static void start_listener(long pid, long nspid, const char *proc, const char *t
             unlink(trigger);
         fail("cannot signal it: %s", strerror(error));
     }
-    struct timespec now, pause = {0, 1000000};
+    struct timespec pause = {0, 1000000};
     struct stat st;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double deadline = (double)now.tv_sec + now.tv_nsec / 1e9 + SOCKET_WAIT_SECONDS;
+    double deadline = monotonic_seconds() + SOCKET_WAIT_SECONDS;
     int found;
     do { /* 1 ms at first, a JVM at rest opens it in a few; then up to 50 ms between looks */
         nanosleep(&pause, NULL);
         pause.tv_nsec = pause.tv_nsec < 25000000 ? pause.tv_nsec * 2 : 50000000;
         found = stat(socket_path, &st) == 0;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (!found && (double)now.tv_sec + now.tv_nsec / 1e9 < deadline && kill((pid_t)pid, 0) == 0);
+    } while (!found && monotonic_seconds() < deadline && kill((pid_t)pid, 0) == 0);
     if (made)
         unlink(trigger);
     if (!found && kill((pid_t)pid, 0) != 0)
@@ -259,15 +270,42 @@ static char *request(const char *const *strings, size_t count, size_t *size, int
     return text;
 }
 
-/* The answer, whole (the JVM closes the connection after it), NUL-terminated. */
-static char *read_answer(int fd)
+/* The wait for an answer: JEVPROF_ATTACH_WAIT (whole seconds, 1 to a day) when set, else the default. */
+static int answer_wait_seconds(void)
+{
+    const char *text = getenv("JEVPROF_ATTACH_WAIT");
+    if (!text || !*text)
+        return ANSWER_WAIT_SECONDS;
+    char *end;
+    errno = 0;
+    long seconds = strtol(text, &end, 10);
+    if (errno || *end || seconds < 1 || seconds > ANSWER_WAIT_MAX_SECONDS) {
+        fprintf(stderr, "jevprof: JEVPROF_ATTACH_WAIT=%s is not a number of seconds from 1 to %d: waiting %d s\n",
+                text, ANSWER_WAIT_MAX_SECONDS, ANSWER_WAIT_SECONDS);
+        return ANSWER_WAIT_SECONDS;
+    }
+    return (int)seconds;
+}
+
+/* The answer, whole (the JVM closes the connection after it), NUL-terminated; given up after
+ * wait_seconds. */
+static char *read_answer(int fd, int wait_seconds)
 {
     char *answer = malloc(ANSWER_MAX + 1);
     size_t used = 0;
-    ssize_t n;
+    ssize_t n = 1;
+    double deadline = monotonic_seconds() + wait_seconds;
     if (!answer)
         fail("out of memory");
-    while (used < ANSWER_MAX && (n = read(fd, answer + used, ANSWER_MAX - used)) != 0) {
+    while (used < ANSWER_MAX && n != 0) {
+        double left = deadline - monotonic_seconds();
+        struct pollfd readable = {.fd = fd, .events = POLLIN};
+        int ready = left > 0 ? poll(&readable, 1, (int)(left * 1000) + 1) : 0;
+        if (ready == 0)
+            fail("no answer to the load within %d s (JEVPROF_ATTACH_WAIT): the JVM is stopped or too busy; it may "
+                 "still run the command when it goes on",
+                 wait_seconds);
+        n = ready > 0 ? read(fd, answer + used, ANSWER_MAX - used) : -1;
         if (n < 0 && errno != EINTR)
             fail("reading the JVM's answer: %s", strerror(errno));
         used += n > 0 ? (size_t)n : 0;
@@ -329,10 +367,11 @@ int main(int argc, char **argv)
     const char *strings[] = {"load", argv[2], "true", argv[3]};
     size_t size;
     int version;
+    int wait_seconds = answer_wait_seconds();
     char *text = request(strings, 4, &size, &version);
     write_all(fd, text, size);
     free(text);
-    char *answer = read_answer(fd);
+    char *answer = read_answer(fd, wait_seconds);
     close(fd);
 
     char *output = answer + strcspn(answer, "\n");

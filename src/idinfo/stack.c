@@ -10,7 +10,7 @@
 #include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
-#include "ids/rewrite.h"
+#include "ids/original_code.h"
 #include "ids/thread.h"
 
 #define MAX_TRACE_FRAMES 4096

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "ids/codemap.h"
-#include "ids/rewrite.h"
+#include "ids/original_code.h"
 #include "jevmon.h"
 #include "vm/vm.h"
 
@@ -59,7 +59,7 @@ MethodID jv_method_id(JNIEnv *env, jmethodID jmethod);
 jv_method *jv_method_get(MethodID id);
 /* The method's bytecodes and line table, read from the JVM the first time; NULL on failure. */
 const jv_method_code *jv_method_code_of(jv_method *m);
-/* The class file's offset of a location in the code the JVM runs (rewrite.h's jv_rewrite_offset;
+/* The class file's offset of a location in the code the JVM runs (original_code.h's jv_rewrite_offset;
  * *starts set for any location of code the JVM runs as the class file has it). */
 jlocation jv_method_code_offset(const jv_method_code *code, jlocation location, int *starts);
 /* Records the latest compiled code of a method (CompiledMethodLoad). */

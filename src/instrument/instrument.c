@@ -25,7 +25,7 @@
 #include "events/events.h"
 #include "ids/ids.h"
 #include "ids/method.h"
-#include "ids/rewrite.h"
+#include "ids/original_code.h"
 #include "ids/thread.h"
 #include "classfile/classfile.h"
 #include "common/chunked_array.h"
@@ -279,7 +279,7 @@ static void JNICALL bridge_unwind(JNIEnv *env, jclass bridge, jint n)
 }
 
 /* cf_hooks.rewritten: where the rewritten method's code went, so monitors are shown the class
- * file's (ids/rewrite.h). */
+ * file's (ids/original_code.h). */
 static void record_rewrite(void *context, const cf_method_info *method, int32_t id, const cf_offset_map *map)
 {
     (void)context, (void)id;

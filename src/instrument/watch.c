@@ -10,7 +10,7 @@
 #include "events/class_failure.h"
 #include "events/lock_wait.h"
 #include "events/thread_name.h"
-#include "ids/rewrite.h"
+#include "ids/original_code.h"
 #include "instrument/instrument.h"
 #include "instrument/watch.h"
 #include "platform/platform.h"

@@ -31,7 +31,7 @@
 #include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
-#include "ids/rewrite.h"
+#include "ids/original_code.h"
 #include "ids/thread.h"
 #include "platform/platform.h"
 #include "sampling/agct.h"

@@ -8,13 +8,21 @@
 
 char *tk_read_file(const char *path)
 {
+    /* read to the end rather than by the size ftell reports: /proc files say 0 */
     FILE *f = fopen(path, "rb");
-    long size = 0;
-    if (!f || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        size = 0;
-    char *text = calloc(1, (size_t)size + 1);
-    if (f && text && fread(text, 1, (size_t)size, f) != (size_t)size)
-        text[0] = '\0';
+    size_t size = 0, capacity = 4096;
+    char *text = malloc(capacity);
+    while (f && text) {
+        size += fread(text + size, 1, capacity - size - 1, f);
+        if (size < capacity - 1)
+            break;
+        char *grown = realloc(text, capacity *= 2);
+        if (!grown)
+            free(text);
+        text = grown;
+    }
+    if (text)
+        text[f && !ferror(f) ? size : 0] = '\0';
     if (f)
         fclose(f);
     return text;
