@@ -111,17 +111,17 @@ static int instrument_method_calls(const jv_options *opts)
 static DWORD add_capabilities(DWORD potential_deliverable, const jvmtiCapabilities *potential)
 {
     jvmtiCapabilities wanted, granted;
-    jv_events_capabilities(jv_monitors.possible_union & potential_deliverable, &wanted);
+    jv_setup_capabilities(jv_monitors.possible_union & potential_deliverable, &wanted);
     jv_capabilities_intersect(&wanted, potential); /* thread names do without theirs */
     if ((*jv_jvmti)->AddCapabilities(jv_jvmti, &wanted) != JVMTI_ERROR_NONE) {
         jv_log("the JVM refused the JVMTI capabilities for event categories 0x%x; trying the basic ones",
                (unsigned)jv_monitors.possible_union);
-        jv_events_capabilities(0, &wanted);
+        jv_setup_capabilities(0, &wanted);
         if ((*jv_jvmti)->AddCapabilities(jv_jvmti, &wanted) != JVMTI_ERROR_NONE)
             return 0;
     }
     (*jv_jvmti)->GetCapabilities(jv_jvmti, &granted);
-    return jv_events_deliverable(&granted);
+    return jv_setup_deliverable(&granted);
 }
 
 static int bridge_running; /* set once the monitors run; later loads are commands */
@@ -136,7 +136,7 @@ static void start_live(void)
         jv_log("the thread loading the agent has no JNI environment; the monitors get no events");
         return;
     }
-    jv_events_start_live(env, self, 1);
+    jv_setup_start_live(env, self, 1);
     (*env)->DeleteLocalRef(env, self);
 }
 
@@ -171,10 +171,10 @@ static jint start_bridge(JavaVM *vm, const jv_options *options, int live)
     jv_objects_init();
     plat_com_init();
 
-    jv_events_capabilities(ALL_JVM_MONITOR_EVENTS, &all);
+    jv_setup_capabilities(ALL_JVM_MONITOR_EVENTS, &all);
     (*jv_jvmti)->GetPotentialCapabilities(jv_jvmti, &potential);
-    jv_events_set_potential(&potential);
-    DWORD deliverable = jv_events_deliverable(&potential) & jv_events_deliverable(&all);
+    jv_setup_set_potential(&potential);
+    DWORD deliverable = jv_setup_deliverable(&potential) & jv_setup_deliverable(&all);
     if (opts.methods != JV_METHODS_JVMTI && jv_instrument_possible(&potential))
         deliverable |= JV_METHOD_CALL_BITS; /* by instrumentation, if the monitors allow it (below) */
 
@@ -199,10 +199,10 @@ static jint start_bridge(JavaVM *vm, const jv_options *options, int live)
         return JV_ATTACH_NO_MONITORS; /* HotSpot unloads the library: no callback is installed yet */
     }
 
-    jv_events_instrument_method_calls(instrument_method_calls(&opts));
+    jv_switch_instrument_method_calls(instrument_method_calls(&opts));
     DWORD added = add_capabilities(deliverable, &potential);
-    if (jv_events_method_calls_instrumented() && !(added & JV_METHOD_CALL_BITS)) {
-        jv_events_instrument_method_calls(0); /* the JVM cannot retransform: JVMTI events after all */
+    if (jv_switch_method_calls_instrumented() && !(added & JV_METHOD_CALL_BITS)) {
+        jv_switch_instrument_method_calls(0); /* the JVM cannot retransform: JVMTI events after all */
         added = add_capabilities(deliverable, &potential);
     }
     jv_capabilities_announce_missing(jv_monitors.possible_union, &potential, live);
@@ -210,8 +210,8 @@ static jint start_bridge(JavaVM *vm, const jv_options *options, int live)
     jv_heap_load();
     if (method_calls_possible() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS))
         jv_log("method calls via %s",
-               jv_events_method_calls_instrumented() ? "bytecode instrumentation" : "JVMTI events");
-    if (!jv_events_setup()) {
+               jv_switch_method_calls_instrumented() ? "bytecode instrumentation" : "JVMTI events");
+    if (!jv_setup_events()) {
         jv_log("could not install the JVMTI event callbacks; monitors get no events");
         return JNI_OK;
     }

@@ -5,7 +5,7 @@
 #include "agent/jvmti_setup.h"
 #include "platform/platform.h"
 
-/* Every capability jv_events_capabilities and the heap monitor may ask for. */
+/* Every capability jv_setup_capabilities and the heap monitor may ask for. */
 #define BRIDGE_CAPABILITIES(X)                                                                                  \
     X(can_tag_objects) X(can_get_source_file_name) X(can_get_line_numbers) X(can_get_bytecodes)                 \
     X(can_get_monitor_info) X(can_generate_compiled_method_load_events) X(can_generate_all_class_hook_events)  \
@@ -44,14 +44,14 @@ void jv_capabilities_intersect(jvmtiCapabilities *caps, const jvmtiCapabilities 
 void jv_capabilities_announce_missing(DWORD categories, const jvmtiCapabilities *potential, int late)
 {
     jvmtiCapabilities wanted;
-    jv_events_capabilities(categories, &wanted);
+    jv_setup_capabilities(categories, &wanted);
     for (size_t i = 0; i < sizeof(capabilities) / sizeof(*capabilities); i++) {
         if (!capabilities[i].has(&wanted) || capabilities[i].has(potential))
             continue;
         DWORD users = 0;
         for (DWORD bit = 1; bit && bit <= categories; bit <<= 1) {
             jvmtiCapabilities one;
-            jv_events_capabilities(bit, &one);
+            jv_setup_capabilities(bit, &one);
             if ((categories & bit) && capabilities[i].has(&one))
                 users |= bit;
         }

@@ -29,12 +29,12 @@
  * access to locals, which make C2 keep every local alive: the JVM can retransform classes. */
 static int watch_by_rewriting;
 
-void jv_events_set_potential(const jvmtiCapabilities *potential)
+void jv_setup_set_potential(const jvmtiCapabilities *potential)
 {
     watch_by_rewriting = jv_watch_possible(potential);
 }
 
-void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
+void jv_setup_capabilities(DWORD categories, jvmtiCapabilities *caps)
 {
     memset(caps, 0, sizeof(*caps));
     caps->can_tag_objects = 1;
@@ -43,7 +43,7 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
     caps->can_get_bytecodes = 1;
     caps->can_get_monitor_info = 1; /* GetMonitorUsage */
     caps->can_generate_compiled_method_load_events = 1; /* the code map */
-    if (jv_events_method_calls_instrumented()) {
+    if (jv_switch_method_calls_instrumented()) {
         if (categories & JV_METHOD_CALL_BITS)
             jv_instrument_capabilities(caps);
         if (categories & JVM_MONITOR_EXCEPTION_UNWIND)
@@ -73,7 +73,7 @@ void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps)
         jv_vthread_capabilities(caps); /* a virtual thread is a Java thread to every category */
 }
 
-DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
+DWORD jv_setup_deliverable(const jvmtiCapabilities *caps)
 {
     DWORD d = JVM_MONITOR_THREADS | JVM_MONITOR_SAMPLING;
     if (!caps->can_tag_objects)
@@ -82,7 +82,7 @@ DWORD jv_events_deliverable(const jvmtiCapabilities *caps)
         d |= JVM_MONITOR_EXCEPTIONS;
     if (caps->can_generate_object_free_events)
         d |= JVM_MONITOR_CLASS_LOADS; /* failed loads need two more (class_failure.c says when they are missing) */
-    if (jv_events_method_calls_instrumented() ? jv_instrument_possible(caps)
+    if (jv_switch_method_calls_instrumented() ? jv_instrument_possible(caps)
                      : caps->can_generate_method_entry_events && caps->can_generate_method_exit_events)
         d |= JV_METHOD_CALL_BITS;
     if (caps->can_generate_method_exit_events && caps->can_generate_exception_events)
@@ -130,7 +130,7 @@ static void watches_start(JNIEnv *env, int renames_and_failures)
         jv_watch_start(env, what);
 }
 
-void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
+void jv_setup_start_live(JNIEnv *env, jthread thread, int attached)
 {
     jvmtiEnv *jvmti = jv_jvmti;
     jint count = 0;
@@ -153,7 +153,7 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
         (*jvmti)->Deallocate(jvmti, (unsigned char *)loaded);
     }
     jv_sample_start(env, attached);
-    if (!jv_events_method_calls_instrumented())
+    if (!jv_switch_method_calls_instrumented())
         jv_specific_regions_start(); /* before INITIALIZED, where monitors may enable methods */
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
@@ -162,10 +162,10 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
             IJavaEventMonitor2_NotifyEvent2(jv_monitors.items[i]->mon2, JVM_EVENT_TYPE2_INITIALIZED, 0, 0);
     jv_dispatch_end(&d);
     if (attached) { /* ThreadStart on first, so that no thread starts unseen; before any call is delivered */
-        jv_events_update();
+        jv_switch_update();
         jv_threads_announce_live(env);
     }
-    int instrumenting = jv_events_method_calls_instrumented() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS);
+    int instrumenting = jv_switch_method_calls_instrumented() && (jv_monitors.deliverable & JV_METHOD_CALL_BITS);
     if (instrumenting)
         jv_instrument_start(env); /* defines the bridge, hooks class files, retransforms what is loaded */
     if (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS)
@@ -188,7 +188,7 @@ void jv_events_start_live(JNIEnv *env, jthread thread, int attached)
      * hears of a compilation without a monitor. */
     if (jv_monitors.count)
         jv_jit_events_start(jvmti, (jv_monitors.possible_union & JVM_MONITOR_JIT_COMPILATION) != 0);
-    jv_events_update();
+    jv_switch_update();
     jv_heap_flush_sampler(env);
 }
 
@@ -226,7 +226,7 @@ static void JNICALL on_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
     (void)jvmti;
-    jv_events_start_live(env, thread, 0);
+    jv_setup_start_live(env, thread, 0);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
@@ -239,9 +239,9 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
     jv_vm_set_live(0);
 }
 
-int jv_events_setup(void)
+int jv_setup_events(void)
 {
-    jv_events_switch_init();
+    jv_switch_init();
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof(cb));
     cb.VMInit = on_vm_init;

@@ -10,15 +10,15 @@
 
 /* What the JVM can grant (GetPotentialCapabilities), told once before the capabilities are
  * chosen: where it can retransform classes, THREADS and CLASS_LOADS need no breakpoints. */
-void jv_events_set_potential(const jvmtiCapabilities *potential);
+void jv_setup_set_potential(const jvmtiCapabilities *potential);
 /* The JVMTI capabilities needed to deliver the given categories. */
-void jv_events_capabilities(DWORD categories, jvmtiCapabilities *caps);
+void jv_setup_capabilities(DWORD categories, jvmtiCapabilities *caps);
 /* The categories the capabilities make deliverable. */
-DWORD jv_events_deliverable(const jvmtiCapabilities *caps);
+DWORD jv_setup_deliverable(const jvmtiCapabilities *caps);
 /* Installs the callbacks (VMInit and VMDeath always on). */
-int jv_events_setup(void);
+int jv_setup_events(void);
 /* The VM is up: INITIALIZED, instrumentation, the code map, events on.  At VMInit, or at once
  * when the agent is loaded into a running JVM (attached: live threads get THREAD_CREATE). */
-void jv_events_start_live(JNIEnv *env, jthread thread, int attached);
+void jv_setup_start_live(JNIEnv *env, jthread thread, int attached);
 
 #endif

@@ -38,7 +38,7 @@ static event_route routes[] = { /* the method rows change when calls are instrum
 
 static int instrumented;
 
-void jv_events_instrument_method_calls(int on)
+void jv_switch_instrument_method_calls(int on)
 {
     instrumented = on;
     for (size_t i = 0; i < sizeof(routes) / sizeof(*routes); i++) {
@@ -52,7 +52,7 @@ void jv_events_instrument_method_calls(int on)
     }
 }
 
-int jv_events_method_calls_instrumented(void)
+int jv_switch_method_calls_instrumented(void)
 {
     return instrumented;
 }
@@ -62,7 +62,7 @@ static unsigned char route_on[sizeof(routes) / sizeof(*routes)]; /* under the up
 static plat_mutex *update_lock;
 
 /* Events that serve something besides the monitors' masks (instrumentation, the heap monitor):
- * the parts that need them say so once, at start, with jv_events_also_when. */
+ * the parts that need them say so once, at start, with jv_switch_also_when. */
 typedef struct event_need {
     jvmtiEvent event;
     int (*needed)(void);
@@ -70,7 +70,7 @@ typedef struct event_need {
 static event_need needs[6];
 static size_t need_count;
 
-void jv_events_also_when(jvmtiEvent event, int (*needed)(void))
+void jv_switch_also_when(jvmtiEvent event, int (*needed)(void))
 {
     if (need_count < sizeof(needs) / sizeof(*needs))
         needs[need_count++] = (event_need){event, needed};
@@ -90,12 +90,12 @@ static int wanted_by_others(jvmtiEvent event)
 static void (*before_method_events_off)(void);
 static atomic_int method_events_on; /* JVM-wide MethodEntry and MethodExit both on */
 
-int jv_events_method_events_on(void)
+int jv_switch_method_events_on(void)
 {
     return atomic_load(&method_events_on);
 }
 
-void jv_events_before_method_events_off(void (*keep)(void))
+void jv_switch_before_method_events_off(void (*keep)(void))
 {
     before_method_events_off = keep;
 }
@@ -105,7 +105,7 @@ static int is_method_event(jvmtiEvent event)
     return event == JVMTI_EVENT_METHOD_ENTRY || event == JVMTI_EVENT_METHOD_EXIT;
 }
 
-void jv_events_switch_init(void)
+void jv_switch_init(void)
 {
     if (!update_lock)
         update_lock = plat_mutex_create();
@@ -128,7 +128,7 @@ static void update_after_gc(void *previous)
     void (*work)(void) = atomic_load(&collection_work);
     if (work && jv_jni())
         work();
-    jv_events_update();
+    jv_switch_update();
     if (jv_vm && jv_vm_live())
         (*jv_vm)->DetachCurrentThread(jv_vm);
 }
@@ -144,7 +144,7 @@ static void update_later(void)
         jv_log("cannot start a thread to switch JVMTI events after a collection; they follow the next mask change");
 }
 
-void jv_events_after_collection(void (*work)(void))
+void jv_switch_after_collection(void (*work)(void))
 {
     atomic_store(&collection_work, work);
     update_later();
@@ -156,7 +156,7 @@ void jv_events_after_collection(void (*work)(void))
  * the JVM (SetEventMask from a timer thread): JVMTI refuses unattached threads, so the
  * thread is attached first, as a daemon, as every IDInfo method does (vm.h).
  */
-void jv_events_update(void)
+void jv_switch_update(void)
 {
     static unsigned char refusal_said[sizeof(routes) / sizeof(*routes)]; /* under the update lock */
     if (!jv_jvmti || !jv_vm_live() || !update_lock)

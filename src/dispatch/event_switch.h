@@ -14,25 +14,25 @@
 #include "vm/vm.h"
 
 /* At load time, before any update. */
-void jv_events_switch_init(void);
+void jv_switch_init(void);
 /*
  * The method-call mechanism (docs/initialization.md, "How method calls are delivered"): non-zero switches method
  * calls from JVMTI MethodEntry/MethodExit to bytecode instrumentation (instrument.c).
  * Chosen in Agent_OnLoad before capabilities are added; never changes afterwards.
  */
-void jv_events_instrument_method_calls(int on);
-int jv_events_method_calls_instrumented(void);
+void jv_switch_instrument_method_calls(int on);
+int jv_switch_method_calls_instrumented(void);
 /* The event is also on while needed() says so (asked at every update); said once, at start. */
-void jv_events_also_when(jvmtiEvent event, int (*needed)(void));
+void jv_switch_also_when(jvmtiEvent event, int (*needed)(void));
 /* keep() runs under the update lock just before the JVM-wide MethodEntry/MethodExit go off, so
  * that calls already entered can still exit (specific_regions.c); said once, at start. */
-void jv_events_before_method_events_off(void (*keep)(void));
+void jv_switch_before_method_events_off(void (*keep)(void));
 /* Inside a GC callback, where JVMTI switches nothing: work() runs, then the events are switched,
  * on a thread of the bridge's once the collection is over (one work function in all). */
-void jv_events_after_collection(void (*work)(void));
+void jv_switch_after_collection(void (*work)(void));
 /* Non-zero while the JVM-wide MethodEntry and MethodExit are both on. */
-int jv_events_method_events_on(void);
+int jv_switch_method_events_on(void);
 /* Called when the union of masks or a need may have changed: switches the JVMTI events. */
-void jv_events_update(void);
+void jv_switch_update(void);
 
 #endif

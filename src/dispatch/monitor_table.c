@@ -17,7 +17,7 @@ HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events)
     DWORD allowed = jv_monitors.deliverable & (phase == JV_PHASE_RUNNING ? m->possible : ALL_JVM_MONITOR_EVENTS);
     atomic_store(&m->mask, events & allowed);
     if (phase == JV_PHASE_RUNNING)
-        jv_events_update();
+        jv_switch_update();
     return S_OK;
 }
 

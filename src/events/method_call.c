@@ -63,7 +63,7 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
         if (jv_thread_push(t, id)) {
             uint32_t given = jv_method_call_receivers(id);
             t->given[t->depth - 1] = given;
-            if (given && thread && !jv_events_method_calls_instrumented())
+            if (given && thread && !jv_switch_method_calls_instrumented())
                 jv_call_region_entered(thread, t); /* before a callback can switch events off */
             jv_deliver_method_entry(given, id, jv_stack_id(t->index, t->depth));
         }

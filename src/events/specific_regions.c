@@ -39,7 +39,7 @@ static int whole_jvm_events_needed(void)
 
 void jv_specific_regions_method_changed(jv_method *m)
 {
-    if (!atomic_load(&started) || jv_events_method_calls_instrumented())
+    if (!atomic_load(&started) || jv_switch_method_calls_instrumented())
         return;
     jint modifiers = 0;
     if ((*jv_jvmti)->GetMethodModifiers(jv_jvmti, m->jmethod, &modifiers) != JVMTI_ERROR_NONE ||
@@ -65,7 +65,7 @@ void jv_specific_regions_method_changed(jv_method *m)
     }
     plat_mutex_unlock(lock);
     if (natives_changed)
-        jv_events_update();
+        jv_switch_update();
 }
 
 /* The thread's own MethodEntry/MethodExit on or off (thread: its Thread object, never NULL). */
@@ -81,7 +81,7 @@ static void own_call_events(jthread thread, jv_thread *t, int on)
 /*
  * Before the JVM-wide MethodEntry/MethodExit go off: every thread inside a region keeps them
  * for itself until its region's frame exits.  A thread opening a region meanwhile stores its
- * region_base and then reads jv_events_method_events_on, which was cleared before this reads
+ * region_base and then reads jv_switch_method_events_on, which was cleared before this reads
  * the region_bases: one of the two sees the other (both may: own_call_events switches once).
  */
 static void keep_region(jv_thread *t, void *env)
@@ -111,9 +111,9 @@ void jv_specific_regions_start(void)
     if (!lock)
         lock = plat_mutex_create();
     atomic_store(&started, lock && breakpoints_held());
-    jv_events_also_when(JVMTI_EVENT_METHOD_ENTRY, whole_jvm_events_needed);
-    jv_events_also_when(JVMTI_EVENT_METHOD_EXIT, whole_jvm_events_needed);
-    jv_events_before_method_events_off(keep_regions);
+    jv_switch_also_when(JVMTI_EVENT_METHOD_ENTRY, whole_jvm_events_needed);
+    jv_switch_also_when(JVMTI_EVENT_METHOD_EXIT, whole_jvm_events_needed);
+    jv_switch_before_method_events_off(keep_regions);
 }
 
 void jv_call_region_entered(jthread thread, jv_thread *t)
@@ -121,7 +121,7 @@ void jv_call_region_entered(jthread thread, jv_thread *t)
     if (t->region_base || !t->depth)
         return;
     t->region_base = t->depth;
-    if (!jv_events_method_events_on())
+    if (!jv_switch_method_events_on())
         own_call_events(thread, t, 1);
 }
 

@@ -77,7 +77,7 @@ HRESULT jv_heap_set_allocation_callback(jv_monitor *m, IObjectAllocationCallback
         return E_FAIL;
     install((void *_Atomic *)&allocation_callbacks[m->index], (IUnknown *)callback, &allocation_count);
     plat_mutex_unlock(registry_lock);
-    jv_events_update();
+    jv_switch_update();
     return S_OK;
 }
 
@@ -89,7 +89,7 @@ HRESULT jv_heap_set_dump_callback(jv_monitor *m, IHeapInfoCallback *callback)
     if (callback && dumps_live && !dumps_over)
         jv_heap_dumper_start();
     plat_mutex_unlock(registry_lock);
-    jv_events_update();
+    jv_switch_update();
     return S_OK;
 }
 
@@ -154,7 +154,7 @@ void jv_heap_release_callbacks(void)
     retired = NULL;
     retired_count = retired_capacity = 0;
     plat_mutex_unlock(registry_lock);
-    jv_events_update();
+    jv_switch_update();
 }
 
 /* The dump thread waits for dumps in 10 ms naps: a run nobody asks to dump starts none, and
@@ -216,8 +216,8 @@ static int gc_finish_needed(void)
 void jv_heap_init(JavaVM *vm)
 {
     registry_lock = plat_mutex_create();
-    jv_events_also_when(JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, gc_finish_needed);
-    jv_events_also_when(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, jv_heap_allocations_tracked);
+    jv_switch_also_when(JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, gc_finish_needed);
+    jv_switch_also_when(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, jv_heap_allocations_tracked);
     if (!(heap_env = tagging_env(vm)) || !(mark_env = tagging_env(vm)) || !(age_env = tagging_env(vm)))
         jv_log("no JVMTI environment that can tag objects; GetHeapInfo callbacks get no dumps, GetObjectAge fails");
 }

@@ -65,7 +65,7 @@ static void set_specific(jv_method *m, unsigned monitor, int permit)
     d->next = atomic_load(&deferred);
     while (!atomic_compare_exchange_weak(&deferred, &d->next, d))
         ;
-    jv_events_after_collection(switch_deferred);
+    jv_switch_after_collection(switch_deferred);
 }
 
 /* What an ID of a kind EnableMethodCallEvents cannot act on is, by its kind bits; NULL for

@@ -444,8 +444,8 @@ int jv_instrument_start(JNIEnv *env)
         return 0;
     }
     atomic_store(&active, 1);
-    jv_events_also_when(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, jv_instrument_active);
-    jv_events_update(); /* the class-file hook goes on */
+    jv_switch_also_when(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, jv_instrument_active);
+    jv_switch_update(); /* the class-file hook goes on */
     retransform_loaded(env, bridge);
     (*env)->DeleteLocalRef(env, bridge);
     return 1;

@@ -216,12 +216,12 @@ static void retransform(JNIEnv *env, unsigned what)
     }
     if (count) {
         atomic_store(&retransforming, 1);
-        jv_events_update(); /* the class-file hook goes on */
+        jv_switch_update(); /* the class-file hook goes on */
         jvmtiError e = (*jv_jvmti)->RetransformClasses(jv_jvmti, count, classes);
         if (e != JVMTI_ERROR_NONE)
             jv_log("the JVM refused to retransform the classes watched (JVMTI error %d)", (int)e);
         atomic_store(&retransforming, 0);
-        jv_events_update(); /* and off, unless the instrumentation keeps it */
+        jv_switch_update(); /* and off, unless the instrumentation keeps it */
     }
     for (jint i = 0; i < count; i++)
         (*env)->DeleteLocalRef(env, classes[i]);
@@ -238,7 +238,7 @@ unsigned jv_watch_start(JNIEnv *env, unsigned what)
         if (!watch)
             return 0;
         (*env)->DeleteLocalRef(env, watch);
-        jv_events_also_when(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, hook_needed);
+        jv_switch_also_when(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, hook_needed);
         defined = 1;
     }
     atomic_fetch_or(&watching, what);

@@ -163,7 +163,7 @@ void jv_monitors_initialize(const char *start_class)
                                             (UniqueID)jv_monitors.initialized_count,
                                             (UniqueID)jv_monitors.possible_union);
     }
-    jv_events_update();
+    jv_switch_update();
 }
 
 void jv_monitors_restrict(DWORD deliverable)
@@ -185,7 +185,7 @@ void jv_monitors_shutdown(void)
         atomic_store(&m->mask, 0);
         atomic_store(&m->phase, JV_PHASE_SHUT_DOWN);
     }
-    jv_events_update();
+    jv_switch_update();
     /* Callbacks still running on other threads finish first, whatever they are (an event's, an
      * allocation's, a heap dump's): one wait, after every mask is off, and nothing of a monitor
      * (its heap callbacks included) is shut down or released under one. */

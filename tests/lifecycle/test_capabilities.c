@@ -1,6 +1,6 @@
 /*
  * test_capabilities.c - which JVMTI capabilities the bridge asks for, by the categories its
- * monitors may ask for (jv_events_capabilities).  Some capabilities cost the program while
+ * monitors may ask for (jv_setup_capabilities).  Some capabilities cost the program while
  * merely held, events on or off: with can_generate_exception_events, _frame_pop_events or
  * _method_exit_events HotSpot's compiled code leaves every exception it throws and catches to
  * the runtime (a quarter more processor time for javac, measured).  So only the categories
@@ -29,7 +29,7 @@ START_TEST(categories_without_exceptions_hold_nothing_that_slows_throws)
                                       JVM_MONITOR_SAMPLING | JVM_MONITOR_JIT_COMPILATION};
     for (size_t i = 0; i < sizeof(quiet) / sizeof(*quiet); i++) {
         jvmtiCapabilities caps;
-        jv_events_capabilities(quiet[i], &caps);
+        jv_setup_capabilities(quiet[i], &caps);
         ck_assert_msg(!slows_throws(&caps), "categories 0x%x hold a capability that slows every throw",
                       (unsigned)quiet[i]);
     }
@@ -56,17 +56,17 @@ START_TEST(class_loads_and_threads_rewrite_where_the_jvm_can_retransform)
     static const DWORD profiler = JVM_MONITOR_THREADS | JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING |
                                   JVM_MONITOR_GARBAGE_COLLECTIONS;
     jvmtiCapabilities offered = potential(1), caps;
-    jv_events_set_potential(&offered);
+    jv_setup_set_potential(&offered);
     static const DWORD each[] = {JVM_MONITOR_THREADS, JVM_MONITOR_CLASS_LOADS, profiler};
     for (size_t i = 0; i < sizeof(each) / sizeof(*each); i++) {
-        jv_events_capabilities(each[i], &caps);
+        jv_setup_capabilities(each[i], &caps);
         ck_assert_msg(!caps.can_generate_breakpoint_events && !caps.can_access_local_variables,
                       "categories 0x%x hold breakpoints or access to locals", (unsigned)each[i]);
         ck_assert(caps.can_retransform_classes);
-        ck_assert(jv_events_deliverable(&caps) & JVM_MONITOR_THREADS);
+        ck_assert(jv_setup_deliverable(&caps) & JVM_MONITOR_THREADS);
     }
-    jv_events_capabilities(JVM_MONITOR_CLASS_LOADS, &caps);
-    ck_assert(jv_events_deliverable(&caps) & JVM_MONITOR_CLASS_LOADS);
+    jv_setup_capabilities(JVM_MONITOR_CLASS_LOADS, &caps);
+    ck_assert(jv_setup_deliverable(&caps) & JVM_MONITOR_CLASS_LOADS);
 }
 END_TEST
 
@@ -75,11 +75,11 @@ END_TEST
 START_TEST(class_loads_and_threads_use_breakpoints_where_it_cannot)
 {
     jvmtiCapabilities offered = potential(0), caps;
-    jv_events_set_potential(&offered);
-    jv_events_capabilities(JVM_MONITOR_CLASS_LOADS, &caps);
+    jv_setup_set_potential(&offered);
+    jv_setup_capabilities(JVM_MONITOR_CLASS_LOADS, &caps);
     ck_assert(caps.can_generate_breakpoint_events && caps.can_access_local_variables &&
               caps.can_generate_object_free_events);
-    jv_events_capabilities(JVM_MONITOR_THREADS, &caps);
+    jv_setup_capabilities(JVM_MONITOR_THREADS, &caps);
     ck_assert(caps.can_generate_breakpoint_events && !caps.can_retransform_classes);
 }
 END_TEST
@@ -88,16 +88,16 @@ END_TEST
 START_TEST(exceptions_and_method_calls_keep_their_capabilities)
 {
     jvmtiCapabilities caps;
-    jv_events_capabilities(JVM_MONITOR_EXCEPTIONS, &caps);
+    jv_setup_capabilities(JVM_MONITOR_EXCEPTIONS, &caps);
     ck_assert(caps.can_generate_exception_events);
-    jv_events_capabilities(JVM_MONITOR_EXCEPTION_UNWIND, &caps);
+    jv_setup_capabilities(JVM_MONITOR_EXCEPTION_UNWIND, &caps);
     ck_assert(caps.can_generate_exception_events && caps.can_generate_method_exit_events);
-    jv_events_capabilities(JVM_MONITOR_METHOD_CALLS, &caps);
+    jv_setup_capabilities(JVM_MONITOR_METHOD_CALLS, &caps);
     ck_assert(caps.can_generate_method_entry_events && caps.can_generate_method_exit_events);
-    ck_assert(jv_events_deliverable(&caps) & JVM_MONITOR_METHOD_CALLS);
-    jv_events_capabilities(JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_EXCEPTIONS, &caps);
-    ck_assert(jv_events_deliverable(&caps) & JVM_MONITOR_CLASS_LOADS);
-    ck_assert(jv_events_deliverable(&caps) & JVM_MONITOR_EXCEPTIONS);
+    ck_assert(jv_setup_deliverable(&caps) & JVM_MONITOR_METHOD_CALLS);
+    jv_setup_capabilities(JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_EXCEPTIONS, &caps);
+    ck_assert(jv_setup_deliverable(&caps) & JVM_MONITOR_CLASS_LOADS);
+    ck_assert(jv_setup_deliverable(&caps) & JVM_MONITOR_EXCEPTIONS);
 }
 END_TEST
 
