@@ -62,4 +62,8 @@ void jv_method_calls_unwind(JNIEnv *env, int below);
 /* Does some monitor want the method's calls now (METHOD_CALLS, or SPECIFIC_METHOD_CALLS and enabled)? */
 int jv_method_calls_wanted(MethodID id);
 
+/* This concern's methods of the IJavaEventMonitorIDInfo objects (their vtables: idinfo/idinfo.c). */
+HRESULT STDMETHODCALLTYPE idinfo_GetMethodEntryParameters(IJavaEventMonitorIDInfo4 *iface, DWORD **ppslots, DWORD **ppreserved, JVM_CALLING_CONVENTION *pcalling_convention, DWORD *pflags);
+HRESULT STDMETHODCALLTYPE idinfo_GetMethodExitReturnValue(IJavaEventMonitorIDInfo4 *iface, MethodID *preturning_method_id, __int64 **pret_value);
+
 #endif

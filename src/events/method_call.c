@@ -17,7 +17,6 @@
 #include "events/events.h"
 #include "events/exception.h"
 #include "events/specific_regions.h"
-#include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
 #include "ids/object.h"

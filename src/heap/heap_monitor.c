@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "heap/heap.h"
-#include "ids/idinfo_methods.h"
 #include "ids/object.h"
 
 typedef struct jv_heap_monitor {

@@ -3,7 +3,7 @@
  * application's classes are searched (the Microsoft VM's CLASSPATH and registry paths
  * played that part; a modern JVM finds its own classes in its runtime image).
  */
-#include "ids/idinfo_methods.h"
+#include "idinfo/idinfo.h"
 #include "vm/vm.h"
 
 HRESULT STDMETHODCALLTYPE idinfo_GetClassPath(IJavaEventMonitorIDInfo4 *iface, LPSTR *ppszClassPath)

@@ -11,8 +11,16 @@
 #include "dispatch/monitor_table.h"
 #include "heap/heap.h"
 #include "idinfo/idinfo.h"
+#include "events/events.h"
 #include "idinfo/lock_waits.h"
-#include "ids/idinfo_methods.h"
+#include "ids/class.h"
+#include "ids/field.h"
+#include "ids/method.h"
+#include "ids/object.h"
+#include "ids/thread.h"
+#include "sampling/cpu_sample.h"
+#include "sampling/native_walk.h"
+#include "sampling/sample.h"
 #include "platform/platform.h"
 
 /*

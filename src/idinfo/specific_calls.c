@@ -11,7 +11,7 @@
 #include "dispatch/monitor_table.h"
 #include "events/specific_regions.h"
 #include "ids/class.h"
-#include "ids/idinfo_methods.h"
+#include "idinfo/idinfo.h"
 #include "ids/ids.h"
 #include "ids/method.h"
 #include "instrument/instrument.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "dispatch/monitor_table.h"
-#include "ids/idinfo_methods.h"
+#include "idinfo/idinfo.h"
 #include "ids/ids.h"
 #include "ids/method.h"
 #include "ids/original_code.h"

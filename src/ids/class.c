@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "ids/class.h"
-#include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
 #include "ids/table.h"

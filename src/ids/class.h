@@ -46,4 +46,8 @@ void jv_class_unloaded(JNIEnv *env, ClassID id);
 /* A local reference to the class, or NULL; the caller deletes it. */
 jclass jv_class_local(JNIEnv *env, jv_class *c);
 
+/* This concern's methods of the IJavaEventMonitorIDInfo objects (their vtables: idinfo/idinfo.c). */
+HRESULT STDMETHODCALLTYPE idinfo_ClassInformation(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, LPSTR *ppclass_name, LPSTR *ppsource_file_name, int *pmethods, MethodID **ppmethod_ids, __int64 *pobjects_created);
+HRESULT STDMETHODCALLTYPE idinfo_ClassInformation2(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, ClassID *psuperclass, ClassID **ppinterfaces, unsigned int *pinterfaces_length, MethodID **ppimplemented_methods, unsigned int *pimplemented_methods_length);
+
 #endif

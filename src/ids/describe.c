@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "ids/class.h"
-#include "ids/idinfo_methods.h"
 #include "ids/method.h"
 #include "ids/object.h"
 

@@ -7,7 +7,6 @@
 
 #include "ids/class.h"
 #include "ids/field.h"
-#include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/object.h"
 #include "ids/table.h"

@@ -25,4 +25,10 @@ typedef struct jv_field {
 /* The entry of a field whose class is live, or NULL for an invalid, foreign or stale FieldID. */
 jv_field *jv_field_get(FieldID id);
 
+/* This concern's methods of the IJavaEventMonitorIDInfo objects (their vtables: idinfo/idinfo.c). */
+HRESULT STDMETHODCALLTYPE idinfo_FieldInformation(IJavaEventMonitorIDInfo4 *iface, FieldID field_id, LPSTR *pname, DWORD *pflags);
+HRESULT STDMETHODCALLTYPE idinfo_GetClassFields(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, unsigned *pnfields, FieldID **ppfield_ids);
+HRESULT STDMETHODCALLTYPE idinfo_GetObjectField(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, FieldID field_id, __int64 *pvalue);
+HRESULT STDMETHODCALLTYPE idinfo_StaticClassInformation(IJavaEventMonitorIDInfo4 *iface, ClassID class_id, DWORD *pStaticDataSize, DWORD *pInstanceSize);
+
 #endif

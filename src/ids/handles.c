@@ -14,7 +14,6 @@
  * The calls are rare next to events, so one lock serializes them: a handle cannot be
  * freed on one thread while another reads its reference.
  */
-#include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/object.h"
 #include "ids/table.h"

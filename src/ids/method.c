@@ -10,7 +10,6 @@
 
 #include "ids/class.h"
 #include "ids/codemap.h"
-#include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
 #include "ids/table.h"

@@ -70,4 +70,9 @@ int jv_method_compiled_code(jv_method *m, jv_code_range *range);
 /* The entry behind a MethodID the bridge made itself (no liveness check): for the method-call path. */
 jv_method *jv_method_entry(MethodID id);
 
+/* This concern's methods of the IJavaEventMonitorIDInfo objects (their vtables: idinfo/idinfo.c). */
+HRESULT STDMETHODCALLTYPE idinfo_InterpretedMethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id, unsigned int *pbyte_code_length, BYTE_CODE **ppbyte_codes);
+HRESULT STDMETHODCALLTYPE idinfo_JITCompiledMethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id, unsigned int *pjit_code_length, unsigned char **ppjit_code);
+HRESULT STDMETHODCALLTYPE idinfo_MethodInformation(IJavaEventMonitorIDInfo4 *iface, MethodID method_id, LPSTR *ppmethod_name, ClassID *pclass_id, JAVA_EXECUTION_MODEL *pexec, int *psource_line_info_length, SourceLineInfo **ppsource_line_info);
+
 #endif

@@ -49,4 +49,15 @@ static inline void jv_objects_end_scope(JNIEnv *env, unsigned mark)
         jv_objects_release_scope(env, mark);
 }
 
+/* This concern's methods of the IJavaEventMonitorIDInfo objects (their vtables: idinfo/idinfo.c). */
+HRESULT STDMETHODCALLTYPE idinfo_GetMonitorUsage(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, ThreadID *powner_thread, unsigned *pentry_count, unsigned *pwaiter_count);
+HRESULT STDMETHODCALLTYPE idinfo_ObjectInformation(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, ClassID *pclass_id);
+HRESULT STDMETHODCALLTYPE idinfo_DescribeObject(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, LPWSTR *pdescr);
+HRESULT STDMETHODCALLTYPE idinfo_FreeHandlesToObjects(IJavaEventMonitorIDInfo4 *iface, unsigned int nhandles, ObjectHandleID *pobject_handles);
+HRESULT STDMETHODCALLTYPE idinfo_GetArrayElement(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, unsigned index, __int64 *pvalue);
+HRESULT STDMETHODCALLTYPE idinfo_GetHandlesToObjects(IJavaEventMonitorIDInfo4 *iface, unsigned nobjects, ObjectID *pobject_ids, ObjectHandleID *pobject_handles);
+HRESULT STDMETHODCALLTYPE idinfo_GetObjectSize(IJavaEventMonitorIDInfo4 *iface, ObjectID object_id, DWORD *psize);
+HRESULT STDMETHODCALLTYPE idinfo_GetObjectsFromHandles(IJavaEventMonitorIDInfo4 *iface, unsigned nhandles, ObjectHandleID *pobject_handles, ObjectID *pobject_ids);
+HRESULT STDMETHODCALLTYPE idinfo_GetSpecialClassProperties(IJavaEventMonitorIDInfo4 *iface, unsigned *pnspecial_classes, ClassID **ppclass_ids, DWORD **ppclass_flags);
+
 #endif

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "ids/class.h"
-#include "ids/idinfo_methods.h"
 #include "ids/object.h"
 #include "ids/thread.h"
 #include "ids/value.h"

@@ -123,4 +123,8 @@ static inline int jv_thread_push(jv_thread *t, MethodID method)
 /* Calls fn for every live thread's entry (not under a lock: an entry may be ending meanwhile). */
 void jv_threads_each(void (*fn)(jv_thread *t, void *arg), void *arg);
 
+/* This concern's methods of the IJavaEventMonitorIDInfo objects (their vtables: idinfo/idinfo.c). */
+HRESULT STDMETHODCALLTYPE idinfo_GetCurrentThread(IJavaEventMonitorIDInfo4 *iface, ThreadID *pthread_id);
+HRESULT STDMETHODCALLTYPE idinfo_ThreadInformation(IJavaEventMonitorIDInfo4 *iface, ThreadID thread_id, DWORD *pwin32_thread_id);
+
 #endif

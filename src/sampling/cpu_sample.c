@@ -31,7 +31,6 @@
 #include <string.h>
 
 #include "ids/codemap.h"
-#include "ids/idinfo_methods.h"
 #include "ids/method.h"
 #include "ids/thread.h"
 #include "platform/platform.h"

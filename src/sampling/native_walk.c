@@ -34,7 +34,6 @@
 #include <string.h>
 
 #include "ids/codemap.h"
-#include "ids/idinfo_methods.h"
 #include "platform/platform.h"
 #include "sampling/native_walk.h"
 

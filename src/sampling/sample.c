@@ -28,7 +28,6 @@
 
 #include "dispatch/dispatch.h"
 #include "ids/codemap.h"
-#include "ids/idinfo_methods.h"
 #include "ids/ids.h"
 #include "ids/method.h"
 #include "ids/original_code.h"
