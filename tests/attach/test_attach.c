@@ -738,7 +738,8 @@ END_TEST
 
 /* A JVM stopped after its attach socket took the connection never answers the load: the client
  * gives up after JEVPROF_ATTACH_WAIT seconds (3 here, 120 unless set) in one line, where it
- * waited without end; continued, the JVM runs the command it was sent and goes on. */
+ * waited without end; continued, the JVM runs the command it was sent and goes on.  A wait that
+ * is no number is said in one line, and the default taken. */
 START_TEST(a_jvm_stopped_before_its_answer_is_given_up)
 {
     char *err = NULL;
@@ -751,7 +752,12 @@ START_TEST(a_jvm_stopped_before_its_answer_is_given_up)
     assert_refused(status, err, p.pid, "no answer to the load within 3 s");
     ck_assert_msg(waited >= 3 && waited < 60, "gave up after %.1f s", waited);
     work(&p, "work 10", "done 10 ");
-    ck_assert_int_eq(script(files.dir, &err, "status %d", p.pid), 0);
+    free(err);
+    err = NULL;
+    ck_assert_int_eq(jvmrun_shell(files.dir, NULL, &err, "JEVPROF_ATTACH_WAIT=soon '%s/bin/jevprof' status %d",
+                                  jvmrun_source_dir(), p.pid),
+                     0); /* a wait that is no number: said, and the default taken */
+    assert_said(err, "jevprof: JEVPROF_ATTACH_WAIT=soon is not a number of seconds from 1 to 86400: waiting 120 s");
     assert_said(err, "recording cpu");
     free(err);
     finish_unattached(&p, &files, NULL);
