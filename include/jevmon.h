@@ -293,6 +293,7 @@ typedef struct JEVMON_CPU_SAMPLING_COUNTS {
 /* jevmon extension: IJevmonNativeSampling's settings (SetNativeSampling) and native stacks. */
 #define JEVMON_NATIVE_FRAMES 0x1     /* samples carry the native frames the thread ran in */
 #define JEVMON_NATIVE_VM_THREADS 0x2 /* processor-time sampling times the JVM's own threads too */
+#define JEVMON_NATIVE_KERNEL_FRAMES 0x4 /* processor-time samples carry the kernel frames the thread was in */
 #define JEVMON_NATIVE_MAX_FRAMES 128
 typedef enum JEVMON_NATIVE_WALK {
     JEVMON_NATIVE_COMPLETE = 0,   /* walked to the thread's outermost frame */
@@ -305,8 +306,24 @@ typedef struct JEVMON_NATIVE_STACK {
     BOOL vm_thread;  /* a thread of the JVM's own (collector, compiler, VM thread), not a Java thread */
     DWORD walk;      /* JEVMON_NATIVE_WALK */
     DWORD count;     /* frames[0..count-1], outermost first: code addresses (a caller's: its call) */
+    DWORD kernel;    /* the innermost this many of them are the kernel's (JEVMON_NATIVE_KERNEL_FRAMES) */
     ULONGLONG frames[JEVMON_NATIVE_MAX_FRAMES];
 } JEVMON_NATIVE_STACK;
+typedef enum JEVMON_KERNEL_FRAMES {
+    JEVMON_KERNEL_FRAMES_TAKEN = 0,     /* every timed thread's samples carry them */
+    JEVMON_KERNEL_FRAMES_NOT_ASKED = 1, /* JEVMON_NATIVE_KERNEL_FRAMES not set, or no processor-time sampling */
+    JEVMON_KERNEL_FRAMES_REFUSED = 2,   /* the kernel refuses them to this process (perf_event_paranoid) */
+    JEVMON_KERNEL_FRAMES_NO_TIMERS = 3, /* the timers are not perf events (POSIX timers, Windows) */
+    JEVMON_KERNEL_FRAMES_HIDDEN = 4,    /* /proc/kallsyms hides the kernel's addresses (kptr_restrict) */
+    JEVMON_KERNEL_FRAMES_NO_BUFFER = 5  /* a timer's ring buffer could not be mapped (perf_event_mlock_kb) */
+} JEVMON_KERNEL_FRAMES;
+typedef struct JEVMON_KERNEL_FRAME_COUNTS {
+    DWORD state;              /* JEVMON_KERNEL_FRAMES: TAKEN, or why the first thread without them has none */
+    DWORD reserved;
+    ULONGLONG threads;        /* timed threads whose samples carry them */
+    ULONGLONG threads_without; /* timed threads whose samples do not (state says why) */
+    ULONGLONG skipped;        /* ring-buffer records skipped: malformed, short, another thread's, or lost */
+} JEVMON_KERNEL_FRAME_COUNTS;
 
 /* On 64-bit targets ip and sp hold the low 32 bits (RESOLUTION); IJevmonSampling gives all 64. */
 typedef struct JVM_METHOD_SAMPLE {
@@ -498,7 +515,10 @@ typedef struct JVM_METHOD_SAMPLE {
  * (all of them for a thread with no Java frame) and its thread; SampleThreadNative is
  * SampleThreadState with the same.  GetNativeFrameName: "library`function" of a frame's address
  * (CoTaskMemAlloc'd), S_FALSE and NULL for an address in no library.  GetOsThreadName: the name
- * the system has for an OS thread of the process (CoTaskMemAlloc'd), E_FAIL when it is gone. */
+ * the system has for an OS thread of the process (CoTaskMemAlloc'd), E_FAIL when it is gone.
+ * JEVMON_NATIVE_KERNEL_FRAMES (with JEVMON_NATIVE_FRAMES, at the next StartCpuSampling) adds each
+ * processor-time sample's kernel frames innermost (pnative->kernel of them), named "vmlinux`function"
+ * ("module`function"); GetKernelFrameCounts says whether they are taken, and why not. */
 #define IJevmonNativeSampling_SLOTS                                                                                \
     STDMETHOD(SetNativeSampling)(THIS_ DWORD flags) PURE;                                                          \
     STDMETHOD(NextCpuSampleNative)(THIS_ MethodID *pframes, DWORD *poffsets, DWORD max_frames,                     \
@@ -508,7 +528,8 @@ typedef struct JVM_METHOD_SAMPLE {
                                   DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated,        \
                                   DWORD *pstate, JEVMON_NATIVE_STACK *pnative) PURE;                               \
     STDMETHOD(GetNativeFrameName)(THIS_ ULONGLONG address, LPSTR *pname) PURE;                                     \
-    STDMETHOD(GetOsThreadName)(THIS_ DWORD os_thread, LPSTR *pname) PURE;
+    STDMETHOD(GetOsThreadName)(THIS_ DWORD os_thread, LPSTR *pname) PURE;                                         \
+    STDMETHOD(GetKernelFrameCounts)(THIS_ JEVMON_KERNEL_FRAME_COUNTS *pcounts) PURE;
 
 /* jevmon extension, on the heap monitor object: what each OnObjectAllocated stands for when
  * allocations are sampled (docs/heap-monitor.md). */

@@ -207,6 +207,7 @@
 #define IJevmonNativeSampling_SampleThreadNative(p, a0, a1, a2, a3, a4, a5, a6, a7, a8) (p)->lpVtbl->SampleThreadNative(p, a0, a1, a2, a3, a4, a5, a6, a7, a8)
 #define IJevmonNativeSampling_GetNativeFrameName(p, a0, a1) (p)->lpVtbl->GetNativeFrameName(p, a0, a1)
 #define IJevmonNativeSampling_GetOsThreadName(p, a0, a1) (p)->lpVtbl->GetOsThreadName(p, a0, a1)
+#define IJevmonNativeSampling_GetKernelFrameCounts(p, a0) (p)->lpVtbl->GetKernelFrameCounts(p, a0)
 
 #define IJevmonAllocationSampling_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
 #define IJevmonAllocationSampling_AddRef(p) (p)->lpVtbl->AddRef(p)

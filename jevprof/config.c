@@ -23,6 +23,7 @@ void jp_config_defaults(jp_config *config)
     config->exceptions = 0;
     config->native_frames = 1;
     config->vm_threads = 1;
+    config->kernel_frames = 1;
     config->duration_seconds = 0;
     config->file_count = 0;
     config->lock_threshold_ns = 0; /* every contended wait */
@@ -198,6 +199,11 @@ static void set_cstack(jp_config *config, const char *text, const char *source)
     set_either(config, &config->native_frames, text, source, "fp", "no");
 }
 
+static void set_kstack(jp_config *config, const char *text, const char *source)
+{
+    set_either(config, &config->kernel_frames, text, source, "yes", "no");
+}
+
 static void set_threads(jp_config *config, const char *text, const char *source)
 {
     set_either(config, &config->vm_threads, text, source, "all", "java");
@@ -286,6 +292,7 @@ void jp_config_load(jp_config *config)
         {"Exceptions", 1, "JEVPROF_EXCEPTIONS", set_exceptions},
         {"LockThreshold", 0, "JEVPROF_LOCK_THRESHOLD", set_lock_threshold},
         {"CStack", 0, "JEVPROF_CSTACK", set_cstack},
+        {"KStack", 0, "JEVPROF_KSTACK", set_kstack},
         {"Threads", 0, "JEVPROF_THREADS", set_threads},
     };
     jp_config_defaults(config);
@@ -422,7 +429,7 @@ void jp_config_parse(jp_config *config, const char *text)
         {"interval", set_interval_text}, {"top", set_top}, {"min-share", set_min_share},
         {"time", set_time},       {"loop", set_loop},          {"exceptions", set_exceptions},
         {"duration", set_duration}, {"file", add_file},       {"cstack", set_cstack},
-        {"threads", set_threads}, {"lock", set_lock_threshold},
+        {"kstack", set_kstack},   {"threads", set_threads}, {"lock", set_lock_threshold},
     };
     const size_t count = sizeof(settings) / sizeof(*settings);
     const char *first = text + strspn(text, " \t");
@@ -438,7 +445,7 @@ void jp_config_parse(jp_config *config, const char *text)
             settings[i].set(config, value, source);
         } else if (word != first || name_length < length) { /* a first word without '=' names the command */
             bad_setting(config, "setting \"%.*s\" is not name=value with a name of: out, prefix, mode, interval, "
-                        "top, min-share, time, loop, exceptions, duration, file, cstack, threads, lock; ignored",
+                        "top, min-share, time, loop, exceptions, duration, file, cstack, kstack, threads, lock; ignored",
                         (int)length, word);
         }
         word += length;

@@ -14,6 +14,7 @@
  *   lock threshold    LockThreshold (REG_SZ) JEVPROF_LOCK_THRESHOLD 0         (lock mode: shorter waits are
  *                                                                             not recorded; ns, or us/ms/s after it)
  *   native frames     CStack (REG_SZ)       JEVPROF_CSTACK         "fp"       ("no": Java frames only)
+ *   kernel frames     KStack (REG_SZ)       JEVPROF_KSTACK         "yes"      ("no": none; cpu mode, with cstack fp)
  *   threads sampled   Threads (REG_SZ)      JEVPROF_THREADS        "all"      ("java": not the JVM's own; cpu mode)
  *
  * The interval is whole milliseconds because the portable timer sleeps in milliseconds; 1 ms
@@ -91,6 +92,7 @@ typedef struct jp_config {
     unsigned exceptions;   /* 1: ask for EXCEPTIONS and count them by class (docs/jevprof.md: what it costs) */
     int native_frames;     /* cstack=fp: samples carry their native frames (cstack=no: Java frames only) */
     int vm_threads;        /* threads=all: cpu mode samples the JVM's own threads too (threads=java: not) */
+    int kernel_frames;     /* kstack=yes: cpu mode's native frames end in the kernel's where it gives them */
     char problems[2048]; /* the bad settings, one line each as logged (less "jevprof: "), for the report */
     unsigned duration_seconds; /* stop and write after this long (0: at the end, or a stop) */
     jp_output_file files[JP_MAX_FILES]; /* file=: only these outputs, at these paths */

@@ -29,6 +29,7 @@ static const struct {
     [JP_FRAME_CLASS] = {"allocated class", 210, 60},
     [JP_FRAME_C_CODE] = {"native code (C/C++)", 25, 80},
     [JP_FRAME_THREAD] = {"thread", 270, 25},
+    [JP_FRAME_KERNEL] = {"kernel", 345, 65},
 };
 
 /* A JavaScript string literal that is also safe inside <script>: '<', '>' and '&' are

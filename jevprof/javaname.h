@@ -66,6 +66,7 @@ typedef enum jp_frame_kind {
     JP_FRAME_CLASS,       /* an allocated class (alloc mode) */
     JP_FRAME_C_CODE,      /* native code: a library's function (native.h) */
     JP_FRAME_THREAD,      /* a thread with no Java frame, at its samples' root (native.h) */
+    JP_FRAME_KERNEL,      /* the kernel's code: a system call, a page fault ("function_[k]", native.h) */
     JP_FRAME_KINDS        /* how many there are */
 } jp_frame_kind;
 typedef jp_frame_kind (*jp_method_kinder)(void *context, MethodID method);

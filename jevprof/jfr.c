@@ -30,6 +30,7 @@ static const char *const stand_in_threads[] = {"jevprof: thread not logged",
 #define NO_LINE (-1)  /* a frame's line number when not known: `jfr print` shows none */
 #define FRAME_JAVA 1   /* frame type keys (frame_type) */
 #define FRAME_NATIVE 3
+#define FRAME_KERNEL 5 /* async-profiler's key: its jfrconv adds "_[k]" to such a frame's name */
 
 typedef struct field_info {
     const char *name;
@@ -377,6 +378,18 @@ static void descriptor_of(const char *type, size_t length, char *out, size_t siz
             *c = '/';
 }
 
+/* A frame's type key: native code (a library's function, a thread with no Java frame) is
+ * FRAME_NATIVE, the kernel's FRAME_KERNEL, every other frame FRAME_JAVA.  The keys are the JDK's
+ * and async-profiler's, whose jfrconv reads them by number: a native frame is its function's name,
+ * with no class. */
+static uint64_t frame_type(const jp_report *r, MethodID method)
+{
+    jp_frame_kind kind = r->kind ? r->kind(r->name_context, method) : JP_FRAME_JAVA;
+    return kind == JP_FRAME_KERNEL                               ? FRAME_KERNEL
+           : kind == JP_FRAME_C_CODE || kind == JP_FRAME_THREAD ? FRAME_NATIVE
+                                                                : FRAME_JAVA;
+}
+
 /* A method's pool key, from the report's signature name "pkg.Class.method(int, pkg.Type)" (a frame
  * that stands for no method: its name, as a method of the class "jevprof"). */
 static uint64_t method_key(writer *w, MethodID method)
@@ -388,6 +401,9 @@ static uint64_t method_key(writer *w, MethodID method)
     const char *signature = r->signature_name(r->name_context, method);
     char whole[2048], descriptor[2048] = "(";
     snprintf(whole, sizeof(whole), "%s", signature ? signature : "(unknown method)");
+    size_t length = strlen(whole);
+    if (frame_type(r, method) == FRAME_KERNEL && length > 4 && !strcmp(whole + length - 4, "_[k]"))
+        whole[length - 4] = '\0'; /* the type says it: "read_zero", as async-profiler writes it */
     char *open = whole[0] == '(' ? NULL : strchr(whole, '(');
     if (open) { /* the parameters, each a descriptor */
         for (char *at = open + 1; *at && *at != ')';) {
@@ -421,15 +437,6 @@ static uint64_t method_key(writer *w, MethodID method)
     w->methods[w->method_count++] = entry;
     e->value = w->method_count;
     return w->method_count;
-}
-
-/* A frame's type key: native code (a library's function, a thread with no Java frame) is
- * FRAME_NATIVE, every other frame FRAME_JAVA.  The keys are the JDK's and async-profiler's, whose
- * jfrconv reads them by number: a native frame is its function's name, with no class. */
-static uint64_t frame_type(const jp_report *r, MethodID method)
-{
-    jp_frame_kind kind = r->kind ? r->kind(r->name_context, method) : JP_FRAME_JAVA;
-    return kind == JP_FRAME_C_CODE || kind == JP_FRAME_THREAD ? FRAME_NATIVE : FRAME_JAVA;
 }
 
 /* The stack trace of node's path up to (not with) the root, innermost first: its pool key. */
@@ -827,11 +834,13 @@ static void put_constant_pool(buffer *out, writer *w, uint64_t ticks)
     put_varint(out, STATE_CPU);
     put_string(out, "STATE_DEFAULT");
     put_varint(out, T_FRAME_TYPE);
-    put_varint(out, 2);
+    put_varint(out, 3);
     put_varint(out, FRAME_JAVA);
     put_string(out, "Java");
     put_varint(out, FRAME_NATIVE);
     put_string(out, "Native");
+    put_varint(out, FRAME_KERNEL);
+    put_string(out, "Kernel");
     put_varint(out, T_CLASS);
     put_varint(out, w->classes.count);
     for (size_t i = 0; i < w->classes.count; i++) {

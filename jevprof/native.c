@@ -34,9 +34,11 @@ void jp_native_free(jp_native *n)
     memset(n, 0, sizeof(*n));
 }
 
-void jp_native_configure(jp_native *n, int frames, int vm_threads)
+void jp_native_configure(jp_native *n, int frames, int vm_threads, const char *no_kernel)
 {
-    DWORD flags = (frames ? JEVMON_NATIVE_FRAMES : 0) | (vm_threads ? JEVMON_NATIVE_VM_THREADS : 0);
+    DWORD flags = (frames ? JEVMON_NATIVE_FRAMES : 0) | (vm_threads ? JEVMON_NATIVE_VM_THREADS : 0) |
+                  (frames && !no_kernel ? JEVMON_NATIVE_KERNEL_FRAMES : 0);
+    n->no_kernel = frames ? no_kernel : "no native frames: cstack no";
     if (n->iface && SUCCEEDED(IJevmonNativeSampling_SetNativeSampling(n->iface, flags)))
         n->flags = flags;
 }
@@ -46,17 +48,31 @@ JEVMON_NATIVE_STACK *jp_native_buffer(jp_native *n)
     return n->iface && n->flags ? &n->stack : NULL;
 }
 
-/* The name of a code address, malloc'd ("library`function", or the address where none is known). */
-static char *address_name(jp_native *n, ULONGLONG address)
+#define KERNEL_SUFFIX "_[k]" /* async-profiler's mark of a kernel frame, which FlameGraph's colours know */
+
+/* The name of a code address, malloc'd ("library`function", or the address where none is known);
+ * a kernel frame's is its function's with KERNEL_SUFFIX ("read_zero_[k]"). */
+static char *address_name(jp_native *n, ULONGLONG address, int kernel)
 {
     LPSTR name = NULL;
     char unnamed[64];
     HRESULT hr = IJevmonNativeSampling_GetNativeFrameName(n->iface, address, &name);
     if (hr != S_OK || !name)
-        snprintf(unnamed, sizeof(unnamed), "[unknown code 0x%" PRIx64 "]", (uint64_t)address);
-    char *copy = strdup(hr == S_OK && name ? name : unnamed);
+        snprintf(unnamed, sizeof(unnamed), kernel ? "0x%" PRIx64 : "[unknown code 0x%" PRIx64 "]", (uint64_t)address);
+    const char *known = hr == S_OK && name ? name : unnamed, *function = kernel ? strchr(known, '`') : NULL;
+    function = function ? function + 1 : known;
+    char *copy = malloc(strlen(function) + sizeof(KERNEL_SUFFIX));
+    if (copy)
+        sprintf(copy, "%s%s", function, kernel ? KERNEL_SUFFIX : "");
     CoTaskMemFree(name);
     return copy;
+}
+
+/* Is a frame's name a kernel function's? */
+static int kernel_name(const char *name)
+{
+    size_t length = strlen(name), suffix = sizeof(KERNEL_SUFFIX) - 1;
+    return length > suffix && !strcmp(name + length - suffix, KERNEL_SUFFIX) && !strchr(name, '`');
 }
 
 /* FNV-1a of a name, never 0: its first key in the functions map. */
@@ -103,7 +119,7 @@ static long function_index(jp_native *n, char *name)
 
 /* The frame of a code address: its function's (every instruction of a function is one frame, as
  * its samples spread over them), named and added when new; called with the lock held. */
-static MethodID frame_of(jp_native *n, ULONGLONG address)
+static MethodID frame_of(jp_native *n, ULONGLONG address, int kernel)
 {
     jp_idmap_entry *e = jp_idmap_insert(&n->addresses, (UniqueID)address);
     if (!e)
@@ -113,7 +129,7 @@ static MethodID frame_of(jp_native *n, ULONGLONG address)
             e->value = JP_MAX_NATIVE_FRAMES;
             return JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1);
         }
-        char *name = address_name(n, address);
+        char *name = address_name(n, address, kernel);
         long index = name ? function_index(n, name) : -1;
         if (index < 0) {
             jp_idmap_remove(&n->addresses, (UniqueID)address);
@@ -162,7 +178,8 @@ size_t jp_native_compose(jp_native *n, const MethodID *frames, const DWORD *offs
 {
     const JEVMON_NATIVE_STACK *stack = &n->stack;
     int stopped = stack->walk == JEVMON_NATIVE_STOPPED;
-    size_t natives = stack->walk == JEVMON_NATIVE_NOT_WALKED ? 0 : stack->count, composed = 0;
+    size_t natives = stack->count > JEVMON_NATIVE_MAX_FRAMES ? 0 : stack->count, composed = 0;
+    size_t kernel = stack->kernel <= natives ? stack->kernel : 0; /* the innermost of them */
     if (!count && !natives)
         return 0;
     if (count > 2 + 2048)
@@ -175,6 +192,7 @@ size_t jp_native_compose(jp_native *n, const MethodID *frames, const DWORD *offs
         n->counts.walked += !stopped;
         n->counts.stopped += stopped;
     }
+    n->counts.kernel += kernel > 0;
     if (!count) {
         if (t) {
             n->frames[composed] = JP_THREAD_FRAME(t - n->threads);
@@ -195,7 +213,7 @@ size_t jp_native_compose(jp_native *n, const MethodID *frames, const DWORD *offs
         }
     }
     for (size_t i = 0; i < natives; i++) {
-        n->frames[composed] = frame_of(n, stack->frames[i]);
+        n->frames[composed] = frame_of(n, stack->frames[i], i >= natives - kernel);
         n->offsets[composed++] = JP_NO_OFFSET;
     }
     plat_mutex_unlock(n->lock);
@@ -229,13 +247,54 @@ int jp_native_frame_kind(jp_native *n, MethodID method, jp_frame_kind *kind)
     if (method >= JP_NATIVE_FRAME(JP_MAX_NATIVE_FRAMES - 1)) {
         size_t index = (size_t)(JP_NATIVE_FRAME(0) - method);
         plat_mutex_lock(n->lock);
-        /* a library's function ("library`function"), or the VM's generated code (a stub) */
-        *kind = index < n->count && !strchr(n->names[index], '`') ? JP_FRAME_VM : JP_FRAME_C_CODE;
+        /* a library's function ("library`function"), the kernel's, or the VM's generated code (a stub) */
+        const char *name = index < n->count ? n->names[index] : "`";
+        *kind = strchr(name, '`') ? JP_FRAME_C_CODE : kernel_name(name) ? JP_FRAME_KERNEL : JP_FRAME_VM;
         plat_mutex_unlock(n->lock);
     } else {
         *kind = method == JP_NATIVE_GAP ? JP_FRAME_OTHER : JP_FRAME_THREAD;
     }
     return 1;
+}
+
+/* Why the kernel frames that are missing are (JEVMON_KERNEL_FRAMES). */
+static const char *kernel_missing(DWORD state)
+{
+    switch (state) {
+    case JEVMON_KERNEL_FRAMES_REFUSED:
+        return "the kernel refuses them to this process (perf_event_paranoid above 1, without CAP_PERFMON or "
+               "CAP_SYS_ADMIN)";
+    case JEVMON_KERNEL_FRAMES_HIDDEN:
+        return "/proc/kallsyms hides the kernel's addresses (kptr_restrict)";
+    case JEVMON_KERNEL_FRAMES_NO_BUFFER:
+        return "the kernel would not map a timer's ring buffer (perf_event_mlock_kb)";
+    case JEVMON_KERNEL_FRAMES_NO_TIMERS:
+        return "the processor-time timers are not perf events here";
+    default:
+        return "not asked of the VM";
+    }
+}
+
+/* The report's one line on kernel frames: how many samples have them, or why there are none. */
+static void write_kernel_line(FILE *out, jp_native *n)
+{
+    JEVMON_KERNEL_FRAME_COUNTS c = {JEVMON_KERNEL_FRAMES_NOT_ASKED, 0, 0, 0, 0};
+    if (!(n->flags & JEVMON_NATIVE_KERNEL_FRAMES)) {
+        fprintf(out, "Kernel frames: not taken (%s)\n", n->no_kernel ? n->no_kernel : "not asked of the VM");
+        return;
+    }
+    if (FAILED(IJevmonNativeSampling_GetKernelFrameCounts(n->iface, &c)))
+        c.state = JEVMON_KERNEL_FRAMES_NOT_ASKED;
+    if (c.state == JEVMON_KERNEL_FRAMES_TAKEN || c.threads)
+        fprintf(out, "Kernel frames: %" PRIu64 " samples in the kernel, its frames named from /proc/kallsyms, %" PRIu64
+                     " ring-buffer records skipped", n->counts.kernel, (uint64_t)c.skipped);
+    if (c.state == JEVMON_KERNEL_FRAMES_TAKEN)
+        fputc('\n', out);
+    else if (c.threads)
+        fprintf(out, "; %" PRIu64 " of %" PRIu64 " threads without them: %s\n", (uint64_t)c.threads_without,
+                (uint64_t)(c.threads + c.threads_without), kernel_missing(c.state));
+    else
+        fprintf(out, "Kernel frames: not taken: %s\n", kernel_missing(c.state));
 }
 
 static int most_samples_first(const void *a, const void *b)
@@ -256,7 +315,7 @@ void jp_native_write(FILE *out, jp_native *n, unsigned top)
                  " could not be walked (a caller neither frame pointers nor call frame information found: the frames"
                  " up to there are kept)\n",
             n->counts.walked, n->counts.stopped);
-    fprintf(out, "Kernel frames: not taken\n");
+    write_kernel_line(out, n);
     jp_native_thread *sorted = n->thread_count ? malloc(n->thread_count * sizeof(*sorted)) : NULL;
     if (sorted) {
         memcpy(sorted, n->threads, n->thread_count * sizeof(*sorted));

@@ -3,7 +3,8 @@
  * IJevmonNativeSampling (docs/sampling.md): each sample's native frames above its innermost Java
  * frame (a JNI library, the C library, the JVM's own code), the whole native stack of a thread
  * with no Java frame, the JVM's own threads (collectors, compilers, the VM thread) in cpu mode, and
- * the samples of each thread by its OS name.
+ * the samples of each thread by its OS name, and in cpu mode the kernel frames above them where the
+ * kernel gives them (a frame "function_[k]", as async-profiler names them).
  *
  * Frames: the tree holds MethodIDs, so a native frame is recorded, as allocations.h records a
  * class, as a frame from the top of the ID range: JP_NATIVE_FRAME(i) for the i-th function met,
@@ -50,11 +51,13 @@ typedef struct jp_native_thread {
 typedef struct jp_native_counts {
     uint64_t walked;  /* samples whose native walk reached their Java frames or their thread's outermost frame */
     uint64_t stopped; /* samples whose native walk could not go on */
+    uint64_t kernel;  /* samples with kernel frames */
 } jp_native_counts;
 
 typedef struct jp_native {
     IJevmonNativeSampling *iface; /* NULL: not offered */
-    DWORD flags;                  /* asked of the VM (JEVMON_NATIVE_FRAMES, JEVMON_NATIVE_VM_THREADS) */
+    DWORD flags;                  /* asked of the VM (JEVMON_NATIVE_FRAMES, JEVMON_NATIVE_VM_THREADS, ...) */
+    const char *no_kernel;        /* why kernel frames are not asked for (a setting, wall mode), or NULL */
     plat_mutex *lock;             /* guards everything below */
     jp_idmap addresses;           /* code address -> 1 + its function's frame index */
     jp_idmap functions;           /* a name's key (name_key, then the next on a collision) -> 1 + its frame index */
@@ -72,8 +75,9 @@ typedef struct jp_native {
 /* 0, or -1 out of memory.  The VM's interface is asked for; no native frames until jp_native_configure. */
 int jp_native_init(jp_native *n, IJavaEventMonitorIDInfo2 *info);
 void jp_native_free(jp_native *n);
-/* Asks the VM for native frames (frames) and, in cpu mode, its own threads (vm_threads), before a start. */
-void jp_native_configure(jp_native *n, int frames, int vm_threads);
+/* Asks the VM for native frames (frames) and, in cpu mode, its own threads (vm_threads) and, with
+ * the native frames, the kernel frames unless no_kernel says why not ("kstack no"), before a start. */
+void jp_native_configure(jp_native *n, int frames, int vm_threads, const char *no_kernel);
 /* The buffer a sample's native frames are asked into, or NULL when none are asked for. */
 JEVMON_NATIVE_STACK *jp_native_buffer(jp_native *n);
 

@@ -99,11 +99,13 @@ static void start_recording_locks(jp_monitor *m)
     }
 }
 
-/* Native frames (cstack) and, in cpu mode, the JVM's own threads (threads=all). */
+/* Native frames (cstack) and, in cpu mode, the kernel frames with them and the JVM's own threads
+ * (threads=all). */
 static void configure_native(jp_monitor *m)
 {
-    jp_native_configure(&m->sampler.native, m->config.native_frames,
-                        m->config.vm_threads && !(m->config.mode & JP_MODE_WALL));
+    int cpu = !(m->config.mode & JP_MODE_WALL);
+    jp_native_configure(&m->sampler.native, m->config.native_frames, m->config.vm_threads && cpu,
+                        !cpu ? "wall mode" : !m->config.kernel_frames ? "kstack no" : NULL);
 }
 
 /* Starts the parts of the configured mode that this VM allows. */

@@ -970,9 +970,9 @@ fi
 # ---- Native frames and the JVM's own threads: javac beside async-profiler's default ----------------
 # BENCH_ONLY=native.  top_frames: the ten frames with the most self samples, Java or native, in
 # collapsed files, one a line with its share: jevprof's "library`function" and async-profiler's
-# "function" are both the function; Java names with dots, no signature; async-profiler's kernel
-# frames (_[k]) are left out (its sample then counts for its innermost user-space frame, as
-# jevprof's does), as jevprof takes none.
+# "function" are both the function; Java names with dots, no signature; both profilers' kernel
+# frames (_[k]) are left out (a sample then counts for its innermost user-space frame), as
+# where the kernel gives none.
 top_frames() {
   python3 - "$@" <<'PY'
 import re, sys, collections
@@ -1010,6 +1010,7 @@ native_tables() {
   measured "javac java.util.stream (${#sources[@]} files)" "${BENCH_NATIVE_RUNS:-5}" \
     "no agent|-|" \
     "jevprof cpu 10 ms, native frames, every thread|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_OUTPUT_DIR=$work/njp-javac" \
+    "jevprof cpu 10 ms, native frames without the kernel's (--kstack no)|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_KSTACK=no JEVPROF_OUTPUT_DIR=$work/njp-javac-nok" \
     "jevprof cpu 10 ms, --cstack no --threads java|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=10 JEVPROF_CSTACK=no JEVPROF_THREADS=java JEVPROF_OUTPUT_DIR=$work/njp-javac-java" \
     "${ap_rows[@]}" \
     -- "${compile[@]}"

@@ -269,6 +269,7 @@ static const IJevmonNativeSamplingVtbl native_vtbl = {
     native_SampleThreadNative,
     native_GetNativeFrameName,
     native_GetOsThreadName,
+    native_GetKernelFrameCounts,
 };
 
 jv_idinfo *jv_idinfo_create(jv_monitor *owner)

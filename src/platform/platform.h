@@ -244,11 +244,27 @@ int plat_jvm_thread_marked(void);
  * timers (Windows).  plat_cpu_timer_start: NULL when the thread cannot have one (gone, the
  * limit of timers).
  */
-typedef void (*plat_cpu_tick_hook)(void *context, int overruns);
+typedef void (*plat_cpu_tick_hook)(void *context, int overruns, const uint64_t *kernel, int kernel_count);
 typedef struct plat_cpu_timer plat_cpu_timer;
 int plat_cpu_timers_init(plat_cpu_tick_hook hook);
 plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns);
 void plat_cpu_timer_stop(plat_cpu_timer *timer);
+
+/*
+ * Kernel frames (posix_kernel.c).  plat_cpu_timers_kernel(1), before timers start, asks each
+ * later timer for the kernel's call chain at its expiries where the kernel gives it (a perf event
+ * with a ring buffer); the tick hook then gets the kernel frames the thread was in, innermost
+ * first (kernel_count 0: in user space, or none).  It returns JEVMON_KERNEL_FRAMES_TAKEN, or why
+ * no timer will have them (the kernel's symbols hidden from the process).  plat_cpu_timer_kernel:
+ * a started timer's JEVMON_KERNEL_FRAMES (NOT_ASKED when none were asked of it).  plat_kernel_records_skipped: ring-buffer records skipped
+ * since the last plat_cpu_timers_kernel.  plat_kernel_symbol: "vmlinux`function" (a module's:
+ * "module`function") of a kernel address from /proc/kallsyms, 0 when none covers it; not for
+ * the signal handler.  Windows: never taken (NO_TIMERS).
+ */
+int plat_cpu_timers_kernel(int want);
+int plat_cpu_timer_kernel(const plat_cpu_timer *timer);
+uint64_t plat_kernel_records_skipped(void);
+int plat_kernel_symbol(uint64_t address, char *name, size_t size);
 
 /* ---- Native stacks ------------------------------------------------------------------------- */
 /*

@@ -47,6 +47,7 @@
 #include "common/jitter.h"
 #include "platform/platform.h"
 #include "platform/posix_cpu_clock.h"
+#include "platform/posix_kernel.h"
 
 enum { PHASE_ASKED = 1, PHASE_RUNNING = 2, PHASE_DONE = 3 };
 #define SLOTS 8
@@ -76,7 +77,10 @@ static _Atomic uint64_t cell_ns; /* the period: one at a time (cpu_sample.c) */
 struct plat_cpu_timer {
     int fd; /* the perf event's, or -1: a POSIX timer */
     timer_t id;
+    int kernel; /* JEVMON_KERNEL_FRAMES: whether its samples carry kernel frames, or why not */
 };
+
+#define KERNEL_DEPTH 64 /* kernel frames kept of a sample, the innermost */
 
 static uint64_t state_of(pid_t tid, int phase)
 {
@@ -129,11 +133,12 @@ static void on_sample_signal(int sig, siginfo_t *info, void *context)
     int saved_errno = errno;
     int perf = info->si_code == POLL_IN || info->si_code == POLL_HUP;
     if (perf || info->si_code == SI_TIMER) {
-        uint64_t period = 0;
+        uint64_t period = 0, kernel[KERNEL_DEPTH];
         int merged = perf ? next_perf_period(info->si_fd, &period) : info->si_overrun;
+        int kernel_count = perf ? posix_kernel_frames(info->si_fd, kernel, KERNEL_DEPTH) : 0;
         plat_cpu_tick_hook tick = atomic_load(&tick_hook);
         if (tick)
-            tick(context, merged);
+            tick(context, merged, kernel_count > 0 ? kernel : NULL, kernel_count);
         if (perf) {
             ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
             ioctl(info->si_fd, PERF_EVENT_IOC_REFRESH, 1); /* the next expiry */
@@ -279,8 +284,10 @@ int plat_cpu_timers_init(plat_cpu_tick_hook hook)
 
 /* A perf event on the thread's task clock that signals the thread once in every period_ns of its
  * processor time, at a random point of each (see above); -1 where the
- * kernel refuses (no perf events, or perf_event_paranoid: then without the kernel's time). */
-static int start_perf_event(pid_t tid, uint64_t period_ns)
+ * kernel refuses (no perf events, or perf_event_paranoid: then without the kernel's time).  With
+ * chain, one that records the kernel's call chain into a ring buffer (posix_kernel.c), or -1 with
+ * *refused why not (JEVMON_KERNEL_FRAMES). */
+static int start_perf_event(pid_t tid, uint64_t period_ns, int chain, int *refused)
 {
     struct perf_event_attr attr;
     struct timespec cpu;
@@ -293,12 +300,22 @@ static int start_perf_event(pid_t tid, uint64_t period_ns)
     attr.sample_period = period_ns; /* until the first period is set below */
     attr.disabled = 1;
     attr.wakeup_events = 1;
-    for (int user_only = 0; user_only < 2 && fd < 0; user_only++) {
+    for (int user_only = 0; user_only < 2 - chain && fd < 0; user_only++) {
         attr.exclude_kernel = attr.exclude_hv = (unsigned)user_only;
+        if (chain)
+            posix_kernel_attr(&attr);
         fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     }
-    if (fd < 0)
+    if (fd < 0) {
+        if (chain)
+            *refused = errno == EACCES || errno == EPERM ? JEVMON_KERNEL_FRAMES_REFUSED : JEVMON_KERNEL_FRAMES_NO_TIMERS;
         return -1;
+    }
+    if (chain && !posix_kernel_map(fd, tid)) {
+        *refused = JEVMON_KERNEL_FRAMES_NO_BUFFER;
+        close(fd);
+        return -1;
+    }
     struct f_owner_ex owner = {F_OWNER_TID, tid};
     uint64_t first = 0;
     /* The first cell starts as the event starts counting: the processor time the setting up took
@@ -310,7 +327,10 @@ static int start_perf_event(pid_t tid, uint64_t period_ns)
         ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
         if (fd < CELL_FDS)
             next_cell_ns[fd] = 0;
+        posix_kernel_unmap(fd);
         close(fd);
+        if (chain)
+            *refused = JEVMON_KERNEL_FRAMES_NO_TIMERS;
         return -1;
     }
     return fd;
@@ -324,8 +344,14 @@ plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns)
         free(timer);
         return NULL;
     }
-    if ((timer->fd = start_perf_event((pid_t)os_tid, period_ns)) >= 0)
+    timer->kernel = posix_kernel_wanted() ? JEVMON_KERNEL_FRAMES_TAKEN : JEVMON_KERNEL_FRAMES_NOT_ASKED;
+    if (timer->kernel == JEVMON_KERNEL_FRAMES_TAKEN &&
+        (timer->fd = start_perf_event((pid_t)os_tid, period_ns, 1, &timer->kernel)) >= 0)
         return timer;
+    if ((timer->fd = start_perf_event((pid_t)os_tid, period_ns, 0, NULL)) >= 0)
+        return timer;
+    if (timer->kernel != JEVMON_KERNEL_FRAMES_NOT_ASKED)
+        timer->kernel = JEVMON_KERNEL_FRAMES_NO_TIMERS;
     memset(&event, 0, sizeof(event));
     event.sigev_notify = SIGEV_THREAD_ID;
     event.sigev_signo = SIGPROF;
@@ -344,7 +370,13 @@ plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns)
     return timer;
 }
 
-/* A signal of the timer already pending may still arrive: the handler needs nothing of the timer. */
+int plat_cpu_timer_kernel(const plat_cpu_timer *timer)
+{
+    return timer ? timer->kernel : JEVMON_KERNEL_FRAMES_NOT_ASKED;
+}
+
+/* A signal of the timer already pending may still arrive: the handler needs nothing of the timer
+ * (its ring, if it had one, is gone from the table, and its descriptor's next owner is told apart). */
 void plat_cpu_timer_stop(plat_cpu_timer *timer)
 {
     if (!timer)
@@ -353,6 +385,7 @@ void plat_cpu_timer_stop(plat_cpu_timer *timer)
         ioctl(timer->fd, PERF_EVENT_IOC_DISABLE, 0);
         if (timer->fd < CELL_FDS)
             next_cell_ns[timer->fd] = 0;
+        posix_kernel_unmap(timer->fd);
         close(timer->fd);
     } else {
         timer_delete(timer->id);

@@ -73,3 +73,25 @@ void plat_cpu_timer_stop(plat_cpu_timer *timer)
 {
     (void)timer;
 }
+
+int plat_cpu_timers_kernel(int want)
+{
+    return want ? JEVMON_KERNEL_FRAMES_NO_TIMERS : JEVMON_KERNEL_FRAMES_NOT_ASKED;
+}
+
+int plat_cpu_timer_kernel(const plat_cpu_timer *timer)
+{
+    (void)timer;
+    return JEVMON_KERNEL_FRAMES_NO_TIMERS;
+}
+
+uint64_t plat_kernel_records_skipped(void)
+{
+    return 0;
+}
+
+int plat_kernel_symbol(uint64_t address, char *name, size_t size)
+{
+    (void)address, (void)name, (void)size;
+    return 0;
+}

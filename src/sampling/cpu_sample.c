@@ -24,7 +24,9 @@
  * walked in the same handler, and with JEVMON_NATIVE_VM_THREADS times the JVM's own threads as well
  * (collectors, compilers, the VM thread: the process's threads that are not Java threads), looked
  * for again every VM_THREAD_RESCAN_NS while samples are drained, since the JVM starts and ends
- * them as it goes.
+ * them as it goes.  JEVMON_NATIVE_KERNEL_FRAMES asks the timers for the kernel's call chain too
+ * (platform.h): the handler hands the kernel frames of each expiry to on_tick, kept beside the
+ * native ones, and GetKernelFrameCounts says which timed threads have them and why not.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -79,6 +81,8 @@ static timed_thread *timed;
 static size_t timed_count, timed_capacity;
 static uint64_t period_ns, ended_cpu_ns, threads_timed, threads_untimed;
 static uint64_t vm_threads_seen_ns; /* when the JVM's own threads were last looked for (0: not timed) */
+/* The threads timed with kernel frames and without, and why without (the ring's skips: the platform's). */
+static JEVMON_KERNEL_FRAME_COUNTS kernel_counts = {JEVMON_KERNEL_FRAMES_NOT_ASKED, 0, 0, 0, 0};
 
 static void make_lock(void)
 {
@@ -96,7 +100,7 @@ static int take_lock(void)
 
 /* ---- On the interrupted thread (async-signal-safe only) ------------------------------------------ */
 
-static void on_tick(void *context, int merged)
+static void on_tick(void *context, int merged, const uint64_t *kernel, int kernel_count)
 {
     if (!atomic_load(&running))
         return; /* a signal pending when the timer was deleted */
@@ -112,6 +116,7 @@ static void on_tick(void *context, int merged)
         slots[i].periods = 1 + (DWORD)(merged > 0 ? merged : 0);
         jv_agct_walk(&slots[i].trace, slots[i].frames, SLOT_DEPTH, context);
         jv_native_walk(context, &slots[i].native);
+        jv_native_kernel(&slots[i].native, kernel, kernel_count);
         atomic_store(&slots[i].state, SLOT_FULL);
         atomic_fetch_add(&taken, 1);
         return;
@@ -120,6 +125,19 @@ static void on_tick(void *context, int merged)
 }
 
 /* ---- The timed threads ------------------------------------------------------------------------ */
+
+/* A timed thread whose samples carry kernel frames, or do not (state: why not); called with the lock held. */
+static void count_kernel_frames(int state)
+{
+    if (state == JEVMON_KERNEL_FRAMES_NOT_ASKED)
+        return; /* none were asked of the timers: the state says why */
+    if (state == JEVMON_KERNEL_FRAMES_TAKEN) {
+        kernel_counts.threads++;
+        return;
+    }
+    if (!kernel_counts.threads_without++)
+        kernel_counts.state = (DWORD)state;
+}
 
 /* Called with the lock held; vm_thread: one of the JVM's own (a Java thread's ThreadStart says it is not). */
 static void arm(DWORD os_tid, int vm_thread)
@@ -148,6 +166,7 @@ static void arm(DWORD os_tid, int vm_thread)
     }
     timed[timed_count++] = (timed_thread){os_tid, timer, cpu, vm_thread};
     threads_timed++;
+    count_kernel_frames(plat_cpu_timer_kernel(timer));
 }
 
 /* Called with the lock held: the timer goes, the processor time it measured stays counted. */
@@ -275,6 +294,10 @@ HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULO
     } else {
         period_ns = period;
         ended_cpu_ns = threads_timed = threads_untimed = vm_threads_seen_ns = 0;
+        memset(&kernel_counts, 0, sizeof(kernel_counts));
+        DWORD native = jv_native_flags();
+        int kernel = (native & JEVMON_NATIVE_FRAMES) && (native & JEVMON_NATIVE_KERNEL_FRAMES);
+        kernel_counts.state = (DWORD)plat_cpu_timers_kernel(kernel);
         atomic_store(&expiries, 0), atomic_store(&overruns, 0), atomic_store(&lost, 0), atomic_store(&taken, 0);
         atomic_store(&running, 1);
         if (atomic_load(&walkable) && jv_vm_live())
@@ -430,5 +453,20 @@ HRESULT STDMETHODCALLTYPE sampling_GetThreadCpuTime(IJevmonSampling4 *iface, Thr
     if (cpu == UINT64_MAX)
         return E_FAIL; /* gone, a virtual thread (its time is its carriers'), or its OS thread not known */
     *pcpu_ns = cpu;
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE native_GetKernelFrameCounts(IJevmonNativeSampling *iface, JEVMON_KERNEL_FRAME_COUNTS *pcounts)
+{
+    (void)iface;
+    if (!pcounts)
+        return E_POINTER;
+    if (!take_lock())
+        return E_UNEXPECTED;
+    *pcounts = kernel_counts;
+    if (atomic_load(&unavailable) && pcounts->state != JEVMON_KERNEL_FRAMES_NOT_ASKED)
+        pcounts->state = JEVMON_KERNEL_FRAMES_NO_TIMERS; /* no timers at all: the sampler thread samples */
+    plat_mutex_unlock(lock);
+    pcounts->skipped = plat_kernel_records_skipped();
     return S_OK;
 }

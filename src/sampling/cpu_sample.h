@@ -24,5 +24,6 @@ HRESULT STDMETHODCALLTYPE sampling_NextCpuSample(IJevmonSampling4 *iface, Method
 HRESULT STDMETHODCALLTYPE sampling_GetCpuSamplingCounts(IJevmonSampling4 *iface, JEVMON_CPU_SAMPLING_COUNTS *pcounts);
 HRESULT STDMETHODCALLTYPE sampling_GetThreadCpuTime(IJevmonSampling4 *iface, ThreadID thread_id, ULONGLONG *pcpu_ns);
 HRESULT STDMETHODCALLTYPE native_NextCpuSampleNative(IJevmonNativeSampling *iface, MethodID *pframes, DWORD *poffsets, DWORD max_frames, DWORD *pframe_count, BOOL *ptruncated, DWORD *pkind, DWORD *pperiods, JEVMON_NATIVE_STACK *pnative);
+HRESULT STDMETHODCALLTYPE native_GetKernelFrameCounts(IJevmonNativeSampling *iface, JEVMON_KERNEL_FRAME_COUNTS *pcounts);
 
 #endif

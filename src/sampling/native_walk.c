@@ -82,14 +82,19 @@ static int read_frame(jv_native_stack *stack, uint64_t address, uint64_t frame[2
     return 1;
 }
 
-void jv_native_walk(const void *context, jv_native_stack *stack)
+void jv_native_not_walked(jv_native_stack *stack, DWORD os_tid)
 {
-    uint64_t ip, sp, fp;
-    stack->count = 0;
+    stack->count = stack->kernel_count = 0;
     stack->window_at = stack->window_length = 0;
     stack->top_length = 0;
     stack->end = JV_NATIVE_NOT_WALKED;
-    stack->os_tid = plat_os_thread_id();
+    stack->os_tid = os_tid;
+}
+
+void jv_native_walk(const void *context, jv_native_stack *stack)
+{
+    uint64_t ip, sp, fp;
+    jv_native_not_walked(stack, plat_os_thread_id());
     if (!(atomic_load(&flags) & JEVMON_NATIVE_FRAMES) || !plat_context_frame(context, &ip, &sp, &fp))
         return;
     stack->pcs[0] = ip, stack->fps[0] = fp, stack->count = 1;
@@ -114,6 +119,15 @@ void jv_native_walk(const void *context, jv_native_stack *stack)
         fp = frame[0];
     }
     stack->end = JV_NATIVE_TOO_DEEP;
+}
+
+void jv_native_kernel(jv_native_stack *stack, const uint64_t *kernel, int count)
+{
+    if (!(atomic_load(&flags) & JEVMON_NATIVE_FRAMES))
+        return;
+    stack->kernel_count = count < JV_KERNEL_DEPTH ? count : JV_KERNEL_DEPTH;
+    if (stack->kernel_count > 0)
+        memcpy(stack->kernel, kernel, (size_t)stack->kernel_count * sizeof(*kernel));
 }
 
 /* The 8 bytes at address as the handler kept them: in the top of the stack, or in a frame the
@@ -201,12 +215,17 @@ void jv_native_stack_out(const jv_native_stack *stack, int vm_thread, JEVMON_NAT
 {
     uint64_t pcs[JV_NATIVE_DEPTH];
     int end = JV_NATIVE_NOT_WALKED, native = stack->count ? unwind(stack, pcs, &end) : 0;
-    int kept = native < JEVMON_NATIVE_MAX_FRAMES ? native : JEVMON_NATIVE_MAX_FRAMES;
+    int kernel = stack->kernel_count > 0 && stack->kernel_count <= JV_KERNEL_DEPTH ? stack->kernel_count : 0;
+    int room = JEVMON_NATIVE_MAX_FRAMES - kernel;
+    int kept = native < room ? native : room;
     out->os_thread = stack->os_tid;
     out->vm_thread = vm_thread ? TRUE : FALSE;
-    out->count = (DWORD)kept;
+    out->count = (DWORD)(kept + kernel);
+    out->kernel = (DWORD)kernel;
     for (int i = 0; i < kept; i++) /* outermost first */
         out->frames[i] = pcs[kept - 1 - i];
+    for (int i = 0; i < kernel; i++) /* then the kernel's, innermost last */
+        out->frames[kept + i] = stack->kernel[kernel - 1 - i];
     out->walk = stack->end == JV_NATIVE_NOT_WALKED ? JEVMON_NATIVE_NOT_WALKED
                 : end == JV_NATIVE_IN_JAVA         ? JEVMON_NATIVE_TO_JAVA
                 : end == JV_NATIVE_OUTERMOST       ? JEVMON_NATIVE_COMPLETE
@@ -242,6 +261,8 @@ HRESULT STDMETHODCALLTYPE native_GetNativeFrameName(IJevmonNativeSampling *iface
         snprintf(name, sizeof(name), "%s", range.name); /* a VM stub: the VM's name ("itable stub") */
         found = 1;
     }
+    if (pname && !found)
+        found = plat_kernel_symbol(address, name, sizeof(name)); /* a kernel frame: "vmlinux`read_zero" */
     /* S_FALSE: in no library nor stub (compiled code), or a system that cannot say */
     return hand_out_name(pname, found, name, S_FALSE);
 }
@@ -256,7 +277,7 @@ HRESULT STDMETHODCALLTYPE native_GetOsThreadName(IJevmonNativeSampling *iface, D
 HRESULT STDMETHODCALLTYPE native_SetNativeSampling(IJevmonNativeSampling *iface, DWORD value)
 {
     (void)iface;
-    if (value & ~(DWORD)(JEVMON_NATIVE_FRAMES | JEVMON_NATIVE_VM_THREADS))
+    if (value & ~(DWORD)(JEVMON_NATIVE_FRAMES | JEVMON_NATIVE_VM_THREADS | JEVMON_NATIVE_KERNEL_FRAMES))
         return E_INVALIDARG;
     jv_native_set_flags(value);
     return S_OK;

@@ -211,7 +211,7 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     plat_registers regs;
     memset(&w->trace, 0, sizeof(w->trace));
     w->walked = w->dispatching = 0;
-    w->native.count = 0, w->native.end = JV_NATIVE_NOT_WALKED, w->native.os_tid = os_tid;
+    jv_native_not_walked(&w->native, os_tid);
     if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, w, &regs))
         return 0;
     f->ip = regs.ip;
@@ -445,7 +445,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
     found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0, 0};
     walk w; /* 28 KiB: the sampling thread's stack, not the heap, for every sample */
     DWORD os_tid = os_thread_of(t);
-    w.native.count = 0, w.native.end = JV_NATIVE_NOT_WALKED, w.native.os_tid = os_tid;
+    jv_native_not_walked(&w.native, os_tid);
     /* Unmounted, a virtual thread runs nowhere; a carrier's own frames wait while it runs one.
      * Its state is not asked then: each JVMTI call about a virtual thread holds off its mounting. */
     int standing = t->is_virtual ? !os_tid : atomic_load(&t->mounted_with) != NULL;

@@ -14,8 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                        (the bench)
  *   chm N OPS            N threads each merging OPS counts into a ConcurrentHashMap of 64 keys (the bench)
  *   looping N HOLD_MS    N threads (2 at least) until killed: half taking one synchronized TruthMonitor, half
- *                        one ReentrantLock, each holding it HOLD_MS; "ready" once all run (test_lock_truth's
- *                        attach)
+ *                        one ReentrantLock, each holding it HOLD_MS, then sleeping 1 ms; "ready" once all
+ *                        run (test_lock_truth's attach)
  *
  * The truth runs print "waits=<N> waited_ns=<sum of each thread's wait, by System.nanoTime>":
  * each thread reads the clock before it asks for the lock and after it has it, so its measured
@@ -171,6 +171,7 @@ public class LockWorkload {
                     } else {
                         synchronized (monitor) { hold(holdMs); }
                     }
+                    hold(1); /* outside: a waiter takes the lock, else its holder takes it back at once */
                 }
             }, "looping-" + i).start();
         }

@@ -15,7 +15,7 @@
 
 static const char *const variables[] = {"JEVPROF_OUTPUT_DIR", "JEVPROF_MODE", "JEVPROF_INTERVAL_MS", "JEVPROF_TOP",
                                         "JEVPROF_FILE_PREFIX", "JEVPROF_TIME", "JEVPROF_MIN_SHARE", "JEVPROF_LOOP",
-                                        "JEVPROF_EXCEPTIONS", "JEVPROF_CSTACK", "JEVPROF_THREADS"};
+                                        "JEVPROF_EXCEPTIONS", "JEVPROF_CSTACK", "JEVPROF_KSTACK", "JEVPROF_THREADS"};
 
 static void setup(void)
 {
@@ -335,27 +335,38 @@ START_TEST(bad_settings_in_text_are_named)
 }
 END_TEST
 
-/* Native frames and the JVM's own threads: on by default, off by name; a bad word keeps them on. */
+/* Native frames, kernel frames and the JVM's own threads: on by default, off by name; a bad word
+ * keeps them on. */
 START_TEST(native_frames_and_threads_settings)
 {
     jp_config c;
     jp_config_load(&c);
     ck_assert_int_eq(c.native_frames, 1);
+    ck_assert_int_eq(c.kernel_frames, 1);
     ck_assert_int_eq(c.vm_threads, 1);
     plat_setenv("JEVPROF_CSTACK", "no");
+    plat_setenv("JEVPROF_KSTACK", "no");
     jp_config_load(&c);
     ck_assert_int_eq(c.native_frames, 0);
+    ck_assert_int_eq(c.kernel_frames, 0);
     ck_assert_int_eq(c.vm_threads, 1);
-    jp_config_parse(&c, "start cstack=fp threads=java");
+    jp_config_parse(&c, "start cstack=fp kstack=yes threads=java");
     ck_assert_int_eq(c.native_frames, 1);
+    ck_assert_int_eq(c.kernel_frames, 1);
     ck_assert_int_eq(c.vm_threads, 0);
     ck_assert_int_eq(tk_log_count, 0);
-    jp_config_parse(&c, "start cstack=dwarf threads=all");
+    jp_config_parse(&c, "start cstack=dwarf kstack=no threads=all");
     ck_assert_int_eq(tk_log_count, 1);
     ck_assert_msg(strstr(tk_log_lines[0], "setting cstack \"dwarf\" is not fp or no; using the default, fp"), "%s",
                   tk_log_lines[0]);
     ck_assert_int_eq(c.native_frames, 1);
+    ck_assert_int_eq(c.kernel_frames, 0);
     ck_assert_int_eq(c.vm_threads, 1);
+    jp_config_parse(&c, "start kstack=fp");
+    ck_assert_int_eq(tk_log_count, 2);
+    ck_assert_msg(strstr(tk_log_lines[1], "setting kstack \"fp\" is not yes or no; using the default, yes"), "%s",
+                  tk_log_lines[1]);
+    ck_assert_int_eq(c.kernel_frames, 1);
 }
 END_TEST
 

@@ -44,11 +44,14 @@ typedef struct tops {
 } tops;
 
 /* A method's name as both files can give it: "pkg.Class.method", without parameters; a frame
- * that stands for no Java method ("(callers unknown)", a native "libc.so.6`accept") as it is. */
+ * that stands for no Java method ("(callers unknown)", a native "libc.so.6`accept") as it is; a
+ * kernel frame without the collapsed file's "_[k]" (the recording's frame type says it). */
 static void normalize(const char *name, size_t length, char *out, size_t size)
 {
     if (length > 8 && !memcmp(name, "jevprof.", 8))
         name += 8, length -= 8; /* the recording's class of the frames that stand for no Java method */
+    if (length > 4 && !memcmp(name + length - 4, "_[k]", 4))
+        length -= 4;
     const char *cut = name[0] == '(' ? memchr(name, ')', length) : memchr(name, '(', length);
     if (cut && name[0] == '(')
         cut++;

@@ -168,7 +168,9 @@ END_TEST
 /* Attached to a running JVM (bin/jevprof -e lock -d 2 PID), both kinds of waits are counted: the
  * monitor's from JVMTI, the ReentrantLock's parks from LockSupport rewritten after the attach (none
  * of either before this was fixed).  Four threads wait for their locks nearly all the time, each
- * hold lasting 20 ms: 2 s hold about a hundred waits of each kind; a handful is asked. */
+ * hold lasting 20 ms: 2 s hold about a hundred waits of each kind; a handful is asked.  Each thread
+ * sleeps 1 ms between its holds: without it the monitor's holder took it back before the waiter
+ * woke (HotSpot's monitors are not fair), and under load only 4 to 16 monitor waits came. */
 START_TEST(an_attached_jevprof_counts_both_kinds_of_waits)
 {
     char dir[1200], *err = NULL;

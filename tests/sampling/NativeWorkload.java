@@ -15,6 +15,11 @@
  *     main thread has used CPU-SECONDS of processor time.
  *   gc SECONDS: a live set of two million small arrays, then System.gc() again and again for
  *     SECONDS: the collector's threads do nearly all the work.
+ *   syscall CPU-SECONDS [TRUTH-FILE]: the main thread runs rounds of 2 ms of processor time reading
+ *     /dev/zero into a direct buffer of 1 MiB (readZero: FileChannel.read, a read(2) straight into
+ *     the buffer, the kernel clearing it) and 2 ms in Java (javaSpin), in measured until it has used
+ *     CPU-SECONDS.  The share of its processor time in readZero (the thread's processor time
+ *     around each call) is printed, and written to TRUTH-FILE.
  *   offjvm THREADS CPU-SECONDS: THREADS threads of libjevnative.so's own, which the JVM never
  *     knows ("jevnative-alloc"), each allocating and freeing memory in C for CPU-SECONDS of
  *     processor time; the main thread waits in allocateOffJvm.
@@ -60,16 +65,21 @@ public class NativeWorkload {
             sink += dispatch(steps, sink);
     }
 
-    static long nativeNanos, allNanos; /* the processor time the measured rounds used, and spinNative's part */
+    static long nativeNanos, allNanos; /* the processor time the measured rounds used, and their part's */
 
-    static long rounds(java.lang.management.ThreadMXBean bean, long until) {
+    /* What a round does besides Java for the processor time asked (spinNative, readZero). */
+    interface Part { long run(long cpuNanos) throws java.io.IOException; }
+
+    /* Rounds of part for partNanos and javaSpin for javaNanos of processor time until until. */
+    static long rounds(java.lang.management.ThreadMXBean bean, long until, Part part, long partNanos, long javaNanos)
+            throws java.io.IOException {
         long rounds = 0, start = bean.getCurrentThreadCpuTime(), now = start;
         nativeNanos = 0;
         while (now < until) {
-            sink += spinNative(2_000_000);
+            sink += part.run(partNanos);
             long spun = bean.getCurrentThreadCpuTime();
             nativeNanos += spun - now;
-            sink += javaSpin(bean, 8_000_000);
+            sink += javaSpin(bean, javaNanos);
             now = bean.getCurrentThreadCpuTime();
             rounds++;
         }
@@ -77,18 +87,53 @@ public class NativeWorkload {
         return rounds;
     }
 
-    static long warm(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
-    static long measured(java.lang.management.ThreadMXBean bean, long until) { return rounds(bean, until); }
+    static long warm(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return rounds(bean, until, NativeWorkload::spinNative, 2_000_000, 8_000_000);
+    }
 
-    static void jni(String seconds, String truthFile) throws java.io.IOException {
-        System.loadLibrary("jevnative");
+    static long measured(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return rounds(bean, until, NativeWorkload::spinNative, 2_000_000, 8_000_000);
+    }
+
+    /* Rounds until a thread's processor time reaches until (warm, measured, ...). */
+    interface Rounds { long run(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException; }
+
+    /* Half a second of warm rounds, then CPU-SECONDS of measured ones; the share of the measured
+     * rounds' processor time in their part is printed, and written to truthFile. */
+    static void truth(String mode, String part, String seconds, String truthFile, Rounds warm, Rounds measured)
+            throws java.io.IOException {
         java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
-        warm(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
-        long rounds = measured(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
-        String truth = "jni rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in spinNative";
-        System.out.println(truth);
+        warm.run(bean, bean.getCurrentThreadCpuTime() + 500_000_000L);
+        long rounds = measured.run(bean, bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9));
+        System.out.println(mode + " rounds " + rounds + ", " + (100.0 * nativeNanos / allNanos) + "% in " + part);
         if (truthFile != null)
             java.nio.file.Files.writeString(java.nio.file.Path.of(truthFile), (100.0 * nativeNanos / allNanos) + "\n");
+    }
+
+    /* Reads /dev/zero until the thread has used cpuNanos more processor time. */
+    static long readZero(java.lang.management.ThreadMXBean bean, java.nio.channels.FileChannel zero,
+                         java.nio.ByteBuffer buffer, long cpuNanos) throws java.io.IOException {
+        long until = bean.getCurrentThreadCpuTime() + cpuNanos, read = 0;
+        do {
+            buffer.clear();
+            read += zero.read(buffer);
+        } while (bean.getCurrentThreadCpuTime() < until);
+        return read;
+    }
+
+    static long syscallRounds(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(1 << 20);
+        try (java.nio.channels.FileChannel zero = java.nio.channels.FileChannel.open(java.nio.file.Path.of("/dev/zero"))) {
+            return rounds(bean, until, nanos -> readZero(bean, zero, buffer, nanos), 2_000_000, 2_000_000);
+        }
+    }
+
+    static long syscallWarm(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return syscallRounds(bean, until);
+    }
+
+    static long syscallMeasured(java.lang.management.ThreadMXBean bean, long until) throws java.io.IOException {
+        return syscallRounds(bean, until);
     }
 
     static void gc(String seconds) {
@@ -105,9 +150,17 @@ public class NativeWorkload {
 
     public static void main(String[] args) throws java.io.IOException {
         switch (args[0]) {
-            case "jni": jni(args[1], args.length > 2 ? args[2] : null); break;
+            case "jni":
+                System.loadLibrary("jevnative");
+                truth("jni", "spinNative", args[1], args.length > 2 ? args[2] : null, NativeWorkload::warm,
+                      NativeWorkload::measured);
+                break;
             case "gc": gc(args[1]); break;
             case "stubs": stubs(args[1]); break;
+            case "syscall":
+                truth("syscall", "readZero", args[1], args.length > 2 ? args[2] : null, NativeWorkload::syscallWarm,
+                      NativeWorkload::syscallMeasured);
+                break;
             case "sort": {
                 System.loadLibrary("jevnative");
                 java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();

@@ -21,6 +21,14 @@
  *   - cpu mode, gc: with System.gc() run again and again over a large live set, the collector's
  *     threads ("GC Thread#0" ...) carry most samples, rooted at their own frame, with the
  *     collector's functions named from libjvm.so.
+ *   - cpu mode, syscall, as root: the main thread spends about half its processor time reading
+ *     /dev/zero (readZero); the samples of its measured rounds with kernel frames below readZero are
+ *     the share the workload measured (its processor time around each read loop) within 3.5 points
+ *     and the part of that loop in user space (at most 2 points), each kernel frame named
+ *     "function_[k]" (read_zero_[k]) under the C library's read, of the kernel's kind in the flame
+ *     graph; with --cstack no or --kstack no there are none, and the report says why.
+ *   - cpu mode, syscall, as user nobody where perf_event_paranoid is 2 or more: no kernel frames, and
+ *     one report line saying why.
  *   - --cstack no --threads java: neither native frames nor the JVM's own threads.
  *
  * The chance of failing a correct program: the jni run asks for at least 6400 samples of the
@@ -28,7 +36,9 @@
  * sqrt(0.2 * 0.8 / n) = 0.5 points at most (binomial; the timers sample processor time at a fixed
  * period, which deviates less), so 2 points are 4 deviations: below 1 in 15,000.  The gc run's
  * threads carry 95% of the samples measured here; 50% from at least 200 samples is more than 20
- * deviations away.
+ * deviations away.  The syscall run asks for at least 4000 samples of the measured rounds (5 s at
+ * 1 ms); a share of about 50% deviates by sqrt(0.25 / 4000) = 0.79 points at most, so 3.5 points are
+ * 4.4 deviations: below 1 in 90,000 for each JDK.
  */
 #include <check.h>
 #include <stdio.h>
@@ -59,6 +69,25 @@ static char *run(const char *java, const char *options, const char *java_options
     return collapsed;
 }
 
+/* Runs NativeWorkload's workload (a mode that measures its truth) at 1 ms, as run; the share it
+ * measured in *truth. */
+static char *run_with_truth(const char *java, const char *workload, double *truth, char *dir, size_t size)
+{
+    char arguments[1500], truth_path[1400];
+    snprintf(truth_path, sizeof(truth_path), "%s", jvmrun_build_path("native-truth.XXXXXX"));
+    int fd = mkstemp(truth_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(arguments, sizeof(arguments), "%s '%s'", workload, truth_path);
+    char *collapsed = run(java, "--interval 1", "", arguments, dir, size);
+    char *truth_text = tk_read_file(truth_path);
+    ck_assert_ptr_nonnull(truth_text);
+    *truth = strtod(truth_text, NULL);
+    free(truth_text);
+    remove(truth_path);
+    return collapsed;
+}
+
 static void remove_run(const char *dir)
 {
     static const char *const files[] = {"jevprof-report.txt", "jevprof.collapsed", "jevprof-flame.html",
@@ -78,10 +107,18 @@ static int frame_is(const char *at, const char *space, const char *frame)
     return (size_t)(space - at) >= length && memcmp(at, frame, length) == 0 && (at[length] == ';' || at + length == space);
 }
 
+#define KERNEL_AFTER 2
+
+/* Is the frame from at to end a kernel function's ("read_zero_[k]")? */
+static int kernel_frame(const char *at, const char *end)
+{
+    return end - at > 4 && memcmp(end - 4, "_[k]", 4) == 0;
+}
+
 typedef struct line_test {
     const char *has;          /* a frame the line must hold (NULL: any line) */
     const char *then;         /* a frame after it (NULL: none asked) */
-    int native_after;         /* 1: a native frame (library`function) after those */
+    int native_after;         /* 1: a native frame (library`function) after those, KERNEL_AFTER: a kernel frame */
     const char *root_prefix;  /* the line's first frame starts so (NULL: any) */
 } line_test;
 
@@ -99,7 +136,9 @@ static unsigned long long weight(const char *collapsed, const line_test *t)
             const char *next = memchr(at, ';', (size_t)(space - at));
             if (!next)
                 next = space;
-            if (has && then && t->native_after && memchr(at, '`', (size_t)(next - at)))
+            if (has && then && t->native_after == KERNEL_AFTER && kernel_frame(at, next))
+                native = 1;
+            else if (has && then && t->native_after == 1 && memchr(at, '`', (size_t)(next - at)))
                 native = 1;
             else if (has && !then && frame_is(at, space, t->then))
                 then = 1;
@@ -145,18 +184,8 @@ static size_t repeated_stacks(const char *collapsed)
 START_TEST(a_jni_library_has_its_share_and_its_name)
 {
     char dir[1200];
-    char workload[1500], truth_path[1400];
-    snprintf(truth_path, sizeof(truth_path), "%s", jvmrun_build_path("native-truth.XXXXXX"));
-    int fd = mkstemp(truth_path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    snprintf(workload, sizeof(workload), "jni 7 '%s'", truth_path);
-    char *collapsed = run(jdks[_i], "--interval 1", "", workload, dir, sizeof(dir));
-    char *truth_text = tk_read_file(truth_path);
-    ck_assert_ptr_nonnull(truth_text);
-    double truth = strtod(truth_text, NULL);
-    free(truth_text);
-    remove(truth_path);
+    double truth;
+    char *collapsed = run_with_truth(jdks[_i], "jni 7", &truth, dir, sizeof(dir));
     line_test measured = {"NativeWorkload.measured", NULL, 0, NULL},
               in_library = {"NativeWorkload.measured", "NativeWorkload.spinNative", 1, NULL},
               named = {"NativeWorkload.measured", "libjevnative.so`jevnative_spin", 0, NULL};
@@ -308,6 +337,154 @@ START_TEST(threads_the_jvm_never_knew_are_sampled_and_never_stop_it)
 }
 END_TEST
 
+/* The weight of the lines under frame within whose first kernel frame follows a native one (a
+ * system call's: "libc.so.6`__read;entry_SYSCALL_64_after_hwframe_[k]"). */
+static unsigned long long kernel_under_native(const char *collapsed, const char *within)
+{
+    unsigned long long sum = 0;
+    for (const char *line = collapsed; *line;) {
+        const char *end = strchr(line, '\n'), *space = end ? memrchr(line, ' ', (size_t)(end - line)) : NULL;
+        if (!end)
+            break;
+        int inside = 0, after_native = 0;
+        for (const char *at = line; space && at < space;) {
+            const char *next = memchr(at, ';', (size_t)(space - at));
+            if (!next)
+                next = space;
+            if (inside && kernel_frame(at, next)) {
+                if (after_native)
+                    sum += strtoull(space + 1, NULL, 10);
+                break;
+            }
+            inside |= frame_is(at, space, within);
+            after_native = memchr(at, '`', (size_t)(next - at)) != NULL;
+            at = next + 1;
+        }
+        line = end + 1;
+    }
+    return sum;
+}
+
+/* The kernel's perf_event_paranoid: above 1, a process without CAP_PERFMON or CAP_SYS_ADMIN is given
+ * no kernel frames (Debian's default is 2); -1000 where it cannot be read. */
+static int perf_event_paranoid(void)
+{
+    FILE *file = fopen("/proc/sys/kernel/perf_event_paranoid", "r"); /* a size of 0: read as a stream */
+    int value = -1000;
+    if (file && fscanf(file, "%d", &value) != 1)
+        value = -1000;
+    if (file)
+        fclose(file);
+    return value;
+}
+
+/* The syscall workload under jevprof with options: no kernel frames, the text expected in the
+ * collapsed file, and the report's one line on kernel frames. */
+static void no_kernel_frames(const char *java, const char *options, const char *expected, const char *line)
+{
+    char dir[1200], arguments[256], report_path[1400];
+    snprintf(arguments, sizeof(arguments), "--interval 1 %s", options);
+    char *collapsed = run(java, arguments, "", "syscall 1", dir, sizeof(dir));
+    ck_assert_ptr_null(strstr(collapsed, "_[k]"));
+    ck_assert_ptr_nonnull(strstr(collapsed, expected));
+    snprintf(report_path, sizeof(report_path), "%s/jevprof-report.txt", dir);
+    char *report = tk_read_file(report_path);
+    ck_assert_ptr_nonnull(report);
+    ck_assert_int_eq(tk_count(report, "Kernel frames:"), 1);
+    ck_assert_int_eq(tk_count(report, line), 1);
+    free(report);
+    free(collapsed);
+    remove_run(dir);
+}
+
+START_TEST(a_system_call_has_its_kernel_frames_and_their_share)
+{
+    if (geteuid() != 0) {
+        printf("skipped: not root (the kernel frames of a process without CAP_PERFMON depend on the machine)\n");
+        return;
+    }
+    char dir[1200], report_path[1400];
+    double truth;
+    char *collapsed = run_with_truth(jdks[_i], "syscall 5", &truth, dir, sizeof(dir));
+    line_test measured = {"NativeWorkload.syscallMeasured", NULL, 0, NULL},
+              in_kernel = {"NativeWorkload.syscallMeasured", "NativeWorkload.readZero", KERNEL_AFTER, NULL},
+              any_kernel = {"NativeWorkload.syscallMeasured", NULL, KERNEL_AFTER, NULL},
+              named = {"NativeWorkload.syscallMeasured", "read_zero_[k]", 0, NULL};
+    unsigned long long all = weight(collapsed, &measured), kernel = weight(collapsed, &in_kernel),
+                       kernel_anywhere = weight(collapsed, &any_kernel), read_zero = weight(collapsed, &named),
+                       under_native = kernel_under_native(collapsed, "NativeWorkload.syscallMeasured");
+    double share = all ? 100.0 * (double)kernel / (double)all : 0;
+    printf("JDK %d, syscall: %llu of %llu samples of the measured rounds in the kernel below readZero (%.2f%%, truth "
+           "%.2f%%), %llu in read_zero_[k], %llu of %llu in the kernel entered from native code\n",
+           _i, kernel, all, share, truth, read_zero, under_native, kernel_anywhere);
+    fflush(stdout);
+    ck_assert_uint_ge(all, 4000); /* 5 s of processor time at 1 ms */
+    ck_assert_msg(truth > 35 && truth < 65, "the workload measured %.2f%% in readZero, not about 50%%", truth);
+    /* readZero's processor time is the kernel's but for its own loop, the JNI call and the C library's
+     * read wrapper, at most 2 points (1.2 to 1.7 measured); the rest is the binomial deviation. */
+    ck_assert_msg(share >= truth - 2 - 3.5 && share <= truth + 3.5, "kernel share %.2f%%, not %.2f%% within 3.5 points",
+                  share, truth);
+    ck_assert_uint_ge(read_zero * 10, kernel * 5); /* the device's read; the rest: the clock's reads */
+    /* system calls (the read, the clock's reads) under their C library functions; the rest: page faults
+     * and interrupts in Java code */
+    ck_assert_uint_ge(under_native * 100, kernel_anywhere * 95);
+    snprintf(report_path, sizeof(report_path), "%s/jevprof-report.txt", dir);
+    char *report = tk_read_file(report_path);
+    ck_assert_ptr_nonnull(report);
+    const char *line = strstr(report, "Kernel frames: ");
+    unsigned long long in_kernel_samples = 0, skipped = 0;
+    ck_assert_ptr_nonnull(line);
+    ck_assert_int_eq(sscanf(line, "Kernel frames: %llu samples in the kernel, its frames named from /proc/kallsyms, "
+                                  "%llu ring-buffer records skipped", &in_kernel_samples, &skipped), 2);
+    ck_assert_uint_ge(in_kernel_samples, kernel);
+    ck_assert_uint_le(skipped * 100, in_kernel_samples); /* none expected: each signal has its record */
+    ck_assert_int_eq(jvmrun_check_flame_graph(dir, "read_zero_[k]", "kernel"), 0);
+    free(report);
+    free(collapsed);
+    remove_run(dir);
+    /* --cstack no: Java frames only, no kernel frames either; --kstack no: native frames alone */
+    no_kernel_frames(jdks[_i], "--cstack no", "NativeWorkload.readZero",
+                     "Kernel frames: not taken (no native frames: cstack no)\n");
+    no_kernel_frames(jdks[_i], "--kstack no", ";libc.so.6`", "Kernel frames: not taken (kstack no)\n");
+}
+END_TEST
+
+START_TEST(no_kernel_frames_where_the_kernel_refuses_them)
+{
+    if (geteuid() != 0 || perf_event_paranoid() < 2) {
+        printf("skipped: not root, or perf_event_paranoid below 2 (user nobody may have kernel frames)\n");
+        return;
+    }
+    char dir[1200], path[1400];
+    snprintf(dir, sizeof(dir), "%s", jvmrun_build_path("kernel.XXXXXX"));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+    /* The same program as user nobody (no capabilities): timers count user space only, the profile is
+     * as it was before kernel frames, and the report says once why they are missing. */
+    int status = jvmrun_shell(dir, NULL, NULL,
+                              "setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=. '%s/bin/jevprof' --out . "
+                              "--interval 1 -- '%s' -cp '%s' NativeWorkload syscall 1",
+                              jvmrun_source_dir(), jdks[_i], jvmrun_build_path("java"));
+    ck_assert_int_eq(status, 0);
+    snprintf(path, sizeof(path), "%s/jevprof.collapsed", dir);
+    char *collapsed = tk_read_file(path);
+    ck_assert_ptr_nonnull(collapsed);
+    ck_assert_ptr_null(strstr(collapsed, "_[k]"));
+    ck_assert_ptr_nonnull(strstr(collapsed, "NativeWorkload.syscallMeasured"));
+    ck_assert_ptr_nonnull(strstr(collapsed, "`")); /* native frames as ever */
+    snprintf(path, sizeof(path), "%s/jevprof-report.txt", dir);
+    char *report = tk_read_file(path);
+    ck_assert_ptr_nonnull(report);
+    ck_assert_int_eq(tk_count(report, "Kernel frames:"), 1);
+    ck_assert_int_eq(tk_count(report, "Kernel frames: not taken: the kernel refuses them to this process "
+                                      "(perf_event_paranoid above 1, without CAP_PERFMON or CAP_SYS_ADMIN)\n"),
+                     1);
+    free(report);
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
 START_TEST(java_frames_and_threads_only_when_asked)
 {
     char dir[1200];
@@ -333,6 +510,8 @@ int main(void)
     tcase_add_loop_test(tc, a_vm_stub_is_a_frame_under_its_java_caller, 0, jdk_count);
     tcase_add_loop_test(tc, the_collector_threads_carry_a_collection_heavy_program, 0, jdk_count);
     tcase_add_loop_test(tc, threads_the_jvm_never_knew_are_sampled_and_never_stop_it, 0, jdk_count);
+    tcase_add_loop_test(tc, a_system_call_has_its_kernel_frames_and_their_share, 0, jdk_count);
+    tcase_add_loop_test(tc, no_kernel_frames_where_the_kernel_refuses_them, 0, jdk_count);
     tcase_add_loop_test(tc, java_frames_and_threads_only_when_asked, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);

@@ -68,7 +68,7 @@
     X(i, GetCpuSamplingCounts) X(i, GetThreadCpuTime) X(i, SampleThreadState)
 #define API_SLOTS_IJevmonNativeSampling(X, i)                                                   \
     API_SLOTS_IUnknown(X, i) X(i, SetNativeSampling) X(i, NextCpuSampleNative) X(i, SampleThreadNative) \
-    X(i, GetNativeFrameName) X(i, GetOsThreadName)
+    X(i, GetNativeFrameName) X(i, GetOsThreadName) X(i, GetKernelFrameCounts)
 #define API_SLOTS_IJevmonAllocationSampling(X, i)                                                \
     API_SLOTS_IUnknown(X, i) X(i, GetAllocationSamplingInterval) X(i, GetAllocationWeight)
 #define API_SLOTS_IJevmonCommands(X, i) API_SLOTS_IUnknown(X, i) X(i, Command)
@@ -119,7 +119,10 @@
     FIELD(JEVMON_CPU_SAMPLING_COUNTS, threads) FIELD(JEVMON_CPU_SAMPLING_COUNTS, untimed_threads) \
     SIZE(JEVMON_NATIVE_WALK) SIZE(JEVMON_NATIVE_STACK) FIELD(JEVMON_NATIVE_STACK, os_thread)         \
     FIELD(JEVMON_NATIVE_STACK, vm_thread) FIELD(JEVMON_NATIVE_STACK, walk) FIELD(JEVMON_NATIVE_STACK, count) \
-    FIELD(JEVMON_NATIVE_STACK, frames)
+    FIELD(JEVMON_NATIVE_STACK, kernel) FIELD(JEVMON_NATIVE_STACK, frames) SIZE(JEVMON_KERNEL_FRAMES)       \
+    SIZE(JEVMON_KERNEL_FRAME_COUNTS) FIELD(JEVMON_KERNEL_FRAME_COUNTS, state)                     \
+    FIELD(JEVMON_KERNEL_FRAME_COUNTS, threads) FIELD(JEVMON_KERNEL_FRAME_COUNTS, threads_without) \
+    FIELD(JEVMON_KERNEL_FRAME_COUNTS, skipped)
 
 /* Integer constants: every enumerator, then the #defines. */
 #define API_VALUES(X)                                                                            \
@@ -167,7 +170,9 @@
     X(JEVMON_THREAD_SLEEPING) X(JEVMON_CPU_SAMPLE_JAVA) X(JEVMON_CPU_SAMPLE_NO_JAVA_FRAMES)       \
     X(JEVMON_CPU_SAMPLE_GC) X(JEVMON_CPU_SAMPLE_UNWALKABLE) X(JEVMON_NATIVE_COMPLETE)            \
     X(JEVMON_NATIVE_STOPPED) X(JEVMON_NATIVE_NOT_WALKED) X(JEVMON_NATIVE_TO_JAVA) X(JEVMON_NATIVE_FRAMES)                  \
-    X(JEVMON_NATIVE_VM_THREADS) X(JEVMON_NATIVE_MAX_FRAMES) X(JEVMON_LOCK_WAIT_MONITOR) X(JEVMON_LOCK_WAIT_PARK)
+    X(JEVMON_NATIVE_VM_THREADS) X(JEVMON_NATIVE_KERNEL_FRAMES) X(JEVMON_KERNEL_FRAMES_TAKEN)        \
+    X(JEVMON_KERNEL_FRAMES_NOT_ASKED) X(JEVMON_KERNEL_FRAMES_REFUSED) X(JEVMON_KERNEL_FRAMES_NO_TIMERS) \
+    X(JEVMON_KERNEL_FRAMES_HIDDEN) X(JEVMON_KERNEL_FRAMES_NO_BUFFER) X(JEVMON_NATIVE_MAX_FRAMES) X(JEVMON_LOCK_WAIT_MONITOR) X(JEVMON_LOCK_WAIT_PARK)
 
 /* String constants. */
 #define API_STRINGS(X) X(JEVMON_JAVA_VM_KEY) X(JEVMON_MONITORS_KEY)
