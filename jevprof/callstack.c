@@ -65,13 +65,23 @@ void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64
         cs->unrecorded++;
         return;
     }
-    uint32_t parent = cs->depth ? cs->frames[cs->depth - 1].node : JP_ROOT;
-    uint32_t node = child_of(cs, parent, method);
+    uint32_t node;
+    if (cs->depth == 0) {
+        node = child_of(cs, JP_ROOT, method);
+    } else { /* a frame calls the method it called last, mostly: its node without a lookup */
+        jp_frame *caller = &cs->frames[cs->depth - 1];
+        if (caller->last_method != method || caller->last_child == JP_NO_NODE) {
+            caller->last_child = child_of(cs, caller->node, method);
+            caller->last_method = method;
+        }
+        node = caller->last_child;
+    }
     if (node != JP_NO_NODE)
         cs->tree.nodes[node].calls++;
     jp_frame *f = &cs->frames[cs->depth++];
     f->stack = stack;
     f->node = node;
+    f->last_child = JP_NO_NODE;
     f->start = now;
     f->child_time = 0;
     f->blocked = 0;

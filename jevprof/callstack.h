@@ -18,16 +18,20 @@
 
 typedef struct jp_frame {
     StackID stack;
-    uint32_t node;      /* in the tree; JP_NO_NODE when the frame is not recorded */
+    uint32_t node;       /* in the tree; JP_NO_NODE when the frame is not recorded */
+    uint32_t last_child; /* the node of the method it called last; JP_NO_NODE before its first call */
+    MethodID last_method;
     uint64_t start;
     uint64_t child_time; /* inclusive time of the frames it called, less their blocked time */
     uint64_t blocked;    /* blocked time inside the frame so far, its callees' included */
 } jp_frame;
 
-/* A direct-mapped cache of the tree's children by (parent, method): an entry finds its node with
- * one probe instead of a walk of the caller's children (a method calling many, as a request's
- * parsing loop does, had each entry walk them).  Each slot is checked against the node it names,
- * so a slot left over from a tree since emptied is only a miss. */
+/* A frame remembers the child it entered last: a frame calling one method again (a loop, fib's two
+ * calls) finds the node without a lookup.  Else a direct-mapped cache of the tree's children by
+ * (parent, method): an entry finds its node with one probe instead of a walk of the caller's
+ * children (a method calling many, as a request's parsing loop does, had each entry walk them).
+ * Each slot is checked against the node it names, so a slot left over from a tree since emptied
+ * is only a miss.  A frame's memory needs no such check: no frame outlives its tree. */
 #define JP_CHILD_CACHE_BITS 10
 
 typedef struct jp_callstack {

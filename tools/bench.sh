@@ -14,7 +14,8 @@
 #   calls: nanoseconds per call over no agent for the floor (tools/startupprobe's natives
 #          reading the tick counter), the bridge with fx_silent and with callcount, jevprof's calls mode, and
 #          each one's ratio to the floor's, on fib, the Groovy script and Tomcat, both JDKs (BENCH_ONLY=calls
-#          alone; BENCH_CALLS_RUNS default 3, BENCH_CALLS_FIB default 32)
+#          alone; BENCH_CALLS_RUNS default 3, BENCH_CALLS_FIB default "28 35", BENCH_CALLS_ROUNDS "2 8":
+#          processor time between a small and a large run, so start-up cancels out)
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 #   vthreads: 10^6 short virtual threads (JDK 21+) under a THREADS monitor and callcount on both mechanisms
@@ -288,12 +289,13 @@ build_probe() {
 # Request throughput: an embedded Tomcat 10 (tests/attach/tomcat/) under wrk on loopback,
 # warmed up, then measured for BENCH_TOMCAT_SECONDS; requests per second beside no agent.
 tomcat_jars=(/usr/share/java/tomcat10-{api,catalina,coyote,juli,util,util-scan,servlet-api,jaspic-api,annotations-api,jni,el-api}.jar)
+server_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # server_ticks PID: user + system, in clock ticks
 tomcat_rps() { # tomcat_rps JAVA AGENT|- [ENVIRONMENT...]: requests per second, after a warm-up
   local java_bin=$1 port='' rps
   local agent=()
   [[ $2 == - ]] || agent=("-agentpath:$2")
   shift 2
-  rm -f "$work/tomcat.in" && mkfifo "$work/tomcat.in"
+  rm -f "$work/tomcat.in" "$work/tomcat.cpu" && mkfifo "$work/tomcat.in"
   env "$@" "$java_bin" "${agent[@]}" -cp "$tomcat_cp:$work/tomcat-classes" TomcatWorkload "$work/tomcat-base" \
     <"$work/tomcat.in" >"$work/tomcat.out" 2>"$work/tomcat.err" &
   local server=$!
@@ -305,8 +307,13 @@ tomcat_rps() { # tomcat_rps JAVA AGENT|- [ENVIRONMENT...]: requests per second, 
   done
   if [[ -n $port ]]; then
     wrk -t2 -c16 -d"${BENCH_TOMCAT_WARMUP:-10}"s "http://127.0.0.1:$port/page" >"$work/wrk-warmup.out"
+    local ticks_before
+    ticks_before=$(server_ticks "$server")
     wrk -t2 -c16 -d"${BENCH_TOMCAT_SECONDS:-10}"s "http://127.0.0.1:$port/page" >"$work/wrk.out"
     rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
+    # the server's processor time per request while measured, in ns (calls_tables)
+    awk -v t="$(($(server_ticks "$server") - ticks_before))" -v hz="$(getconf CLK_TCK)" \
+      '/ requests in / {printf "%.0f\n", ($1 > 0 ? t * 1e9 / hz / $1 : 0)}' "$work/wrk.out" >"$work/tomcat.cpu"
     # every request the server answered, for the cost per call (calls_tables)
     awk '/ requests in / {n += $1} END {print n}' "$work/wrk-warmup.out" "$work/wrk.out" >"$work/tomcat.requests"
   fi
@@ -375,9 +382,13 @@ fi
 # ---- Cost per call: the bridge and jevprof against the floor, in one run ------------------------
 # The floor: tools/startupprobe's natives reading the tick counter at each entry and exit (the
 # least an exact calls profiler pays: the rewritten classes, two JNI calls, two clock reads).  Each
-# row's added time per call, over no agent, and its ratio to the floor's: fib and the Groovy
-# script by wall time (median of BENCH_CALLS_RUNS, default 3, interleaved), Tomcat by requests per
-# second (added time per request over the calls a request makes, both counted by the probe).
+# row's added time per call, over no agent, and its ratio to the floor's.  fib and the Groovy
+# script run twice per row, small and large (BENCH_CALLS_FIB 28 and 35, BENCH_CALLS_ROUNDS 2 and 8):
+# the processor time (user + system; the main thread's for Groovy) of the large run less the small
+# one's, over the calls between them, so start-up and the instrumenting of the JDK's classes cancel
+# out and the machine's other load does not count (median of BENCH_CALLS_RUNS, default 3, interleaved).  The probe without
+# the clock reads shows the two JNI calls alone.  Tomcat by the server's processor time per request
+# while wrk measures (added time per request over the calls a request makes, counted by the probe).
 calls_rows() { # calls_rows ARRAY: the rows, "label|agent|environment"
   local -n calls_into=$1
   local silent_env callcount_env agent=$build/libjevmon.so
@@ -385,6 +396,7 @@ calls_rows() { # calls_rows ARRAY: the rows, "label|agent|environment"
   registry_env callcount_env callcount-instrumented
   calls_into=("no agent|-|"
     "floor: natives reading the tick counter (probe)|$probe|STARTUP_PROBE=retransform STARTUP_PROBE_BRIDGE=native-clock STARTUP_PROBE_PRINT=1"
+    "the floor's two JNI calls alone, no clock (probe)|$probe|STARTUP_PROBE=retransform STARTUP_PROBE_PRINT=1"
     "the bridge, a monitor doing nothing (fx_silent)|$agent|${silent_env[*]}"
     "the bridge, callcount|$agent|${callcount_env[*]} CALLCOUNT_FILE=$work/calls-callcount.txt"
     "jevprof, calls mode|$agent|${jevprof_env[*]} JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-calls")
@@ -394,53 +406,62 @@ calls_print() {
   awk -v l="$1" -v a="$2" -v f="$3" 'BEGIN {printf "  %-52s %9.1f ns %7.2fx\n", l, a, (f > 0 ? a / f : 0)}'
 }
 probe_calls() { awk '/^startupprobe: [0-9]+ entries/ {print $2}' "$1"; }
-calls_program_table() { # calls_program_table TITLE JAVA ARGUMENT...
-  local title=$1 java_bin=$2 rows row run label row_agent row_env start end calls=0 floor_ns ms0 ms
-  shift 2
+# cpu_us COMMAND...: runs it (stdout discarded, stderr to $work/stderr) and prints its processor time
+# in us: the main thread's where the program says it ("main thread cpu ns N", GroovyWorkload: the
+# JIT's threads vary from run to run), else the process's.
+cpu_us() {
+  local TIMEFORMAT='%3U %3S' times
+  times=$({ time "$@" >/dev/null 2>"$work/stderr"; } 2>&1) || { cat "$work/stderr" >&2; exit 1; }
+  awk -v t="$times" '/^main thread cpu ns [0-9]+$/ {ns = $5} END {split(t, p, " "); printf "%d\n", ns ? ns / 1e3 : (p[1] + p[2]) * 1e6}' "$work/stderr"
+}
+calls_program_table() { # calls_program_table TITLE SMALL LARGE JAVA ARGUMENT...: the size is the last argument
+  local title=$1 small=$2 large=$3 java_bin=$4 rows row run label row_agent row_env calls=0 floor_ns us0 us
+  shift 4
   calls_rows rows
   declare -A times=()
   for ((run = 1; run <= ${BENCH_CALLS_RUNS:-3}; run++)); do
     for row in "${rows[@]}"; do
       IFS='|' read -r label row_agent row_env <<<"$row"
-      local agent=() settings=($row_env)
+      local agent=() settings=($row_env) small_us small_calls
       [[ $row_agent == - ]] || agent=("-agentpath:$row_agent")
-      start=$(date +%s%N)
-      env "${settings[@]}" "$java_bin" "${agent[@]}" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
-      end=$(date +%s%N)
-      times[$label]+="$(((end - start) / 1000)) "
-      [[ $row_agent != "$probe" ]] || calls=$(probe_calls "$work/stderr")
+      small_us=$(cpu_us env "${settings[@]}" "$java_bin" "${agent[@]}" "$@" "$small")
+      [[ $row != "${rows[1]}" ]] || small_calls=$(probe_calls "$work/stderr")
+      us=$(cpu_us env "${settings[@]}" "$java_bin" "${agent[@]}" "$@" "$large")
+      [[ $row != "${rows[1]}" ]] || calls=$(($(probe_calls "$work/stderr") - small_calls))
+      times[$label]+="$((us - small_us)) "
     done
   done
-  echo "$title, $("$java_bin" -version 2>&1 | head -n 1): $calls calls, median of ${BENCH_CALLS_RUNS:-3}"
-  printf '  %-52s %12s %8s\n' "added per call, over no agent" "" "x floor"
-  ms0=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
+  echo "$title, $small to $large, $("$java_bin" -version 2>&1 | head -n 1): $calls calls, median of ${BENCH_CALLS_RUNS:-3}"
+  printf '  %-52s %12s %8s\n' "added processor time per call, over no agent" "" "x floor"
+  us0=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
   for row in "${rows[@]:1}"; do
     label=${row%%|*}
-    ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
-    local ns=$(awk -v a="$ms" -v b="$ms0" -v n="$calls" 'BEGIN {print (a - b) * 1e3 / n}')
+    us=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
+    local ns=$(awk -v a="$us" -v b="$us0" -v n="$calls" 'BEGIN {print (a - b) * 1e3 / n}')
     [[ -n ${floor_ns:-} ]] || floor_ns=$ns
     calls_print "$label" "$ns" "$floor_ns"
   done
   echo
 }
-calls_tomcat_table() { # calls_tomcat_table JAVA
-  local java_bin=$1 rows row label row_agent row_env rps rps0 floor_ns per_request=0
+calls_tomcat_table() { # calls_tomcat_table JAVA: by the server's processor time per request
+  local java_bin=$1 rows row label row_agent row_env rps cpu0 cpu floor_ns per_request=0
   calls_rows rows
   echo "Tomcat 10, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after ${BENCH_TOMCAT_WARMUP:-10} s, $("$java_bin" -version 2>&1 | head -n 1)"
   for row in "${rows[@]}"; do
     IFS='|' read -r label row_agent row_env <<<"$row"
     local settings=($row_env)
     rps=$(tomcat_rps "$java_bin" "$row_agent" "${settings[@]}")
+    cpu=$(cat "$work/tomcat.cpu" 2>/dev/null || echo 0)
     if [[ $row_agent == - ]]; then
-      rps0=$rps
+      cpu0=$cpu
       continue
     fi
-    if [[ $row_agent == "$probe" ]]; then # the calls a request makes (the server's start-up included)
+    if [[ $row == "${rows[1]}" ]]; then # the calls a request makes (the server's start-up included)
       per_request=$(awk -v c="$(probe_calls "$work/tomcat.err")" -v r="$(cat "$work/tomcat.requests")" 'BEGIN {print c / r}')
-      printf '  no agent %.0f requests/s; %.0f calls per request\n' "$rps0" "$per_request"
-      printf '  %-52s %12s %8s\n' "added per call, over no agent" "" "x floor"
+      printf '  no agent: %.0f us of processor time per request; %.0f calls per request\n' "$((cpu0 / 1000))" "$per_request"
+      printf '  %-52s %12s %8s\n' "added processor time per call, over no agent" "" "x floor"
     fi
-    local ns=$(awk -v r="$rps" -v b="$rps0" -v n="$per_request" 'BEGIN {print (r > 0 && n > 0 ? (1e9 / r - 1e9 / b) / n : 0)}')
+    local ns=$(awk -v c="$cpu" -v b="$cpu0" -v n="$per_request" 'BEGIN {print (c > 0 && n > 0 ? (c - b) / n : 0)}')
     [[ -n ${floor_ns:-} ]] || floor_ns=$ns
     calls_print "$label ($rps/s)" "$ns" "$floor_ns"
   done
@@ -453,10 +474,10 @@ calls_tables() {
   build_probe
   for java_bin in "$java" "$java25"; do
     command -v "$java_bin" >/dev/null || { echo "cost per call on $java_bin: skipped, no such JDK"; continue; }
-    calls_program_table "fib(${BENCH_CALLS_FIB:-32}) (BridgeWorkload)" "$java_bin" -cp "$build/java" BridgeWorkload fib "${BENCH_CALLS_FIB:-32}"
+    calls_program_table "fib (BridgeWorkload)" ${BENCH_CALLS_FIB:-28 35} "$java_bin" -cp "$build/java" BridgeWorkload fib
     if [[ -f $groovy_jar ]]; then
-      calls_program_table "Groovy script (GroovyWorkload.groovy ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
-        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/bench/GroovyWorkload.groovy" "${BENCH_SCRIPT_ROUNDS:-10}"
+      calls_program_table "Groovy script (GroovyWorkload.groovy), rounds" ${BENCH_CALLS_ROUNDS:-2 8} "$java_bin" \
+        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/bench/GroovyWorkload.groovy"
     else
       echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
     fi

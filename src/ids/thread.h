@@ -112,10 +112,12 @@ int jv_thread_grow(jv_thread *t);
 /* Pushes a frame whose entry went to no receiver yet. */
 static inline int jv_thread_push(jv_thread *t, MethodID method)
 {
-    if (t->depth == t->capacity && !jv_thread_grow(t))
+    uint32_t depth = t->depth; /* read once: the stores below could alias it */
+    if (depth == t->capacity && !jv_thread_grow(t))
         return 0;
-    t->given[t->depth] = 0;
-    t->frames[t->depth++] = method;
+    t->given[depth] = 0;
+    t->frames[depth] = method;
+    t->depth = depth + 1;
     return 1;
 }
 /* Calls fn for every live thread's entry (not under a lock: an entry may be ending meanwhile). */

@@ -198,16 +198,16 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
         return 0;
     if (call == CALL_UNWIND || (call == CALL_EXIT && (!t->depth || t->frames[t->depth - 1] != id)))
         return 0;
+    uint32_t depth = t->depth; /* read once: the shadow stack's stores could alias it */
     if (call == CALL_ENTER) {
         if (jv_thread_push(t, id)) {
             uint32_t given = jv_method_call_receivers(id);
-            t->given[t->depth - 1] = given;
-            jv_deliver_method_entry(given, id, jv_stack_id(t->index, t->depth));
+            t->given[depth] = given;
+            jv_deliver_method_entry(given, id, jv_stack_id(t->index, depth + 1));
         }
     } else {
-        t->depth--;
-        jv_deliver_method_exit(t->given[t->depth], t->depth ? t->frames[t->depth - 1] : 0,
-                               jv_stack_id(t->index, t->depth));
+        t->depth = --depth;
+        jv_deliver_method_exit(t->given[depth], depth ? t->frames[depth - 1] : 0, jv_stack_id(t->index, depth));
         region_end_if_left(env, t);
     }
     return 1;
