@@ -212,10 +212,13 @@ START_TEST(sleeping_is_blocking_and_collecting_is_gc)
     printf("JDK %d: Thread.sleep %llu samples, %llu BLOCKING; Runtime.gc %llu samples, %llu GC; GC in all %llu\n", _i,
            p.sleep_all, p.sleep_blocking, p.gc_all, p.gc_in_gc, p.gc_anywhere);
     ck_assert_uint_gt(p.sleep_all, 100);
-    /* The few others fall in the instant between entering sleep and the thread's state saying so
-     * (microseconds of each 20 ms sleep, a true share under 0.1%): 5% of n > 100 samples is over
-     * 15 sigma away (sqrt(.001 * .999 / 100) = 0.32 points), a chance below 10^-50. */
-    ck_assert_uint_ge(p.sleep_blocking, p.sleep_all * 95 / 100);
+    /* The others are the thread running Thread.sleep's own code around the wait: microseconds of
+     * each 20 ms sleep on an idle machine (under 0.1%), stretched by preemption on a loaded one
+     * (5.4% with stress-ng --cpu 2 and a load of 16: the thread is taken off the processor in that
+     * code and the sample sees it there).  Not chance but the scheduler: asked is that the
+     * sleeping thread is BLOCKING for most of its samples, which a sampler that did not tell the
+     * wait apart (0% BLOCKING) fails whatever the load. */
+    ck_assert_uint_ge(p.sleep_blocking * 2, p.sleep_all);
     ck_assert_uint_gt(p.gc_all, 20);
     ck_assert_uint_gt(p.gc_in_gc, 0);
     ck_assert_uint_gt(p.profiler, 0); /* the sampler thread, sampling itself among the threads it knows */
