@@ -135,9 +135,9 @@ END_TEST
 static _Atomic DWORD ticked_busy_tid;
 static atomic_uint busy_ticks, other_ticks;
 
-static void tick(void *context, int overruns)
+static void tick(void *context, int overruns, const uint64_t *kernel, int kernel_count)
 {
-    (void)context;
+    (void)context, (void)kernel, (void)kernel_count;
     if (plat_os_thread_id() == atomic_load(&ticked_busy_tid))
         atomic_fetch_add(&busy_ticks, 1 + (unsigned)(overruns > 0 ? overruns : 0));
     else
