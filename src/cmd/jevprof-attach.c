@@ -17,8 +17,9 @@
  * Prints that answer on standard output and exits 0 when the JVM ran the agent; otherwise one line
  * "jevprof: PID: <why>" on standard error and exit 1 (no such process, not a JVM, attach disabled,
  * no answer to SIGQUIT in time, a socket not the JVM user's, a library the JVM could not load, no
- * answer to the load within JEVPROF_ATTACH_WAIT seconds, 120 unless set); 2 on a usage error.  Linux only (/proc, namespaces, HotSpot's Linux socket): a program of its own
- * rather than a part of the platform layer, which the agent shares with Windows.
+ * answer to the load within JEVPROF_ATTACH_WAIT seconds, 120 unless set); 2 on a usage error.
+ * Linux only (/proc, namespaces, HotSpot's Linux socket): a program of its own rather than a part
+ * of the platform layer, which the agent shares with Windows.
  */
 #include <dirent.h>
 #include <errno.h>
