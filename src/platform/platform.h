@@ -216,21 +216,24 @@ int plat_sample_init(void);
 int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook, void *arg, plat_registers *regs);
 
 /*
- * Whether a thread a signal interrupted is far enough into its life for the JVM's own thread-
- * local storage to be read there.  The JVM's library is loaded at run time, so its thread-locals
- * are set up on a thread's first use of them, with malloc: asking the JVM anything (GetEnv) from a
- * handler on a thread that has not used them yet (one starting, or one the JVM never knew) can
- * deadlock on the allocator's lock the thread holds.  The JVM marks each of its threads in a
- * thread-specific key of the system (pthread's) as it sets up those thread-locals, which can be
- * read in a handler without allocating.  plat_jvm_thread_key_find, on a thread the JVM knows (env
- * its JNIEnv, which lies inside the JVM's record of the thread), finds that key: the one whose
- * value lies below env, the nearest, by at most span bytes; 0 when there is none (then
- * plat_jvm_thread_marked says 1 everywhere, as before it was found).  plat_jvm_thread_marked is
- * async-signal-safe.  Windows: no key is looked for, every thread is marked (its sampler runs no
- * code on the sampled thread).
+ * The JNIEnv of the Java thread a signal interrupted, found without the JVM's thread-locals.  The
+ * JVM's library is loaded at run time, so every read of its thread-locals (GetEnv's) goes through
+ * the C library's __tls_get_addr, which after any library with thread-locals was loaded (this
+ * agent's, at an attach) updates the thread's table of them on its next call, with malloc and
+ * free: a handler doing the same on a thread interrupted inside that update or inside malloc frees
+ * the table twice or deadlocks (a collector thread lost its Thread::current() so, once, in this
+ * project's tests).  The JVM also records each of its threads in a thread-specific key of the
+ * system (pthread's), read without allocating.  plat_jvm_thread_key_find, on a Java thread (env its
+ * JNIEnv, which lies inside the JVM's record of the thread), finds that key: the one whose value
+ * lies below env, the nearest, by at most span bytes (0 when there is none), and keeps where in the
+ * record the JNIEnv lies.  plat_jvm_thread_env, async-signal-safe, gives the interrupted thread's
+ * JNIEnv: NULL before the key is found, on a thread the JVM has not recorded (one starting, or one
+ * it never knew), and on one of its threads that is not a Java thread (a collector: the place
+ * holds no JNIEnv, whose first word is the JNI function table of every Java thread).  Windows: no
+ * key is looked for and no JNIEnv is given (its sampler runs no code on the sampled thread).
  */
 int plat_jvm_thread_key_find(const void *env, size_t span);
-int plat_jvm_thread_marked(void);
+void *plat_jvm_thread_env(void);
 
 /* ---- Processor-time timers ------------------------------------------------------------------ */
 /*

@@ -249,8 +249,11 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
     return answered;
 }
 
-/* The JVM's thread key, plus one (0: not found). */
+/* The JVM's thread key, plus one (0: not found); where a Java thread's JNIEnv lies in the JVM's
+ * record of it, and the JNI function table every Java thread's JNIEnv points to. */
 static atomic_uint jvm_thread_key;
+static uintptr_t env_offset, page_size;
+static const void *jni_functions;
 
 int plat_jvm_thread_key_find(const void *env, size_t span)
 {
@@ -262,15 +265,30 @@ int plat_jvm_thread_key_find(const void *env, size_t span)
         if (value && value < below && below - value <= span && value > nearest)
             nearest = value, found = key + 1;
     }
-    atomic_store(&jvm_thread_key, found);
+    if (found) {
+        env_offset = below - nearest;
+        page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+        memcpy(&jni_functions, env, sizeof(jni_functions));
+    }
+    atomic_store(&jvm_thread_key, found); /* after the three above: a handler reads them once it sees the key */
     return found != 0;
 }
 
-int plat_jvm_thread_marked(void)
+void *plat_jvm_thread_env(void)
 {
-    unsigned key = atomic_load_explicit(&jvm_thread_key, memory_order_relaxed);
+    unsigned key = atomic_load(&jvm_thread_key);
     /* glibc's pthread_getspecific reads the thread's own slots: no lock, no allocation. */
-    return !key || pthread_getspecific((pthread_key_t)(key - 1)) != NULL;
+    uintptr_t thread = key ? (uintptr_t)pthread_getspecific((pthread_key_t)(key - 1)) : 0, env;
+    const void *functions = NULL;
+    if (!thread || __builtin_add_overflow(thread, env_offset, &env))
+        return NULL;
+    /* The record of a thread that is not a Java thread (a collector's) may end before the JNIEnv's
+     * place: read in place only within the page the record starts in, mapped since the record is. */
+    if ((env + sizeof(functions) - 1) / page_size == thread / page_size)
+        memcpy(&functions, (const void *)env, sizeof(functions));
+    else if (!plat_read_memory(env, &functions, sizeof(functions)))
+        return NULL;
+    return functions == jni_functions ? (void *)env : NULL;
 }
 
 int plat_cpu_timers_init(plat_cpu_tick_hook hook)

@@ -52,9 +52,9 @@ int plat_jvm_thread_key_find(const void *env, size_t span)
     return 0;
 }
 
-int plat_jvm_thread_marked(void)
+void *plat_jvm_thread_env(void)
 {
-    return 1;
+    return NULL;
 }
 
 int plat_cpu_timers_init(plat_cpu_tick_hook hook)

@@ -90,9 +90,11 @@ void jv_sample_start(JNIEnv *env, int attached)
     jv_async_get_call_trace = (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber,
                                                                 "AsyncGetCallTrace");
     find_loader_natives(env);
-    if (can_interrupt && jv_async_get_call_trace && !plat_jvm_thread_key_find(env, JVM_THREAD_SPAN))
-        jv_log("the JVM's thread key was not found: a thread interrupted before its thread-locals are set up "
-               "may stop the JVM (a lock of the allocator taken twice)");
+    if (can_interrupt && jv_async_get_call_trace && !plat_jvm_thread_key_find(env, JVM_THREAD_SPAN)) {
+        jv_log("the JVM's thread key was not found: an interrupted thread's JNIEnv cannot be known safely, so "
+               "AsyncGetCallTrace is not used; samples are taken through JVMTI only");
+        jv_async_get_call_trace = NULL;
+    }
     jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace, attached);
 }
 
@@ -116,16 +118,13 @@ __attribute__((noinline)) static void walk_from_stub_caller(agct_trace *trace, j
 
 int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context)
 {
-    JNIEnv *env = NULL;
     if (!jv_async_get_call_trace)
         return 0;
     trace->frames = frames;
-    /* GetEnv only reads the thread's own JVM state; it is how AGCT learns which thread it walks.  On
-     * a thread the JVM has not marked (a thread starting, one the JVM never knew) reading that state
-     * may allocate, with the allocator's lock perhaps held by the code interrupted: not asked. */
-    if (!plat_jvm_thread_marked() || (*jv_vm)->GetEnv(jv_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+    /* The JNIEnv is how AGCT learns which thread it walks; not GetEnv's, which is not
+     * async-signal-safe (platform.h). */
+    if (!(trace->env_id = plat_jvm_thread_env()))
         return 0;
-    trace->env_id = env;
     jv_async_get_call_trace(trace, depth, context);
     if (trace->num_frames <= 0)
         walk_from_stub_caller(trace, depth, context);
