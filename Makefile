@@ -17,7 +17,7 @@
 #   src/sdk/*.c                                    libjevsdk: what monitors link (every IID, self-registration)
 #   src/cmd/*.c                                    Linux commands, one program per file
 #   src/**/*.c (the rest)                          the JVMTI agent
-#   jevprof/*.c                                    jevprof, the reference monitor
+#   monitor/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
 #   tests/<subject>/test_*.c                       Check suites, one program per file; where each runs
 #                                                  (every target, Linux, Windows, real JVMs) is its

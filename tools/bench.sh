@@ -593,7 +593,7 @@ for name in files:
     for line in open(name, errors="replace"):
         stack, _, count = line.rstrip("\n").rpartition(" ")
         frames = [re.sub(r"_\[[a-z0-9]\]$", "", f).split("(")[0] for f in stack.split(";")]
-        frames = [f.replace("/", ".") for f in frames if java.match(f.split("(")[0]) and ("/" in f or tool == "jevprof")]
+        frames = [f.replace("/", ".") for f in frames if java.match(f.split("(")[0]) and ("/" in f or tool == "monitor")]
         if frames and count.isdigit():
             self[frames[-1]] += int(count)
 total = sum(self.values()) or 1
@@ -782,7 +782,7 @@ attach_ms() { # attach_ms MARKER COMMAND...: milliseconds from COMMAND's start t
 }
 attach_once() { # attach_once JAVA jevprof|jcmd|asprof: one fresh BusyWorkload, attached to
   local input ms pid clsid
-  clsid=$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/jevprof/jevprof.h")
+  clsid=$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/monitor/jevprof.h")
   [[ -p $work/attach.in ]] || mkfifo "$work/attach.in"
   "$1" -cp "$build/java" BusyWorkload 60 <"$work/attach.in" >"$work/attach.out" 2>&1 &
   pid=$!

@@ -6,7 +6,7 @@
  * of docs/ but the API reference passes about 300 lines nor holds a table cell of much over 200
  * characters, the README leads to the architecture's
  * "Follow one event", whose files and functions exist, every folder of src/ has a README.md, and neither a page of user
- * documentation nor a file of the code (src/, tools/, tests/, jevprof/, ...) cites an issue by
+ * documentation nor a file of the code (src/, tools/, tests/, monitor/, ...) cites an issue by
  * number (the history is CHANGELOG.md's).
  */
 #include <check.h>
@@ -262,7 +262,7 @@ END_TEST
 
 /* The folders of code, searched whole; this file is left out, since its own checks below must
  * hold the words they look for. */
-static const char *const code_folders[] = {"src", "tools", "tests", "jevprof", "samples", "include", "idl", "bin", "mk"};
+static const char *const code_folders[] = {"src", "tools", "tests", "monitor", "samples", "include", "idl", "bin", "mk"};
 #define THIS_FILE "tests/tree/test_docs.c"
 
 /* Calls visit(rel, text, context) for every regular file under dir (relative to the tree), in any
@@ -455,7 +455,7 @@ START_TEST(follow_one_event_names_what_exists)
         end = start + strlen(start);
     sources code = {NULL, 0};
     for_each_file("src", append_source, &code);
-    for_each_file("jevprof", append_source, &code);
+    for_each_file("monitor", append_source, &code);
     int paths = 0, functions = 0;
     for (const char *p = strchr(start, '`'); p && p < end;) {
         const char *close = strchr(p + 1, '`');
@@ -466,7 +466,7 @@ START_TEST(follow_one_event_names_what_exists)
         size_t n = strlen(token);
         int identifier = n > 0 && strspn(token, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n &&
                          !isdigit((unsigned char)token[0]);
-        if (strncmp(token, "src/", 4) == 0 || strncmp(token, "jevprof/", 8) == 0 || strncmp(token, "tests/", 6) == 0 ||
+        if (strncmp(token, "src/", 4) == 0 || strncmp(token, "monitor/", 8) == 0 || strncmp(token, "tests/", 6) == 0 ||
             strncmp(token, "tools/", 6) == 0) {
             char path[4096];
             struct stat st;
@@ -474,7 +474,7 @@ START_TEST(follow_one_event_names_what_exists)
             ck_assert_msg(stat(path, &st) == 0, "Follow one event cites %s, which does not exist", token);
             paths++;
         } else if (identifier && strchr(token, '_') && strpbrk(token, "abcdefghijklmnopqrstuvwxyz")) {
-            ck_assert_msg(has_identifier(code.text, token), "Follow one event cites %s, which src/ and jevprof/ lack",
+            ck_assert_msg(has_identifier(code.text, token), "Follow one event cites %s, which src/ and monitor/ lack",
                           token);
             functions++;
         }
