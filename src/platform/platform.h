@@ -238,7 +238,7 @@ void *plat_jvm_thread_env(void);
 /* ---- Processor-time timers ------------------------------------------------------------------ */
 /*
  * A timer on one thread's processor-time clock: once in each period_ns of processor time that
- * thread uses (at a random point of it where the system's timers allow: posix_sample.c), the
+ * thread uses (at a random point of it where the system's timers allow: posix_interrupt.c), the
  * sampling signal interrupts it where it runs and the handler runs the tick hook on it
  * (async-signal-safe only, as the sample hook), with how many periods went by without their own
  * signal and are merged into this one (overruns).  No thread has to be scheduled

@@ -1,5 +1,5 @@
 /*
- * posix_sample.c - taking another thread's registers (platform.h): SIGPROF to the thread
+ * posix_interrupt.c - taking another thread's registers (platform.h): SIGPROF to the thread
  * with tgkill; its handler records the interrupted ip and sp and runs the caller's hook.
  *
  * Each sampling thread takes one of a few request slots, so samplers do not wait for each
@@ -164,7 +164,7 @@ static void on_sample_signal(int sig, siginfo_t *info, void *context)
         r->ip = m->pc;
         r->sp = m->sp;
 #else
-#error "posix_sample.c: the registers of this architecture are not known"
+#error "posix_interrupt.c: the registers of this architecture are not known"
 #endif
         if (r->hook)
             r->hook(context, r->arg);
