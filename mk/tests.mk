@@ -109,9 +109,9 @@ x87_TAGS := unit
 $(eval $(call target_rules,x87,$(BUILD)/linux/x87,X87))
 $(eval $(call test_rules,x87,$(BUILD)/linux/x87,X87))
 
-# Java workloads of the end-to-end tests and the samples, compiled once for every JDK >= 17.
+# Java workloads of the end-to-end tests, the samples and the benchmarks, compiled once for every JDK >= 17.
 # SpecWorkload$Gone is deleted: its program loads a class that is not there.
-JAVA_SRC := $(wildcard tests/*/*.java samples/java/*.java)
+JAVA_SRC := $(wildcard tests/*/*.java samples/java/*.java bench/workloads/*.java)
 $(BUILD)/linux/java/classes.stamp: $(JAVA_SRC)
 	@mkdir -p $(@D)
 	javac --release 17 -d $(@D) $^

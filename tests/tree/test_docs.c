@@ -262,7 +262,7 @@ END_TEST
 
 /* The folders of code, searched whole; this file is left out, since its own checks below must
  * hold the words they look for. */
-static const char *const code_folders[] = {"src", "tools", "tests", "monitor", "samples", "include", "idl", "bin", "mk"};
+static const char *const code_folders[] = {"src", "tools", "tests", "monitor", "samples", "include", "idl", "bin", "mk", "bench"};
 #define THIS_FILE "tests/tree/test_docs.c"
 
 /* Calls visit(rel, text, context) for every regular file under dir (relative to the tree), in any
