@@ -56,7 +56,7 @@ test_jevprof_users_SOURCES := tests/monitor/scratch.c
 test_fuzz_oracles_SOURCES := $(wildcard tests/fuzz/oracles/*.c)
 test_idl_agreement_SOURCES := $(IDL_COMPANIONS)
 JEVPROF_SUITES := test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree \
-  test_jevprof_writers test_jevprof_cli test_jevprof_files test_jevprof_output test_jevprof_users
+  test_jevprof_writers
 # $(call jevprof_lib,test source,output dir): jevprof's library, for the suites that link it.
 jevprof_lib = $(if $(filter $(JEVPROF_SUITES),$(basename $(notdir $(1)))),$(2)/libjevprof.a)
 # $(call suite_links,test source): the sources it links besides its own.
