@@ -1,15 +1,17 @@
 /*
- * test_docs.c - the documentation holds together: README.md stays a short front page (at most
- * 150 lines, the rest in docs/ by topic), every relative link of README.md, the top-level
- * folders' README.md (jevprof's, the samples') and the .md files of docs/ names a file that
- * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), no page
- * of docs/ but the API reference passes 300 lines, no page holds a table cell of much over 200
- * characters, a sentence of more than SENTENCE_MAX_WORDS words or a log's words ("no longer",
- * "before the fix"), docs/benchmarks.md is current tables (each section dated, the page short),
- * the README leads to the architecture's
- * "Follow one event", whose files and functions exist, every folder of src/ has a README.md, and neither a page of user
- * documentation nor a file of the code (src/, tools/, tests/, monitor/, ...) cites an issue by
- * number (the history is CHANGELOG.md's).
+ * test_docs.c - the documentation holds together and reads as reference, not as a log.
+ * - README.md stays a short front page (at most 150 lines, the rest in docs/ by topic).
+ * - Every relative link of README.md, the top-level folders' README.md (jevprof's, the
+ *   samples') and the .md files of docs/ names a file that exists (and, with a #fragment, a
+ *   heading of that file, as GitHub makes its anchors).
+ * - No page of docs/ but the API reference passes 300 lines. No page holds a table cell over
+ *   200 characters, a sentence over SENTENCE_MAX_WORDS words, or a log's words ("now", "no
+ *   longer", "before the fix").
+ * - docs/benchmarks.md is the current tables: each section dated, the page short.
+ * - The README leads to the architecture's "Follow one event", whose files and functions exist,
+ *   and every folder of src/ has a README.md.
+ * - Neither a page of user documentation nor a file of the code (src/, tools/, tests/,
+ *   monitor/, ...) cites an issue by number (the history is CHANGELOG.md's).
  */
 #include <check.h>
 #include <ctype.h>
@@ -24,8 +26,8 @@
 
 #define README_MAX_LINES 150
 #define DOC_MAX_LINES 300 /* a reference page, not a log */
-#define CELL_MAX_CHARS 220 /* "about 200": the detail goes to a paragraph under the table */
-#define SENTENCE_MAX_WORDS 60 /* "about 25": a run-on sentence is a list or several sentences */
+#define CELL_MAX_CHARS 200 /* the detail goes to a paragraph under the table */
+#define SENTENCE_MAX_WORDS 50 /* "about 25" on average: a longer one is a list or several sentences */
 #define BENCHMARKS_MAX_LINES 200 /* "about 100": one table per part of `make bench` */
 #define MAX_PAGES 64
 
