@@ -14,13 +14,14 @@ TAG_unit := test_capabilities test_chunked_array test_classfile test_classfile_b
 TAG_posix := test_activation test_docs test_fuzz_oracles test_layers test_native_walk test_posix \
   test_registry test_registry_trust test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
-TAG_jvm := test_attach test_attach_server test_bridge test_bridge_calls test_classfile_jdk test_dist test_first_calls \
+TAG_jvm := test_attach test_attach_client test_attach_jevprof test_attach_server test_bridge test_bridge_calls \
+  test_classfile_jdk test_dist test_first_calls \
   test_heap test_idinfo test_install test_jevprof test_jevprof_alloc test_jevprof_calls test_jevprof_cli \
   test_jevprof_files test_jevprof_jfr test_jevprof_output test_jevprof_users \
   test_lock_truth test_mask_changes test_native_frames test_original_style test_profile_truth \
   test_rewrite_sweep test_samples test_sampling test_spec test_unattached test_vthreads test_watch
 TAG_sanitized := test_bridge test_bridge_calls test_jevprof test_jevprof_alloc test_jevprof_calls test_attach test_heap \
-  test_sampling
+  test_sampling test_attach_client test_attach_jevprof
 TAGS := unit posix win jvm
 TEST_SRC := $(wildcard tests/*/test_*.c)
 SUBJECTS := $(sort $(patsubst tests/%/,%,$(dir $(TEST_SRC))))
@@ -44,6 +45,9 @@ test_regfile_SOURCES := tests/registry/regfile_parse.c
 test_regfile_errors_SOURCES := tests/registry/regfile_parse.c
 test_registry_SOURCES := tests/registry/registry_files.c
 test_registry_trust_SOURCES := tests/registry/registry_files.c
+test_attach_SOURCES := tests/attach/attach_run.c
+test_attach_client_SOURCES := tests/attach/attach_run.c
+test_attach_jevprof_SOURCES := tests/attach/attach_run.c
 test_bridge_SOURCES := tests/bridge/bridge_run.c
 test_bridge_calls_SOURCES := tests/bridge/bridge_run.c
 test_jevprof_SOURCES := tests/monitor/jevprof_run.c

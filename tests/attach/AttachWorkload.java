@@ -2,9 +2,10 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 
 /**
- * Waits to be attached to (tests/attach/test_attach.c): prints "ready", starts a thread that sleeps,
- * then obeys lines on standard input: "work N" calls attachWork N times through attachLoop and
- * prints "done N <sum>"; "quit" (or the end of input) ends the program.
+ * Waits to be attached to (the attach suites, tests/attach/test_attach*.c): prints "ready",
+ * starts a thread that sleeps, then obeys lines on standard input: "work N" calls attachWork N
+ * times through attachLoop and prints "done N <sum>"; "quit" (or the end of input) ends the
+ * program.
  */
 public class AttachWorkload {
     static int attachWork(int i) {
