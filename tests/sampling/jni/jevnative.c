@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <jni.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -120,8 +121,17 @@ JNIEXPORT jint JNICALL Java_NativeWorkload_allocateOffJvm(JNIEnv *env, jclass kl
  * that reads a thread-local of another library loaded at run time (the JVM's, through GetEnv) here
  * frees the block with the lock held by the code it interrupted (a deadlock), or, landing inside
  * the C library's own update of the table, frees it twice.  The thread is named "jevtls-churn"
- * while it does so (test_tls_churn watches its processor time), "jevtls-done" after.
+ * while it does so (test_tls_churn watches its processor time), "jevtls-done" after.  stopTls
+ * ends every churnTls sooner.
  */
+static atomic_int churn_stopped;
+
+JNIEXPORT void JNICALL Java_NativeWorkload_stopTls(JNIEnv *env, jclass klass)
+{
+    (void)env, (void)klass;
+    atomic_store(&churn_stopped, 1);
+}
+
 JNIEXPORT jlong JNICALL Java_NativeWorkload_churnTls(JNIEnv *env, jclass klass, jstring module, jlong cpu_ns)
 {
     (void)klass;
@@ -148,7 +158,7 @@ JNIEXPORT jlong JNICALL Java_NativeWorkload_churnTls(JNIEnv *env, jclass klass, 
             free(block);
         }
         rounds++;
-    } while (thread_cpu_ns() < until);
+    } while (thread_cpu_ns() < until && !atomic_load(&churn_stopped));
     pthread_setname_np(pthread_self(), "jevtls-done");
     (*env)->ReleaseStringUTFChars(env, module, path);
     return rounds;
