@@ -157,7 +157,8 @@ public class NativeWorkload {
         System.out.println("gc collections " + collections + " of " + live.length);
     }
 
-    static void tls(int count, long cpuNanos, String dir, boolean untilInput) throws java.io.IOException, InterruptedException {
+    static void tls(int count, long cpuNanos, String dir, boolean untilInput)
+            throws java.io.IOException, InterruptedException {
         System.load(dir + "/libjevnative.so");
         Thread[] threads = new Thread[count];
         for (int i = 0; i < count; i++) {
@@ -199,7 +200,8 @@ public class NativeWorkload {
                                                                       (long) (Double.parseDouble(args[2]) * 1e9)));
                 break;
             case "tls":
-                tls(Integer.parseInt(args[1]), (long) (Double.parseDouble(args[2]) * 1e9), args[3], args.length > 4 && args[4].equals("input"));
+                tls(Integer.parseInt(args[1]), (long) (Double.parseDouble(args[2]) * 1e9), args[3],
+                    args.length > 4 && args[4].equals("input"));
                 break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
