@@ -17,7 +17,7 @@
 #   src/sdk/*.c                                    libjevsdk: what monitors link (every IID, self-registration)
 #   src/cmd/*.c                                    Linux commands, one program per file
 #   src/**/*.c (the rest)                          the JVMTI agent
-#   jevprof/*.c                                    jevprof, the reference monitor
+#   monitor/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
 #   tests/<subject>/test_*.c                       Check suites, one program per file; where each runs
 #                                                  (every target, Linux, Windows, real JVMs) is its
@@ -25,6 +25,7 @@
 #   tests/<subject>/fx_*.c                         in-process COM servers and monitors the tests load
 #   tests/<subject>/*.java                         the Java workloads of the end-to-end suites
 #   tests/support/                                 what the suites share (testkit, JVMs, fixtures' parts)
+#   bench/                                         make bench: bench.sh, its probes and workloads
 # A directory that holds <name>.def exports what it lists from its Windows DLL.
 #
 # The rules live in mk/ by concern: config.mk (sources, each target's tools and flags),
@@ -86,6 +87,6 @@ _install _dist: _all
 	@bash tools/install.sh $(@:_%=%)
 
 _bench: _all $(BUILD)/linux/fixtures/fx_heapmon.so $(BUILD)/linux/fixtures/fx_sampler.so $(BUILD)/linux/fixtures/fx_silent.so $(BUILD)/linux/fixtures/fx_vthreads.so $(BUILD)/linux/java/classes.stamp
-	@bash tools/bench.sh
+	@bash bench/bench.sh
 
 endif

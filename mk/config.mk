@@ -9,8 +9,8 @@ CMD_SRC := $(wildcard src/cmd/*.c)
 AGENT_SRC := $(filter-out src/platform/% src/common/% src/sdk/% src/cmd/%,$(SRC_ALL))
 # jevprof's flame graph page is an HTML file of its own, made C data at build time (tools/embed.py).
 JEVPROF_GEN := $(BUILD)/gen/jevprof/flame_page.c
-JEVPROF_SRC := $(wildcard jevprof/*.c) $(JEVPROF_GEN)
-$(JEVPROF_GEN): jevprof/flame.html tools/embed.py
+JEVPROF_SRC := $(wildcard monitor/*.c) $(JEVPROF_GEN)
+$(JEVPROF_GEN): monitor/flame.html tools/embed.py
 	@mkdir -p $(dir $@)
 	python3 tools/embed.py $< $@ jp_flame_page
 SAMPLE_DIRS := $(patsubst %/,%,$(dir $(wildcard samples/*/*.c samples/*/*.cpp)))

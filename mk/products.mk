@@ -33,7 +33,7 @@ $(BUILD)/$(1)/$($(1)_AGENT): $(BUILD)/$(1)/libjevagent.a $(BUILD)/$(1)/libjevsdk
 	$$(call link_so,$(1),$$@,$$(WHOLE) $(BUILD)/$(1)/libjevagent.a $$(NO_WHOLE) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,)
 
 $(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll): $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(JEVPROF_SRC)) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a
-	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a $($(1)_JEVPROF_LIBS),$(call def_of,jevprof))
+	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a $($(1)_JEVPROF_LIBS),$(call def_of,monitor))
 
 $(foreach s,$(SAMPLES),$(eval $(call sample_rules,$(1),$(s))))
 $(foreach f,$(FIXTURES),$(eval $(call fixture_rules,$(1),$(f))))

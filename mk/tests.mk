@@ -14,11 +14,13 @@ TAG_unit := test_capabilities test_chunked_array test_classfile test_classfile_b
 TAG_posix := test_activation test_docs test_fuzz_oracles test_layers test_native_walk test_posix \
   test_registry test_registry_trust test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
-TAG_jvm := test_attach test_attach_server test_bridge test_classfile_jdk test_dist test_first_calls \
-  test_heap test_idinfo test_install test_jevprof test_jevprof_alloc test_jevprof_cli test_jevprof_files test_jevprof_jfr \
+TAG_jvm := test_attach test_attach_server test_bridge test_bridge_calls test_classfile_jdk test_dist test_first_calls \
+  test_heap test_idinfo test_install test_jevprof test_jevprof_alloc test_jevprof_calls test_jevprof_cli \
+  test_jevprof_files test_jevprof_jfr test_jevprof_output test_jevprof_users \
   test_lock_truth test_mask_changes test_native_frames test_original_style test_profile_truth \
   test_rewrite_sweep test_samples test_sampling test_spec test_tls_churn test_unattached test_vthreads test_watch
-TAG_sanitized := test_bridge test_jevprof test_jevprof_alloc test_attach test_heap test_sampling
+TAG_sanitized := test_bridge test_bridge_calls test_jevprof test_jevprof_alloc test_jevprof_calls test_attach test_heap \
+  test_sampling
 TAGS := unit posix win jvm
 TEST_SRC := $(wildcard tests/*/test_*.c)
 SUBJECTS := $(sort $(patsubst tests/%/,%,$(dir $(TEST_SRC))))
@@ -42,12 +44,19 @@ test_regfile_SOURCES := tests/registry/regfile_parse.c
 test_regfile_errors_SOURCES := tests/registry/regfile_parse.c
 test_registry_SOURCES := tests/registry/registry_files.c
 test_registry_trust_SOURCES := tests/registry/registry_files.c
-test_jevprof_SOURCES := tests/jevprof/jevprof_run.c
-test_jevprof_alloc_SOURCES := tests/jevprof/jevprof_run.c
+test_bridge_SOURCES := tests/bridge/bridge_run.c
+test_bridge_calls_SOURCES := tests/bridge/bridge_run.c
+test_jevprof_SOURCES := tests/monitor/jevprof_run.c
+test_jevprof_alloc_SOURCES := tests/monitor/jevprof_run.c
+test_jevprof_calls_SOURCES := tests/monitor/jevprof_run.c
+test_jevprof_files_SOURCES := tests/monitor/jevprof_dirs.c
+test_jevprof_output_SOURCES := tests/monitor/jevprof_dirs.c
+test_jevprof_cli_SOURCES := tests/monitor/scratch.c
+test_jevprof_users_SOURCES := tests/monitor/scratch.c
 test_fuzz_oracles_SOURCES := $(wildcard tests/fuzz/oracles/*.c)
 test_idl_agreement_SOURCES := $(IDL_COMPANIONS)
 JEVPROF_SUITES := test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree \
-  test_jevprof_writers test_jevprof_cli test_jevprof_files
+  test_jevprof_writers
 # $(call jevprof_lib,test source,output dir): jevprof's library, for the suites that link it.
 jevprof_lib = $(if $(filter $(JEVPROF_SUITES),$(basename $(notdir $(1)))),$(2)/libjevprof.a)
 # $(call suite_links,test source): the sources it links besides its own.
@@ -109,9 +118,9 @@ x87_TAGS := unit
 $(eval $(call target_rules,x87,$(BUILD)/linux/x87,X87))
 $(eval $(call test_rules,x87,$(BUILD)/linux/x87,X87))
 
-# Java workloads of the end-to-end tests and the samples, compiled once for every JDK >= 17.
+# Java workloads of the end-to-end tests, the samples and the benchmarks, compiled once for every JDK >= 17.
 # SpecWorkload$Gone is deleted: its program loads a class that is not there.
-JAVA_SRC := $(wildcard tests/*/*.java samples/java/*.java)
+JAVA_SRC := $(wildcard tests/*/*.java samples/java/*.java bench/workloads/*.java)
 $(BUILD)/linux/java/classes.stamp: $(JAVA_SRC)
 	@mkdir -p $(@D)
 	javac --release 17 -d $(@D) $^

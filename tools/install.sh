@@ -35,7 +35,7 @@ put() {
 }
 
 # jevprof's CLSID, which bin/jevprof names in the agent's options, from jevprof's header.
-jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/jevprof/jevprof.h"; }
+jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/monitor/jevprof.h"; }
 
 do_install() {
     local f linux=$BUILD/linux

@@ -23,7 +23,7 @@
 #include "instrument/watch.h"
 #include "lifecycle/monitors.h"
 #include "platform/platform.h"
-#include "sampling/sample.h"
+#include "sampling/thread_sample.h"
 
 /* THREAD_SET_NAME and CLASS_LOAD_FAILED by rewriting (watch.h) rather than breakpoints and
  * access to locals, which make C2 keep every local alive: the JVM can retransform classes. */

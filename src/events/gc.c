@@ -5,7 +5,7 @@
 #include "dispatch/dispatch.h"
 #include "events/events.h"
 #include "heap/heap.h"
-#include "sampling/sample.h"
+#include "sampling/thread_sample.h"
 
 void JNICALL jv_on_gc_start(jvmtiEnv *jvmti)
 {

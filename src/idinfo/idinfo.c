@@ -20,7 +20,7 @@
 #include "ids/thread.h"
 #include "sampling/cpu_sample.h"
 #include "sampling/native_walk.h"
-#include "sampling/sample.h"
+#include "sampling/thread_sample.h"
 #include "platform/platform.h"
 
 /*

@@ -229,7 +229,8 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
  * record the JNIEnv lies.  plat_jvm_thread_env, async-signal-safe, gives the interrupted thread's
  * JNIEnv: NULL before the key is found, on a thread the JVM has not recorded (one starting, or one
  * it never knew), and on one of its threads that is not a Java thread (a collector: the place
- * holds no JNIEnv, whose first word is the JNI function table of every Java thread).  Windows: no
+ * holds no JNIEnv, whose first word is the JNI function table of every Java thread; asked once per
+ * kind of record, through the kernel, since such a record may end before the place).  Windows: no
  * key is looked for and no JNIEnv is given (its sampler runs no code on the sampled thread).
  */
 int plat_jvm_thread_key_find(const void *env, size_t span);
@@ -238,7 +239,7 @@ void *plat_jvm_thread_env(void);
 /* ---- Processor-time timers ------------------------------------------------------------------ */
 /*
  * A timer on one thread's processor-time clock: once in each period_ns of processor time that
- * thread uses (at a random point of it where the system's timers allow: posix_sample.c), the
+ * thread uses (at a random point of it where the system's timers allow: posix_interrupt.c), the
  * sampling signal interrupts it where it runs and the handler runs the tick hook on it
  * (async-signal-safe only, as the sample hook), with how many periods went by without their own
  * signal and are merged into this one (overruns).  No thread has to be scheduled

@@ -1,6 +1,6 @@
 /*
  * posix_cpu_clock.h - the clock of another thread's processor time, from its kernel thread id,
- * for reading it (posix_thread.c) and for timers on it (posix_sample.c).
+ * for reading it (posix_thread.c) and for timers on it (posix_interrupt.c).
  */
 #ifndef JEVMON_PLATFORM_POSIX_CPU_CLOCK_H
 #define JEVMON_PLATFORM_POSIX_CPU_CLOCK_H

@@ -2,7 +2,7 @@
  * posix_kernel.c - the kernel frames of processor-time samples (platform.h): the ring buffer of
  * each perf-event timer, read in the signal handler, and the kernel's symbols from /proc/kallsyms.
  *
- * A timer's perf event (posix_sample.c) asked for them records, at each expiry, the thread and the
+ * A timer's perf event (posix_interrupt.c) asked for them records, at each expiry, the thread and the
  * kernel's part of its call chain (PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN, the user part left out:
  * the native walk has it) into a ring buffer of one data page mapped from the event, as
  * async-profiler's perf_events engine does it.  The event allows one expiry per signal, so the
@@ -33,7 +33,7 @@
 #include "platform/platform.h"
 #include "platform/posix_kernel.h"
 
-#define RING_FDS 65536 /* as posix_sample.c's cells: a descriptor beyond has no ring */
+#define RING_FDS 65536 /* as posix_interrupt.c's cells: a descriptor beyond has no ring */
 
 static _Atomic(struct perf_event_mmap_page *) rings[RING_FDS]; /* NULL: none, or a handler reads it */
 static struct perf_event_mmap_page *mapped[RING_FDS];          /* the mapping, for the unmap */

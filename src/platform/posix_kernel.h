@@ -1,5 +1,5 @@
 /*
- * posix_kernel.h - what posix_sample.c's perf-event timers need of posix_kernel.c to carry the
+ * posix_kernel.h - what posix_interrupt.c's perf-event timers need of posix_kernel.c to carry the
  * kernel's call chain: the attributes, the ring buffer of each event, and its newest record read
  * in the signal handler.
  */

@@ -1,7 +1,7 @@
 /*
- * agct.h - HotSpot's AsyncGetCallTrace (in no header), which sample.c finds at VMInit, for the
- * walks of sample.c (a thread interrupted on request) and cpu_sample.c (on its processor-time
- * timer): both run it inside the signal handler, on the thread it walks.
+ * agct.h - HotSpot's AsyncGetCallTrace (in no header) and its walk (agct.c), for thread_sample.c (a
+ * thread interrupted on request) and cpu_sample.c (on its processor-time timer): both run the walk
+ * inside the signal handler, on the thread it walks.
  */
 #ifndef JEVMON_AGCT_H
 #define JEVMON_AGCT_H
@@ -27,8 +27,9 @@ typedef void (*agct_function)(agct_trace *trace, jint depth, void *ucontext);
 #define AGCT_UNKNOWN_JAVA (-5)
 #define AGCT_THREAD_EXIT (-8)
 
-/* NULL until VMInit, and on a JVM without it. */
-extern agct_function jv_async_get_call_trace;
+/* At VMInit, on a Java thread (env its JNIEnv): whether the JVM has AsyncGetCallTrace and an
+ * interrupted thread's JNIEnv can be found (until then, and otherwise, jv_agct_walk walks nothing). */
+int jv_agct_find(JNIEnv *env);
 
 /* Walks the calling thread's Java stack from context (inside its signal handler: async-signal-
  * safe); trace->num_frames says how it went.  0 when there is no walk (no AsyncGetCallTrace, or a

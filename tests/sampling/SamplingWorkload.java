@@ -355,6 +355,10 @@ public class SamplingWorkload {
     }
 
     public static void main(String[] args) throws Exception {
+        String flag = System.getProperty("jevmon.test.flag"); /* a VM flag the test asks about, as it starts */
+        if (flag != null)
+            System.out.println("flag " + flag + " " + java.lang.management.ManagementFactory
+                .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption(flag).getValue());
         switch (args[0]) {
             case "shares": shares(args[1]); break;
             case "sleep-gc": sleepAndCollect(args[1]); break;

@@ -1,13 +1,17 @@
 /*
- * test_docs.c - the documentation holds together: README.md stays a short front page (at most
- * 150 lines, the rest in docs/ by topic), every relative link of README.md, the top-level
- * folders' README.md (jevprof's, the samples') and the .md files of docs/ names a file that
- * exists (and, with a #fragment, a heading of that file, as GitHub makes its anchors), no page
- * of docs/ but the API reference passes about 300 lines nor holds a table cell of much over 200
- * characters, the README leads to the architecture's
- * "Follow one event", whose files and functions exist, every folder of src/ has a README.md, and neither a page of user
- * documentation nor a file of the code (src/, tools/, tests/, jevprof/, ...) cites an issue by
- * number (the history is CHANGELOG.md's).
+ * test_docs.c - the documentation holds together and reads as reference, not as a log.
+ * - README.md stays a short front page (at most 150 lines, the rest in docs/ by topic).
+ * - Every relative link of README.md, the top-level folders' README.md (jevprof's, the
+ *   samples') and the .md files of docs/ names a file that exists (and, with a #fragment, a
+ *   heading of that file, as GitHub makes its anchors).
+ * - No page of docs/ but the API reference passes 300 lines. No page holds a table cell over
+ *   200 characters, a sentence over SENTENCE_MAX_WORDS words, or a log's words ("now", "no
+ *   longer", "before the fix").
+ * - docs/benchmarks.md is the current tables: each section dated, the page short.
+ * - The README leads to the architecture's "Follow one event", whose files and functions exist,
+ *   and every folder of src/ has a README.md.
+ * - Neither a page of user documentation nor a file of the code (src/, tools/, tests/,
+ *   monitor/, ...) cites an issue by number (the history is CHANGELOG.md's).
  */
 #include <check.h>
 #include <ctype.h>
@@ -21,8 +25,10 @@
 #include "../support/testkit.h"
 
 #define README_MAX_LINES 150
-#define DOC_MAX_LINES 320 /* "about 300": a reference page, not a log */
-#define CELL_MAX_CHARS 300 /* "about 200": the detail goes to a paragraph under the table */
+#define DOC_MAX_LINES 300 /* a reference page, not a log */
+#define CELL_MAX_CHARS 200 /* the detail goes to a paragraph under the table */
+#define SENTENCE_MAX_WORDS 50 /* "about 25" on average: a longer one is a list or several sentences */
+#define BENCHMARKS_MAX_LINES 180 /* one table per part of `make bench`, with its date */
 #define MAX_PAGES 64
 
 /* The pages checked, as paths relative to the source tree. */
@@ -262,7 +268,7 @@ END_TEST
 
 /* The folders of code, searched whole; this file is left out, since its own checks below must
  * hold the words they look for. */
-static const char *const code_folders[] = {"src", "tools", "tests", "jevprof", "samples", "include", "idl", "bin", "mk"};
+static const char *const code_folders[] = {"src", "tools", "tests", "monitor", "samples", "include", "idl", "bin", "mk", "bench"};
 #define THIS_FILE "tests/tree/test_docs.c"
 
 /* Calls visit(rel, text, context) for every regular file under dir (relative to the tree), in any
@@ -334,9 +340,9 @@ START_TEST(the_issue_check_finds_what_it_should)
 }
 END_TEST
 
-/* docs/ is reference: a page past about 300 lines is split by subject.  The API reference, one
+/* docs/ is reference: a page past 300 lines is split by subject.  The API reference, one
  * table per interface, is the exception. */
-START_TEST(docs_pages_are_at_most_about_300_lines)
+START_TEST(docs_pages_are_at_most_300_lines)
 {
     find_pages();
     for (int i = 0; i < npages; i++) {
@@ -409,6 +415,199 @@ START_TEST(the_cell_check_finds_what_it_should)
 }
 END_TEST
 
+/* The words of a sentence, counted by longest_sentence. */
+typedef struct sentence_count {
+    int words, line;
+    const char *start;
+    int longest, longest_line;
+    const char *longest_start;
+} sentence_count;
+
+static void end_sentence(sentence_count *s)
+{
+    if (s->words > s->longest) {
+        s->longest = s->words;
+        s->longest_line = s->line;
+        s->longest_start = s->start;
+    }
+    s->words = 0;
+}
+
+/* The length of the marker ("- ", "* " or "12. ") that opens a list item at line (its
+ * indentation skipped), or 0 where no item opens. */
+static size_t list_marker(const char *line)
+{
+    if ((line[0] == '-' || line[0] == '*') && line[1] == ' ')
+        return 2;
+    size_t digits = strspn(line, "0123456789");
+    return digits > 0 && line[digits] == '.' && line[digits + 1] == ' ' ? digits + 2 : 0;
+}
+
+/* Counts the words of one line of prose into s; a word ending in '.', '!' or '?' (before closing
+ * brackets, quotes or emphasis) ends a sentence. */
+static void count_words(sentence_count *s, const char *line, size_t len, int number)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (isspace((unsigned char)line[i]) || (i > 0 && !isspace((unsigned char)line[i - 1])))
+            continue;
+        if (s->words++ == 0) {
+            s->start = line + i;
+            s->line = number;
+        }
+        size_t end = i;
+        while (end + 1 < len && !isspace((unsigned char)line[end + 1]))
+            end++;
+        size_t last = end;
+        while (last > i && strchr(")]\"'`*_", line[last]))
+            last--;
+        if (line[last] == '.' || line[last] == '!' || line[last] == '?')
+            end_sentence(s);
+    }
+}
+
+/* The longest sentence of a page's prose, in words; its start in *where and its line in
+ * *line_number.  Code blocks (fenced, or indented four spaces after a blank line), tables and
+ * headings are not prose; a paragraph, a list item and a heading end a sentence. */
+static int longest_sentence(const char *text, const char **where, int *line_number)
+{
+    sentence_count s = {0, 0, NULL, 0, 0, NULL};
+    int in_code = 0, indented_code = 0, previous_blank = 1, number = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        size_t indent = strspn(line, " ");
+        int blank = indent >= len;
+        number++;
+        if (blank)
+            indented_code = 0;
+        else if (previous_blank && indent >= 4 && !in_code)
+            indented_code = 1;
+        int fence = !blank && len - indent >= 3 && strncmp(line + indent, "```", 3) == 0;
+        if (fence)
+            in_code = !in_code;
+        int prose = !blank && !fence && !in_code && !indented_code && line[indent] != '|' && line[indent] != '#';
+        size_t marker = prose ? list_marker(line + indent) : 0;
+        if (!prose || marker)
+            end_sentence(&s);
+        if (prose)
+            count_words(&s, line + indent + marker, len - indent - marker, number);
+        previous_blank = blank;
+        line = end ? end + 1 : line + len;
+    }
+    end_sentence(&s);
+    *where = s.longest_start;
+    *line_number = s.longest_line;
+    return s.longest;
+}
+
+/* "Sentences of about 25 words": a page of run-on sentences reads as a log.  The limit is the
+ * longest a list or a dense reference sentence may grow before it is split. */
+START_TEST(sentences_are_short)
+{
+    find_pages();
+    for (int i = 0; i < npages; i++) {
+        char *text = read_page(pages[i]);
+        const char *where;
+        int line = 0;
+        int words = longest_sentence(text, &where, &line);
+        ck_assert_msg(words <= SENTENCE_MAX_WORDS, "%s:%d: a sentence of %d words ('%.60s...'); at most %d", pages[i],
+                      line, words, where ? where : "", SENTENCE_MAX_WORDS);
+        free(text);
+    }
+}
+END_TEST
+
+START_TEST(the_sentence_check_finds_what_it_should)
+{
+    const char *where;
+    int line;
+    char page[2048] = "# t\n\nOne two three. Four five\nsix (seven eight).\n\n";
+    ck_assert_int_eq(longest_sentence(page, &where, &line), 5);
+    ck_assert_int_eq(line, 3);
+    ck_assert(strncmp(where, "Four", 4) == 0);
+    ck_assert_int_eq(longest_sentence("- a b c\n- d e\n\n| x y z w v u t s |\n", &where, &line), 3);
+    ck_assert_int_eq(longest_sentence("a b:\n\n    code code code code\n\n```\nx y z w\n```\n", &where, &line), 2);
+    for (int i = 0; i < 70; i++)
+        strcat(page, "word ");
+    strcat(page, "end.\n");
+    ck_assert_int_eq(longest_sentence(page, &where, &line), 71);
+}
+END_TEST
+
+/* The words of a log, not of a reference: what the code did once belongs in CHANGELOG.md. */
+static const char *const history_phrases[] = {"no longer", "used to be", "before the fix", "after the fix", "now"};
+
+/* The first history phrase in text as whole words (case aside), or NULL. */
+static const char *history_phrase(const char *text)
+{
+    size_t size = strlen(text) + 1;
+    char *lower = malloc(size);
+    ck_assert_ptr_nonnull(lower);
+    for (size_t i = 0; i < size; i++)
+        lower[i] = (char)tolower((unsigned char)text[i]);
+    const char *found = NULL;
+    for (size_t i = 0; !found && i < sizeof(history_phrases) / sizeof(history_phrases[0]); i++) {
+        size_t len = strlen(history_phrases[i]);
+        for (const char *p = strstr(lower, history_phrases[i]); p && !found; p = strstr(p + 1, history_phrases[i]))
+            if ((p == lower || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[len]))
+                found = history_phrases[i];
+    }
+    free(lower);
+    return found;
+}
+
+START_TEST(docs_are_in_the_present_tense)
+{
+    find_pages();
+    for (int i = 0; i < npages; i++) {
+        char *text = read_page(pages[i]);
+        const char *phrase = history_phrase(text);
+        ck_assert_msg(phrase == NULL, "%s says \"%s\": the history belongs in CHANGELOG.md", pages[i], phrase);
+        free(text);
+    }
+    ck_assert_str_eq(history_phrase("The bridge now counts it"), "now");
+    ck_assert_str_eq(history_phrase("It No longer fails"), "no longer");
+    ck_assert_ptr_null(history_phrase("a known thread, snow, nowhere"));
+}
+END_TEST
+
+/* Whether text holds a date written 2026-11-29. */
+static int has_date(const char *text, size_t len)
+{
+    static const char shape[] = "dddd-dd-dd";
+    for (size_t i = 0; i + sizeof(shape) - 1 <= len; i++) {
+        size_t k = 0;
+        while (shape[k] && (shape[k] == 'd' ? isdigit((unsigned char)text[i + k]) : text[i + k] == shape[k]))
+            k++;
+        if (!shape[k])
+            return 1;
+    }
+    return 0;
+}
+
+/* docs/benchmarks.md holds the current tables of `make bench`, not the log of how they came
+ * about: the page stays short, and every section has a table whose figures are dated before it. */
+START_TEST(benchmarks_are_current_tables)
+{
+    char *page = read_page("docs/benchmarks.md");
+    int lines = tk_count(page, "\n");
+    ck_assert_msg(lines <= BENCHMARKS_MAX_LINES,
+                  "docs/benchmarks.md has %d lines; at most %d: the older figures go to CHANGELOG.md", lines,
+                  BENCHMARKS_MAX_LINES);
+    int sections = 0;
+    for (const char *s = strstr(page, "\n## "); s; s = strstr(s + 1, "\n## ")) {
+        const char *next = strstr(s + 1, "\n## ");
+        const char *table = strstr(s, "\n| ");
+        ck_assert_msg(table && (!next || table < next), "docs/benchmarks.md: section '%.40s' has no table", s + 4);
+        ck_assert_msg(has_date(s, (size_t)(table - s)), "docs/benchmarks.md: section '%.40s' does not date its figures",
+                      s + 4);
+        sections++;
+    }
+    ck_assert_int_ge(sections, 5);
+    free(page);
+}
+END_TEST
+
 typedef struct sources {
     char *text;
     size_t size;
@@ -455,7 +654,7 @@ START_TEST(follow_one_event_names_what_exists)
         end = start + strlen(start);
     sources code = {NULL, 0};
     for_each_file("src", append_source, &code);
-    for_each_file("jevprof", append_source, &code);
+    for_each_file("monitor", append_source, &code);
     int paths = 0, functions = 0;
     for (const char *p = strchr(start, '`'); p && p < end;) {
         const char *close = strchr(p + 1, '`');
@@ -466,7 +665,7 @@ START_TEST(follow_one_event_names_what_exists)
         size_t n = strlen(token);
         int identifier = n > 0 && strspn(token, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n &&
                          !isdigit((unsigned char)token[0]);
-        if (strncmp(token, "src/", 4) == 0 || strncmp(token, "jevprof/", 8) == 0 || strncmp(token, "tests/", 6) == 0 ||
+        if (strncmp(token, "src/", 4) == 0 || strncmp(token, "monitor/", 8) == 0 || strncmp(token, "tests/", 6) == 0 ||
             strncmp(token, "tools/", 6) == 0) {
             char path[4096];
             struct stat st;
@@ -474,7 +673,7 @@ START_TEST(follow_one_event_names_what_exists)
             ck_assert_msg(stat(path, &st) == 0, "Follow one event cites %s, which does not exist", token);
             paths++;
         } else if (identifier && strchr(token, '_') && strpbrk(token, "abcdefghijklmnopqrstuvwxyz")) {
-            ck_assert_msg(has_identifier(code.text, token), "Follow one event cites %s, which src/ and jevprof/ lack",
+            ck_assert_msg(has_identifier(code.text, token), "Follow one event cites %s, which src/ and monitor/ lack",
                           token);
             functions++;
         }
@@ -529,9 +728,13 @@ int main(void)
     tcase_add_test(tc, no_issue_numbers_in_user_documentation);
     tcase_add_test(tc, no_issue_numbers_in_the_code);
     tcase_add_test(tc, the_issue_check_finds_what_it_should);
-    tcase_add_test(tc, docs_pages_are_at_most_about_300_lines);
+    tcase_add_test(tc, docs_pages_are_at_most_300_lines);
     tcase_add_test(tc, table_cells_are_short);
     tcase_add_test(tc, the_cell_check_finds_what_it_should);
+    tcase_add_test(tc, sentences_are_short);
+    tcase_add_test(tc, the_sentence_check_finds_what_it_should);
+    tcase_add_test(tc, docs_are_in_the_present_tense);
+    tcase_add_test(tc, benchmarks_are_current_tables);
     tcase_add_test(tc, readme_leads_to_follow_one_event);
     tcase_add_test(tc, follow_one_event_names_what_exists);
     tcase_add_test(tc, every_src_folder_has_a_readme);

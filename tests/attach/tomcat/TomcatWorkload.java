@@ -1,7 +1,7 @@
 // TomcatWorkload: an embedded Tomcat 10 (Debian's libtomcat10-java) on a loopback port, one servlet
 // doing what a small dynamic page does (headers read, sorted, a text built), for `make bench`'s
 // request-throughput table under a load generator.  In a folder of its own: the
-// tests' classes must compile without Tomcat, so tools/bench.sh compiles this one when the jars
+// tests' classes must compile without Tomcat, so bench/bench.sh compiles this one when the jars
 // are there.  Prints "ready PORT" once it serves; stops when its standard input closes.
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;

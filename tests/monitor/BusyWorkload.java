@@ -1,5 +1,5 @@
 /**
- * A busy program to attach to (tests/jevprof/test_jevprof_cli.c): prints "ready", then until a line
+ * A busy program to attach to (tests/monitor/test_jevprof_cli.c): prints "ready", then until a line
  * "quit" on standard input (or its end, or the number of seconds of its argument, 120 by
  * default) keeps one thread computing in busyHot and allocating BusyWorkload$Cell objects, and prints
  * "alive N" for every "ping N" line, so that a test can tell the program still runs.

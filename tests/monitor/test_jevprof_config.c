@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../jevprof/config.h"
+#include "../../monitor/config.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"
 

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jevprof/collapsed.h"
-#include "../../jevprof/flame.h"
-#include "../../jevprof/javaname.h"
-#include "../../jevprof/jfr.h"
-#include "../../jevprof/report.h"
+#include "../../monitor/collapsed.h"
+#include "../../monitor/flame.h"
+#include "../../monitor/javaname.h"
+#include "../../monitor/jfr.h"
+#include "../../monitor/report.h"
 #include "../support/testkit.h"
 
 enum { MAIN = 1, WORK, HOT, COLD, ODD, POINT_CLASS, INT_ARRAY_CLASS };

@@ -1,6 +1,6 @@
 /*
- * jevprof_run.h - what jevprof's end-to-end suites share (test_jevprof, test_jevprof_alloc): a
- * program run under jevprof with a private registry and output directory, and its report,
+ * jevprof_run.h - what jevprof's end-to-end suites share (test_jevprof, test_jevprof_calls,
+ * test_jevprof_alloc): a program run under jevprof with a private registry and output directory, and its report,
  * collapsed stacks and pprof files read back.
  */
 #ifndef JEVMON_TEST_JEVPROF_RUN_H

@@ -2,7 +2,7 @@
  * The floor under any method-call mechanism that reaches native code through JNI: fib(N) as
  * BridgeWorkload runs it, and, with JNI_FLOOR=1 in the environment, the same fib calling two
  * empty static natives per call, the way instrumented methods call the bridge on entry and exit.
- * Run by tools/bench.sh; libjnifloor (jnifloor.c) holds the natives.
+ * Run by bench/bench.sh; libjnifloor (jnifloor.c) holds the natives.
  */
 public class JniFloor {
     static native void enter(int id);

@@ -1,5 +1,5 @@
 /*
- * posix_sample.c - taking another thread's registers (platform.h): SIGPROF to the thread
+ * posix_interrupt.c - taking another thread's registers (platform.h): SIGPROF to the thread
  * with tgkill; its handler records the interrupted ip and sp and runs the caller's hook.
  *
  * Each sampling thread takes one of a few request slots, so samplers do not wait for each
@@ -164,7 +164,7 @@ static void on_sample_signal(int sig, siginfo_t *info, void *context)
         r->ip = m->pc;
         r->sp = m->sp;
 #else
-#error "posix_sample.c: the registers of this architecture are not known"
+#error "posix_interrupt.c: the registers of this architecture are not known"
 #endif
         if (r->hook)
             r->hook(context, r->arg);
@@ -252,8 +252,16 @@ int plat_sample_thread(DWORD os_tid, unsigned timeout_ms, plat_sample_hook hook,
 /* The JVM's thread key, plus one (0: not found); where a Java thread's JNIEnv lies in the JVM's
  * record of it, and the JNI function table every Java thread's JNIEnv points to. */
 static atomic_uint jvm_thread_key;
-static uintptr_t env_offset, page_size;
+static uintptr_t env_offset;
 static const void *jni_functions;
+
+/* The kinds of record seen (the first word of a record: its C++ class's table of virtual functions),
+ * each with its low bit set when records of that kind hold a JNIEnv at env_offset.  A record of
+ * another kind (a collector's) may end before that place: the first of its kind is read there only
+ * through the kernel, which fails instead of faulting and which no sanitizer watches; the answer
+ * holds for every record of the kind. */
+#define RECORD_KINDS 64
+static _Atomic uintptr_t record_kinds[RECORD_KINDS]; /* 0: free */
 
 int plat_jvm_thread_key_find(const void *env, size_t span)
 {
@@ -267,28 +275,43 @@ int plat_jvm_thread_key_find(const void *env, size_t span)
     }
     if (found) {
         env_offset = below - nearest;
-        page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
         memcpy(&jni_functions, env, sizeof(jni_functions));
     }
-    atomic_store(&jvm_thread_key, found); /* after the three above: a handler reads them once it sees the key */
+    atomic_store(&jvm_thread_key, found); /* after the two above: a handler reads them once it sees the key */
     return found != 0;
+}
+
+/* Whether records of this kind hold a JNIEnv (record: one of them), learnt once per kind. */
+static int kind_holds_env(uintptr_t kind, uintptr_t record)
+{
+    const void *functions = NULL;
+    int i = 0;
+    for (uintptr_t seen; i < RECORD_KINDS && (seen = atomic_load(&record_kinds[i])) != 0; i++)
+        if ((seen & ~(uintptr_t)1) == kind)
+            return (int)(seen & 1);
+    if (!plat_read_memory(record + env_offset, &functions, sizeof(functions)))
+        return 0; /* not known: asked again at the next record of the kind */
+    int holds = functions == jni_functions;
+    for (uintptr_t expected = 0; i < RECORD_KINDS; i++, expected = 0)
+        if (atomic_compare_exchange_strong(&record_kinds[i], &expected, kind | (uintptr_t)holds) ||
+            (expected & ~(uintptr_t)1) == kind)
+            break; /* kept, or another handler kept the same answer first */
+    return holds;
 }
 
 void *plat_jvm_thread_env(void)
 {
     unsigned key = atomic_load(&jvm_thread_key);
     /* glibc's pthread_getspecific reads the thread's own slots: no lock, no allocation. */
-    uintptr_t thread = key ? (uintptr_t)pthread_getspecific((pthread_key_t)(key - 1)) : 0, env;
-    const void *functions = NULL;
-    if (!thread || __builtin_add_overflow(thread, env_offset, &env))
+    uintptr_t record = key ? (uintptr_t)pthread_getspecific((pthread_key_t)(key - 1)) : 0, kind;
+    if (!record)
         return NULL;
-    /* The record of a thread that is not a Java thread (a collector's) may end before the JNIEnv's
-     * place: read in place only within the page the record starts in, mapped since the record is. */
-    if ((env + sizeof(functions) - 1) / page_size == thread / page_size)
-        memcpy(&functions, (const void *)env, sizeof(functions));
-    else if (!plat_read_memory(env, &functions, sizeof(functions)))
-        return NULL;
-    return functions == jni_functions ? (void *)env : NULL;
+    memcpy(&kind, (const void *)record, sizeof(kind));
+    if ((kind & 1) || !kind_holds_env(kind, record))
+        return NULL; /* a table of functions is aligned: a record without one is not a thread's */
+    const void *functions;
+    memcpy(&functions, (const void *)(record + env_offset), sizeof(functions));
+    return functions == jni_functions ? (void *)(record + env_offset) : NULL;
 }
 
 int plat_cpu_timers_init(plat_cpu_tick_hook hook)

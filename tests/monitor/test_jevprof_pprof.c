@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jevprof/pprof.h"
+#include "../../monitor/pprof.h"
 #include "../support/testkit.h"
 #include "platform/platform.h"
 

@@ -1,5 +1,5 @@
 /*
- * sample.h - what SampleThreadLocation (sample.c) needs from the rest of the agent: its
+ * thread_sample.h - what SampleThreadLocation (thread_sample.c) needs from the rest of the agent: its
  * start in the live phase, and the window between GC start and finish.
  */
 #ifndef JEVMON_SAMPLE_H

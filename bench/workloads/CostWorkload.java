@@ -1,5 +1,5 @@
 /**
- * Workloads of the cost table (tools/bench.sh, BENCH_ONLY=cost): "hello" prints one line and exits,
+ * Workloads of the cost table (bench/bench.sh, BENCH_ONLY=cost): "hello" prints one line and exits,
  * for start-up; "exceptions N" throws and catches N exceptions in a loop
  * (exceptions without stack traces: the cost measured is the agent's, not fillInStackTrace's).
  */

@@ -1,5 +1,5 @@
 /*
- * sample.c - SampleThreadLocation, IJevmonSampling::SampleThreadLocation64,
+ * thread_sample.c - SampleThreadLocation, IJevmonSampling::SampleThreadLocation64,
  * IJevmonSampling2::SampleThreadStack and IJevmonSampling3::SampleThreadFrames: what a thread
  * executes right now, how sure that is (accuracy), what kind of place it is in, and
  * (SampleThreadStack) its stack at that moment, with (SampleThreadFrames) each frame's bytecode
@@ -36,7 +36,7 @@
 #include "sampling/agct.h"
 #include "sampling/cpu_sample.h"
 #include "sampling/native_walk.h"
-#include "sampling/sample.h"
+#include "sampling/thread_sample.h"
 
 /* Accuracy, from the sources that agree down to JVMTI's safepoint view. */
 #define WALK_AND_CODE_AGREE ((int)JVM_SAMPLE_EXACT) /* AsyncGetCallTrace's method owns the code at ip */
@@ -47,11 +47,6 @@
 /* How long a sampled thread has to answer the signal before JVMTI's view is used instead. */
 #define ANSWER_TIMEOUT_MS 50
 #define WALK_DEPTH 1024 /* frames walked (16 KiB, on the sampling thread's stack) */
-/* How far below a thread's JNIEnv the JVM's record of the thread may start (HotSpot: JavaThread,
- * the JNIEnv one of its fields, under 2 KiB in) for plat_jvm_thread_key_find. */
-#define JVM_THREAD_SPAN 16384
-
-agct_function jv_async_get_call_trace;
 static int can_interrupt;
 static atomic_int gc_active;
 /* java.lang.ClassLoader's native methods (defineClass1, findBootstrapClass ...): a thread in one is LOADER. */
@@ -86,49 +81,8 @@ static void find_loader_natives(JNIEnv *env)
 void jv_sample_start(JNIEnv *env, int attached)
 {
     can_interrupt = plat_sample_init();
-    /* Any JVMTI function's address lies in the JVM's library, which exports AGCT if it has one. */
-    jv_async_get_call_trace = (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber,
-                                                                "AsyncGetCallTrace");
     find_loader_natives(env);
-    if (can_interrupt && jv_async_get_call_trace && !plat_jvm_thread_key_find(env, JVM_THREAD_SPAN)) {
-        jv_log("the JVM's thread key was not found: an interrupted thread's JNIEnv cannot be known safely, so "
-               "AsyncGetCallTrace is not used; samples are taken through JVMTI only");
-        jv_async_get_call_trace = NULL;
-    }
-    jv_cpu_sample_start(env, can_interrupt && jv_async_get_call_trace, attached);
-}
-
-/* A vtable or itable stub sets up no frame: AGCT finds no Java frame there, yet the thread is in its
- * compiled caller's call, whose frames AGCT gives from the stub's return (the stub itself is a
- * native frame of the sample: native_walk.c).  Only compiled code calls these stubs: a return
- * into the code map's compiled methods, or into code the map does not have (it keeps compiled
- * methods only once asked for them: codemap.h), not into another stub.  Its own function: the
- * context's copy takes stack only when asked for. */
-__attribute__((noinline)) static void walk_from_stub_caller(agct_trace *trace, jint depth, void *context)
-{
-    unsigned char returned[PLAT_CONTEXT_MAX];
-    jv_code_range stub, caller;
-    uint64_t ip, sp, fp;
-    if (plat_context_frame(context, &ip, &sp, &fp) && jv_codemap_find((uintptr_t)ip, &stub) == JV_CODE_STUB &&
-        (strcmp(stub.name, "vtable stub") == 0 || strcmp(stub.name, "itable stub") == 0) &&
-        plat_context_returned(context, returned) && plat_context_frame(returned, &ip, &sp, &fp) &&
-        jv_codemap_find((uintptr_t)ip, &caller) != JV_CODE_STUB)
-        jv_async_get_call_trace(trace, depth, returned);
-}
-
-int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context)
-{
-    if (!jv_async_get_call_trace)
-        return 0;
-    trace->frames = frames;
-    /* The JNIEnv is how AGCT learns which thread it walks; not GetEnv's, which is not
-     * async-signal-safe (platform.h). */
-    if (!(trace->env_id = plat_jvm_thread_env()))
-        return 0;
-    jv_async_get_call_trace(trace, depth, context);
-    if (trace->num_frames <= 0)
-        walk_from_stub_caller(trace, depth, context);
-    return 1;
+    jv_cpu_sample_start(env, can_interrupt && jv_agct_find(env), attached);
 }
 
 static int is_loader_native(jmethodID method)

@@ -6,7 +6,7 @@
 #include "flame.h"
 #include "idmap.h"
 
-/* The page up to its data, and after it (jevprof/flame.html, split at its data by the build:
+/* The page up to its data, and after it (monitor/flame.html, split at its data by the build:
  * tools/embed.py).  The data is one script statement:
  *   var DATA = {title, subtitle, unit, names: [...], kinds: [a jp_frame_kind per name],
  *               kindTable: [[legend label, hue, saturation] per jp_frame_kind],

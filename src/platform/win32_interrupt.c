@@ -1,5 +1,5 @@
 /*
- * win32_sample.c - taking another thread's registers (platform.h): SuspendThread,
+ * win32_interrupt.c - taking another thread's registers (platform.h): SuspendThread,
  * GetThreadContext, ResumeThread.  Nothing runs on the sampled thread, so the hook never
  * does, and the caller must not take a lock the suspended thread may hold meanwhile:
  * this file takes none.  Windows has no timer on a thread's processor time: no processor-time

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jevprof/eventlog.h"
-#include "../../jevprof/idmap.h"
-#include "../../jevprof/rollup.h"
-#include "../../jevprof/tree.h"
+#include "../../monitor/eventlog.h"
+#include "../../monitor/idmap.h"
+#include "../../monitor/rollup.h"
+#include "../../monitor/tree.h"
 #include "../support/testkit.h"
 
 START_TEST(child_is_found_again_and_moves_to_front)

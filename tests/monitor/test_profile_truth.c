@@ -7,7 +7,8 @@
  *     (each sample would land at the same phase of a round, and the shares would follow the phase);
  *     each thread's a, b and c get 60/30/10% of its samples within 4.9 standard deviations of a
  *     binomial share (about 2 points), each thread a sample per ms of the processor time it says it
- *     used (90% at least), and the three waiting threads 1% of all samples at most; the report says the samples were asked for by per-thread
+ *     used (90% at least), and the three waiting threads 1% of all samples at most; HotSpot's
+ *     DebugNonSafepoints is on from the program's start; the report says the samples were asked for by per-thread
  *     processor-time timers and how many were taken; the pprof file's samples are processor
  *     nanoseconds.
  *   - cpu mode, 8 threads spinning on two processors at 1 ms: the samples times the interval are
@@ -160,10 +161,15 @@ START_TEST(cpu_mode_tells_the_truth_of_a_periodic_program)
                                           "SamplingWorkload.periodDouble"};
     static const char *const names[] = {"period-one", "period-half", "period-double"};
     char dir[1200];
-    char *collapsed = run_sampled(jdks[_i], "-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SamplingWorkload::work",
+    char *collapsed = run_sampled(jdks[_i],
+                                  "-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SamplingWorkload::work "
+                                  "-XX:+UnlockDiagnosticVMOptions -Djevmon.test.flag=DebugNonSafepoints",
                                   "cpu", "1", "periodic 1 " PERIODIC_SECONDS, dir, sizeof(dir));
     char *out = read_in(dir, "out.txt");
     ck_assert_ptr_nonnull(out);
+    /* Set by the sampler itself, before main: compiled code names the lines that run between
+     * safepoints without CompiledMethodLoad events, whose service-thread wake-ups cost more. */
+    ck_assert_msg(strstr(out, "flag DebugNonSafepoints true") != NULL, "%s", out);
     unsigned long long all = weight(collapsed, NULL, NULL, NULL);
     unsigned long long waiting = weight(collapsed, "SamplingWorkload.acceptor", NULL, NULL) +
                                  weight(collapsed, "SamplingWorkload.waiter", NULL, NULL) +

@@ -9,7 +9,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "../../jevprof/callstack.h"
+#include "../../monitor/callstack.h"
 #include "platform/platform.h"
 #include "../support/testkit.h"
 

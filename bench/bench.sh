@@ -3,15 +3,15 @@
 # interleaved so that machine noise hits every configuration alike; prints each
 # configuration's median wall time and its ratio to no agent.
 #   fib:   a call-heavy recursive fib (BridgeWorkload fib N, 78 million calls at the default N), and
-#          the same fib calling two empty JNI natives per call (tools/jnifloor): the floor of the
+#          the same fib calling two empty JNI natives per call (bench/jnifloor): the floor of the
 #          instrumented mechanism
 #   alloc: an allocation-heavy loop (HeapWorkload alloc N) under allocation callbacks
 #   programs: H2 (a JDBC query loop), a Groovy and a JRuby script in calls mode, both JDKs
 #          and an embedded Tomcat 10 under wrk: requests per second, no agent, the mechanism alone
-#          (tools/startupprobe: natives that only count, empty Java methods), the bridge with a monitor
+#          (bench/startupprobe: natives that only count, empty Java methods), the bridge with a monitor
 #          doing nothing, jevprof's cpu mode and calls mode
 #          (BENCH_ONLY=tomcat alone; BENCH_TOMCAT_WARMUP, BENCH_TOMCAT_SECONDS, default 10 each)
-#   calls: nanoseconds per call over no agent for the floor (tools/startupprobe's natives
+#   calls: nanoseconds per call over no agent for the floor (bench/startupprobe's natives
 #          reading the tick counter), the bridge with fx_silent and with callcount, jevprof's calls mode, and
 #          each one's ratio to the floor's, on fib, the Groovy script and Tomcat, both JDKs (BENCH_ONLY=calls
 #          alone; BENCH_CALLS_RUNS default 3, BENCH_CALLS_FIB default "28 35", BENCH_CALLS_ROUNDS "2 8":
@@ -43,7 +43,7 @@
 # Real programs (H2, Groovy, JRuby): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
 # BENCH_H2_QUERIES (default 2000), BENCH_SCRIPT_ROUNDS (default 10).
 # Start-up of the instrumented path: BENCH_ONLY=startup, BENCH_STARTUP_RUNS (default 11 there):
-# the mechanism alone, five ways (tools/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
+# the mechanism alone, five ways (bench/startupprobe), beside callcount and jevprof's calls mode, both JDKs.
 # Lock profiling: BENCH_ONLY=lock runs it alone; BENCH_LOCK_RUNS (default 3), BENCH_LOCK_OPS (default 1000000
 # increments or merges per thread); idle, then with stress-ng --cpu 2.
 # The cost tables: BENCH_ONLY=cost runs them alone; BENCH_COST_RUNS (default 3), BENCH_COST_JAVAC_RUNS
@@ -85,7 +85,7 @@ register_with_options() {
 # WONT_TOGGLE_METHOD_CALL_EVENTS) the agent instruments method calls instead of using JVMTI events.
 register_with_options callcount "$build/samples/callcount.so" 0x30
 register_with_options callcount-instrumented "$build/samples/callcount.so" 0x3a
-# fx_silent (tests/bench/) asks for METHOD_CALLS and returns from every callback at once: with
+# fx_silent (tests/bridge/) asks for METHOD_CALLS and returns from every callback at once: with
 # the same promises, it shows what the bridge costs before any monitor does anything.
 register_with_options silent-instrumented "$build/fixtures/fx_silent.so" 0x3a
 register jevprof "$build/libjevprof.so"
@@ -258,20 +258,20 @@ program_tables() {
     fi
     if [[ -f $groovy_jar ]]; then
       program_table "Groovy script (GroovyWorkload.groovy ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
-        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/bench/GroovyWorkload.groovy" "${BENCH_SCRIPT_ROUNDS:-10}"
+        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/bench/workloads/GroovyWorkload.groovy" "${BENCH_SCRIPT_ROUNDS:-10}"
     else
       echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
     fi
     if [[ -f $jruby_jar ]]; then # the java command line Debian's jruby script runs
       program_table "JRuby script (JRubyWorkload.rb ${BENCH_SCRIPT_ROUNDS:-10})" "$java_bin" \
         @/usr/share/jruby/bin/.jruby.module_opts -Xss2048k --module-path "$jruby_jar" -Djruby.home=/usr/share/jruby \
-        org.jruby.Main "$root/tests/bench/JRubyWorkload.rb" "${BENCH_SCRIPT_ROUNDS:-10}"
+        org.jruby.Main "$root/bench/workloads/JRubyWorkload.rb" "${BENCH_SCRIPT_ROUNDS:-10}"
     else
       echo "JRuby: skipped, $jruby_jar missing (Debian's jruby)"
     fi
   done
 }
-# build_probe: $probe, tools/startupprobe built against the rewriter's objects (those of its sources:
+# build_probe: $probe, bench/startupprobe built against the rewriter's objects (those of its sources:
 # a build directory may hold objects of files since removed).
 probe=$work/libstartupprobe.so
 build_probe() {
@@ -282,7 +282,7 @@ build_probe() {
     objects+=("$build/obj/src/classfile/$(basename "${source%.c}").o")
   done
   gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -ftls-model=initial-exec -I"$jdk_home/include" -I"$jdk_home/include/linux" \
-    -I"$root/src" -I"$root/include" "$root/tools/startupprobe/startupprobe.c" \
+    -I"$root/src" -I"$root/include" "$root/bench/startupprobe/startupprobe.c" \
     -Wl,--whole-archive "${objects[@]}" -Wl,--no-whole-archive "$build/libjevplat.a" \
     -ldl -pthread -o "$probe"
 }
@@ -328,7 +328,7 @@ tomcat_table() { # tomcat_table JAVA
   printf '  %-62s %12s %8s\n' "" "requests/s" "ratio"
   local silent_env agent=$build/libjevmon.so
   registry_env silent_env silent-instrumented
-  # The probe rows (tools/startupprobe, no bridge, no monitor) bound what any monitor can get:
+  # The probe rows (bench/startupprobe, no bridge, no monitor) bound what any monitor can get:
   # every call through a native that only counts, or also reads the clock a calls profiler needs
   # at each entry and exit; every call into an empty Java method, or one reading Java's clock.
   for row in "no agent|-|" \
@@ -380,7 +380,7 @@ if [[ ${BENCH_ONLY:-} == cost ]]; then
 fi
 
 # ---- Cost per call: the bridge and jevprof against the floor, in one run ------------------------
-# The floor: tools/startupprobe's natives reading the tick counter at each entry and exit (the
+# The floor: bench/startupprobe's natives reading the tick counter at each entry and exit (the
 # least an exact calls profiler pays: the rewritten classes, two JNI calls, two clock reads).  Each
 # row's added time per call, over no agent, and its ratio to the floor's.  fib and the Groovy
 # script run twice per row, small and large (BENCH_CALLS_FIB 28 and 35, BENCH_CALLS_ROUNDS 2 and 8):
@@ -477,7 +477,7 @@ calls_tables() {
     calls_program_table "fib (BridgeWorkload)" ${BENCH_CALLS_FIB:-28 35} "$java_bin" -cp "$build/java" BridgeWorkload fib
     if [[ -f $groovy_jar ]]; then
       calls_program_table "Groovy script (GroovyWorkload.groovy), rounds" ${BENCH_CALLS_ROUNDS:-2 8} "$java_bin" \
-        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/tests/bench/GroovyWorkload.groovy"
+        -cp "$groovy_jar" groovy.ui.GroovyMain "$root/bench/workloads/GroovyWorkload.groovy"
     else
       echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
     fi
@@ -553,7 +553,7 @@ measured() {
 }
 
 # ---- Start-up of the instrumented path: its mechanism alone beside the bridge --------------------
-# tools/startupprobe: an agent whose natives only count, so each row is what HotSpot and the
+# bench/startupprobe: an agent whose natives only count, so each row is what HotSpot and the
 # rewriting cost for one way of giving the classes loaded before VMInit their calls (see its
 # header): an early class hook that rewrites nothing (CDS is then off), today's retransformation
 # at VMInit, the same on two threads, and rewriting every class as it loads (early hook), with and
@@ -593,7 +593,7 @@ for name in files:
     for line in open(name, errors="replace"):
         stack, _, count = line.rstrip("\n").rpartition(" ")
         frames = [re.sub(r"_\[[a-z0-9]\]$", "", f).split("(")[0] for f in stack.split(";")]
-        frames = [f.replace("/", ".") for f in frames if java.match(f.split("(")[0]) and ("/" in f or tool == "jevprof")]
+        frames = [f.replace("/", ".") for f in frames if java.match(f.split("(")[0]) and ("/" in f or tool == "monitor")]
         if frames and count.isdigit():
             self[frames[-1]] += int(count)
 total = sum(self.values()) or 1
@@ -782,7 +782,7 @@ attach_ms() { # attach_ms MARKER COMMAND...: milliseconds from COMMAND's start t
 }
 attach_once() { # attach_once JAVA jevprof|jcmd|asprof: one fresh BusyWorkload, attached to
   local input ms pid clsid
-  clsid=$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/jevprof/jevprof.h")
+  clsid=$(sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$root/monitor/jevprof.h")
   [[ -p $work/attach.in ]] || mkfifo "$work/attach.in"
   "$1" -cp "$build/java" BusyWorkload 60 <"$work/attach.in" >"$work/attach.out" 2>&1 &
   pid=$!
@@ -1053,12 +1053,12 @@ table "fib($fib)" "$runs" \
   -- "$java" -cp "$build/java" BridgeWorkload fib "$fib"
 
 # The floor under instrumented method calls: the same fib calling two empty JNI natives per call
-# (tools/jnifloor), without any agent.  Every delivered call on the instrumented path pays at
+# (bench/jnifloor), without any agent.  Every delivered call on the instrumented path pays at
 # least this much before the bridge and the monitor do anything.
 jdk_home=$(dirname "$(dirname "$javac")")
 gcc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -I"$jdk_home/include" -I"$jdk_home/include/linux" \
-  "$root/tools/jnifloor/jnifloor.c" -o "$work/libjnifloor.so"
-"$javac" -d "$work/jnifloor" "$root/tools/jnifloor/JniFloor.java"
+  "$root/bench/jnifloor/jnifloor.c" -o "$work/libjnifloor.so"
+"$javac" -d "$work/jnifloor" "$root/bench/jnifloor/JniFloor.java"
 table "fib($fib): the floor of a JNI-based mechanism" "$runs" \
   "no agent|-|" \
   "two empty JNI native calls per call, no agent|-|JNI_FLOOR=1" \

@@ -1,6 +1,6 @@
 /*
  * startupprobe.c - what the instrumented path's mechanism costs alone, without the bridge or a
- * monitor: at start-up (`BENCH_ONLY=startup` in tools/bench.sh) and per call, on a server's request
+ * monitor: at start-up (`BENCH_ONLY=startup` in bench/bench.sh) and per call, on a server's request
  * throughput (`BENCH_ONLY=tomcat`).  A JVMTI agent whose natives only count, each thread on its own
  * (a shared counter would make every call of every thread contend for one cache line); STARTUP_PROBE
  * picks how the classes loaded before VMInit get their calls:
