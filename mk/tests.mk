@@ -19,7 +19,7 @@ TAG_jvm := test_attach test_attach_client test_attach_jevprof test_attach_server
   test_heap test_idinfo test_install test_jevprof test_jevprof_alloc test_jevprof_calls test_jevprof_cli \
   test_jevprof_files test_jevprof_jfr test_jevprof_output test_jevprof_users \
   test_lock_truth test_mask_changes test_native_frames test_original_style test_profile_truth \
-  test_rewrite_sweep test_samples test_sampling test_spec test_unattached test_vthreads test_watch
+  test_rewrite_sweep test_samples test_sampling test_spec test_tls_churn test_unattached test_vthreads test_watch
 TAG_sanitized := test_bridge test_bridge_calls test_jevprof test_jevprof_alloc test_jevprof_calls test_attach test_heap \
   test_sampling test_attach_client test_attach_jevprof
 TAGS := unit posix win jvm
@@ -135,7 +135,13 @@ $(BUILD)/linux/java/classes.stamp: $(JAVA_SRC)
 $(BUILD)/linux/java/libjevnative.so: tests/sampling/jni/jevnative.c
 	@mkdir -p $(@D)
 	$(linux_CC) -std=c11 $(WARN) -O2 -fno-omit-frame-pointer -fPIC -shared -I$(JDK_INC) -I$(JDK_INC)/linux -o $@ $<
-SANITIZED_JVM_FILES += $(BUILD)/linux/java/libjevnative.so
+# libjevtls.so, the library with thread-locals that test_tls_churn's workload loads and unloads,
+# of the model of a library loaded at run time (global-dynamic), as the JVM's is.
+$(BUILD)/linux/java/libjevtls.so: tests/sampling/jni/jevtls.c
+	@mkdir -p $(@D)
+	$(linux_CC) -std=c11 $(WARN) -O2 -fPIC -ftls-model=global-dynamic -shared -o $@ $<
+TEST_JNI_LIBS := $(BUILD)/linux/java/libjevnative.so $(BUILD)/linux/java/libjevtls.so
+SANITIZED_JVM_FILES += $(TEST_JNI_LIBS)
 
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))
 
@@ -148,7 +154,7 @@ T_SUITES := $(basename $(notdir $(filter tests/$(T)/%,$(TEST_SRC))))
 # $(call t_programs,target): the subject's programs of that target's build.
 t_programs = $(foreach n,$(T_SUITES),$(filter %/$(n)$($(1)_EXE),$($(1)_TESTS)))
 fixtures_of = $(foreach f,$(FIXTURES),$(BUILD)/$(1)/fixtures/$(f)$($(1)_SO))
-T_JVM := $(if $(filter $(TAG_jvm),$(T_SUITES)),$(linux_PRODUCTS) $(BUILD)/linux/java/classes.stamp $(BUILD)/linux/java/libjevnative.so)
+T_JVM := $(if $(filter $(TAG_jvm),$(T_SUITES)),$(linux_PRODUCTS) $(BUILD)/linux/java/classes.stamp $(TEST_JNI_LIBS))
 T_NEEDS_linux = $(call t_programs,linux) $(call fixtures_of,linux) $(T_JVM)
 T_NEEDS_x87 = $(call t_programs,x87) $(call fixtures_of,linux)
 T_NEEDS_win64 = $(call t_programs,win64) $(call fixtures_of,win64) $(win64_PRODUCTS)

@@ -24,6 +24,10 @@
  *   offjvm THREADS CPU-SECONDS: THREADS threads of libjevnative.so's own, which the JVM never
  *     knows ("jevnative-alloc"), each allocating and freeing memory in C for CPU-SECONDS of
  *     processor time; the main thread waits in allocateOffJvm.
+ *   tls THREADS CPU-SECONDS DIR [input]: THREADS Java threads, each loading and unloading DIR's
+ *     libjevtls.so (a library with thread-locals) and allocating memory in C, in churnTls (DIR's
+ *     libjevnative.so), until it has used CPU-SECONDS of processor time, or with input until the
+ *     standard input ends; each prints its rounds.
  */
 public class NativeWorkload {
     static volatile long sink;
@@ -31,6 +35,8 @@ public class NativeWorkload {
     static native long spinNative(long cpuNanos);
     static native int allocateOffJvm(int threads, long cpuNanos);
     static native long sortNative(long cpuNanos);
+    static native long churnTls(String module, long cpuNanos);
+    static native void stopTls();
 
     /* Until the thread has used cpuNanos more processor time; the clock is read every 20000 steps. */
     static long javaSpin(java.lang.management.ThreadMXBean bean, long cpuNanos) {
@@ -151,7 +157,23 @@ public class NativeWorkload {
         System.out.println("gc collections " + collections + " of " + live.length);
     }
 
-    public static void main(String[] args) throws java.io.IOException {
+    static void tls(int count, long cpuNanos, String dir, boolean untilInput)
+            throws java.io.IOException, InterruptedException {
+        System.load(dir + "/libjevnative.so");
+        Thread[] threads = new Thread[count];
+        for (int i = 0; i < count; i++) {
+            threads[i] = new Thread(() -> System.out.println("tls rounds " + churnTls(dir + "/libjevtls.so", cpuNanos)));
+            threads[i].start();
+        }
+        if (untilInput) {
+            System.in.transferTo(java.io.OutputStream.nullOutputStream());
+            stopTls();
+        }
+        for (Thread thread : threads)
+            thread.join();
+    }
+
+    public static void main(String[] args) throws java.io.IOException, InterruptedException {
         switch (args[0]) {
             case "jni":
                 System.loadLibrary("jevnative");
@@ -176,6 +198,10 @@ public class NativeWorkload {
                 System.loadLibrary("jevnative");
                 System.out.println("offjvm threads " + allocateOffJvm(Integer.parseInt(args[1]),
                                                                       (long) (Double.parseDouble(args[2]) * 1e9)));
+                break;
+            case "tls":
+                tls(Integer.parseInt(args[1]), (long) (Double.parseDouble(args[2]) * 1e9), args[3],
+                    args.length > 4 && args[4].equals("input"));
                 break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }

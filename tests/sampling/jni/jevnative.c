@@ -3,11 +3,14 @@
  * function that spins for a given processor time, the same work done under the C library's qsort
  * (which Debian builds without frame pointers: it keeps data in the frame-pointer register), and
  * threads of its own that the JVM never knows, allocating and freeing memory.  Built with frame
- * pointers, as a JNI library whose native frames a profiler should name.
+ * pointers, as a JNI library whose native frames a profiler should name.  For test_tls_churn, a
+ * Java thread loading and unloading a library with thread-locals (libjevtls.so) in a loop.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <jni.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -106,4 +109,57 @@ JNIEXPORT jint JNICALL Java_NativeWorkload_allocateOffJvm(JNIEnv *env, jclass kl
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
     return started;
+}
+
+/*
+ * Loads the library at module (libjevtls.so), touches its thread-locals and unloads it, then
+ * allocates and frees 64 KiB blocks, again and again until the thread has used cpu_ns more
+ * processor time; the rounds done, or -1 when the library cannot be loaded.  After each unload
+ * the thread's table of thread-locals (its DTV) is behind the process's generation and still holds
+ * the block the unloaded library's thread-locals had here: the thread's next __tls_get_addr, in
+ * any library, frees that block.  Its allocations take the allocator's lock, so a signal handler
+ * that reads a thread-local of another library loaded at run time (the JVM's, through GetEnv) here
+ * frees the block with the lock held by the code it interrupted (a deadlock), or, landing inside
+ * the C library's own update of the table, frees it twice.  The thread is named "jevtls-churn"
+ * while it does so (test_tls_churn watches its processor time), "jevtls-done" after.  stopTls
+ * ends every churnTls sooner.
+ */
+static atomic_int churn_stopped;
+
+JNIEXPORT void JNICALL Java_NativeWorkload_stopTls(JNIEnv *env, jclass klass)
+{
+    (void)env, (void)klass;
+    atomic_store(&churn_stopped, 1);
+}
+
+JNIEXPORT jlong JNICALL Java_NativeWorkload_churnTls(JNIEnv *env, jclass klass, jstring module, jlong cpu_ns)
+{
+    (void)klass;
+    const char *path = (*env)->GetStringUTFChars(env, module, NULL);
+    if (!path)
+        return -1;
+    long long until = thread_cpu_ns() + cpu_ns;
+    jlong rounds = 0;
+    pthread_setname_np(pthread_self(), "jevtls-churn");
+    do {
+        void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        unsigned (*touch)(unsigned) = library ? (unsigned (*)(unsigned))dlsym(library, "jevtls_touch") : NULL;
+        if (!touch) {
+            if (library)
+                dlclose(library);
+            rounds = -1;
+            break;
+        }
+        touch((unsigned)rounds);
+        dlclose(library);
+        for (int i = 0; i < 50; i++) {
+            void *block = malloc(64 * 1024);
+            __asm__ volatile("" : : "r"(block) : "memory");
+            free(block);
+        }
+        rounds++;
+    } while (thread_cpu_ns() < until && !atomic_load(&churn_stopped));
+    pthread_setname_np(pthread_self(), "jevtls-done");
+    (*env)->ReleaseStringUTFChars(env, module, path);
+    return rounds;
 }
