@@ -11,7 +11,7 @@
 TAG_unit := test_capabilities test_chunked_array test_classfile test_classfile_branches test_codemap test_guid \
   test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree test_jevprof_writers \
   test_lifecycle test_output_files test_regfile test_regfile_errors test_register test_thread_events test_thread_sample
-TAG_posix := test_activation test_docs test_fuzz_oracles test_layers test_native_walk test_posix \
+TAG_posix := test_activation test_docs test_docs_style test_fuzz_oracles test_layers test_native_walk test_posix \
   test_registry test_registry_trust test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
 TAG_jvm := test_attach test_attach_client test_attach_jevprof test_attach_server test_bridge test_bridge_calls \
@@ -45,6 +45,8 @@ test_regfile_SOURCES := tests/registry/regfile_parse.c
 test_regfile_errors_SOURCES := tests/registry/regfile_parse.c
 test_registry_SOURCES := tests/registry/registry_files.c
 test_registry_trust_SOURCES := tests/registry/registry_files.c
+test_docs_SOURCES := tests/tree/docs_pages.c
+test_docs_style_SOURCES := tests/tree/docs_pages.c
 test_attach_SOURCES := tests/attach/attach_run.c
 test_attach_client_SOURCES := tests/attach/attach_run.c
 test_attach_jevprof_SOURCES := tests/attach/attach_run.c

@@ -1,13 +1,9 @@
 /*
- * test_docs.c - the documentation holds together and reads as reference, not as a log.
+ * test_docs.c - the documentation holds together (test_docs_style.c: it reads as reference).
  * - README.md stays a short front page (at most 150 lines, the rest in docs/ by topic).
  * - Every relative link of README.md, the top-level folders' README.md (jevprof's, the
  *   samples') and the .md files of docs/ names a file that exists (and, with a #fragment, a
  *   heading of that file, as GitHub makes its anchors).
- * - No page of docs/ but the API reference passes 300 lines. No page holds a table cell over
- *   200 characters, a sentence over SENTENCE_MAX_WORDS words, or a log's words ("now", "no
- *   longer", "before the fix").
- * - docs/benchmarks.md is the current tables: each section dated, the page short.
  * - The README leads to the architecture's "Follow one event", whose files and functions exist,
  *   and every folder of src/ has a README.md.
  * - Neither a page of user documentation nor a file of the code (src/, tools/, tests/,
@@ -23,79 +19,9 @@
 #include <sys/stat.h>
 
 #include "../support/testkit.h"
+#include "docs_pages.h"
 
 #define README_MAX_LINES 150
-#define DOC_MAX_LINES 300 /* a reference page, not a log */
-#define CELL_MAX_CHARS 200 /* the detail goes to a paragraph under the table */
-#define SENTENCE_MAX_WORDS 50 /* "about 25" on average: a longer one is a list or several sentences */
-#define BENCHMARKS_MAX_LINES 180 /* one table per part of `make bench`, with its date */
-#define MAX_PAGES 64
-
-/* The pages checked, as paths relative to the source tree. */
-static char pages[MAX_PAGES][256];
-static int npages;
-
-static const char *source_dir(void)
-{
-    const char *root = getenv("JEVMON_SRC");
-    ck_assert_msg(root != NULL, "JEVMON_SRC is not set");
-    return root;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
-
-/* Adds dir/name to the pages when it is a file of the tree. */
-static void add_page_if_present(const char *dir, const char *name)
-{
-    char page[256], path[4096];
-    snprintf(page, sizeof(page), "%s/%s", dir, name);
-    snprintf(path, sizeof(path), "%s/%s", source_dir(), page);
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        ck_assert_int_lt(npages, MAX_PAGES);
-        snprintf(pages[npages++], sizeof(pages[0]), "%s", page);
-    }
-}
-
-/* README.md, the README.md of each top-level folder (jevprof's, the samples') and every .md file
- * of docs/, sorted so that failures read in order. */
-static void find_pages(void)
-{
-    npages = 0;
-    snprintf(pages[npages++], sizeof(pages[0]), "README.md");
-    DIR *top = opendir(source_dir());
-    ck_assert_ptr_nonnull(top);
-    for (struct dirent *e; (e = readdir(top)) != NULL;)
-        if (e->d_name[0] != '.' && strcmp(e->d_name, "build") != 0)
-            add_page_if_present(e->d_name, "README.md");
-    closedir(top);
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s/docs", source_dir());
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "no docs/ folder at %s", dir);
-    int first_doc = npages;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t n = strlen(e->d_name);
-        if (n > 3 && strcmp(e->d_name + n - 3, ".md") == 0)
-            add_page_if_present("docs", e->d_name);
-    }
-    closedir(d);
-    qsort(pages[1], (size_t)(first_doc - 1), sizeof(pages[0]), compare_names);
-    qsort(pages[first_doc], (size_t)(npages - first_doc), sizeof(pages[0]), compare_names);
-    ck_assert_msg(npages - first_doc >= 10, "docs/ holds %d pages", npages - first_doc);
-}
-
-static char *read_page(const char *page)
-{
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", source_dir(), page);
-    char *text = tk_read_file(path);
-    ck_assert_msg(text[0] != '\0', "%s is missing or empty", page);
-    return text;
-}
 
 /* GitHub's anchor for a heading's text: lower case, spaces to '-', other punctuation but '-'
  * and '_' dropped. */
@@ -159,7 +85,7 @@ static int link_resolves(const char *page, const char *page_text, const char *ta
         else
             dir[0] = '\0';
         char path[4096];
-        snprintf(path, sizeof(path), "%s/%s%s", source_dir(), dir, file);
+        snprintf(path, sizeof(path), "%s/%s%s", docs_source_dir(), dir, file);
         struct stat st;
         if (stat(path, &st) != 0) {
             snprintf(why, size, "%s: link to %s: no such file", page, target);
@@ -180,7 +106,7 @@ static int link_resolves(const char *page, const char *page_text, const char *ta
 
 START_TEST(readme_is_at_most_150_lines)
 {
-    char *readme = read_page("README.md");
+    char *readme = docs_read_page("README.md");
     int lines = tk_count(readme, "\n");
     ck_assert_msg(lines <= README_MAX_LINES, "README.md has %d lines; at most %d, the rest goes to docs/", lines,
                   README_MAX_LINES);
@@ -190,11 +116,11 @@ END_TEST
 
 START_TEST(every_relative_link_resolves)
 {
-    find_pages();
+    docs_find_pages();
     int links = 0, broken = 0;
     char first_broken[2048] = "";
-    for (int i = 0; i < npages; i++) {
-        char *text = read_page(pages[i]);
+    for (int i = 0; i < docs_npages; i++) {
+        char *text = docs_read_page(docs_pages[i]);
         int in_code = 0;
         for (char *line = text; *line;) {
             char *end = strchr(line, '\n');
@@ -209,7 +135,7 @@ START_TEST(every_relative_link_resolves)
                 snprintf(target, sizeof(target), "%.*s", (int)(close - (l + 2)), l + 2);
                 char why[2048];
                 links++;
-                if (!link_resolves(pages[i], text, target, why, sizeof(why))) {
+                if (!link_resolves(docs_pages[i], text, target, why, sizeof(why))) {
                     fprintf(stderr, "%s\n", why);
                     if (broken++ == 0)
                         snprintf(first_broken, sizeof(first_broken), "%s", why);
@@ -255,12 +181,12 @@ static const char *issue_reference(const char *text, int hash_numbers)
 
 START_TEST(no_issue_numbers_in_user_documentation)
 {
-    find_pages();
-    for (int i = 0; i < npages; i++) {
-        char *text = read_page(pages[i]);
+    docs_find_pages();
+    for (int i = 0; i < docs_npages; i++) {
+        char *text = docs_read_page(docs_pages[i]);
         const char *at = issue_reference(text, 1);
         ck_assert_msg(at == NULL, "%s cites an issue by number (the history belongs in CHANGELOG.md): '%.40s'",
-                      pages[i], at ? at : "");
+                      docs_pages[i], at ? at : "");
         free(text);
     }
 }
@@ -278,7 +204,7 @@ static void for_each_file(const char *dir, void (*visit)(const char *rel, const 
                           void *context)
 {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", source_dir(), dir);
+    snprintf(path, sizeof(path), "%s/%s", docs_source_dir(), dir);
     DIR *d = opendir(path);
     if (!d)
         return;
@@ -286,7 +212,7 @@ static void for_each_file(const char *dir, void (*visit)(const char *rel, const 
         char rel[2048], full[8192];
         struct stat st;
         snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
-        snprintf(full, sizeof(full), "%s/%s", source_dir(), rel);
+        snprintf(full, sizeof(full), "%s/%s", docs_source_dir(), rel);
         if (e->d_name[0] == '.' || stat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
@@ -340,274 +266,6 @@ START_TEST(the_issue_check_finds_what_it_should)
 }
 END_TEST
 
-/* docs/ is reference: a page past 300 lines is split by subject.  The API reference, one
- * table per interface, is the exception. */
-START_TEST(docs_pages_are_at_most_300_lines)
-{
-    find_pages();
-    for (int i = 0; i < npages; i++) {
-        if (strncmp(pages[i], "docs/", 5) != 0 || strcmp(pages[i], "docs/api.md") == 0)
-            continue;
-        char *text = read_page(pages[i]);
-        int lines = tk_count(text, "\n");
-        ck_assert_msg(lines <= DOC_MAX_LINES, "%s has %d lines; at most %d: split it by subject", pages[i], lines,
-                      DOC_MAX_LINES);
-        free(text);
-    }
-}
-END_TEST
-
-/* The longest table cell of a page (outside code blocks), its length in *length and its line in
- * *line_number. */
-static const char *longest_cell(const char *text, size_t *length, int *line_number)
-{
-    const char *longest = NULL;
-    int in_code = 0, number = 0;
-    *length = 0;
-    for (const char *line = text; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        number++;
-        if (len >= 3 && strncmp(line, "```", 3) == 0)
-            in_code = !in_code;
-        else if (!in_code && line[0] == '|')
-            for (const char *cell = line + 1; cell < line + len;) {
-                const char *bar = memchr(cell, '|', (size_t)(line + len - cell));
-                size_t cell_len = bar ? (size_t)(bar - cell) : (size_t)(line + len - cell);
-                if (cell_len > *length) {
-                    *length = cell_len;
-                    longest = cell;
-                    *line_number = number;
-                }
-                cell += cell_len + 1;
-            }
-        line = end ? end + 1 : line + len;
-    }
-    return longest;
-}
-
-START_TEST(table_cells_are_short)
-{
-    find_pages();
-    for (int i = 0; i < npages; i++) {
-        char *text = read_page(pages[i]);
-        size_t length;
-        int line = 0;
-        const char *cell = longest_cell(text, &length, &line);
-        ck_assert_msg(length <= CELL_MAX_CHARS, "%s:%d: a table cell of %zu characters ('%.60s...'); at most %d",
-                      pages[i], line, length, cell ? cell : "", CELL_MAX_CHARS);
-        free(text);
-    }
-}
-END_TEST
-
-START_TEST(the_cell_check_finds_what_it_should)
-{
-    char page[1024];
-    snprintf(page, sizeof(page), "# t\n\n| a | b |\n| --- | --- |\n| x | %0400d |\n", 0);
-    size_t length;
-    int line = 0;
-    ck_assert_ptr_nonnull(longest_cell(page, &length, &line));
-    ck_assert_uint_eq(length, 402);
-    ck_assert_int_eq(line, 5);
-    longest_cell("```\n| not a table, a code block's line |\n```\ntext\n", &length, &line);
-    ck_assert_uint_eq(length, 0);
-}
-END_TEST
-
-/* The words of a sentence, counted by longest_sentence. */
-typedef struct sentence_count {
-    int words, line;
-    const char *start;
-    int longest, longest_line;
-    const char *longest_start;
-} sentence_count;
-
-static void end_sentence(sentence_count *s)
-{
-    if (s->words > s->longest) {
-        s->longest = s->words;
-        s->longest_line = s->line;
-        s->longest_start = s->start;
-    }
-    s->words = 0;
-}
-
-/* The length of the marker ("- ", "* " or "12. ") that opens a list item at line (its
- * indentation skipped), or 0 where no item opens. */
-static size_t list_marker(const char *line)
-{
-    if ((line[0] == '-' || line[0] == '*') && line[1] == ' ')
-        return 2;
-    size_t digits = strspn(line, "0123456789");
-    return digits > 0 && line[digits] == '.' && line[digits + 1] == ' ' ? digits + 2 : 0;
-}
-
-/* Counts the words of one line of prose into s; a word ending in '.', '!' or '?' (before closing
- * brackets, quotes or emphasis) ends a sentence. */
-static void count_words(sentence_count *s, const char *line, size_t len, int number)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (isspace((unsigned char)line[i]) || (i > 0 && !isspace((unsigned char)line[i - 1])))
-            continue;
-        if (s->words++ == 0) {
-            s->start = line + i;
-            s->line = number;
-        }
-        size_t end = i;
-        while (end + 1 < len && !isspace((unsigned char)line[end + 1]))
-            end++;
-        size_t last = end;
-        while (last > i && strchr(")]\"'`*_", line[last]))
-            last--;
-        if (line[last] == '.' || line[last] == '!' || line[last] == '?')
-            end_sentence(s);
-    }
-}
-
-/* The longest sentence of a page's prose, in words; its start in *where and its line in
- * *line_number.  Code blocks (fenced, or indented four spaces after a blank line), tables and
- * headings are not prose; a paragraph, a list item and a heading end a sentence. */
-static int longest_sentence(const char *text, const char **where, int *line_number)
-{
-    sentence_count s = {0, 0, NULL, 0, 0, NULL};
-    int in_code = 0, indented_code = 0, previous_blank = 1, number = 0;
-    for (const char *line = text; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        size_t indent = strspn(line, " ");
-        int blank = indent >= len;
-        number++;
-        if (blank)
-            indented_code = 0;
-        else if (previous_blank && indent >= 4 && !in_code)
-            indented_code = 1;
-        int fence = !blank && len - indent >= 3 && strncmp(line + indent, "```", 3) == 0;
-        if (fence)
-            in_code = !in_code;
-        int prose = !blank && !fence && !in_code && !indented_code && line[indent] != '|' && line[indent] != '#';
-        size_t marker = prose ? list_marker(line + indent) : 0;
-        if (!prose || marker)
-            end_sentence(&s);
-        if (prose)
-            count_words(&s, line + indent + marker, len - indent - marker, number);
-        previous_blank = blank;
-        line = end ? end + 1 : line + len;
-    }
-    end_sentence(&s);
-    *where = s.longest_start;
-    *line_number = s.longest_line;
-    return s.longest;
-}
-
-/* "Sentences of about 25 words": a page of run-on sentences reads as a log.  The limit is the
- * longest a list or a dense reference sentence may grow before it is split. */
-START_TEST(sentences_are_short)
-{
-    find_pages();
-    for (int i = 0; i < npages; i++) {
-        char *text = read_page(pages[i]);
-        const char *where;
-        int line = 0;
-        int words = longest_sentence(text, &where, &line);
-        ck_assert_msg(words <= SENTENCE_MAX_WORDS, "%s:%d: a sentence of %d words ('%.60s...'); at most %d", pages[i],
-                      line, words, where ? where : "", SENTENCE_MAX_WORDS);
-        free(text);
-    }
-}
-END_TEST
-
-START_TEST(the_sentence_check_finds_what_it_should)
-{
-    const char *where;
-    int line;
-    char page[2048] = "# t\n\nOne two three. Four five\nsix (seven eight).\n\n";
-    ck_assert_int_eq(longest_sentence(page, &where, &line), 5);
-    ck_assert_int_eq(line, 3);
-    ck_assert(strncmp(where, "Four", 4) == 0);
-    ck_assert_int_eq(longest_sentence("- a b c\n- d e\n\n| x y z w v u t s |\n", &where, &line), 3);
-    ck_assert_int_eq(longest_sentence("a b:\n\n    code code code code\n\n```\nx y z w\n```\n", &where, &line), 2);
-    for (int i = 0; i < 70; i++)
-        strcat(page, "word ");
-    strcat(page, "end.\n");
-    ck_assert_int_eq(longest_sentence(page, &where, &line), 71);
-}
-END_TEST
-
-/* The words of a log, not of a reference: what the code did once belongs in CHANGELOG.md. */
-static const char *const history_phrases[] = {"no longer", "used to be", "before the fix", "after the fix", "now"};
-
-/* The first history phrase in text as whole words (case aside), or NULL. */
-static const char *history_phrase(const char *text)
-{
-    size_t size = strlen(text) + 1;
-    char *lower = malloc(size);
-    ck_assert_ptr_nonnull(lower);
-    for (size_t i = 0; i < size; i++)
-        lower[i] = (char)tolower((unsigned char)text[i]);
-    const char *found = NULL;
-    for (size_t i = 0; !found && i < sizeof(history_phrases) / sizeof(history_phrases[0]); i++) {
-        size_t len = strlen(history_phrases[i]);
-        for (const char *p = strstr(lower, history_phrases[i]); p && !found; p = strstr(p + 1, history_phrases[i]))
-            if ((p == lower || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[len]))
-                found = history_phrases[i];
-    }
-    free(lower);
-    return found;
-}
-
-START_TEST(docs_are_in_the_present_tense)
-{
-    find_pages();
-    for (int i = 0; i < npages; i++) {
-        char *text = read_page(pages[i]);
-        const char *phrase = history_phrase(text);
-        ck_assert_msg(phrase == NULL, "%s says \"%s\": the history belongs in CHANGELOG.md", pages[i], phrase);
-        free(text);
-    }
-    ck_assert_str_eq(history_phrase("The bridge now counts it"), "now");
-    ck_assert_str_eq(history_phrase("It No longer fails"), "no longer");
-    ck_assert_ptr_null(history_phrase("a known thread, snow, nowhere"));
-}
-END_TEST
-
-/* Whether text holds a date written 2026-11-29. */
-static int has_date(const char *text, size_t len)
-{
-    static const char shape[] = "dddd-dd-dd";
-    for (size_t i = 0; i + sizeof(shape) - 1 <= len; i++) {
-        size_t k = 0;
-        while (shape[k] && (shape[k] == 'd' ? isdigit((unsigned char)text[i + k]) : text[i + k] == shape[k]))
-            k++;
-        if (!shape[k])
-            return 1;
-    }
-    return 0;
-}
-
-/* docs/benchmarks.md holds the current tables of `make bench`, not the log of how they came
- * about: the page stays short, and every section has a table whose figures are dated before it. */
-START_TEST(benchmarks_are_current_tables)
-{
-    char *page = read_page("docs/benchmarks.md");
-    int lines = tk_count(page, "\n");
-    ck_assert_msg(lines <= BENCHMARKS_MAX_LINES,
-                  "docs/benchmarks.md has %d lines; at most %d: the older figures go to CHANGELOG.md", lines,
-                  BENCHMARKS_MAX_LINES);
-    int sections = 0;
-    for (const char *s = strstr(page, "\n## "); s; s = strstr(s + 1, "\n## ")) {
-        const char *next = strstr(s + 1, "\n## ");
-        const char *table = strstr(s, "\n| ");
-        ck_assert_msg(table && (!next || table < next), "docs/benchmarks.md: section '%.40s' has no table", s + 4);
-        ck_assert_msg(has_date(s, (size_t)(table - s)), "docs/benchmarks.md: section '%.40s' does not date its figures",
-                      s + 4);
-        sections++;
-    }
-    ck_assert_int_ge(sections, 5);
-    free(page);
-}
-END_TEST
-
 typedef struct sources {
     char *text;
     size_t size;
@@ -646,7 +304,7 @@ static int has_identifier(const char *text, const char *name)
  * walk-through follows it. */
 START_TEST(follow_one_event_names_what_exists)
 {
-    char *page = read_page("docs/architecture.md");
+    char *page = docs_read_page("docs/architecture.md");
     const char *start = strstr(page, "\n## Follow one event\n");
     ck_assert_msg(start != NULL, "docs/architecture.md has no section \"Follow one event\"");
     const char *end = strstr(start + 1, "\n## ");
@@ -669,7 +327,7 @@ START_TEST(follow_one_event_names_what_exists)
             strncmp(token, "tools/", 6) == 0) {
             char path[4096];
             struct stat st;
-            snprintf(path, sizeof(path), "%s/%s", source_dir(), token);
+            snprintf(path, sizeof(path), "%s/%s", docs_source_dir(), token);
             ck_assert_msg(stat(path, &st) == 0, "Follow one event cites %s, which does not exist", token);
             paths++;
         } else if (identifier && strchr(token, '_') && strpbrk(token, "abcdefghijklmnopqrstuvwxyz")) {
@@ -689,7 +347,7 @@ END_TEST
 /* A newcomer reaches the code paths from the front page in one click. */
 START_TEST(readme_leads_to_follow_one_event)
 {
-    char *readme = read_page("README.md");
+    char *readme = docs_read_page("README.md");
     ck_assert_msg(strstr(readme, "](docs/architecture.md#follow-one-event)") != NULL,
                   "README.md does not link docs/architecture.md#follow-one-event");
     free(readme);
@@ -700,7 +358,7 @@ END_TEST
 START_TEST(every_src_folder_has_a_readme)
 {
     char dir[4096];
-    snprintf(dir, sizeof(dir), "%s/src", source_dir());
+    snprintf(dir, sizeof(dir), "%s/src", docs_source_dir());
     DIR *d = opendir(dir);
     ck_assert_ptr_nonnull(d);
     int folders = 0;
@@ -728,13 +386,6 @@ int main(void)
     tcase_add_test(tc, no_issue_numbers_in_user_documentation);
     tcase_add_test(tc, no_issue_numbers_in_the_code);
     tcase_add_test(tc, the_issue_check_finds_what_it_should);
-    tcase_add_test(tc, docs_pages_are_at_most_300_lines);
-    tcase_add_test(tc, table_cells_are_short);
-    tcase_add_test(tc, the_cell_check_finds_what_it_should);
-    tcase_add_test(tc, sentences_are_short);
-    tcase_add_test(tc, the_sentence_check_finds_what_it_should);
-    tcase_add_test(tc, docs_are_in_the_present_tense);
-    tcase_add_test(tc, benchmarks_are_current_tables);
     tcase_add_test(tc, readme_leads_to_follow_one_event);
     tcase_add_test(tc, follow_one_event_names_what_exists);
     tcase_add_test(tc, every_src_folder_has_a_readme);
