@@ -50,6 +50,17 @@ void docs_find_pages(void)
         if (e->d_name[0] != '.' && strcmp(e->d_name, "build") != 0)
             add_page_if_present(e->d_name, "README.md");
     closedir(top);
+    char src[4096];
+    snprintf(src, sizeof(src), "%s/src", docs_source_dir());
+    DIR *folders = opendir(src);
+    ck_assert_ptr_nonnull(folders);
+    for (struct dirent *e; (e = readdir(folders)) != NULL;)
+        if (e->d_name[0] != '.') {
+            char dir[300];
+            snprintf(dir, sizeof(dir), "src/%s", e->d_name);
+            add_page_if_present(dir, "README.md");
+        }
+    closedir(folders);
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/docs", docs_source_dir());
     DIR *d = opendir(dir);

@@ -12,8 +12,8 @@ extern int docs_npages;
 
 /* The source tree (JEVMON_SRC). */
 const char *docs_source_dir(void);
-/* README.md, the README.md of each top-level folder and every .md file of docs/, sorted so that
- * failures read in order. */
+/* README.md, the README.md of each top-level folder and of each folder of src/, and every .md file
+ * of docs/, sorted so that failures read in order. */
 void docs_find_pages(void);
 /* A page's text (malloc'd); fails the test when it is missing or empty. */
 char *docs_read_page(const char *page);
