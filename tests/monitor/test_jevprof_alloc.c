@@ -133,18 +133,23 @@ static unsigned long long made(const char *out, const char *klass)
 /*
  * At 512 KiB, the three AllocWorkload programs (2 GiB each) (each class's truth printed by the program):
  * shares by class, of allocations and of bytes, within 5 points of the truth, and the total
- * bytes within 25%.  Each class has one size, so its bytes are its count times that size, which
- * the report gives too (estimated bytes over estimated count).  Unweighted, mostly-Box shows
+ * bytes within 25%.  The program's objects of a class have one size, so their bytes are their
+ * count times that size.  Unweighted, mostly-Box shows
  * Box at 2% of allocations, 16-byte objects beside 64 KiB arrays show the arrays at 99.97% of
  * bytes, and clones (made by the VM, once reported in full) at 99% of bytes.
  */
 START_TEST(allocation_estimates_match_the_truth)
 {
+    /* Each class's size on a 64-bit HotSpot with compressed class pointers, as AllocWorkload sizes
+     * its programs: the report's bytes over count would be no truth, since a sample of one of the
+     * JVM's own small byte arrays stands for tens of thousands of them (Temurin 25's string
+     * concatenation at start-up, one run in about thirty). */
     static const struct {
         const char *program, *classes[2];
-    } programs[] = {{"boxes", {"AllocWorkload$Box", "AllocWorkload$Pair"}},
-                    {"mixed", {"AllocWorkload$Box", "[B"}},
-                    {"clone", {"AllocWorkload$Box", "[J"}}};
+        double sizes[2];
+    } programs[] = {{"boxes", {"AllocWorkload$Box", "AllocWorkload$Pair"}, {16, 24}},
+                    {"mixed", {"AllocWorkload$Box", "[B"}, {16, 65536}},
+                    {"clone", {"AllocWorkload$Box", "[J"}, {16, 64}}};
     for (size_t p = 0; p < sizeof(programs) / sizeof(*programs); p++) {
         char dir[1200], files_env[1300], dir_env[1300];
         jvmrun_result r;
@@ -170,7 +175,7 @@ START_TEST(allocation_estimates_match_the_truth)
             est_bytes[c] = table_count(report, ESTIMATED_BYTES_BY_CLASS, klass);
             ck_assert_msg(est_count[c] > 0, "%s: no %s in\n%s", programs[p].program, klass, report);
             true_count[c] = (double)made(r.out, klass);
-            true_bytes[c] = true_count[c] * ((double)est_bytes[c] / (double)est_count[c]);
+            true_bytes[c] = true_count[c] * programs[p].sizes[c];
             all_count += true_count[c];
             all_bytes += true_bytes[c];
         }
