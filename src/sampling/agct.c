@@ -22,9 +22,7 @@ static agct_function async_get_call_trace;
 
 int jv_agct_find(JNIEnv *env)
 {
-    /* Any JVMTI function's address lies in the JVM's library, which exports AGCT if it has one. */
-    async_get_call_trace =
-        (agct_function)plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber, "AsyncGetCallTrace");
+    async_get_call_trace = (agct_function)jv_jvm_symbol("AsyncGetCallTrace");
     if (async_get_call_trace && !plat_jvm_thread_key_find(env, JVM_THREAD_SPAN)) {
         jv_log("the JVM's thread key was not found: an interrupted thread's JNIEnv cannot be known safely, so "
                "AsyncGetCallTrace is not used; samples are taken through JVMTI only");

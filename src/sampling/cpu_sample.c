@@ -287,7 +287,7 @@ HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULO
      * on its safepoint's line.  The flag is set directly where HotSpot shows its flags; otherwise
      * CompiledMethodLoad turns it on, at a wake-up of HotSpot's service thread per compiled method
      * (hotspot_flags.h).  Before the lock: the events' replay may call monitors. */
-    if (!jv_hotspot_flag_on((const void *)(*jv_jvmti)->GetVersionNumber, "DebugNonSafepoints"))
+    if (!jv_hotspot_flag_on("DebugNonSafepoints"))
         jv_codemap_want_compiled();
     if (!take_lock())
         return E_UNEXPECTED;

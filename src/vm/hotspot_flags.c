@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "vm/hotspot_flags.h"
-#include "platform/platform.h"
+#include "vm/vm.h"
 
 /* One exported table: its rows, the row stride, and the offsets of the columns read here. */
 typedef struct sa_table {
@@ -36,64 +36,55 @@ static void *row_address(const char *row, uint64_t column)
 }
 
 /* The value of an exported uint64_t (0 when the symbol is missing). */
-static uint64_t exported_number(const void *jvm, const char *name)
+static uint64_t exported_number(const char *name)
 {
-    const uint64_t *value = plat_module_symbol(jvm, name);
+    const uint64_t *value = jv_jvm_symbol(name);
     return value ? *value : 0;
 }
 
-static int read_tables(const void *jvm, sa_table *structs, sa_table *types)
+static int read_tables(sa_table *structs, sa_table *types)
 {
-    const char *const *struct_rows = plat_module_symbol(jvm, "gHotSpotVMStructs");
-    const char *const *type_rows = plat_module_symbol(jvm, "gHotSpotVMTypes");
+    const char *const *struct_rows = jv_jvm_symbol("gHotSpotVMStructs");
+    const char *const *type_rows = jv_jvm_symbol("gHotSpotVMTypes");
     if (!struct_rows || !*struct_rows || !type_rows || !*type_rows)
         return 0;
     *structs = (sa_table){*struct_rows,
-                          exported_number(jvm, "gHotSpotVMStructEntryArrayStride"),
-                          exported_number(jvm, "gHotSpotVMStructEntryTypeNameOffset"),
-                          exported_number(jvm, "gHotSpotVMStructEntryFieldNameOffset"),
-                          exported_number(jvm, "gHotSpotVMStructEntryOffsetOffset"),
-                          exported_number(jvm, "gHotSpotVMStructEntryAddressOffset"),
+                          exported_number("gHotSpotVMStructEntryArrayStride"),
+                          exported_number("gHotSpotVMStructEntryTypeNameOffset"),
+                          exported_number("gHotSpotVMStructEntryFieldNameOffset"),
+                          exported_number("gHotSpotVMStructEntryOffsetOffset"),
+                          exported_number("gHotSpotVMStructEntryAddressOffset"),
                           0};
-    *types = (sa_table){*type_rows, exported_number(jvm, "gHotSpotVMTypeEntryArrayStride"),
-                        exported_number(jvm, "gHotSpotVMTypeEntryTypeNameOffset"), 0, 0, 0,
-                        exported_number(jvm, "gHotSpotVMTypeEntrySizeOffset")};
+    *types = (sa_table){*type_rows, exported_number("gHotSpotVMTypeEntryArrayStride"),
+                        exported_number("gHotSpotVMTypeEntryTypeNameOffset"), 0, 0, 0,
+                        exported_number("gHotSpotVMTypeEntrySizeOffset")};
     /* Every row starts with its type's name: a stride that cannot hold the columns is no table. */
     return structs->stride > structs->address && structs->stride > structs->offset && types->stride > types->size;
 }
 
-/* The row of type.field in the structures' table, or NULL; the table ends at a row without a type. */
-static const char *find_field(const sa_table *t, const char *type, const char *field)
+/* The row of type (and of its field, unless field is NULL: the types' table has none), or NULL;
+ * a table ends at a row without a type. */
+static const char *find_row(const sa_table *t, const char *type, const char *field)
 {
-    for (const char *row = t->rows; (const char *)row_address(row, t->type_name); row += t->stride) {
-        const char *field_name = (const char *)row_address(row, t->field_name);
-        if (strcmp((const char *)row_address(row, t->type_name), type) == 0 && field_name && strcmp(field_name, field) == 0)
+    for (const char *row = t->rows, *name; (name = row_address(row, t->type_name)) != NULL; row += t->stride) {
+        const char *field_name = field ? row_address(row, t->field_name) : NULL;
+        if (strcmp(name, type) == 0 && (!field || (field_name && strcmp(field_name, field) == 0)))
             return row;
     }
     return NULL;
 }
 
-static uint64_t type_size(const sa_table *t, const char *type)
-{
-    for (const char *row = t->rows; (const char *)row_address(row, t->type_name); row += t->stride)
-        if (strcmp((const char *)row_address(row, t->type_name), type) == 0) {
-            uint64_t size;
-            memcpy(&size, row + t->size, sizeof(size));
-            return size;
-        }
-    return 0;
-}
-
-int jv_hotspot_flag_on(const void *jvm, const char *name)
+int jv_hotspot_flag_on(const char *name)
 {
     sa_table structs, types;
-    if (!jvm || !read_tables(jvm, &structs, &types))
+    if (!read_tables(&structs, &types))
         return 0;
-    const char *flags_row = find_field(&structs, "JVMFlag", "flags");
-    const char *count_row = find_field(&structs, "JVMFlag", "numFlags");
-    const char *name_row = find_field(&structs, "JVMFlag", "_name");
-    const char *addr_row = find_field(&structs, "JVMFlag", "_addr");
-    uint64_t record = type_size(&types, "JVMFlag");
+    const char *flags_row = find_row(&structs, "JVMFlag", "flags");
+    const char *count_row = find_row(&structs, "JVMFlag", "numFlags");
+    const char *name_row = find_row(&structs, "JVMFlag", "_name");
+    const char *addr_row = find_row(&structs, "JVMFlag", "_addr");
+    const char *type_row = find_row(&types, "JVMFlag", NULL);
+    uint64_t record = type_row ? row_number(type_row, types.size) : 0;
     if (!flags_row || !count_row || !name_row || !addr_row || !record)
         return 0;
     const char *const *flags = row_address(flags_row, structs.address);

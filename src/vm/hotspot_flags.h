@@ -8,8 +8,8 @@
 #ifndef JEVMON_HOTSPOT_FLAGS_H
 #define JEVMON_HOTSPOT_FLAGS_H
 
-/* Sets the boolean flag name of the HotSpot whose library holds jvm (any address in it); 1 when
- * done, 0 when this JVM does not show its flags so (another JVM) or has no such flag. */
-int jv_hotspot_flag_on(const void *jvm, const char *name);
+/* Sets the JVM's boolean flag name; 1 when done, 0 when this JVM does not show its flags so
+ * (another JVM) or has no such flag. */
+int jv_hotspot_flag_on(const char *name);
 
 #endif

@@ -69,3 +69,9 @@ char *jv_cotask_strdup(const char *s)
         memcpy(copy, s, len);
     return copy;
 }
+
+void *jv_jvm_symbol(const char *name)
+{
+    /* Any JVMTI function's address lies in the JVM's library. */
+    return jv_jvmti ? plat_module_symbol((const void *)(*jv_jvmti)->GetVersionNumber, name) : NULL;
+}

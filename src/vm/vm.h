@@ -39,4 +39,7 @@ int jv_vm_in_gc_callback(void);
 /* Copies a NUL-terminated string into CoTaskMem; NULL when out of memory. */
 char *jv_cotask_strdup(const char *s);
 
+/* A symbol the JVM's library exports (AsyncGetCallTrace, HotSpot's tables), or NULL: none, or no JVM. */
+void *jv_jvm_symbol(const char *name);
+
 #endif
