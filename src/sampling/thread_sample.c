@@ -37,6 +37,8 @@
 #include "sampling/cpu_sample.h"
 #include "sampling/native_walk.h"
 #include "sampling/thread_sample.h"
+#include "vm/hotspot_code.h"
+#include "vm/hotspot_flags.h"
 
 /* Accuracy, from the sources that agree down to JVMTI's safepoint view. */
 #define WALK_AND_CODE_AGREE ((int)JVM_SAMPLE_EXACT) /* AsyncGetCallTrace's method owns the code at ip */
@@ -48,6 +50,7 @@
 #define ANSWER_TIMEOUT_MS 50
 #define WALK_DEPTH 1024 /* frames walked (16 KiB, on the sampling thread's stack) */
 static int can_interrupt;
+static int can_walk; /* and walk the interrupted thread's Java stack (AsyncGetCallTrace) */
 static atomic_int gc_active;
 /* java.lang.ClassLoader's native methods (defineClass1, findBootstrapClass ...): a thread in one is LOADER. */
 static jmethodID loader_natives[32];
@@ -82,7 +85,8 @@ void jv_sample_start(JNIEnv *env, int attached)
 {
     can_interrupt = plat_sample_init();
     find_loader_natives(env);
-    jv_cpu_sample_start(env, can_interrupt && jv_agct_find(env), attached);
+    can_walk = can_interrupt && jv_agct_find(env);
+    jv_cpu_sample_start(env, can_walk, attached);
 }
 
 static int is_loader_native(jmethodID method)
@@ -158,6 +162,41 @@ static jint without_bridge_frames(agct_frame *frames, jint count)
     return kept;
 }
 
+/* Once, at the first interruption: a walk in compiled code names the line (and the inlined method)
+ * that ran only in code compiled with DebugNonSafepoints, set directly where HotSpot shows its flags;
+ * otherwise the compiled methods' events turn it on. */
+static void want_line_detail(void)
+{
+    static atomic_int asked;
+    if (can_walk && !atomic_exchange(&asked, 1) && !jv_hotspot_flag_on("DebugNonSafepoints"))
+        jv_codemap_want_compiled();
+}
+
+/* What the code at ip is: the code map's stubs and, where their events are on, compiled methods;
+ * otherwise HotSpot's code heaps.  *owned: 1 when it is walked's compiled code. */
+static jv_code_kind code_at(uintptr_t ip, jmethodID walked, jv_code_range *code, int *owned)
+{
+    jv_code_kind kind = jv_codemap_find(ip, code);
+    *owned = kind == JV_CODE_COMPILED && walked && code->method == walked;
+    if (kind != JV_CODE_NONE)
+        return kind;
+    switch (jv_hotspot_code_at(ip, walked)) {
+    case JV_HEAP_METHOD_CODE:
+        *owned = 1;
+        code->method = walked;
+        return JV_CODE_COMPILED;
+    case JV_HEAP_OTHER_CODE: /* compiled code of a method the walk did not name, or a stub not reported */
+        code->method = NULL;
+        return JV_CODE_COMPILED;
+    case JV_HEAP_UNREADABLE: /* another JVM: the compiled methods' events answer, from the next sample on */
+        jv_codemap_want_compiled();
+        break;
+    case JV_HEAP_OUTSIDE:
+        break;
+    }
+    return JV_CODE_NONE;
+}
+
 /* Interrupts the thread; returns 0 when it could not be (then nothing in f is set). */
 static int interrupt(DWORD os_tid, walk *w, found *f)
 {
@@ -167,11 +206,17 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     jv_native_not_walked(&w->native, os_tid);
     if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, w, &regs))
         return 0;
+    want_line_detail();
     f->ip = regs.ip;
     f->sp = regs.sp;
+    if (w->walked && w->trace.num_frames > 0)
+        w->trace.num_frames = without_bridge_frames(w->frames, w->trace.num_frames);
+    jmethodID walked = w->walked && w->trace.num_frames > 0 ? w->frames[0].method_id : NULL;
     jv_code_range code;
-    jv_codemap_want_compiled();
-    jv_code_kind kind = jv_codemap_find((uintptr_t)regs.ip, &code);
+    int owned;
+    jv_code_kind kind = code_at((uintptr_t)regs.ip, walked, &code, &owned);
+    if (kind == JV_CODE_COMPILED && !code.method && !w->walked)
+        jv_codemap_want_compiled(); /* no walk names the method: the code map will, from the next sample on */
     f->generated = kind == JV_CODE_STUB;
     f->location = kind == JV_CODE_COMPILED ? JVM_LOCATION_JIT
                   : kind == JV_CODE_STUB   ? location_of_stub(code.name)
@@ -180,17 +225,14 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
         f->location = JVM_LOCATION_PROFILER;
     else if (w->walked && w->trace.num_frames == AGCT_GC_ACTIVE)
         f->location = JVM_LOCATION_GC;
-    if (w->walked && w->trace.num_frames > 0)
-        w->trace.num_frames = without_bridge_frames(w->frames, w->trace.num_frames);
-    if (w->walked && w->trace.num_frames > 0 && w->frames[0].method_id) {
-        f->method = w->frames[0].method_id;
+    if (walked) {
+        f->method = walked;
         f->bci = w->frames[0].lineno >= 0 ? w->frames[0].lineno : -1;
         f->depth = w->trace.num_frames < WALK_DEPTH ? (uint32_t)w->trace.num_frames : 0;
-        int agree = (kind == JV_CODE_COMPILED && code.method == f->method) ||
-                    (kind == JV_CODE_STUB && strcmp(code.name, "Interpreter") == 0);
+        int agree = owned || (kind == JV_CODE_STUB && strcmp(code.name, "Interpreter") == 0);
         f->accuracy = agree ? WALK_AND_CODE_AGREE : WALK_ONLY;
         f->walked = 1;
-    } else if (kind == JV_CODE_COMPILED && !jv_rewrite_is_bridge_method(code.method)) {
+    } else if (kind == JV_CODE_COMPILED && code.method && !jv_rewrite_is_bridge_method(code.method)) {
         f->method = code.method;
         f->accuracy = COMPILED_CODE;
         f->unwalked = w->walked;

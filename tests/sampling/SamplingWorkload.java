@@ -372,5 +372,21 @@ public class SamplingWorkload {
             case "blocked": blocked(args[1], args[2]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
+        if (Boolean.getBoolean("jevmon.test.service"))
+            System.out.println("service-thread-wakeups " + serviceThreadWakeups());
+    }
+
+    /* How often HotSpot's service thread went to sleep and was woken (it posts deferred JVMTI
+     * events, CompiledMethodLoad among them, one wake-up per batch): its voluntary context switches. */
+    static long serviceThreadWakeups() throws java.io.IOException {
+        for (java.io.File task : new java.io.File("/proc/self/task").listFiles()) {
+            java.nio.file.Path dir = task.toPath();
+            if (!java.nio.file.Files.readString(dir.resolve("comm")).trim().equals("Service Thread"))
+                continue;
+            for (String line : java.nio.file.Files.readAllLines(dir.resolve("status")))
+                if (line.startsWith("voluntary_ctxt_switches:"))
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+        }
+        return -1;
     }
 }

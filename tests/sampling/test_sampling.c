@@ -3,8 +3,10 @@
  * fx_sampler monitor samples SamplingWorkload's threads at 1 kHz and logs what it got.
  *
  *   - shares: a, b and c run 60/30/10 of the time; the samples say so within 5 points, and
- *     nearly all are exact (the stack walk and the code map agree).  JFR's execution sampler
+ *     nearly all are exact (the stack walk and the code's owner agree).  JFR's execution sampler
  *     records the same workload at the same rate; both are printed side by side.
+ *   - sampling alone leaves CompiledMethodLoad off: HotSpot's service thread is not woken for each
+ *     method compiled (the 60/30/10 samples are exact without it).
  *   - a sleeping thread is BLOCKING; a thread in System.gc() is GC when sampled there; the
  *     sampler's own thread is PROFILER; a thread defining classes is LOADER in defineClass1.
  *   - every method the JVM reports compiled maps back from its code (JITCompiledMethodInformation
@@ -138,7 +140,9 @@ START_TEST(shares_60_30_10_within_5_points_beside_jfr)
     /* 10 s of the main thread's processor time, however long that takes on a loaded machine. */
     const char *args[] = {"shares", "10", NULL};
     shares ours = {{0}, 0}, jfr = {{0}, 0};
-    sample_workload(jdks[_i], "FXSAMPLE_SAMPLERS=1", args, add_share, &ours);
+    /* A monitor that can only ask for samples: the compiled methods' events stay off (see below), and
+     * the owner of compiled code comes from HotSpot's code heaps. */
+    sample_workload(jdks[_i], "FXSAMPLE_POSSIBLE=300" /* THREADS | SAMPLING */, args, add_share, &ours);
 
     /* JFR at the same rate, without the agent. */
     jvmrun_result r;
@@ -178,8 +182,41 @@ START_TEST(shares_60_30_10_within_5_points_beside_jfr)
     for (int i = 0; i < 3; i++)
         ck_assert_msg(fabs(share_of(&ours, i) - share_truth[i]) <= 5, "%c: %.1f%% measured, %.0f%% true", "abc"[i],
                       share_of(&ours, i), share_truth[i]);
-    /* The stack walk and the code map agreed: a JVMTI-only sampler would score 50 here. */
+    /* The stack walk and the code's owner agreed: a JVMTI-only sampler would score 50 here. */
     ck_assert_double_ge(ours.exact, 0.9 * total);
+}
+END_TEST
+
+/* ---- Sampling without the compiled methods' events --------------------------------------------- */
+
+/* The workload's last line: how often HotSpot's service thread was woken. */
+static long long service_wakeups(const jvmrun_result *r)
+{
+    const char *line = r->out ? strstr(r->out, "service-thread-wakeups ") : NULL;
+    long long n = -1;
+    ck_assert_msg(line && sscanf(line, "service-thread-wakeups %lld", &n) == 1, "%s", r->out ? r->out : "");
+    return n;
+}
+
+START_TEST(sampling_does_not_wake_the_jit_event_thread)
+{
+    /* -Xcomp compiles every method the program runs, a few thousand.  With CompiledMethodLoad on,
+     * HotSpot's service thread wakes to post them (2,045-2,350 times in this run here); sampling
+     * alone names compiled code from HotSpot's code heaps, and the thread wakes for its other work
+     * (111-211 times).  A count of wake-ups, not a timing: a quarter of the events' count leaves a
+     * margin of twice what was seen on either side. */
+    const char *args[] = {"shares", "1", NULL};
+    const char *options = "JAVA_TOOL_OPTIONS=-Xcomp -XX:TieredStopAtLevel=1 -Djevmon.test.service=true";
+    jvmrun_result sampled, with_events;
+    run_sampled_with(jdks[_i], "FXSAMPLE_POSSIBLE=300" /* THREADS | SAMPLING */, options, args, &sampled);
+    ck_assert_int_eq(sampled.exit_code, 0);
+    run_sampled_with(jdks[_i], "FXSAMPLE_REQUEST=304", options, args, &with_events); /* and JIT_COMPILATION */
+    ck_assert_int_eq(with_events.exit_code, 0);
+    long long quiet = service_wakeups(&sampled), woken = service_wakeups(&with_events);
+    printf("JDK %d: service thread woken %lld times sampling, %lld with the JIT's events\n", _i, quiet, woken);
+    ck_assert_msg(quiet * 4 < woken, "sampling: %lld wake-ups, with the JIT's events: %lld", quiet, woken);
+    jvmrun_free(&sampled);
+    jvmrun_free(&with_events);
 }
 END_TEST
 
@@ -532,6 +569,7 @@ int main(void)
     TCase *tc = tcase_create("sampling");
     tcase_set_timeout(tc, 180);
     tcase_add_loop_test(tc, shares_60_30_10_within_5_points_beside_jfr, 0, jdk_count);
+    tcase_add_loop_test(tc, sampling_does_not_wake_the_jit_event_thread, 0, jdk_count);
     tcase_add_loop_test(tc, sleeping_is_blocking_and_collecting_is_gc, 0, jdk_count);
     tcase_add_loop_test(tc, defining_classes_is_loader, 0, jdk_count);
     tcase_add_loop_test(tc, compiled_methods_map_back_and_bad_ids_fail, 0, jdk_count);
