@@ -62,7 +62,7 @@ static jv_heap_code block_owner(const char *heap, uintptr_t low, uintptr_t high,
     memcpy(&log2, heap + at.log2_segment, sizeof(log2));
     const uint8_t *map = (const uint8_t *)word_at(heap + at.segmap, at.space_low);
     uintptr_t map_end = word_at(heap + at.segmap, at.space_high);
-    if (log2 <= 0 || log2 >= 32 || !map)
+    if (log2 <= 0 || log2 >= 32 || !map || map_end <= (uintptr_t)map)
         return JV_HEAP_OTHER_CODE;
     uintptr_t segment = (address - low) >> log2;
     if (segment >= map_end - (uintptr_t)map || map[segment] == FREE_SEGMENT)
