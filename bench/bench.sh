@@ -211,7 +211,7 @@ cost_tables() {
     "callcount instrumented (InitOptions 0x3e)|callcount-3e|CALLCOUNT_FILE=$work/hello-callcount.txt"
     "jevprof, calls mode|jevprof|JEVPROF_MODE=calls JEVPROF_OUTPUT_DIR=$work/jp-hello-calls"
     "jevprof, sample mode|jevprof|JEVPROF_MODE=sample JEVPROF_OUTPUT_DIR=$work/jp-hello-sample"
-    "SAMPLING asked (fx_sampler, 100 Hz)|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_HZ=100 FXMON_LOG=$work/hello-sampler.log"
+    "SAMPLING asked (fx_sampler, 100 Hz)|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_POSSIBLE=300 FXSAMPLE_HZ=100 FXMON_LOG=$work/hello-sampler.log"
   )
   table "start-up: Hello world (CostWorkload hello)" "$cost_runs" "${hello[@]}" -- "$java" -cp "$build/java" CostWorkload hello
   echo "start-up added to Hello world:"
@@ -1167,7 +1167,8 @@ else
   echo "virtual threads: skipped, no JDK 21 or later under /usr/lib/jvm"
 fi
 
-# Sampling: the fx_sampler test monitor (registered by hand above: fixtures have no DllRegisterServer).
+# Sampling: the fx_sampler test monitor (registered by hand above: fixtures have no DllRegisterServer),
+# saying it may ask for THREADS and SAMPLING alone (FXSAMPLE_POSSIBLE), as a sampling profiler would.
 jfc() { # jfc PERIOD: a JFR settings file with the execution sampler alone
   printf '<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0">\n<event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">%s</setting></event>\n</configuration>\n' "$1" >"$work/$2.jfc"
 }
@@ -1179,8 +1180,8 @@ sampling_threads=${BENCH_SAMPLING_THREADS:-4}
 sampling_table() { # sampling_table TITLE THREADS
   table "$1" "$sampling_runs" \
     "no agent|-|" \
-    "SampleThreadLocation, every thread at 100 Hz|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_HZ=100 FXMON_LOG=$work/sampler.log" \
-    "SampleThreadLocation, every thread at 1 kHz|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_HZ=1000 FXMON_LOG=$work/sampler.log" \
+    "SampleThreadLocation, every thread at 100 Hz|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_POSSIBLE=300 FXSAMPLE_HZ=100 FXMON_LOG=$work/sampler.log" \
+    "SampleThreadLocation, every thread at 1 kHz|sampler|MSJAVA_EVENT_MONITORS=$sampler_clsid FXSAMPLE_POSSIBLE=300 FXSAMPLE_HZ=1000 FXMON_LOG=$work/sampler.log" \
     "JFR execution sampling, 10 ms (100 Hz)|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/r100.jfr,settings=$work/jfr100.jfc" \
     "JFR execution sampling, 1 ms (1 kHz)|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/r1000.jfr,settings=$work/jfr1000.jfc" \
     -- "$java" -cp "$build/java" SamplingWorkload fibs "$2" "$sampling_fib"
