@@ -286,7 +286,7 @@ START_TEST(defining_classes_is_loader)
 }
 END_TEST
 
-/* The "stacks" line of the thread whose deepest stack contains innermost; NULL when there is none. */
+/* The "stacks" line of the thread whose usual stack contains innermost; NULL when there is none. */
 static const char *stacks_line(const char *log, const char *innermost, char *line, size_t size)
 {
     for (const char *p = log; p && *p;) {
