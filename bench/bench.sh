@@ -593,7 +593,7 @@ for name in files:
     for line in open(name, errors="replace"):
         stack, _, count = line.rstrip("\n").rpartition(" ")
         frames = [re.sub(r"_\[[a-z0-9]\]$", "", f).split("(")[0] for f in stack.split(";")]
-        frames = [f.replace("/", ".") for f in frames if java.match(f.split("(")[0]) and ("/" in f or tool == "monitor")]
+        frames = [f.replace("/", ".") for f in frames if java.match(f.split("(")[0]) and ("/" in f or tool == "jevprof")]
         if frames and count.isdigit():
             self[frames[-1]] += int(count)
 total = sum(self.values()) or 1
