@@ -601,6 +601,34 @@ for method, n in self.most_common(10):
     print(f"{100 * n / total:6.2f}%  {method}")
 PY
 }
+# top_report REPORT...: the ten Java methods with the most self samples in jevprof's reports, from
+# their "Top N methods by self samples" tables (the whole profile: a collapsed file past its size
+# bound folds small paths into their callers, which would then take their samples), named as
+# top_java names them, each with its share of the reports' samples.
+top_report() {
+  python3 - "$@" <<'PY'
+import re, sys, collections
+java = re.compile(r"^[A-Za-z_$][\w$]*([./][\w$]+)*\.[\w$<>]+$")
+self, total = collections.Counter(), 0
+for name in sys.argv[1:]:
+    table = False
+    for line in open(name, errors="replace"):
+        taken = re.match(r"Thread samples: (\d+) in the profile", line)
+        total += int(taken.group(1)) if taken else 0
+        if re.match(r"Top \d+ methods by self samples", line):
+            table = True
+            continue
+        fields = line.split(None, 4)
+        if table and not line.strip():
+            table = False
+        elif table and len(fields) == 5 and fields[0].isdigit():
+            method = fields[4].split("(")[0].strip()
+            if java.match(method):
+                self[method] += int(fields[0])
+for method, n in self.most_common(10):
+    print(f"{100 * n / (total or 1):6.2f}%  {method}")
+PY
+}
 # load_now: the machine's load averages (uptime's), for the titles: the machine is shared.
 load_now() { sed 's/.*load average: //' <<<"$(uptime)"; }
 # profiler_javac TITLE COMPILE...: javac at 10 ms under no agent, jevprof cpu and wall, async-profiler
@@ -656,12 +684,15 @@ profiler_tables() {
   done
   if [[ ${#compile[@]} -gt 0 ]]; then
     # Agreement: the same javac, BENCH_AGREE_RUNS times (default 6, about 30 s of it) under each at 1 ms.
+    # jevprof's Java threads without native frames: a method's self samples are then those whose
+    # innermost Java frame it is, as top_java counts async-profiler's.
     local i jp_files=() ap_files=()
     for ((i = 1; i <= ${BENCH_AGREE_RUNS:-6}; i++)); do
       env "${jevprof_env[@]}" \
-        JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 JEVPROF_MIN_SHARE=0 "JEVPROF_OUTPUT_DIR=$work/agree-jp-$i" \
+        JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 JEVPROF_TOP=100 JEVPROF_CSTACK=no JEVPROF_KSTACK=no JEVPROF_THREADS=java \
+        "JEVPROF_OUTPUT_DIR=$work/agree-jp-$i" \
         "$javac" "-J-agentpath:$build/libjevmon.so" "${compile[@]:1}" >/dev/null 2>&1
-      jp_files+=("$work/agree-jp-$i/jevprof.collapsed")
+      jp_files+=("$work/agree-jp-$i/jevprof-report.txt")
       if [[ -n $ap_lib ]]; then
         env "JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=1ms,file=$work/agree-ap-$i.collapsed" \
           "${compile[@]}" >/dev/null 2>&1
@@ -669,7 +700,7 @@ profiler_tables() {
       fi
     done
     echo "javac's top 10 Java methods by self samples, cpu at 1 ms, ${BENCH_AGREE_RUNS:-6} runs each:"
-    top_java jevprof "${jp_files[@]}" >"$work/top-jp.txt"
+    top_report "${jp_files[@]}" >"$work/top-jp.txt"
     echo "  jevprof cpu mode:"; sed 's/^/    /' "$work/top-jp.txt"
     if [[ -n $ap_lib ]]; then
       top_java async-profiler "${ap_files[@]}" >"$work/top-ap.txt"
