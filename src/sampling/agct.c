@@ -8,11 +8,13 @@
  * takes it from the JVM's record of the thread, through the thread key found here once, on the
  * thread that starts sampling.  Without the key AGCT is not used at all.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "ids/codemap.h"
 #include "platform/platform.h"
 #include "sampling/agct.h"
+#include "vm/hotspot_flags.h"
 
 /* How far below a thread's JNIEnv the JVM's record of the thread may start (HotSpot: JavaThread,
  * the JNIEnv one of its fields, under 2 KiB in) for plat_jvm_thread_key_find. */
@@ -29,6 +31,14 @@ int jv_agct_find(JNIEnv *env)
         async_get_call_trace = NULL;
     }
     return async_get_call_trace != NULL;
+}
+
+void jv_agct_want_line_detail(void)
+{
+    static atomic_int asked;
+    if (!atomic_load_explicit(&asked, memory_order_relaxed) && !atomic_exchange(&asked, 1) &&
+        !jv_hotspot_flag_on("DebugNonSafepoints"))
+        jv_codemap_want_compiled();
 }
 
 /* A vtable or itable stub sets up no frame: AGCT finds no Java frame there, yet the thread is in its

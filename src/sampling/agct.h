@@ -31,6 +31,14 @@ typedef void (*agct_function)(agct_trace *trace, jint depth, void *ucontext);
  * interrupted thread's JNIEnv can be found (until then, and otherwise, jv_agct_walk walks nothing). */
 int jv_agct_find(JNIEnv *env);
 
+/* AGCT puts a compiled frame at the line (and the inlined method) that ran only where HotSpot
+ * recorded debug information at pcs that are not safepoints (DebugNonSafepoints): without it a hot
+ * loop's samples all land on its safepoint's line.  The first call sets the flag directly where
+ * HotSpot shows its flags, otherwise turns CompiledMethodLoad on, at a wake-up of HotSpot's service
+ * thread per compiled method (hotspot_flags.h); later calls cost a load.  Not in a signal handler:
+ * the events' replay may call monitors. */
+void jv_agct_want_line_detail(void);
+
 /* Walks the calling thread's Java stack from context (inside its signal handler: async-signal-
  * safe); trace->num_frames says how it went.  0 when there is no walk (no AsyncGetCallTrace, or a
  * thread that is not the JVM's), num_frames left as it was then. */

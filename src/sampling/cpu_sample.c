@@ -32,14 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ids/codemap.h"
 #include "ids/method.h"
 #include "ids/thread.h"
 #include "platform/platform.h"
 #include "sampling/agct.h"
 #include "sampling/cpu_sample.h"
 #include "sampling/native_walk.h"
-#include "vm/hotspot_flags.h"
 #include "vm/once.h"
 
 /* The buffer: enough slots for a quarter second of 8 busy threads at 1 ms between two drains.
@@ -282,13 +280,8 @@ HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULO
      * from VMInit on if the timers or the walk turn out not to be there. */
     if (atomic_load(&unavailable))
         return E_NOTIMPL;
-    /* AGCT puts a compiled frame at the line that ran only where HotSpot recorded debug information
-     * at pcs that are not safepoints (DebugNonSafepoints): without it a hot loop's samples all land
-     * on its safepoint's line.  The flag is set directly where HotSpot shows its flags; otherwise
-     * CompiledMethodLoad turns it on, at a wake-up of HotSpot's service thread per compiled method
-     * (hotspot_flags.h).  Before the lock: the events' replay may call monitors. */
-    if (!jv_hotspot_flag_on("DebugNonSafepoints"))
-        jv_codemap_want_compiled();
+    /* Before the lock: the events' replay may call monitors. */
+    jv_agct_want_line_detail();
     if (!take_lock())
         return E_UNEXPECTED;
     HRESULT hr = S_OK;

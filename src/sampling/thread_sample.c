@@ -38,7 +38,6 @@
 #include "sampling/native_walk.h"
 #include "sampling/thread_sample.h"
 #include "vm/hotspot_code.h"
-#include "vm/hotspot_flags.h"
 
 /* Accuracy, from the sources that agree down to JVMTI's safepoint view. */
 #define WALK_AND_CODE_AGREE ((int)JVM_SAMPLE_EXACT) /* AsyncGetCallTrace's method owns the code at ip */
@@ -162,16 +161,6 @@ static jint without_bridge_frames(agct_frame *frames, jint count)
     return kept;
 }
 
-/* Once, at the first interruption: a walk in compiled code names the line (and the inlined method)
- * that ran only in code compiled with DebugNonSafepoints, set directly where HotSpot shows its flags;
- * otherwise the compiled methods' events turn it on. */
-static void want_line_detail(void)
-{
-    static atomic_int asked;
-    if (can_walk && !atomic_exchange(&asked, 1) && !jv_hotspot_flag_on("DebugNonSafepoints"))
-        jv_codemap_want_compiled();
-}
-
 /* What the code at ip is: the code map's stubs and, where their events are on, compiled methods;
  * otherwise HotSpot's code heaps.  *owned: 1 when it is walked's compiled code. */
 static jv_code_kind code_at(uintptr_t ip, jmethodID walked, jv_code_range *code, int *owned)
@@ -206,7 +195,8 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     jv_native_not_walked(&w->native, os_tid);
     if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, w, &regs))
         return 0;
-    want_line_detail();
+    if (can_walk)
+        jv_agct_want_line_detail();
     f->ip = regs.ip;
     f->sp = regs.sp;
     if (w->walked && w->trace.num_frames > 0)

@@ -37,18 +37,17 @@ int jv_sa_tables_read(jv_sa_tables *tables)
         return 0;
     jv_sa_table *s = &tables->structs, *t = &tables->types;
     *s = (jv_sa_table){*struct_rows,
-                    exported_number("gHotSpotVMStructEntryArrayStride"),
-                    exported_number("gHotSpotVMStructEntryTypeNameOffset"),
-                    exported_number("gHotSpotVMStructEntryFieldNameOffset"),
-                    exported_number("gHotSpotVMStructEntryOffsetOffset"),
-                    exported_number("gHotSpotVMStructEntryAddressOffset"),
-                    0};
+                       exported_number("gHotSpotVMStructEntryArrayStride"),
+                       exported_number("gHotSpotVMStructEntryTypeNameOffset"),
+                       exported_number("gHotSpotVMStructEntryFieldNameOffset"),
+                       exported_number("gHotSpotVMStructEntryOffsetOffset"),
+                       exported_number("gHotSpotVMStructEntryAddressOffset"),
+                       0};
     *t = (jv_sa_table){*type_rows, exported_number("gHotSpotVMTypeEntryArrayStride"),
-                    exported_number("gHotSpotVMTypeEntryTypeNameOffset"), 0, 0, 0,
-                    exported_number("gHotSpotVMTypeEntrySizeOffset")};
+                       exported_number("gHotSpotVMTypeEntryTypeNameOffset"), 0, 0, 0,
+                       exported_number("gHotSpotVMTypeEntrySizeOffset")};
     /* Every row starts with its type's name: a stride that cannot hold the columns is no table. */
-    return s->stride > s->address && s->stride > s->offset && s->stride > s->field_name &&
-                   t->stride > t->size;
+    return s->stride > s->address && s->stride > s->offset && s->stride > s->field_name && t->stride > t->size;
 }
 
 /* The row of type (and of its field, unless field is NULL: the types' table has none), or NULL;
