@@ -15,6 +15,7 @@
 
 #include "platform/platform.h"
 #include "platform/posix_cpu_clock.h"
+#include "platform/posix_thread.h"
 
 struct plat_mutex {
     pthread_mutex_t mutex;
@@ -144,6 +145,20 @@ plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
     return t;
 }
 
+void posix_run_detached(void *(*fn)(void *unused))
+{
+    pthread_attr_t attr;
+    pthread_t helper;
+    int started = pthread_attr_init(&attr) == 0;
+    if (started) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        started = pthread_create(&helper, &attr, fn, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started)
+        fn(NULL);
+}
+
 void plat_thread_join(plat_thread *t)
 {
     pthread_join(t->thread, NULL);
@@ -236,15 +251,45 @@ void plat_sleep_ms(unsigned ms)
 }
 
 #if defined(__linux__) && defined(SYS_membarrier)
+/*
+ * The expedited barrier (IPIs to the CPUs running our threads, microseconds) must be registered
+ * first, and registering waits for an RCU grace period once the process has threads: 15-20 ms
+ * of the JVM's start-up, asleep.  So a helper thread registers while the program runs, and a
+ * barrier asked for before it is done takes the global form, which needs no registration and is
+ * as strong (every thread of the system passes a barrier), only slower.
+ */
+enum { BARRIER_UNKNOWN, BARRIER_REGISTERING, BARRIER_EXPEDITED, BARRIER_GLOBAL_ONLY };
+static atomic_int barrier_state = BARRIER_UNKNOWN;
+
+static void *register_expedited(void *unused)
+{
+    (void)unused;
+    int registered = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+    atomic_store(&barrier_state, registered ? BARRIER_EXPEDITED : BARRIER_GLOBAL_ONLY);
+    return NULL;
+}
+
 int plat_process_barrier_init(void)
 {
-    /* The expedited form (IPIs to the CPUs running our threads, microseconds) must be registered first. */
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+    int state = atomic_load(&barrier_state);
+    if (state != BARRIER_UNKNOWN)
+        return 1;
+    long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0);
+    if (commands < 0 || !(commands & MEMBARRIER_CMD_GLOBAL))
+        return 0;
+    if (!(commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+        atomic_store(&barrier_state, BARRIER_GLOBAL_ONLY);
+        return 1;
+    }
+    if (atomic_compare_exchange_strong(&barrier_state, &state, BARRIER_REGISTERING))
+        posix_run_detached(register_expedited); /* else another caller got there first */
+    return 1;
 }
 
 void plat_process_barrier(void)
 {
-    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+    int expedited = atomic_load(&barrier_state) == BARRIER_EXPEDITED;
+    syscall(SYS_membarrier, expedited ? MEMBARRIER_CMD_PRIVATE_EXPEDITED : MEMBARRIER_CMD_GLOBAL, 0);
 }
 #else
 int plat_process_barrier_init(void)
