@@ -48,6 +48,7 @@
 #include "platform/platform.h"
 #include "platform/posix_cpu_clock.h"
 #include "platform/posix_kernel.h"
+#include "platform/posix_thread.h"
 
 enum { PHASE_ASKED = 1, PHASE_RUNNING = 2, PHASE_DONE = 3 };
 #define SLOTS 8
@@ -321,6 +322,31 @@ int plat_cpu_timers_init(plat_cpu_tick_hook hook)
     atomic_store(&tick_hook, hook);
     jv_jitter_seed(plat_now_ns()); /* another run, other points */
     return 1;
+}
+
+/* The first task-bound perf event the system has had for a second or so keeps its opener asleep
+ * 10-20 ms (the kernel switches its scheduler hooks on by patching its own code, then waits for
+ * every CPU to see it), and the switch stays on for a second after the last such event closes.
+ * The helper opens and closes one on itself, so that the timers armed at the JVM's start find the
+ * hooks on. */
+static void *ready_kernel(void *unused)
+{
+    (void)unused;
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.disabled = attr.exclude_kernel = attr.exclude_hv = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+void plat_cpu_timers_prepare(void)
+{
+    posix_run_detached(ready_kernel);
 }
 
 /* A perf event on the thread's task clock that signals the thread once in every period_ns of its

@@ -63,6 +63,10 @@ int plat_cpu_timers_init(plat_cpu_tick_hook hook)
     return 0;
 }
 
+void plat_cpu_timers_prepare(void)
+{
+}
+
 plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns)
 {
     (void)os_tid, (void)period_ns;

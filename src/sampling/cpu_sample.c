@@ -294,6 +294,7 @@ HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULO
         DWORD native = jv_native_flags();
         int kernel = (native & JEVMON_NATIVE_FRAMES) && (native & JEVMON_NATIVE_KERNEL_FRAMES);
         kernel_counts.state = (DWORD)plat_cpu_timers_kernel(kernel);
+        plat_cpu_timers_prepare();
         atomic_store(&expiries, 0), atomic_store(&overruns, 0), atomic_store(&lost, 0), atomic_store(&taken, 0);
         atomic_store(&running, 1);
         if (atomic_load(&walkable) && jv_vm_live())
