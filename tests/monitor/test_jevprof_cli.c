@@ -11,7 +11,8 @@
  *   - `list` names the JVM and that jevprof runs in it;
  *   - a wrapper script in a directory that also holds `java` (as /usr/bin does), and `bash
  *     script.sh`, get the agent through JAVA_TOOL_OPTIONS, not -J;
- *   - bad modes and values stop it before the program starts; each mode name runs;
+ *   - bad modes and values stop it before the program starts, a command not found with 127; each
+ *     mode name runs;
  *   - attached in cpu or alloc mode, it redefines no class (which would deoptimize all code);
  *   - a library path holding libjevmon.so is not the bridge; an unbalanced quote in
  *     JAVA_TOOL_OPTIONS is refused; paths with spaces work;
@@ -346,6 +347,13 @@ START_TEST(bad_modes_and_values_stop_before_the_program)
     }
     ck_assert_int_eq(jevprof(NULL, "-e bogus true"), 2);
     assert_said("the modes: cpu, wall, calls, both, alloc, lock, or a list: cpu,alloc", 1);
+    /* A command found neither on PATH nor at the path given (nor a directory there): 127, as a shell says. */
+    static const char *const missing[] = {"jevprof-no-such-command", "./jevprof-no-such-command", "/"};
+    for (size_t i = 0; i < sizeof(missing) / sizeof(*missing); i++) {
+        ck_assert_int_eq(jevprof(NULL, "%s", missing[i]), 127);
+        assert_said("command not found", 1);
+        ck_assert_int_eq(tk_count(said, "\n"), 1);
+    }
     static const char *const modes[] = {"cpu", "wall", "calls", "both", "alloc", "sample", "cpu,alloc"};
     for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
         char dir[1200];
