@@ -507,7 +507,8 @@ done
 profiler_runs=${BENCH_PROFILER_RUNS:-3}
 # measured TITLE RUNS CONFIG... -- PROGRAM...: as table, each configuration "label|registry|extra
 # environment", with the medians of wall time, processor time (user + system) and maximum RSS
-# (/usr/bin/time), and the ratio or difference to no agent.
+# (/usr/bin/time), and the ratio or difference to no agent.  Registry "bin/jevprof": the program is
+# run by the command line a user types, `bin/jevprof PROGRAM...`, its settings from the environment.
 measured() {
   local title=$1 n=$2 configs=() program label registry extra run config
   shift 2
@@ -518,8 +519,10 @@ measured() {
   for ((run = 1; run <= n; run++)); do
     for config in "${configs[@]}"; do
       IFS='|' read -r label registry extra <<<"$config"
-      local agent=() environment=($extra)
-      if [[ $registry != - ]]; then
+      local agent=() environment=($extra) launcher=()
+      if [[ $registry == bin/jevprof ]]; then
+        launcher=("$root/bin/jevprof")
+      elif [[ $registry != - ]]; then
         agent=("-agentpath:$build/libjevmon.so")
         [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
         registry_env environment "$registry"
@@ -527,8 +530,8 @@ measured() {
       fi
       local started ended # wall time to the millisecond (time's %e has ten), processor time and RSS from time
       started=$(date +%s%N)
-      /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" env "${environment[@]}" "${program[0]}" "${agent[@]}" \
-        "${program[@]:1}" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+      /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" env "${environment[@]}" "${launcher[@]}" "${program[0]}" \
+        "${agent[@]}" "${program[@]:1}" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
       ended=$(date +%s%N)
       read -r e u s m <"$work/time.txt"
       wall[$label]+="$(((ended - started) / 1000000)) "
@@ -655,6 +658,8 @@ profiler_hello() { # profiler_hello TITLE
   measured "$1" "${BENCH_STARTUP_RUNS:-7}" \
     "no agent|-|" \
     "jevprof, cpu mode|jevprof|JEVPROF_MODE=cpu JEVPROF_OUTPUT_DIR=$work/jp-hello" \
+    "jevprof, cpu mode, by bin/jevprof|bin/jevprof|JEVPROF_MODE=cpu JEVPROF_OUTPUT_DIR=$work/jp-hello-cli" \
+    "jevprof, cpu mode, --kstack no|jevprof|JEVPROF_MODE=cpu JEVPROF_KSTACK=no JEVPROF_OUTPUT_DIR=$work/jp-hello-k" \
     "${ap_hello[@]}" \
     "JFR, default settings|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/hello.jfr" \
     -- "$java" -cp "$build/java" CostWorkload hello
