@@ -56,8 +56,22 @@ static char *take_jvmti_string(char *s)
     return copy;
 }
 
+/* Whether the class is never unloaded: the boot loader's, and not hidden (JVMTI signs a hidden class
+ * "Lname.0x<address>;", a dot no other signature holds; a lambda form's may go with its last use). */
+static int permanent_class(JNIEnv *env, jclass klass, const char *signature)
+{
+    jobject loader = NULL;
+    if ((*jv_jvmti)->GetClassLoader(jv_jvmti, klass, &loader) != JVMTI_ERROR_NONE)
+        return 0;
+    if (loader) {
+        (*env)->DeleteLocalRef(env, loader);
+        return 0;
+    }
+    return !strchr(signature, '.');
+}
+
 /* Registers the class's methods; done once, before the ClassID is published (jv_class_id). */
-static void register_methods(jv_class *c, jclass klass, ClassID class_id)
+static void register_methods(JNIEnv *env, jv_class *c, jclass klass, ClassID class_id)
 {
     jint count = 0;
     jmethodID *methods = NULL;
@@ -65,8 +79,9 @@ static void register_methods(jv_class *c, jclass klass, ClassID class_id)
         return;
     MethodID *ids = count ? malloc((size_t)count * sizeof(*ids)) : NULL;
     unsigned kept = 0;
+    int permanent = ids && permanent_class(env, klass, c->signature);
     for (jint i = 0; ids && i < count; i++) {
-        MethodID id = jv_method_register(methods[i], class_id);
+        MethodID id = jv_method_register(methods[i], class_id, permanent);
         if (id)
             ids[kept++] = id;
     }
@@ -110,7 +125,7 @@ ClassID jv_class_id(JNIEnv *env, jclass klass)
              * exit at the bottom of that thread's stack, seen on a loaded machine). */
             id = jv_id_make(JV_ID_CLASS, index);
             jv_class *c = jv_table_get(&classes, index);
-            register_methods(c, klass, id);
+            register_methods(env, c, klass, id);
             jvmtiError e = (*jv_jvmti)->SetTag(jv_jvmti, klass, (jlong)id);
             if (e != JVMTI_ERROR_NONE) /* not cached: the next look registers the class again */
                 jv_log("the JVM refused to tag class %s with its ClassID (JVMTI error %d); it may get another",

@@ -24,11 +24,13 @@ typedef struct index_slot {
 
 static jv_table methods;
 static index_slot *method_index;
+static plat_mutex *facts_lock; /* one late read of a method's facts at a time */
 
 void jv_methods_init(void)
 {
     jv_table_init(&methods, sizeof(jv_method));
     method_index = calloc(INDEX_SIZE, sizeof(*method_index));
+    facts_lock = plat_mutex_create();
 }
 
 void jv_methods_destroy(void)
@@ -48,6 +50,8 @@ void jv_methods_destroy(void)
     jv_table_destroy(&methods);
     free(method_index);
     method_index = NULL;
+    plat_mutex_destroy(facts_lock);
+    facts_lock = NULL;
 }
 
 /*
@@ -86,6 +90,7 @@ static void method_init(void *element, void *arg)
     m->jmethod = from->jmethod;
     m->class_id = from->class_id;
     m->facts = from->facts;
+    atomic_store_explicit(&m->facts_read, atomic_load(&from->facts_read), memory_order_release);
 }
 
 /* The method's line table as MethodInformation gives it (malloc'd), or NULL with *count 0. */
@@ -131,15 +136,16 @@ static int read_facts(jmethodID jmethod, jv_method_facts *facts)
     return 1;
 }
 
-MethodID jv_method_register(jmethodID jmethod, ClassID class_id)
+MethodID jv_method_register(jmethodID jmethod, ClassID class_id, int permanent)
 {
     if (!method_index)
         return 0;
     for (size_t i = slot_of(jmethod), probes = 0; probes < INDEX_SIZE; i = (i + 1) & (INDEX_SIZE - 1), probes++) {
         jmethodID expected = NULL;
         if (atomic_compare_exchange_strong(&method_index[i].key, &expected, jmethod)) {
-            jv_method m = {.jmethod = jmethod, .class_id = class_id};
-            uint32_t index = read_facts(jmethod, &m.facts) ? jv_table_add(&methods, method_init, &m) : UINT32_MAX;
+            jv_method m = {.jmethod = jmethod, .class_id = class_id, .facts_read = !permanent};
+            uint32_t index = permanent || read_facts(jmethod, &m.facts) ? jv_table_add(&methods, method_init, &m)
+                                                                        : UINT32_MAX;
             if (index == UINT32_MAX) {
                 free(m.facts.name);
                 free(m.facts.lines);
@@ -181,12 +187,26 @@ jv_method *jv_method_get(MethodID id)
     return m && jv_class_get(m->class_id) ? m : NULL;
 }
 
+/* The method's facts, read now if they were not; NULL when the JVM no longer has them. */
+static const jv_method_facts *facts_of(jv_method *m)
+{
+    if (atomic_load_explicit(&m->facts_read, memory_order_acquire))
+        return &m->facts;
+    plat_mutex_lock(facts_lock);
+    int read = atomic_load(&m->facts_read) || read_facts(m->jmethod, &m->facts);
+    if (read)
+        atomic_store_explicit(&m->facts_read, 1, memory_order_release);
+    plat_mutex_unlock(facts_lock);
+    return read ? &m->facts : NULL;
+}
+
 /* "java/lang/Object.hashCode()I" in CoTaskMem. */
 static char *method_full_name(jv_method *m)
 {
     jv_class *c = jv_class_get(m->class_id);
+    const jv_method_facts *facts = c ? facts_of(m) : NULL;
     char *result = NULL;
-    if (!c)
+    if (!facts)
         return NULL;
     const char *cls = c->signature;
     size_t cls_len = strlen(cls);
@@ -194,15 +214,16 @@ static char *method_full_name(jv_method *m)
         cls++;
         cls_len -= 2;
     }
-    size_t len = cls_len + 1 + strlen(m->facts.name) + strlen(m->facts.descriptor) + 1;
+    size_t len = cls_len + 1 + strlen(facts->name) + strlen(facts->descriptor) + 1;
     if ((result = CoTaskMemAlloc(len)))
-        snprintf(result, len, "%.*s.%s%s", (int)cls_len, cls, m->facts.name, m->facts.descriptor);
+        snprintf(result, len, "%.*s.%s%s", (int)cls_len, cls, facts->name, facts->descriptor);
     return result;
 }
 
 static JAVA_EXECUTION_MODEL execution_model(jv_method *m)
 {
-    if (m->facts.modifiers & 0x0100 /* ACC_NATIVE */)
+    const jv_method_facts *facts = facts_of(m);
+    if (facts && (facts->modifiers & 0x0100 /* ACC_NATIVE */))
         return JVM_EXECUTION_NATIVE;
     /* HotSpot starts every method in the interpreter; only a -Xint VM never compiles. */
     return JVM_EXECUTION_INTERPRETED;
@@ -216,8 +237,8 @@ static HRESULT line_table(jv_method *m, int *plength, SourceLineInfo **pinfo)
     *plength = 0;
     *pinfo = NULL;
     if (c && atomic_load(&c->state) == JV_CLASS_UNLOADING) {
-        /* The class is going: the table read at registration. */
-        int count = m->facts.line_count;
+        /* The class is going: the table read at registration (never a permanent class's). */
+        int count = atomic_load(&m->facts_read) ? m->facts.line_count : 0;
         if (count <= 0)
             return S_OK;
         if (!(*pinfo = CoTaskMemAlloc((size_t)count * sizeof(SourceLineInfo))))

@@ -27,8 +27,10 @@ typedef struct jv_method_code {
     const jv_rewrite *rewrite;
 } jv_method_code;
 
-/* What MethodInformation answers, read when the method is registered: a class's CLASS_UNLOAD
- * comes after the JVM freed its methods, and the ID answers until that event returns. */
+/* What MethodInformation answers.  A class's CLASS_UNLOAD comes after the JVM freed its methods,
+ * and the ID answers until that event returns, so the facts of a class that may be unloaded are read
+ * when it is registered; those of a class that never is (the boot loader's, not hidden: most of a
+ * JVM's classes at VMInit) when first asked for. */
 typedef struct jv_method_facts {
     char *name;      /* "name\0descriptor\0", malloc'd */
     const char *descriptor;
@@ -40,7 +42,8 @@ typedef struct jv_method_facts {
 typedef struct jv_method {
     jmethodID jmethod;
     ClassID class_id;
-    jv_method_facts facts;
+    jv_method_facts facts;              /* once facts_read */
+    _Atomic int facts_read;
     _Atomic uint32_t specific_monitors; /* bit i: monitor i enabled this method with EnableMethodCallEvents */
     const void *_Atomic code;           /* its latest JIT-compiled code; the code map says if it is still there */
     jv_method_code *_Atomic stepping; /* read on the first step into the method */
@@ -51,8 +54,9 @@ typedef struct jv_method {
 void jv_methods_init(void);
 void jv_methods_destroy(void);
 
-/* Registers a method of a class being registered; returns its MethodID (the existing one if known). */
-MethodID jv_method_register(jmethodID jmethod, ClassID class_id);
+/* Registers a method of a class being registered, its facts read now or (permanent) when first
+ * asked for; returns its MethodID (the existing one if known). */
+MethodID jv_method_register(jmethodID jmethod, ClassID class_id, int permanent);
 /* The MethodID of jmethod, registering its class when it is not known yet; 0 on failure. */
 MethodID jv_method_id(JNIEnv *env, jmethodID jmethod);
 /* The entry of a method whose class is live, or NULL for an invalid, foreign or stale MethodID. */
