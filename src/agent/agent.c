@@ -247,6 +247,8 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     if (bridge_running && opts.reply)
         jv_command_describe();
     jv_reply_end();
+    if (code != JNI_OK) /* HotSpot unloads a library whose first Agent_OnAttach fails */
+        plat_helpers_join();
     return code;
 }
 

@@ -197,6 +197,11 @@ void plat_sleep_ms(unsigned ms);
 int plat_process_barrier_init(void);
 void plat_process_barrier(void);
 
+/* Waits for the helper threads the platform layer started for slow system calls (the barrier's
+ * registration, readying the timers) to end: before the library that holds their code may be
+ * unloaded (a failed Agent_OnAttach).  Without helpers (Windows), returns at once. */
+void plat_helpers_join(void);
+
 /* ---- Sampling another thread ------------------------------------------------------------ */
 /*
  * Takes the registers of another thread of this process at one moment.  POSIX: a signal

@@ -346,7 +346,7 @@ static void *ready_kernel(void *unused)
 
 void plat_cpu_timers_prepare(void)
 {
-    posix_run_detached(ready_kernel);
+    posix_run_helper(ready_kernel);
 }
 
 /* A perf event on the thread's task clock that signals the thread once in every period_ns of its

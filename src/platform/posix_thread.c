@@ -145,18 +145,29 @@ plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
     return t;
 }
 
-void posix_run_detached(void *(*fn)(void *unused))
+/* The helpers started and not joined yet (few: one per kind of slow call, once per process). */
+#define HELPERS 8
+static pthread_mutex_t helpers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t helpers[HELPERS];
+static int helper_count;
+
+void posix_run_helper(void *(*fn)(void *unused))
 {
-    pthread_attr_t attr;
-    pthread_t helper;
-    int started = pthread_attr_init(&attr) == 0;
-    if (started) {
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        started = pthread_create(&helper, &attr, fn, NULL) == 0;
-        pthread_attr_destroy(&attr);
-    }
+    pthread_mutex_lock(&helpers_lock);
+    int started = helper_count < HELPERS && pthread_create(&helpers[helper_count], NULL, fn, NULL) == 0;
+    helper_count += started;
+    pthread_mutex_unlock(&helpers_lock);
     if (!started)
         fn(NULL);
+}
+
+void plat_helpers_join(void)
+{
+    pthread_mutex_lock(&helpers_lock);
+    for (int i = 0; i < helper_count; i++)
+        pthread_join(helpers[i], NULL);
+    helper_count = 0;
+    pthread_mutex_unlock(&helpers_lock);
 }
 
 void plat_thread_join(plat_thread *t)
@@ -282,7 +293,7 @@ int plat_process_barrier_init(void)
         return 1;
     }
     if (atomic_compare_exchange_strong(&barrier_state, &state, BARRIER_REGISTERING))
-        posix_run_detached(register_expedited); /* else another caller got there first */
+        posix_run_helper(register_expedited); /* else another caller got there first */
     return 1;
 }
 

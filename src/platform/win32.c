@@ -384,3 +384,7 @@ void plat_process_barrier(void)
 {
     FlushProcessWriteBuffers();
 }
+
+void plat_helpers_join(void)
+{
+}
