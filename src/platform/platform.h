@@ -296,12 +296,11 @@ int plat_kernel_symbol(uint64_t address, char *name, size_t size);
  * thread of this process (Linux: its comm, which the JVM sets); 0 when gone.
  */
 int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t *fp);
-/* A copy of a signal handler's context (into returned, PLAT_CONTEXT_MAX bytes) as it would be after
- * the interrupted function returned at once: its ip the return address at sp, its sp past it.  For
- * code that sets up no frame (a VM's vtable stub); async-signal-safe; 0 where that cannot be read
- * or the system has no such context. */
+/* A copy of a signal handler's context (into moved, PLAT_CONTEXT_MAX bytes) with another ip, sp and
+ * frame pointer: the context of a caller, for a walk that starts there.  Async-signal-safe; 0 where
+ * the system has no such context. */
 #define PLAT_CONTEXT_MAX 1024
-int plat_context_returned(const void *context, void *returned);
+int plat_context_moved(const void *context, uint64_t ip, uint64_t sp, uint64_t fp, void *moved);
 int plat_read_memory(uint64_t address, void *buffer, size_t size);
 size_t plat_read_memory_prefix(uint64_t address, void *buffer, size_t size);
 int plat_native_symbol(uint64_t address, char *name, size_t size);

@@ -88,20 +88,18 @@ int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t
     return 1;
 }
 
-int plat_context_returned(const void *context, void *returned)
+int plat_context_moved(const void *context, uint64_t ip, uint64_t sp, uint64_t fp, void *moved)
 {
     _Static_assert(sizeof(ucontext_t) <= PLAT_CONTEXT_MAX, "PLAT_CONTEXT_MAX holds a ucontext_t");
-    uint64_t ip, sp, fp, return_address;
-    if (!plat_context_frame(context, &ip, &sp, &fp) || !plat_read_memory(sp, &return_address, sizeof(return_address)))
-        return 0;
-    memcpy(returned, context, sizeof(ucontext_t));
-    mcontext_t *m = &((ucontext_t *)returned)->uc_mcontext;
+    memcpy(moved, context, sizeof(ucontext_t));
+    mcontext_t *m = &((ucontext_t *)moved)->uc_mcontext;
 #if defined(__x86_64__)
-    m->gregs[REG_RIP] = (greg_t)return_address;
-    m->gregs[REG_RSP] = (greg_t)(sp + 8);
+    m->gregs[REG_RIP] = (greg_t)ip;
+    m->gregs[REG_RSP] = (greg_t)sp;
+    m->gregs[REG_RBP] = (greg_t)fp;
     return 1;
 #else
-    (void)m; /* a return address in a register there (the link register): not needed yet */
+    (void)m, (void)ip, (void)sp, (void)fp; /* not needed yet */
     return 0;
 #endif
 }

@@ -11,9 +11,9 @@ int plat_context_frame(const void *context, uint64_t *ip, uint64_t *sp, uint64_t
     return 0;
 }
 
-int plat_context_returned(const void *context, void *returned)
+int plat_context_moved(const void *context, uint64_t ip, uint64_t sp, uint64_t fp, void *moved)
 {
-    (void)context, (void)returned;
+    (void)context, (void)ip, (void)sp, (void)fp, (void)moved;
     return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "ids/codemap.h"
 #include "platform/platform.h"
 #include "sampling/agct.h"
+#include "vm/hotspot_code.h"
 #include "vm/hotspot_flags.h"
 
 /* How far below a thread's JNIEnv the JVM's record of the thread may start (HotSpot: JavaThread,
@@ -51,12 +52,39 @@ __attribute__((noinline)) static void walk_from_stub_caller(agct_trace *trace, j
 {
     unsigned char returned[PLAT_CONTEXT_MAX];
     jv_code_range stub, caller;
-    uint64_t ip, sp, fp;
+    uint64_t ip, sp, fp, return_address;
     if (plat_context_frame(context, &ip, &sp, &fp) && jv_codemap_find((uintptr_t)ip, &stub) == JV_CODE_STUB &&
         (strcmp(stub.name, "vtable stub") == 0 || strcmp(stub.name, "itable stub") == 0) &&
-        plat_context_returned(context, returned) && plat_context_frame(returned, &ip, &sp, &fp) &&
-        jv_codemap_find((uintptr_t)ip, &caller) != JV_CODE_STUB)
+        plat_read_memory(sp, &return_address, sizeof(return_address)) &&
+        plat_context_moved(context, return_address, sp + 8, fp, returned) &&
+        jv_codemap_find((uintptr_t)return_address, &caller) != JV_CODE_STUB)
         async_get_call_trace(trace, depth, returned);
+}
+
+/* A compiled method interrupted while its frame is set up or taken down (its prologue, a stack bang
+ * touching a new page; its epilogue, the return's safepoint poll) is where AGCT gives up most in
+ * Java code (JDK-8178287).  The walk starts again at the caller, from the return address, and the
+ * method itself goes on top, at bytecode 0 (its line is not known there). */
+__attribute__((noinline)) static void walk_from_frame_edge(agct_trace *trace, jint depth, void *context)
+{
+    unsigned char caller[PLAT_CONTEXT_MAX];
+    uint64_t ip, sp, fp;
+    jv_frame_edge edge;
+    jint failed = trace->num_frames;
+    agct_frame *frames = trace->frames;
+    if (depth < 2 || !plat_context_frame(context, &ip, &sp, &fp) || !jv_hotspot_frame_edge(ip, sp, fp, &edge) ||
+        !plat_context_moved(context, edge.caller_ip, edge.caller_sp, edge.fp, caller))
+        return;
+    trace->frames = frames + 1;
+    async_get_call_trace(trace, depth - 1, caller);
+    trace->frames = frames;
+    if (trace->num_frames <= 0) {
+        trace->num_frames = failed;
+        return;
+    }
+    frames[0].lineno = 0;
+    frames[0].method_id = edge.method;
+    trace->num_frames++;
 }
 
 int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *context)
@@ -69,5 +97,7 @@ int jv_agct_walk(agct_trace *trace, agct_frame *frames, jint depth, void *contex
     async_get_call_trace(trace, depth, context);
     if (trace->num_frames <= 0)
         walk_from_stub_caller(trace, depth, context);
+    if (trace->num_frames == AGCT_UNKNOWN_JAVA || trace->num_frames == AGCT_NOT_WALKABLE_JAVA)
+        walk_from_frame_edge(trace, depth, context);
     return 1;
 }

@@ -25,6 +25,7 @@ typedef void (*agct_function)(agct_trace *trace, jint depth, void *ucontext);
  * unknown_state, thread_exit, deopt, safepoint), except thread_exit: only native frames are left. */
 #define AGCT_GC_ACTIVE (-2)
 #define AGCT_UNKNOWN_JAVA (-5)
+#define AGCT_NOT_WALKABLE_JAVA (-6)
 #define AGCT_THREAD_EXIT (-8)
 
 /* At VMInit, on a Java thread (env its JNIEnv): whether the JVM has AsyncGetCallTrace and an

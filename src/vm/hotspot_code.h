@@ -24,4 +24,15 @@ typedef enum jv_heap_code {
  * reused meanwhile may give the new owner's answer.  method may be NULL (then never METHOD_CODE). */
 jv_heap_code jv_hotspot_code_at(uintptr_t address, jmethodID method);
 
+/* A compiled method interrupted where AsyncGetCallTrace cannot walk from: its frame being set up
+ * or taken down (JDK-8178287).  The method, and its caller's ip, sp and frame pointer. */
+typedef struct jv_frame_edge {
+    jmethodID method;
+    uint64_t caller_ip, caller_sp, fp;
+} jv_frame_edge;
+/* In a signal handler, for the interrupted ip, sp and frame pointer in a compiled method: 1 and
+ * *out filled where its return address is found (its caller in a code heap, just after a call),
+ * else 0.  Reads the JVM's metadata without faulting. */
+int jv_hotspot_frame_edge(uintptr_t ip, uint64_t sp, uint64_t fp, jv_frame_edge *out);
+
 #endif

@@ -40,14 +40,16 @@ int jv_sa_tables_read(jv_sa_tables *tables)
                        exported_number("gHotSpotVMStructEntryArrayStride"),
                        exported_number("gHotSpotVMStructEntryTypeNameOffset"),
                        exported_number("gHotSpotVMStructEntryFieldNameOffset"),
+                       exported_number("gHotSpotVMStructEntryTypeStringOffset"),
                        exported_number("gHotSpotVMStructEntryOffsetOffset"),
                        exported_number("gHotSpotVMStructEntryAddressOffset"),
                        0};
     *t = (jv_sa_table){*type_rows, exported_number("gHotSpotVMTypeEntryArrayStride"),
-                       exported_number("gHotSpotVMTypeEntryTypeNameOffset"), 0, 0, 0,
+                       exported_number("gHotSpotVMTypeEntryTypeNameOffset"), 0, 0, 0, 0,
                        exported_number("gHotSpotVMTypeEntrySizeOffset")};
     /* Every row starts with its type's name: a stride that cannot hold the columns is no table. */
-    return s->stride > s->address && s->stride > s->offset && s->stride > s->field_name && t->stride > t->size;
+    return s->stride > s->address && s->stride > s->offset && s->stride > s->field_name && s->stride > s->field_type &&
+           t->stride > t->size;
 }
 
 /* The row of type (and of its field, unless field is NULL: the types' table has none), or NULL;
@@ -74,6 +76,12 @@ void *jv_sa_static_address(const jv_sa_tables *t, const char *type, const char *
 {
     const char *row = find_row(&t->structs, type, field);
     return row ? row_address(row, t->structs.address) : NULL;
+}
+
+uint64_t jv_sa_field_size(const jv_sa_tables *t, const char *type, const char *field)
+{
+    const char *row = find_row(&t->structs, type, field), *field_type = row ? row_address(row, t->structs.field_type) : NULL;
+    return field_type ? jv_sa_type_size(t, field_type) : 0;
 }
 
 uint64_t jv_sa_type_size(const jv_sa_tables *t, const char *type)

@@ -14,7 +14,7 @@
 /* One exported table: its rows, the row stride, and the offsets of the columns read here. */
 typedef struct jv_sa_table {
     const char *rows;
-    uint64_t stride, type_name, field_name, offset, address, size;
+    uint64_t stride, type_name, field_name, field_type, offset, address, size;
 } jv_sa_table;
 
 typedef struct jv_sa_tables {
@@ -28,6 +28,8 @@ int jv_sa_tables_read(jv_sa_tables *t);
 int jv_sa_field_offset(const jv_sa_tables *t, const char *type, const char *field, uint64_t *offset);
 /* A static field's address, or NULL. */
 void *jv_sa_static_address(const jv_sa_tables *t, const char *type, const char *field);
+/* The size of a non-static field's type ("int": 4, "int16_t": 2), 0 when a row is missing. */
+uint64_t jv_sa_field_size(const jv_sa_tables *t, const char *type, const char *field);
 /* A type's size, 0 when the row is missing. */
 uint64_t jv_sa_type_size(const jv_sa_tables *t, const char *type);
 

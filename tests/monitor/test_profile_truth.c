@@ -13,6 +13,9 @@
  *     nanoseconds.
  *   - cpu mode, 8 threads spinning on two processors at 1 ms: the samples times the interval are
  *     the processor time the timed threads used, within 2%, and the report says both.
+ *   - cpu mode, a compiled caller calling a small compiled callee in a loop: the samples taken while
+ *     the callee's frame is set up or taken down (half of them on both JDKs, where AsyncGetCallTrace
+ *     cannot walk) have the callee on top of its caller, and 5% at most stay unwalked.
  *   - wall mode, SamplingWorkload truth: each of the four threads gets its share of the samples (a
  *     quarter of theirs, within 10%), each labelled with its state: running (main, 90% at least),
  *     native (acceptor, in accept), waiting (waiter), sleeping (sleeper); the pprof file's samples
@@ -334,6 +337,26 @@ START_TEST(a_thread_blocking_sigprof_has_its_samples_accounted)
 }
 END_TEST
 
+START_TEST(samples_at_a_frame_edge_are_walked)
+{
+    char dir[1200];
+    char *collapsed = run_sampled(jdks[_i], "-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SamplingWorkload::edgeCallee",
+                                  "cpu", "1", "edges 3", dir, sizeof(dir));
+    unsigned long long main_thread = weight(collapsed, "SamplingWorkload.main", NULL, NULL),
+                       unwalked = weight(collapsed, "[not walkable]", NULL, NULL),
+                       callee = weight(collapsed, "SamplingWorkload.edgeCallee", NULL, NULL),
+                       under_caller = weight(collapsed, "SamplingWorkload.edgeCallee", "SamplingWorkload.edgeCaller", NULL);
+    printf("%s: edges: %llu samples in main, callee %llu (%llu on its caller), %llu not walkable\n", jdks[_i], main_thread,
+           callee, under_caller, unwalked);
+    ck_assert_uint_gt(main_thread, 2000); /* 3 s at 1 ms */
+    ck_assert_uint_eq(callee, under_caller);
+    ck_assert_msg(unwalked * 20 <= main_thread + unwalked, "%llu of %llu samples not walkable", unwalked,
+                  main_thread + unwalked);
+    free(collapsed);
+    remove_run(dir);
+}
+END_TEST
+
 START_TEST(wall_mode_gives_each_thread_its_share_and_state)
 {
     char dir[1200];
@@ -385,6 +408,7 @@ int main(void)
     tcase_set_timeout(tc, 900); /* 36 s of processor time, on a loaded machine a third of a core */
     tcase_add_loop_test(tc, cpu_mode_tells_the_truth_of_a_periodic_program, 0, jdk_count);
     tcase_add_loop_test(tc, wall_mode_gives_each_thread_its_share_and_state, 0, jdk_count);
+    tcase_add_loop_test(tc, samples_at_a_frame_edge_are_walked, 0, jdk_count);
     suite_add_tcase(s, tc);
     TCase *time = tcase_create("processor_time");
     tcase_set_timeout(time, 300);

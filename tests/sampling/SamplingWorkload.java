@@ -354,6 +354,21 @@ public class SamplingWorkload {
         System.out.println("blocked rounds " + rounds);
     }
 
+    /*
+     * edges CPU-SECONDS: a compiled caller calling a small compiled callee (the test keeps it from
+     * being inlined) in a loop, for CPU-SECONDS of processor time: much of the callee's time is its
+     * frame being set up and taken down, where AsyncGetCallTrace cannot walk from.
+     */
+    static long edgeCallee(long x) { return x * 31 + 7; }
+    static long edgeCaller(long n) { long s = 0; for (long i = 0; i < n; i++) s += edgeCallee(i ^ s); return s; }
+
+    static void edges(String seconds) {
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        long end = bean.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9);
+        while (bean.getCurrentThreadCpuTime() < end)
+            sink += edgeCaller(1_000_000);
+    }
+
     public static void main(String[] args) throws Exception {
         String flag = System.getProperty("jevmon.test.flag"); /* a VM flag the test asks about, as it starts */
         if (flag != null)
@@ -370,6 +385,7 @@ public class SamplingWorkload {
             case "periodic": periodic(args[1], args[2]); break;
             case "short": shortLived(Integer.parseInt(args[1])); break;
             case "blocked": blocked(args[1], args[2]); break;
+            case "edges": edges(args[1]); break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
         if (Boolean.getBoolean("jevmon.test.service"))
