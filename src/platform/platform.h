@@ -257,8 +257,7 @@ typedef void (*plat_cpu_tick_hook)(void *context, int overruns, const uint64_t *
 typedef struct plat_cpu_timer plat_cpu_timer;
 int plat_cpu_timers_init(plat_cpu_tick_hook hook);
 /* Readies the system for timers soon to start, on a thread of its own so that nobody waits for it
- * (Linux: the kernel's first perf event in a while, and its symbols where kernel frames are
- * asked for, tens of milliseconds); call after plat_cpu_timers_kernel. */
+ * (Linux: the kernel's first perf event in a while, 10-20 ms asleep). */
 void plat_cpu_timers_prepare(void);
 plat_cpu_timer *plat_cpu_timer_start(DWORD os_tid, uint64_t period_ns);
 void plat_cpu_timer_stop(plat_cpu_timer *timer);

@@ -15,9 +15,9 @@
  * table while it reads it and puts it back after, so unmapping (another thread stopping the timer)
  * takes it out first and waits while a handler has it: a ring is never unmapped under a reader.
  *
- * Naming reads /proc/kallsyms once (about 120,000 functions, 25-40 ms of the kernel's time to
- * print them), off the signal path: on the helper thread that readies the timers
- * (plat_cpu_timers_prepare), or at the first kernel frame named.  Where kptr_restrict hides the addresses (all zero) kernel frames are not taken.
+ * Naming reads /proc/kallsyms once, at the first kernel frame named (about 120,000 functions, 25-40
+ * ms of the kernel's time to print them), off the signal path.  Where kptr_restrict hides the
+ * addresses (all zero) kernel frames are not taken.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -280,23 +280,16 @@ static void read_symbols(void)
         qsort(symbols, symbol_count, sizeof(*symbols), by_address);
 }
 
-void posix_kernel_read_symbols(void)
-{
-    pthread_mutex_lock(&symbols_lock);
-    if (!symbols_read) {
-        symbols_read = 1;
-        read_symbols();
-    }
-    pthread_mutex_unlock(&symbols_lock);
-}
-
 int plat_kernel_symbol(uint64_t address, char *name, size_t size)
 {
     int found = 0;
     if ((int64_t)address >= 0)
         return 0; /* the kernel's half is the upper one (x86-64, AArch64): no need to read its symbols */
-    posix_kernel_read_symbols();
     pthread_mutex_lock(&symbols_lock);
+    if (!symbols_read) {
+        symbols_read = 1;
+        read_symbols();
+    }
     size_t low = 0, high = symbol_count; /* the first symbol above address */
     while (low < high) {
         size_t middle = low + (high - low) / 2;

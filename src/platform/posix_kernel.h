@@ -12,8 +12,6 @@
 
 /* Whether plat_cpu_timers_kernel asked for kernel frames and the kernel's symbols can be read. */
 int posix_kernel_wanted(void);
-/* Reads the kernel's symbols now if they were not (what naming its first frame would do). */
-void posix_kernel_read_symbols(void);
 /* The attributes that make an event record the kernel's call chain (and the thread) at each expiry. */
 void posix_kernel_attr(struct perf_event_attr *attr);
 /* Maps event fd's ring buffer for its thread tid: 1, or 0 when the kernel refuses the mapping. */

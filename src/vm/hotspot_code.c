@@ -26,7 +26,7 @@ static struct {
     uint64_t space_low, space_high;  /* VirtualSpace::_low, _high (char *) */
     uint64_t block_header;           /* sizeof(HeapBlock): the CodeBlob follows it */
     uint64_t nmethod_method;         /* nmethod::_method (Method*), CompiledMethod's before JDK 23 */
-    /* For a compiled method's prologue: where its frame is complete, and its method's jmethodID */
+    /* For a compiled frame being set up or taken down: where it is complete, its method's jmethodID */
     uint64_t frame_complete;         /* CodeBlob::_frame_complete_offset, from its code's start */
     uint64_t code_begin;             /* CodeBlob::_code_begin (char *), or with code_is_offset ... */
     int code_is_offset;              /* ... CodeBlob::_code_offset, from the blob (JDK 23 on) */
