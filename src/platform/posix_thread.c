@@ -145,7 +145,9 @@ plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
     return t;
 }
 
-/* The helpers started and not joined yet (few: one per kind of slow call, once per process). */
+/* The helpers started and not joined yet: few at a time, each one slow call.  Those that have
+ * finished are joined as the next one starts, so that a process starting sampling again and
+ * again keeps its warm-ups off the caller's thread. */
 #define HELPERS 8
 static pthread_mutex_t helpers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t helpers[HELPERS];
@@ -154,6 +156,11 @@ static int helper_count;
 void posix_run_helper(void *(*fn)(void *unused))
 {
     pthread_mutex_lock(&helpers_lock);
+    for (int i = 0; i < helper_count;)
+        if (pthread_tryjoin_np(helpers[i], NULL) == 0)
+            helpers[i] = helpers[--helper_count];
+        else
+            i++;
     int started = helper_count < HELPERS && pthread_create(&helpers[helper_count], NULL, fn, NULL) == 0;
     helper_count += started;
     pthread_mutex_unlock(&helpers_lock);

@@ -1,7 +1,7 @@
 /*
  * test_posix.c - the small services of the POSIX platform layer (posix.c,
  * posix_thread.c): environment copies, module paths, COM set-up, recursive mutexes,
- * threads and their ids, the monotonic clock and sleeping.
+ * threads and their ids, helpers for slow calls, the monotonic clock and sleeping.
  */
 #include <check.h>
 #include <dlfcn.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "platform/posix_thread.h"
 #include "../support/testkit.h"
 
 START_TEST(getenv_returns_a_copy)
@@ -117,6 +118,31 @@ START_TEST(threads_run_and_join)
 }
 END_TEST
 
+static _Atomic DWORD helper_thread_id;
+
+static void *note_helper_thread(void *unused)
+{
+    (void)unused;
+    atomic_store(&helper_thread_id, plat_os_thread_id());
+    return NULL;
+}
+
+/* A process starting sampling again and again starts a helper each time: the finished ones are
+ * joined as new ones start, so the twentieth runs off the caller's thread as the first did. */
+START_TEST(helpers_run_off_the_callers_thread_however_many_start)
+{
+    for (int i = 0; i < 20; i++) {
+        atomic_store(&helper_thread_id, 0);
+        posix_run_helper(note_helper_thread);
+        while (!atomic_load(&helper_thread_id))
+            plat_sleep_ms(1);
+        ck_assert_msg(atomic_load(&helper_thread_id) != plat_os_thread_id(), "helper %d ran on the caller's thread", i);
+        plat_sleep_ms(10); /* time to return: a table of 8 fills only if 8 in a row take longer */
+    }
+    plat_helpers_join();
+}
+END_TEST
+
 START_TEST(main_thread_id_is_the_process_id)
 {
     ck_assert_uint_eq(plat_os_thread_id(), (DWORD)getpid());
@@ -146,6 +172,7 @@ static Suite *posix_suite(void)
     tcase_add_test(tc, com_init_is_a_no_op);
     tcase_add_test(tc, mutex_is_recursive);
     tcase_add_test(tc, threads_run_and_join);
+    tcase_add_test(tc, helpers_run_off_the_callers_thread_however_many_start);
     tcase_add_test(tc, main_thread_id_is_the_process_id);
     tcase_add_test(tc, clock_is_monotonic_and_sleep_waits);
     suite_add_tcase(s, tc);
