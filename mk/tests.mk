@@ -11,8 +11,8 @@
 TAG_unit := test_capabilities test_chunked_array test_classfile test_classfile_branches test_codemap test_guid \
   test_jevprof_callstack test_jevprof_config test_jevprof_pprof test_jevprof_tree test_jevprof_writers \
   test_lifecycle test_output_files test_regfile test_regfile_errors test_register test_thread_events test_thread_sample
-TAG_posix := test_activation test_docs test_docs_style test_fuzz_oracles test_layers test_native_walk test_posix \
-  test_registry test_registry_trust test_sample_timeout
+TAG_posix := test_activation test_docs test_docs_style test_fuzz_oracles test_kernel_symbols test_layers test_native_walk \
+  test_posix test_registry test_registry_trust test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
 TAG_jvm := test_attach test_attach_client test_attach_jevprof test_attach_server test_bridge test_bridge_calls \
   test_classfile_jdk test_dist test_first_calls \

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "platform/posix_files.h"
 #include "platform/posix_trust.h"
 
 #define TEMP_TRIES 100
@@ -130,25 +131,31 @@ static int write_temp(int fd, const char *name, plat_file_writer fill, void *con
     return 0;
 }
 
-int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *why,
-                    size_t why_len)
+int posix_replace_file_at(int dir_fd, const char *name, plat_file_writer fill, void *context, int durable, char *why,
+                          size_t why_len)
 {
     char temp[512];
     const char *what;
-    if ((what = not_a_regular_file(dir->fd, name)) != NULL) { /* said before anything is written */
+    if ((what = not_a_regular_file(dir_fd, name)) != NULL) { /* said before anything is written */
         snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
         return -1;
     }
-    if (write_temp(dir->fd, name, fill, context, 1, temp, sizeof(temp), why, why_len))
+    if (write_temp(dir_fd, name, fill, context, durable, temp, sizeof(temp), why, why_len))
         return -1;
     int failed = 0;
-    if ((what = not_a_regular_file(dir->fd, name)) != NULL) /* appeared meanwhile */
+    if ((what = not_a_regular_file(dir_fd, name)) != NULL) /* appeared meanwhile */
         snprintf(why, why_len, "it is %s, not a regular file; left as it is", what), failed = 1;
-    else if (renameat(dir->fd, temp, dir->fd, name) != 0)
+    else if (renameat(dir_fd, temp, dir_fd, name) != 0)
         snprintf(why, why_len, "%s", strerror(errno)), failed = 1;
     if (failed)
-        unlinkat(dir->fd, temp, 0);
+        unlinkat(dir_fd, temp, 0);
     return failed ? -1 : 0;
+}
+
+int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *why,
+                    size_t why_len)
+{
+    return posix_replace_file_at(dir->fd, name, fill, context, 1, why, why_len);
 }
 
 static int write_text(FILE *out, void *text)

@@ -1,6 +1,6 @@
 /*
  * posix_kernel.c - the kernel frames of processor-time samples (platform.h): the ring buffer of
- * each perf-event timer, read in the signal handler, and the kernel's symbols from /proc/kallsyms.
+ * each perf-event timer, read in the signal handler (their names: posix_kernel_symbols.c).
  *
  * A timer's perf event (posix_interrupt.c) asked for them records, at each expiry, the thread and the
  * kernel's part of its call chain (PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN, the user part left out:
@@ -15,13 +15,10 @@
  * table while it reads it and puts it back after, so unmapping (another thread stopping the timer)
  * takes it out first and waits while a handler has it: a ring is never unmapped under a reader.
  *
- * Naming reads /proc/kallsyms once, at the first kernel frame named (about 120,000 functions, 25-40
- * ms of the kernel's time to print them), off the signal path.  Where kptr_restrict hides the
- * addresses (all zero) kernel frames are not taken.
+ * Where kptr_restrict hides the addresses of /proc/kallsyms (all zero) kernel frames are not taken.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -189,119 +186,4 @@ int posix_kernel_frames(int fd, uint64_t *pcs, int max)
     __atomic_store_n(&page->data_tail, head, __ATOMIC_RELEASE);
     atomic_store(&rings[fd], page);
     return count;
-}
-
-/* ---- The kernel's symbols --------------------------------------------------------------------- */
-
-typedef struct kernel_symbol {
-    uint64_t address;
-    size_t name; /* offset in names: "vmlinux`function" or "module`function" */
-} kernel_symbol;
-
-static pthread_mutex_t symbols_lock = PTHREAD_MUTEX_INITIALIZER;
-static int symbols_read; /* under symbols_lock, as everything below */
-static kernel_symbol *symbols;
-static size_t symbol_count;
-static char *names;
-
-static int by_address(const void *a, const void *b)
-{
-    const kernel_symbol *x = a, *y = b;
-    return (x->address > y->address) - (x->address < y->address);
-}
-
-/* The whole of /proc/kallsyms, NUL-terminated (malloc'd), or NULL. */
-static char *read_kallsyms(size_t *length)
-{
-    size_t size = 1 << 22, used = 0;
-    char *text = malloc(size);
-    int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-    for (ssize_t got = 1; text && fd >= 0 && got > 0;) {
-        if (size - used < 65536) {
-            char *grown = realloc(text, size * 2);
-            if (!grown)
-                break;
-            text = grown, size *= 2;
-        }
-        got = read(fd, text + used, size - used - 1);
-        used += got > 0 ? (size_t)got : 0;
-    }
-    if (fd >= 0)
-        close(fd);
-    if (text)
-        text[used] = '\0';
-    *length = used;
-    return text;
-}
-
-/* The functions of /proc/kallsyms ("address type name [module]", types t, T, w, W), by address. */
-static void read_symbols(void)
-{
-    size_t length, capacity = 0, used = 0;
-    int sorted = 1; /* as the kernel lists them, where no module's functions come out of order */
-    char *text = read_kallsyms(&length);
-    if (!text || !(names = malloc(length + 64))) {
-        free(text);
-        return;
-    }
-    for (char *line = text, *end; *line; line = end + 1) {
-        end = strchr(line, '\n');
-        if (!end)
-            end = line + strlen(line);
-        char *type = strchr(line, ' '), *name = type ? strchr(type + 1, ' ') : NULL;
-        uint64_t address = strtoull(line, NULL, 16);
-        if (name && name < end && strchr("tTwW", type[1]) && address) {
-            char *module = memchr(name + 1, '[', (size_t)(end - name - 1));
-            size_t name_length = (size_t)((module ? module - 1 : end) - (name + 1));
-            size_t module_length = module ? (size_t)(end - module - 2) : 7;
-            if (symbol_count == capacity) {
-                capacity = capacity ? 2 * capacity : 65536;
-                kernel_symbol *grown = realloc(symbols, capacity * sizeof(*grown));
-                if (!grown)
-                    break;
-                symbols = grown;
-            }
-            if (used + module_length + name_length + 2 > length + 64)
-                break;
-            sorted &= !symbol_count || symbols[symbol_count - 1].address <= address;
-            symbols[symbol_count++] = (kernel_symbol){address, used};
-            memcpy(names + used, module ? module + 1 : "vmlinux", module_length);
-            used += module_length;
-            names[used++] = '`';
-            memcpy(names + used, name + 1, name_length);
-            used += name_length;
-            names[used++] = '\0';
-        }
-        if (!*end)
-            break;
-    }
-    free(text);
-    if (!sorted)
-        qsort(symbols, symbol_count, sizeof(*symbols), by_address);
-}
-
-int plat_kernel_symbol(uint64_t address, char *name, size_t size)
-{
-    int found = 0;
-    if ((int64_t)address >= 0)
-        return 0; /* the kernel's half is the upper one (x86-64, AArch64): no need to read its symbols */
-    pthread_mutex_lock(&symbols_lock);
-    if (!symbols_read) {
-        symbols_read = 1;
-        read_symbols();
-    }
-    size_t low = 0, high = symbol_count; /* the first symbol above address */
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (symbols[middle].address <= address)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    if (low > 0 && size) {
-        snprintf(name, size, "%s", names + symbols[low - 1].name);
-        found = 1;
-    }
-    pthread_mutex_unlock(&symbols_lock);
-    return found;
 }
