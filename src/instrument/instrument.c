@@ -327,18 +327,34 @@ void jv_instrument_hand_over(uint8_t *out, size_t out_size, jint *new_length, un
 }
 
 /* Lets every named module read the bridge's (the boot loader's unnamed) module. */
-static void add_reads(JNIEnv *env, jclass bridge)
+/* Lets the modules that will call the bridge read its module (the boot loader's unnamed one): each
+ * AddModuleReads is a call into Java, about 10 us, so a bridge only java.base calls (the watch's)
+ * names it, one class of it, as reader; NULL: every named module. */
+static void add_reads(JNIEnv *env, jclass bridge, const char *reader)
 {
     jobject module = (*env)->GetModule(env, bridge);
     jint count = 0;
     jobject *modules = NULL;
-    if (!module || (*jv_jvmti)->GetAllModules(jv_jvmti, &count, &modules) != JVMTI_ERROR_NONE)
+    if (!module)
         return;
-    for (jint i = 0; i < count; i++) {
-        (*jv_jvmti)->AddModuleReads(jv_jvmti, modules[i], module);
-        (*env)->DeleteLocalRef(env, modules[i]);
+    if (reader) {
+        jclass reading = (*env)->FindClass(env, reader);
+        jobject reading_module = reading ? (*env)->GetModule(env, reading) : NULL;
+        if (reading_module)
+            (*jv_jvmti)->AddModuleReads(jv_jvmti, reading_module, module);
+        else
+            (*env)->ExceptionClear(env);
+        if (reading_module)
+            (*env)->DeleteLocalRef(env, reading_module);
+        if (reading)
+            (*env)->DeleteLocalRef(env, reading);
+    } else if ((*jv_jvmti)->GetAllModules(jv_jvmti, &count, &modules) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < count; i++) {
+            (*jv_jvmti)->AddModuleReads(jv_jvmti, modules[i], module);
+            (*env)->DeleteLocalRef(env, modules[i]);
+        }
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)modules);
     }
-    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)modules);
     (*env)->DeleteLocalRef(env, module);
 }
 
@@ -409,7 +425,7 @@ static int every_call_wanted(void)
 }
 
 jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned char *bytes, size_t size,
-                                   const JNINativeMethod *natives, jint count, const char *lost)
+                                   const JNINativeMethod *natives, jint count, const char *reader, const char *lost)
 {
     jclass bridge = (*env)->DefineClass(env, name, NULL, (const jbyte *)bytes, (jsize)size);
     if (!bridge) {
@@ -423,7 +439,7 @@ jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned
         (*env)->DeleteLocalRef(env, bridge);
         return NULL;
     }
-    add_reads(env, bridge);
+    add_reads(env, bridge, reader);
     for (jint i = 0; i < count; i++)
         jv_rewrite_hide_bridge_method((*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature));
     return bridge;
@@ -436,7 +452,7 @@ int jv_instrument_start(JNIEnv *env)
                                  {(char *)"exit", (char *)"(I)V", (void *)bridge_exit},
                                  {(char *)"unwind", (char *)"(I)V", (void *)bridge_unwind}};
     jclass bridge = jv_instrument_define_bridge(env, BRIDGE_CLASS, bridge_class_bytes, sizeof(bridge_class_bytes),
-                                                natives, 3, "method calls are not delivered");
+                                                natives, 3, NULL, "method calls are not delivered");
     if (!bridge)
         return 0;
     if (!jv_instrument_flags_start(env, bridge, FLAGS_FIELD, FLAGS_DESCRIPTOR)) {

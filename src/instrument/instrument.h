@@ -46,10 +46,11 @@ void jv_instrument_flags_region_begin(JNIEnv *env);
 void jv_instrument_flags_region_end(JNIEnv *env);
 int jv_instrument_flags_counting(void);
 /* Defines a class of static natives with the boot loader (name: internal form), binds them, lets
- * every named module read it and hides its frames from monitors (jv_rewrite_hide_bridge_method);
- * NULL, logged with what is lost, when it cannot. */
+ * the module of the class reader (internal form) read it, or every named module when reader is
+ * NULL, and hides its frames from monitors (jv_rewrite_hide_bridge_method); NULL, logged with what
+ * is lost, when it cannot. */
 jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned char *bytes, size_t size,
-                                   const JNINativeMethod *natives, jint count, const char *lost);
+                                   const JNINativeMethod *natives, jint count, const char *reader, const char *lost);
 /* Hands a rewritten class file (malloc'd, freed here) to the ClassFileLoadHook's out parameters. */
 void jv_instrument_hand_over(uint8_t *out, size_t out_size, jint *new_length, unsigned char **new_data);
 /* Is the handler at location of method one the instrumenter injected (it calls exit and rethrows)?

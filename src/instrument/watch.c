@@ -233,7 +233,7 @@ unsigned jv_watch_start(JNIEnv *env, unsigned what)
         JNINativeMethod natives[] = {{(char *)"enter", (char *)"(Ljava/lang/Object;I)V", (void *)watch_enter},
                                      {(char *)"exit", (char *)"(I)V", (void *)watch_exit}};
         jclass watch = jv_instrument_define_bridge(env, WATCH_CLASS, watch_class_bytes, sizeof(watch_class_bytes),
-                                                   natives, 2,
+                                                   natives, 2, "java/lang/Thread", /* its callers: java.base's */
                                                    "THREAD_SET_NAME, CLASS_LOAD_FAILED and parks will not be sent");
         if (!watch)
             return 0;
