@@ -147,6 +147,41 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Sorts symbols by start: a radix sort, a byte of the address at a time from the lowest, the bytes
+ * every start shares skipped; stable, as glibc's qsort is.  libjvm.so has about 50,000 functions:
+ * qsort took 6-7 ms of a short program's exit to order them.  Without the memory, qsort does it. */
+static void sort_by_start(symbol *all, size_t count)
+{
+    size_t counts[8][256] = {{0}};
+    symbol *spare = count > 1 ? malloc(count * sizeof(*spare)) : NULL;
+    if (!spare) {
+        if (count > 1)
+            qsort(all, count, sizeof(*all), by_start);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        for (int digit = 0; digit < 8; digit++)
+            counts[digit][(all[i].start >> (8 * digit)) & 0xff]++;
+    symbol *from = all, *to = spare;
+    for (int digit = 0; digit < 8; digit++) {
+        size_t *bucket = counts[digit], at = 0;
+        if (bucket[(from[0].start >> (8 * digit)) & 0xff] == count)
+            continue; /* every start has this byte: the order stays */
+        for (int b = 0; b < 256; b++) {
+            size_t n = bucket[b];
+            bucket[b] = at;
+            at += n;
+        }
+        for (size_t i = 0; i < count; i++)
+            to[bucket[(from[i].start >> (8 * digit)) & 0xff]++] = from[i];
+        symbol *swap = from;
+        from = to, to = swap;
+    }
+    if (from != all)
+        memcpy(all, from, count * sizeof(*all));
+    free(spare);
+}
+
 /* The function symbols of one symbol table section of file, added to lib. */
 static void add_symbols(library *lib, const unsigned char *file, size_t size, const Elf64_Shdr *table)
 {
@@ -169,7 +204,7 @@ static void add_symbols(library *lib, const unsigned char *file, size_t size, co
             all[kept++] = (symbol){syms[i].st_value, syms[i].st_size,
                                    (const char *)file + strings->sh_offset + syms[i].st_name};
     }
-    qsort(all, kept, sizeof(*all), by_start);
+    sort_by_start(all, kept);
     lib->symbols = all;
     lib->count = kept;
 }
