@@ -30,7 +30,8 @@ APT_UPDATED=no
 # zlib1g-dev: jevprof gzips its pprof files; golang-go: `go tool pprof` reads them back in test_jevprof.
 # libdw-dev: the call frame information of a native sample's innermost function (src/platform/posix_cfi.c).
 # `tools/deps.sh demo` (make demo) installs only DEMO_PACKAGES and a JDK: the Linux build, without
-# MinGW, Wine, Check, Chromium or the tests' tools; g++ for libstdc++, which the agent links.
+# MinGW, Wine, Check, Chromium or the tests' tools; g++ for the C++ monitors, and libstdc++,
+# which demangles native frames' C++ names.
 DEMO_PACKAGES=(make gcc g++ libc6-dev python3 zlib1g-dev libdw-dev)
 PACKAGES=("${DEMO_PACKAGES[@]}" mingw-w64 mingw-w64-tools libwine-dev wine wine64 check pkg-config
           cmake dpkg-dev xz-utils unzip zip openjdk-17-source clang golang-go libh2-java)

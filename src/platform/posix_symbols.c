@@ -27,8 +27,23 @@
 
 #include "platform/platform.h"
 
-/* The C++ runtime's demangler (libstdc++, cxxabi.h), declared here for C. */
-char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
+/* The C++ runtime's demangler (libstdc++, cxxabi.h: __cxa_demangle), found at the first C++ name:
+ * linking libstdc++ into the agent made every JVM load it at start (0.8 ms; HotSpot carries its
+ * own C++ runtime inside libjvm.so) for names wanted mostly at the end.  NULL where there is none:
+ * names stay mangled.  Called with the lock held. */
+typedef char *(*demangler)(const char *mangled, char *buffer, size_t *length, int *status);
+static demangler cxa_demangle(void)
+{
+    static int looked;
+    static demangler found;
+    if (!looked) {
+        looked = 1;
+        void *runtime = dlsym(RTLD_DEFAULT, "__cxa_demangle"); /* a C++ monitor brought it */
+        void *library = runtime ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        found = (demangler)(runtime ? runtime : library ? dlsym(library, "__cxa_demangle") : NULL);
+    }
+    return found;
+}
 
 typedef struct symbol {
     uint64_t start, size;
@@ -323,7 +338,8 @@ int plat_native_symbol(uint64_t address, char *name, size_t size)
     const char *base = lib ? lib->base : path;
     if (s) {
         int status = -1;
-        char *demangled = s->name[0] == '_' && s->name[1] == 'Z' ? __cxa_demangle(s->name, NULL, NULL, &status) : NULL;
+        demangler demangle = s->name[0] == '_' && s->name[1] == 'Z' ? cxa_demangle() : NULL;
+        char *demangled = demangle ? demangle(s->name, NULL, NULL, &status) : NULL;
         int length = snprintf(name, size, "%s`", base);
         if (length >= 0 && (size_t)length < size)
             copy_without_parameters(name + length, size - (size_t)length, status == 0 && demangled ? demangled : s->name);
