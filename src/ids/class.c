@@ -90,6 +90,20 @@ static void register_methods(JNIEnv *env, jv_class *c, jclass klass, ClassID cla
     c->method_count = kept;
 }
 
+void jv_class_loaded_before(JNIEnv *env, jclass klass)
+{
+    char *signature = NULL;
+    jint count = 0;
+    jmethodID *methods = NULL;
+    int permanent = (*jv_jvmti)->GetClassSignature(jv_jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE &&
+                    permanent_class(env, klass, signature);
+    (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)signature);
+    if (!permanent)
+        jv_class_id(env, klass);
+    else if ((*jv_jvmti)->GetClassMethods(jv_jvmti, klass, &count, &methods) == JVMTI_ERROR_NONE)
+        (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)methods); /* made: HotSpot keeps them */
+}
+
 ClassID jv_class_id(JNIEnv *env, jclass klass)
 {
     jlong tag = 0;

@@ -35,6 +35,10 @@ void jv_classes_destroy(void);
 
 /* The ClassID of klass, registering it (and its methods) when new; 0 on failure. */
 ClassID jv_class_id(JNIEnv *env, jclass klass);
+/* A class loaded before the bridge started: registered now (jv_class_id) when it may unload, for its
+ * CLASS_UNLOAD needs its tag; one that never unloads only has its jmethodIDs made, which
+ * AsyncGetCallTrace's frames need, and is registered at its first use. */
+void jv_class_loaded_before(JNIEnv *env, jclass klass);
 /* The entry of a live class, or NULL for an invalid, foreign or unloaded ClassID. */
 jv_class *jv_class_get(ClassID id);
 /* Marks a class whose mirror was freed: CLASS_UNLOAD is due (called inside GC: no JNI). */
