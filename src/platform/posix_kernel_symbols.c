@@ -9,10 +9,13 @@
  * (as perf keeps kallsyms under ~/.debug) in $XDG_CACHE_HOME/jevmon, else ~/.cache/jevmon: a
  * directory made 0700 and held to be this user's alone, walked trusted from the root
  * (posix_trust.h).  Its file kernel-symbols-<boot id> names the boot and holds a signature of
- * /proc/modules; a later run of that boot with those modules reads it instead.  The file is read
- * only as this user's regular file (never through a link) and checked whole before use: one that
- * is not this user's, or not whole, is said in one line and written again.  Writing one removes
- * those of other boots.  It holds what /proc/kallsyms showed this user, readable by this user alone.
+ * /proc/modules; a later run of that boot with those modules reads its table of starts (4 bytes a
+ * function) and leaves the names in the file, read one by one as they are named: under a
+ * millisecond, where reading the whole file into fresh memory took 4.  The file is read only as
+ * this user's regular file (never through a link) and checked before use: one that is not this
+ * user's is said in one line and left alone, one that is not whole is said and written again.
+ * Writing one removes those of other boots.  It holds what /proc/kallsyms showed this user,
+ * readable by this user alone.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,12 +36,19 @@ typedef struct kernel_symbol {
     uint64_t name; /* offset in names: "vmlinux`function" or "module`function" */
 } kernel_symbol;
 
+/* The table: each function's start as an offset from the lowest (the kernel's text and its
+ * modules lie within 4 GB of each other), by address, and its name's offset.  The names are in
+ * memory when read from /proc/kallsyms, and stay in the cache file when read from there (a few
+ * hundred are ever wanted: each is read from the file when named).  Under symbols_lock. */
 static pthread_mutex_t symbols_lock = PTHREAD_MUTEX_INITIALIZER;
-static int symbols_read; /* under symbols_lock, as everything below */
-static kernel_symbol *symbols;
+static int symbols_read;
+static uint64_t base;
+static uint32_t *starts, *name_offsets; /* starts[symbol_count], then name_offsets[symbol_count] */
 static size_t symbol_count;
-static char *names;
+static char *names;       /* or NULL: in names_file, from names_at on */
 static size_t names_size;
+static int names_file = -1;
+static off_t names_at;
 
 static int by_address(const void *a, const void *b)
 {
@@ -73,11 +83,14 @@ static char *read_proc_file(const char *path, size_t size, size_t *length)
     return text;
 }
 
-/* The functions of /proc/kallsyms ("address type name [module]", types t, T, w, W), by address. */
+/* The functions of /proc/kallsyms ("address type name [module]", types t, T, w, W), by address,
+ * into the table (those more than 4 GB above the lowest are left out: none is, on x86-64 or
+ * AArch64). */
 static void read_symbols(void)
 {
-    size_t length, capacity = 0, used = 0;
+    size_t length, capacity = 0, count = 0, used = 0;
     int sorted = 1; /* as the kernel lists them, where no module's functions come out of order */
+    kernel_symbol *all = NULL;
     char *text = read_proc_file("/proc/kallsyms", 1 << 22, &length);
     if (!text || !(names = malloc(length + 64))) {
         free(text);
@@ -93,17 +106,17 @@ static void read_symbols(void)
             char *module = memchr(name + 1, '[', (size_t)(end - name - 1));
             size_t name_length = (size_t)((module ? module - 1 : end) - (name + 1));
             size_t module_length = module ? (size_t)(end - module - 2) : 7;
-            if (symbol_count == capacity) {
+            if (count == capacity) {
                 capacity = capacity ? 2 * capacity : 65536;
-                kernel_symbol *grown = realloc(symbols, capacity * sizeof(*grown));
+                kernel_symbol *grown = realloc(all, capacity * sizeof(*grown));
                 if (!grown)
                     break;
-                symbols = grown;
+                all = grown;
             }
             if (used + module_length + name_length + 2 > length + 64)
                 break;
-            sorted &= !symbol_count || symbols[symbol_count - 1].address <= address;
-            symbols[symbol_count++] = (kernel_symbol){address, used};
+            sorted &= !count || all[count - 1].address <= address;
+            all[count++] = (kernel_symbol){address, used};
             memcpy(names + used, module ? module + 1 : "vmlinux", module_length);
             used += module_length;
             names[used++] = '`';
@@ -117,22 +130,34 @@ static void read_symbols(void)
     free(text);
     names_size = used;
     if (!sorted)
-        qsort(symbols, symbol_count, sizeof(*symbols), by_address);
+        qsort(all, count, sizeof(*all), by_address);
+    if (count && (starts = malloc(2 * count * sizeof(*starts)))) {
+        base = all[0].address;
+        name_offsets = starts + count;
+        for (size_t i = 0; i < count && all[i].address - base <= UINT32_MAX && all[i].name <= UINT32_MAX; i++) {
+            starts[i] = (uint32_t)(all[i].address - base);
+            name_offsets[i] = (uint32_t)all[i].name;
+            symbol_count = i + 1;
+        }
+    }
+    free(all);
 }
 
 /* ---- The cache ------------------------------------------------------------------------------ */
 
-#define CACHE_MAGIC "jevmon kernel 1"
+#define CACHE_MAGIC "jevmon kernel 2"
 #define CACHE_PREFIX "kernel-symbols-"
 #define CACHE_MAX_BYTES ((off_t)256 << 20) /* ten times a large kernel's table: anything bigger is not one */
 
-/* What a cache file starts with: what it was made of, then symbols[count] and names[names_size]. */
+/* What a cache file starts with: what it was made of; then starts[count], name_offsets[count] and
+ * names[names_size], as the table has them. */
 typedef struct cache_header {
     char magic[16];
     char boot_id[40];  /* /proc/sys/kernel/random/boot_id, NUL-padded */
     uint64_t modules;  /* modules_signature() */
     uint64_t count;
     uint64_t names_size;
+    uint64_t base;
 } cache_header;
 
 typedef struct cache {
@@ -205,39 +230,42 @@ static int cache_open(cache *c)
     return 1;
 }
 
-/* Why the cache file's bytes (size of them, 8-byte aligned) are not a whole table of this boot and
- * these modules, or NULL when they are; "" when they are another boot's or modules' (not an error). */
-static const char *cache_unfit(const cache *c, const unsigned char *bytes, size_t size)
+/* Why the cache file (its header h, size bytes in all) does not hold a table of this boot and these
+ * modules, or NULL when it does; "" when it is another boot's or modules' (not an error). */
+static const char *cache_unfit(const cache *c, const cache_header *h, off_t size)
 {
-    cache_header h;
-    if (size < sizeof(h))
-        return "shorter than its header";
-    memcpy(&h, bytes, sizeof(h));
-    if (memcmp(h.magic, CACHE_MAGIC, sizeof(CACHE_MAGIC)) != 0)
+    if (memcmp(h->magic, CACHE_MAGIC, sizeof(CACHE_MAGIC)) != 0)
         return "not a table of this version of jevmon";
-    if (memcmp(h.boot_id, c->header.boot_id, sizeof(h.boot_id)) != 0 || h.modules != c->header.modules)
+    if (memcmp(h->boot_id, c->header.boot_id, sizeof(h->boot_id)) != 0 || h->modules != c->header.modules)
         return "";
-    if (!h.count || h.count > (size - sizeof(h)) / sizeof(kernel_symbol) || !h.names_size ||
-        sizeof(h) + h.count * sizeof(kernel_symbol) + h.names_size != size)
+    if (!h->count || h->count > (uint64_t)size / 8 || !h->names_size || h->names_size > UINT32_MAX ||
+        sizeof(*h) + 8 * h->count + h->names_size != (uint64_t)size)
         return "its sizes do not add up";
-    const kernel_symbol *table = (const kernel_symbol *)(bytes + sizeof(h));
-    const char *text = (const char *)(table + h.count);
-    if (text[h.names_size - 1] != '\0')
-        return "its names do not end";
-    for (uint64_t i = 0; i < h.count; i++)
-        if (table[i].name >= h.names_size || (i && table[i].address < table[i - 1].address))
-            return "a function out of order or a name out of bounds";
     return NULL;
 }
 
-/* Takes the table from this boot's cache file: 1; 0 when there is none to take (missing, another
- * boot's, or not whole: said), to be written; -1 when what is there is left alone (said). */
+/* Why the table read from the cache is not one (functions out of order, names out of bounds, the
+ * names' last byte not a NUL), or NULL. */
+static const char *table_unfit(int fd)
+{
+    char last = 1;
+    for (size_t i = 0; i < symbol_count; i++)
+        if ((i && starts[i] < starts[i - 1]) || name_offsets[i] >= names_size)
+            return "a function out of order or a name out of bounds";
+    if (pread(fd, &last, 1, names_at + (off_t)names_size - 1) != 1 || last != '\0')
+        return "its names do not end";
+    return NULL;
+}
+
+/* Takes the table from this boot's cache file: its starts and name offsets are read, its names
+ * stay in the file (kept open).  1; 0 when there is none to take (missing, another boot's, or not
+ * whole: said), to be written; -1 when what is there is left alone (said). */
 static int cache_read(const cache *c)
 {
     struct stat st;
+    cache_header h;
     char why[256];
     const char *refused = NULL, *unfit = NULL;
-    unsigned char *bytes = NULL;
     int fd = openat(c->dir, c->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT)
         return 0;
@@ -247,40 +275,44 @@ static int cache_read(const cache *c)
         refused = strerror(errno);
     else if ((refused = posix_distrust(&st, 0, why, sizeof(why))) == NULL && st.st_uid != geteuid())
         refused = "it is not this user's";
-    else if (!refused && (st.st_size < (off_t)sizeof(cache_header) || st.st_size > CACHE_MAX_BYTES))
+    else if (!refused && (st.st_size < (off_t)sizeof(h) || st.st_size > CACHE_MAX_BYTES))
         unfit = "its size is not a table's";
-    else if (!refused && !(bytes = malloc((size_t)st.st_size)))
-        unfit = "out of memory";
-    for (size_t used = 0; !refused && !unfit && used < (size_t)st.st_size;) {
-        ssize_t got = read(fd, bytes + used, (size_t)st.st_size - used);
-        if (got <= 0)
-            unfit = got < 0 ? strerror(errno) : "it shrank while read";
-        used += got > 0 ? (size_t)got : 0;
+    else if (!refused && pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+        unfit = "its header cannot be read";
+    else if (!refused && (unfit = cache_unfit(c, &h, st.st_size)) == NULL) {
+        size_t bytes = 8 * (size_t)h.count;
+        if (!(starts = malloc(bytes)))
+            unfit = "out of memory";
+        else if (pread(fd, starts, bytes, sizeof(h)) != (ssize_t)bytes)
+            unfit = "it shrank while read";
+        else {
+            symbol_count = (size_t)h.count, names_size = (size_t)h.names_size, base = h.base;
+            name_offsets = starts + symbol_count;
+            names_at = (off_t)(sizeof(h) + bytes);
+            unfit = table_unfit(fd);
+        }
     }
-    if (fd >= 0)
-        close(fd);
-    if (!refused && !unfit)
-        unfit = cache_unfit(c, bytes, (size_t)st.st_size);
     if (refused || unfit) {
         if (refused || *unfit)
             jv_log("kernel symbol cache %s/%s: not used (%s); /proc/kallsyms is read instead%s", c->path, c->file,
                    refused ? refused : unfit, refused ? ", and the file left as it is" : ", and the file written again");
-        free(bytes);
+        if (fd >= 0)
+            close(fd);
+        free(starts);
+        starts = name_offsets = NULL;
+        symbol_count = names_size = 0;
         return refused ? -1 : 0;
     }
-    cache_header h;
-    memcpy(&h, bytes, sizeof(h));
-    symbols = (kernel_symbol *)(bytes + sizeof(h)); /* the one allocation, kept as long as the process */
-    names = (char *)(symbols + h.count);
-    symbol_count = h.count, names_size = h.names_size;
+    names_file = fd;
     return 1;
 }
 
 static int cache_fill(FILE *out, void *context)
 {
     cache_header h = ((const cache *)context)->header;
-    h.count = symbol_count, h.names_size = names_size;
-    return fwrite(&h, sizeof(h), 1, out) != 1 || fwrite(symbols, sizeof(*symbols), symbol_count, out) != symbol_count ||
+    h.count = symbol_count, h.names_size = names_size, h.base = base;
+    return fwrite(&h, sizeof(h), 1, out) != 1 || fwrite(starts, sizeof(*starts), symbol_count, out) != symbol_count ||
+           fwrite(name_offsets, sizeof(*name_offsets), symbol_count, out) != symbol_count ||
            fwrite(names, 1, names_size, out) != names_size;
 }
 
@@ -318,6 +350,26 @@ static void load_symbols(void)
         close(c.dir);
 }
 
+/* The name of function i into name (size bytes): from memory, or read from the cache file; 0
+ * when the file no longer has it whole. */
+static int name_of(size_t i, char *name, size_t size)
+{
+    if (names) {
+        snprintf(name, size, "%s", names + name_offsets[i]);
+        return 1;
+    }
+    size_t wanted = names_size - name_offsets[i] < size ? names_size - name_offsets[i] : size;
+    ssize_t got = pread(names_file, name, wanted, names_at + (off_t)name_offsets[i]);
+    if (got <= 0 || !memchr(name, '\0', (size_t)got)) {
+        if (got > 0 && (size_t)got == size && size) {
+            name[size - 1] = '\0'; /* longer than the caller's buffer: cut, as snprintf cuts */
+            return 1;
+        }
+        return 0;
+    }
+    return 1;
+}
+
 int plat_kernel_symbol(uint64_t address, char *name, size_t size)
 {
     int found = 0;
@@ -328,17 +380,17 @@ int plat_kernel_symbol(uint64_t address, char *name, size_t size)
         symbols_read = 1;
         load_symbols();
     }
-    size_t low = 0, high = symbol_count; /* the first symbol above address */
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (symbols[middle].address <= address)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    if (low > 0 && size) {
-        snprintf(name, size, "%s", names + symbols[low - 1].name);
-        found = 1;
+    if (symbol_count && address >= base && address - base <= UINT32_MAX && size) {
+        uint32_t offset = (uint32_t)(address - base);
+        size_t low = 0, high = symbol_count; /* the first function above address */
+        while (low < high) {
+            size_t middle = low + (high - low) / 2;
+            if (starts[middle] <= offset)
+                low = middle + 1;
+            else
+                high = middle;
+        }
+        found = low > 0 && name_of(low - 1, name, size);
     }
     pthread_mutex_unlock(&symbols_lock);
     return found;
