@@ -326,11 +326,10 @@ void jv_instrument_hand_over(uint8_t *out, size_t out_size, jint *new_length, un
     free(out);
 }
 
-/* Lets every named module read the bridge's (the boot loader's unnamed) module. */
 /* Lets the modules that will call the bridge read its module (the boot loader's unnamed one): each
  * AddModuleReads is a call into Java, about 10 us, so a bridge only java.base calls (the watch's)
  * names it, one class of it, as reader; NULL: every named module. */
-static void add_reads(JNIEnv *env, jclass bridge, const char *reader)
+static void add_reads(JNIEnv *env, jclass bridge, const char *name, const char *reader)
 {
     jobject module = (*env)->GetModule(env, bridge);
     jint count = 0;
@@ -340,10 +339,12 @@ static void add_reads(JNIEnv *env, jclass bridge, const char *reader)
     if (reader) {
         jclass reading = (*env)->FindClass(env, reader);
         jobject reading_module = reading ? (*env)->GetModule(env, reading) : NULL;
-        if (reading_module)
-            (*jv_jvmti)->AddModuleReads(jv_jvmti, reading_module, module);
-        else
-            (*env)->ExceptionClear(env);
+        jvmtiError e = reading_module ? (*jv_jvmti)->AddModuleReads(jv_jvmti, reading_module, module)
+                                      : JVMTI_ERROR_INVALID_MODULE;
+        (*env)->ExceptionClear(env); /* FindClass's, if it failed */
+        if (e != JVMTI_ERROR_NONE)
+            jv_log("the module of %s could not be made to read %s (JVMTI error %d): its calls to it will fail", reader,
+                   name, (int)e);
         if (reading_module)
             (*env)->DeleteLocalRef(env, reading_module);
         if (reading)
@@ -439,7 +440,7 @@ jclass jv_instrument_define_bridge(JNIEnv *env, const char *name, const unsigned
         (*env)->DeleteLocalRef(env, bridge);
         return NULL;
     }
-    add_reads(env, bridge, reader);
+    add_reads(env, bridge, name, reader);
     for (jint i = 0; i < count; i++)
         jv_rewrite_hide_bridge_method((*env)->GetStaticMethodID(env, bridge, natives[i].name, natives[i].signature));
     return bridge;
