@@ -167,6 +167,14 @@ typedef struct cache {
     cache_header header; /* of this boot and these modules */
 } cache;
 
+/* hash (FNV-1a) carried on over length bytes. */
+static uint64_t fnv1a(uint64_t hash, const char *bytes, size_t length)
+{
+    for (size_t i = 0; i < length; i++)
+        hash = (hash ^ (unsigned char)bytes[i]) * 1099511628211ull;
+    return hash;
+}
+
 /* FNV-1a over each line's name and address of /proc/modules (not the counts that change as modules
  * are used): modules loaded or unloaded change it.  0 where there are no modules. */
 static uint64_t modules_signature(void)
@@ -186,10 +194,9 @@ static uint64_t modules_signature(void)
                 address = p;
                 break;
             }
-        for (size_t i = 0; i < name_length; i++)
-            hash = (hash ^ (unsigned char)line[i]) * 1099511628211ull;
-        for (const char *p = address; p && p < end; p++)
-            hash = (hash ^ (unsigned char)*p) * 1099511628211ull;
+        hash = fnv1a(hash, line, name_length);
+        if (address)
+            hash = fnv1a(hash, address, (size_t)(end - address));
         line = *end ? end + 1 : end;
     }
     free(text);
