@@ -39,7 +39,7 @@ linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -fvisibility=hidden -ftls-model=initi
 linux_PLAT := $(PLAT_COMMON) $(wildcard src/platform/posix*.c)
 # libdw for native frames' call frame information (src/platform/posix_cfi.c); their C++ names are
 # demangled by libstdc++, loaded when the first is named (src/platform/posix_symbols.c).
-linux_SYSLIBS := -ldl -pthread -lm -ldw
+linux_SYSLIBS := -ldl -pthread -lm
 # jevprof gzips its pprof files with the system's zlib (src/platform/posix_gzip.c); the Windows
 # targets have none and write stored blocks (win32_gzip.c), so only Linux links it.
 linux_JEVPROF_LIBS := -lz

@@ -102,11 +102,10 @@ static int create_temp(int fd, const char *name, char *temp, size_t temp_len)
     return -1;
 }
 
-/* Fills a new temporary file of the directory fd (its name in temp), flushed to disk when durable
- * (an output file; a lock file need not outlive the process); 0, or -1 with the reason in why and
- * no file left. */
-static int write_temp(int fd, const char *name, plat_file_writer fill, void *context, int durable, char *temp,
-                      size_t temp_len, char *why, size_t why_len)
+/* Fills a new temporary file of the directory fd (its name in temp); 0, or -1 with the reason in
+ * why and no file left. */
+static int write_temp(int fd, const char *name, plat_file_writer fill, void *context, char *temp, size_t temp_len,
+                      char *why, size_t why_len)
 {
     int file = create_temp(fd, name, temp, temp_len);
     FILE *out = file >= 0 ? fdopen(file, "wb") : NULL;
@@ -119,7 +118,7 @@ static int write_temp(int fd, const char *name, plat_file_writer fill, void *con
     errno = 0;
     int failed = fill(out, context);
     int error = !failed ? 0 : ferror(out) && !errno ? EIO : errno; /* 0: the writer ran out of memory */
-    if (fflush(out) != 0 || (durable && fsync(fileno(out)) != 0))
+    if (fflush(out) != 0)
         failed = 1, error = errno;
     if (fclose(out) != 0 && !failed)
         failed = 1, error = errno;
@@ -131,7 +130,7 @@ static int write_temp(int fd, const char *name, plat_file_writer fill, void *con
     return 0;
 }
 
-int posix_replace_file_at(int dir_fd, const char *name, plat_file_writer fill, void *context, int durable, char *why,
+int posix_replace_file_at(int dir_fd, const char *name, plat_file_writer fill, void *context, char *why,
                           size_t why_len)
 {
     char temp[512];
@@ -140,7 +139,7 @@ int posix_replace_file_at(int dir_fd, const char *name, plat_file_writer fill, v
         snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
         return -1;
     }
-    if (write_temp(dir_fd, name, fill, context, durable, temp, sizeof(temp), why, why_len))
+    if (write_temp(dir_fd, name, fill, context, temp, sizeof(temp), why, why_len))
         return -1;
     int failed = 0;
     if ((what = not_a_regular_file(dir_fd, name)) != NULL) /* appeared meanwhile */
@@ -155,7 +154,7 @@ int posix_replace_file_at(int dir_fd, const char *name, plat_file_writer fill, v
 int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *why,
                     size_t why_len)
 {
-    return posix_replace_file_at(dir->fd, name, fill, context, 1, why, why_len);
+    return posix_replace_file_at(dir->fd, name, fill, context, why, why_len);
 }
 
 static int write_text(FILE *out, void *text)
@@ -166,7 +165,7 @@ static int write_text(FILE *out, void *text)
 int plat_create_new_file(plat_output_dir *dir, const char *name, const char *text, char *why, size_t why_len)
 {
     char temp[512];
-    if (write_temp(dir->fd, name, write_text, (void *)text, 0, temp, sizeof(temp), why, why_len))
+    if (write_temp(dir->fd, name, write_text, (void *)text, temp, sizeof(temp), why, why_len))
         return -1;
     /* linkat never replaces what is at name, nor follows it: the name appears with its text */
     int result = linkat(dir->fd, temp, dir->fd, name, 0) == 0 ? 0 : errno == EEXIST ? 1 : -1;

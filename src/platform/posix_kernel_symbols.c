@@ -327,7 +327,7 @@ static int cache_fill(FILE *out, void *context)
 static void cache_write(const cache *c)
 {
     char why[512];
-    if (posix_replace_file_at(c->dir, c->file, cache_fill, (void *)c, 0, why, sizeof(why)) != 0) {
+    if (posix_replace_file_at(c->dir, c->file, cache_fill, (void *)c, why, sizeof(why)) != 0) {
         jv_log("kernel symbol cache %s/%s: not written: %s", c->path, c->file, why);
         return;
     }

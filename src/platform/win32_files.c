@@ -91,11 +91,10 @@ static HANDLE create_new(const char *path)
     return CreateFileA(path, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
 }
 
-/* Fills a new temporary file of dir for name (its path in temp), flushed to disk when durable (an
- * output file; a lock file need not outlive the process); 0, or -1 with the reason in why and no
- * file left. */
-static int write_temp(const plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, int durable,
-                      char *temp, size_t temp_len, char *why, size_t why_len)
+/* Fills a new temporary file of dir for name (its path in temp); 0, or -1 with the reason in why
+ * and no file left. */
+static int write_temp(const plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *temp,
+                      size_t temp_len, char *why, size_t why_len)
 {
     static volatile LONG counter;
     HANDLE handle = INVALID_HANDLE_VALUE;
@@ -124,7 +123,7 @@ static int write_temp(const plat_output_dir *dir, const char *name, plat_file_wr
     errno = 0;
     int failed = fill(out, context);
     int error = !failed ? 0 : ferror(out) && !errno ? EIO : errno;
-    if (fflush(out) != 0 || (durable && !FlushFileBuffers(handle)))
+    if (fflush(out) != 0)
         failed = 1, error = errno ? errno : EIO;
     if (fclose(out) != 0 && !failed)
         failed = 1, error = errno;
@@ -146,7 +145,7 @@ int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fil
         snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
         return -1;
     }
-    if (write_temp(dir, name, fill, context, 1, temp, sizeof(temp), why, why_len))
+    if (write_temp(dir, name, fill, context, temp, sizeof(temp), why, why_len))
         return -1;
     if ((what = not_a_regular_file(path)) != NULL) {
         snprintf(why, why_len, "it is %s, not a regular file; left as it is", what);
@@ -170,7 +169,7 @@ int plat_create_new_file(plat_output_dir *dir, const char *name, const char *tex
 {
     char path[1400], temp[1500];
     path_of(dir, name, path, sizeof(path));
-    if (write_temp(dir, name, write_text, (void *)text, 0, temp, sizeof(temp), why, why_len))
+    if (write_temp(dir, name, write_text, (void *)text, temp, sizeof(temp), why, why_len))
         return -1;
     if (MoveFileExA(temp, path, MOVEFILE_WRITE_THROUGH)) /* without REPLACE_EXISTING: only where nothing is */
         return 0;

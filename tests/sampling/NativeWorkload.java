@@ -205,5 +205,9 @@ public class NativeWorkload {
                 break;
             default: throw new IllegalArgumentException("unknown mode " + args[0]);
         }
+        String maps = System.getProperty("native.maps"); /* the libraries this process has mapped, at its end */
+        if (maps != null)
+            java.nio.file.Files.copy(java.nio.file.Paths.get("/proc/self/maps"), java.nio.file.Paths.get(maps),
+                                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 }

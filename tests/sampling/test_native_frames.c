@@ -29,7 +29,7 @@
  *     graph; with --cstack no or --kstack no there are none, and the report says why.
  *   - cpu mode, syscall, as user nobody where perf_event_paranoid is 2 or more: no kernel frames, and
  *     one report line saying why.
- *   - --cstack no --threads java: neither native frames nor the JVM's own threads.
+ *   - --cstack no --threads java: neither native frames nor the JVM's own threads, and no libdw loaded.
  *
  * The chance of failing a correct program: the jni run asks for at least 6400 samples of the
  * measured rounds (7 s of processor time at 1 ms); a share of 20% from n samples deviates by
@@ -492,11 +492,23 @@ END_TEST
 
 START_TEST(java_frames_and_threads_only_when_asked)
 {
-    char dir[1200];
-    char *collapsed = run(jdks[_i], "--interval 5 --cstack no --threads java", "-Xmx512m", "gc 1", dir, sizeof(dir));
+    char dir[1200], options[1500], maps_path[1400];
+    snprintf(maps_path, sizeof(maps_path), "%s", jvmrun_build_path("native-maps.XXXXXX"));
+    int fd = mkstemp(maps_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(options, sizeof(options), "-Xmx512m -Dnative.maps='%s'", maps_path);
+    char *collapsed = run(jdks[_i], "--interval 5 --cstack no --threads java", options, "gc 1", dir, sizeof(dir));
     ck_assert_ptr_null(strstr(collapsed, "`"));
     ck_assert_ptr_null(strstr(collapsed, "[GC Thread#"));
     ck_assert_ptr_nonnull(strstr(collapsed, "NativeWorkload.main"));
+    /* No native frame is unwound, so the unwinder's libdw (and the libraries it brings) was never loaded. */
+    char *maps = tk_read_file(maps_path);
+    ck_assert_ptr_nonnull(maps);
+    ck_assert_ptr_nonnull(strstr(maps, "libjevmon.so"));
+    ck_assert_msg(strstr(maps, "/libdw") == NULL, "libdw is mapped in a JVM that walked no native frame");
+    free(maps);
+    remove(maps_path);
     free(collapsed);
     remove_run(dir);
 }
