@@ -159,6 +159,13 @@ typedef enum JAVA_MONITOR_INIT_OPTIONS {
     ALL_JVM_INIT_OPTIONS = 0x3F
 } JAVA_MONITOR_INIT_OPTIONS;
 
+/* jevmon extension: initialization options beyond the Microsoft VM's (docs/initialization.md).  A
+ * monitor that ignores THREAD_SET_NAME (CLASS_LOAD_FAILED) says so, and where every monitor that
+ * may ask for THREADS (CLASS_LOADS) does, the bridge does not rewrite java.lang.Thread (the failures'
+ * constructors) to see them: about a millisecond of the JVM's start. */
+#define JEVMON_INIT_OPT_DONT_NEED_THREAD_RENAMES 0x10000
+#define JEVMON_INIT_OPT_DONT_NEED_CLASS_LOAD_FAILURES 0x20000
+
 typedef enum JVM_METHOD_CALL_EVENTS_DISPOSITION {
     JVM_PROHIBIT_METHOD_CALL_EVENTS = 1,
     JVM_PERMIT_METHOD_CALL_EVENTS = 2,

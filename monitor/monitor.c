@@ -121,7 +121,10 @@ static HRESULT STDMETHODCALLTYPE monitor_ExecuteSourceLine(IJavaEventMonitor2 *i
     return S_OK; /* never asked for */
 }
 
-/* Promises JP_INIT_OPTIONS when the VM takes initialization options (IDInfo4). */
+/* Promises JP_INIT_OPTIONS when the VM takes initialization options (IDInfo4), then jevmon's: jevprof
+ * names threads as the system does (the sampler reads them) and counts the classes loaded, not those
+ * that failed, so the bridge need not rewrite Thread.setName and the failures' constructors for it.
+ * Apart, so that a VM refusing jevmon's bits still takes the first. */
 static void set_init_options(jp_monitor *m)
 {
     IJavaEventMonitorIDInfo4 *info4 = NULL;
@@ -131,7 +134,10 @@ static void set_init_options(jp_monitor *m)
     DWORD options = JP_INIT_OPTIONS;
     if (!(m->config.mode & JP_MODE_ALLOC))
         options |= JVM_INIT_OPT_DONT_NEED_ALLOCATION_CALLBACK;
-    IJavaEventMonitorIDInfo4_SetMonitorInitializationOptions(info4, options); /* a refusal costs only speed */
+    /* a refusal costs only speed; promises accumulate */
+    IJavaEventMonitorIDInfo4_SetMonitorInitializationOptions(info4, options);
+    IJavaEventMonitorIDInfo4_SetMonitorInitializationOptions(
+        info4, JEVMON_INIT_OPT_DONT_NEED_THREAD_RENAMES | JEVMON_INIT_OPT_DONT_NEED_CLASS_LOAD_FAILURES);
     IJavaEventMonitorIDInfo4_Release(info4);
 }
 

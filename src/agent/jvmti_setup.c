@@ -105,16 +105,27 @@ DWORD jv_setup_deliverable(const jvmtiCapabilities *caps)
  */
 #define CLASSES_REGISTERED_AT_START (JVM_MONITOR_CLASS_LOADS | JVM_MONITOR_SAMPLING)
 
-/* THREAD_SET_NAME and CLASS_LOAD_FAILED (with renames_and_failures): by rewriting where the held
- * capabilities allow it, else by breakpoints (the names of the threads alive are recorded first, so
- * a rename is seen); and lock waits, whose parks are watched by rewriting LockSupport. */
+/* Does a monitor that may ask for category need its events that option says a monitor can do without? */
+static int needed_by_a_monitor(DWORD category, DWORD dont_need)
+{
+    for (size_t i = 0; i < jv_monitors.count; i++)
+        if ((jv_monitors.items[i]->possible & category) && !(jv_monitors.items[i]->granted_options & dont_need))
+            return 1;
+    return 0;
+}
+
+/* THREAD_SET_NAME and CLASS_LOAD_FAILED (with renames_and_failures, for the monitors that need
+ * them): by rewriting where the held capabilities allow it, else by breakpoints (the names of the
+ * threads alive are recorded first, so a rename is seen); and lock waits, whose parks are watched
+ * by rewriting LockSupport. */
 static void watches_start(JNIEnv *env, int renames_and_failures)
 {
     unsigned what = 0;
     jvmtiCapabilities held;
-    if (renames_and_failures && (jv_monitors.possible_union & JVM_MONITOR_CLASS_LOADS))
+    if (renames_and_failures && needed_by_a_monitor(JVM_MONITOR_CLASS_LOADS, JEVMON_INIT_OPT_DONT_NEED_CLASS_LOAD_FAILURES))
         what |= JV_WATCH_CLASS_FAILURES;
-    if (renames_and_failures && (jv_monitors.possible_union & jv_monitors.deliverable & JVM_MONITOR_THREADS))
+    if (renames_and_failures && (jv_monitors.deliverable & JVM_MONITOR_THREADS) &&
+        needed_by_a_monitor(JVM_MONITOR_THREADS, JEVMON_INIT_OPT_DONT_NEED_THREAD_RENAMES))
         what |= JV_WATCH_THREAD_NAMES;
     if (jv_lock_waits_wanted()) { /* registered during Initialize */
         jv_lock_waits_start(env);

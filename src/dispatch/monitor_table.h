@@ -72,8 +72,9 @@ extern jv_monitor_table jv_monitors;
 /* The categories that ask for method calls. */
 #define JV_METHOD_CALL_BITS (JVM_MONITOR_METHOD_CALLS | JVM_MONITOR_SPECIFIC_METHOD_CALLS)
 
-/* The initialization options this bridge can honour. */
-#define JV_SUPPORTED_INIT_OPTIONS ((DWORD)ALL_JVM_INIT_OPTIONS)
+/* The initialization options this bridge can honour: the Microsoft VM's and jevmon's. */
+#define JV_SUPPORTED_INIT_OPTIONS \
+    ((DWORD)ALL_JVM_INIT_OPTIONS | JEVMON_INIT_OPT_DONT_NEED_THREAD_RENAMES | JEVMON_INIT_OPT_DONT_NEED_CLASS_LOAD_FAILURES)
 
 /* Sets a monitor's mask after initialization; E_FAIL when a promise forbids the change. */
 HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events);

@@ -13,6 +13,8 @@
  *     the events still come.
  *   - the catch of the handler injected into setName is no catch: EXCEPTIONS sees the program's.
  *   - rewritten for method calls as well, setName still shows monitors its class file's code.
+ *   - a monitor that says it needs neither (jevmon's DONT_NEED_THREAD_RENAMES and
+ *     DONT_NEED_CLASS_LOAD_FAILURES) gets neither: nothing was rewritten to see them.
  */
 #include <check.h>
 #include <stdio.h>
@@ -177,6 +179,29 @@ START_TEST(injected_handler_catches_nothing)
 }
 END_TEST
 
+/* The only monitor says it does without renames and failed loads: the bridge watches neither (the
+ * events would come if it did, as above), and takes the two options as its own. */
+START_TEST(monitors_that_need_neither_are_spared_the_watch)
+{
+    const char *env[] = {"MSJAVA_ENABLE_MONITORS=1", "MSJAVA_EVENT_MONITORS=" FX, CLASS_LOADS_AND_THREADS,
+                         "FXMON_OPTIONS=30000", "FXMON_TRACE_RENAMES=1", NULL};
+    const char *threads[] = {"threads", NULL}, *classes[] = {"classes", NULL};
+    jvmrun_result r;
+    jvmrun(jdks[_i], "", env, threads, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d\n%s", r.exit_code, r.err);
+    ck_assert_str_eq(r.out, "in renamed-thread\nthreads done\n");
+    ck_assert_msg(strstr(r.log, "SetMonitorInitializationOptions(0x30000) in Initialize hr=0x00000000\n"), "%s", r.log);
+    ck_assert_msg(!strstr(r.err, "unknown bits"), "%s", r.err);
+    ck_assert_int_eq(jvmrun_count(r.log, THREAD_SET_NAME), 0);
+    jvmrun_free(&r);
+    jvmrun(jdks[_i], "", env, classes, &r);
+    ck_assert_msg(r.exit_code == 0, "exit %d\n%s", r.exit_code, r.err);
+    ck_assert_int_eq(jvmrun_count(r.log, CLASS_LOAD_FAILED), 0);
+    ck_assert_msg(strstr(r.log, "NotifyEvent 7 "), "no class loads told:\n%.2000s", r.log); /* CLASS_LOAD_FINISHED still */
+    jvmrun_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     jdk_count = jvmrun_suite_jdks(jdks);
@@ -190,6 +215,7 @@ int main(void)
     tcase_add_loop_test(tc, set_name_shows_its_class_files_code_under_both_rewrites, 0, jdk_count);
     tcase_add_loop_test(tc, rewritten_classes_pass_the_verifier, 0, jdk_count);
     tcase_add_loop_test(tc, injected_handler_catches_nothing, 0, jdk_count);
+    tcase_add_loop_test(tc, monitors_that_need_neither_are_spared_the_watch, 0, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
 }
