@@ -198,9 +198,12 @@ void plat_sleep_ms(unsigned ms);
 int plat_process_barrier_init(void);
 void plat_process_barrier(void);
 
+/* Runs fn on a helper thread, off the caller's path (on the caller's thread where no helper can be
+ * started, and always on Windows, which has no helpers). */
+void plat_run_helper(void *(*fn)(void *unused));
 /* Waits for the helper threads the platform layer started for slow system calls (the barrier's
- * registration, readying the timers) to end: before the library that holds their code may be
- * unloaded (a failed Agent_OnAttach).  Without helpers (Windows), returns at once. */
+ * registration, readying the timers, plat_run_helper's) to end: before the library that holds
+ * their code may be unloaded (a failed Agent_OnAttach).  Without helpers (Windows), returns at once. */
 void plat_helpers_join(void);
 
 /* ---- Sampling another thread ------------------------------------------------------------ */

@@ -168,6 +168,11 @@ void posix_run_helper(void *(*fn)(void *unused))
         fn(NULL);
 }
 
+void plat_run_helper(void *(*fn)(void *unused))
+{
+    posix_run_helper(fn);
+}
+
 void plat_helpers_join(void)
 {
     pthread_mutex_lock(&helpers_lock);

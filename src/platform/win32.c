@@ -385,6 +385,11 @@ void plat_process_barrier(void)
     FlushProcessWriteBuffers();
 }
 
+void plat_run_helper(void *(*fn)(void *unused))
+{
+    fn(NULL);
+}
+
 void plat_helpers_join(void)
 {
 }

@@ -178,9 +178,10 @@ static void disarm(size_t i)
     timed[i] = timed[--timed_count];
 }
 
-/* Every thread of the process not timed yet (after an attach; or the JVM's own, vm_threads), called
- * with the lock held.  With vm_threads, the JVM's threads that ended lose their timers. */
-static void arm_process_threads(int vm_threads)
+/* Every thread of the process not timed yet but except (after an attach; or the JVM's own,
+ * vm_threads), called with the lock held.  With vm_threads, the JVM's threads that ended lose
+ * their timers. */
+static void arm_process_threads(int vm_threads, DWORD except)
 {
     size_t count = plat_process_threads(NULL, 0), listed;
     DWORD *ids = count ? malloc((count + 16) * sizeof(*ids)) : NULL; /* room for a few more starting */
@@ -190,7 +191,8 @@ static void arm_process_threads(int vm_threads)
     if (listed > count + 16)
         listed = count + 16;
     for (size_t i = 0; i < listed; i++)
-        arm(ids[i], vm_threads);
+        if (ids[i] != except)
+            arm(ids[i], vm_threads);
     for (size_t i = timed_count; vm_threads && i-- > 0;) {
         size_t k = 0;
         while (k < listed && ids[k] != timed[i].os_tid)
@@ -201,13 +203,29 @@ static void arm_process_threads(int vm_threads)
     free(ids);
 }
 
-/* Every live platform thread (in the live phase), called with the lock held. */
+/* The JVM's own threads, on a helper (arm_live_threads): about 50 us each, a dozen at VMInit, which
+ * need not wait for them.  Not when sampling stopped meanwhile, nor twice. */
+static void *arm_vm_threads(void *unused)
+{
+    (void)unused;
+    if (!take_lock())
+        return NULL;
+    if (atomic_load(&running) && !vm_threads_seen_ns) {
+        arm_process_threads(1, plat_os_thread_id()); /* the helper itself is gone in a moment */
+        vm_threads_seen_ns = plat_now_ns();
+    }
+    plat_mutex_unlock(lock);
+    return NULL;
+}
+
+/* Every live platform thread (in the live phase), called with the lock held: the JVM's own threads
+ * on a helper (arm_vm_threads). */
 static void arm_live_threads(JNIEnv *env)
 {
     jint count = 0;
     jthread *threads = NULL;
     if (atomic_load(&every_thread)) {
-        arm_process_threads(0);
+        arm_process_threads(0, 0);
         return;
     }
     if (!env || (*jv_jvmti)->GetAllThreads(jv_jvmti, &count, &threads) != JVMTI_ERROR_NONE)
@@ -221,10 +239,8 @@ static void arm_live_threads(JNIEnv *env)
         (*env)->DeleteLocalRef(env, threads[i]);
     }
     (*jv_jvmti)->Deallocate(jv_jvmti, (unsigned char *)threads);
-    if (jv_native_flags() & JEVMON_NATIVE_VM_THREADS) {
-        arm_process_threads(1);
-        vm_threads_seen_ns = plat_now_ns();
-    }
+    if (jv_native_flags() & JEVMON_NATIVE_VM_THREADS)
+        plat_run_helper(arm_vm_threads);
 }
 
 void jv_cpu_sample_start(JNIEnv *env, int can_walk, int attached)
@@ -347,7 +363,7 @@ static void time_new_vm_threads(void)
         return;
     uint64_t now = plat_now_ns();
     if (atomic_load(&running) && vm_threads_seen_ns && now - vm_threads_seen_ns >= VM_THREAD_RESCAN_NS) {
-        arm_process_threads(1);
+        arm_process_threads(1, 0);
         vm_threads_seen_ns = now;
     }
     plat_mutex_unlock(lock);
