@@ -10,10 +10,12 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -247,7 +249,8 @@ END_TEST
  * The private directory the files fall back to (the output directory nobody's 0777 one) planted
  * by nobody: /tmp/jevprof-0 a link to a directory of root's (no HOME, no XDG_RUNTIME_DIR).  Root's
  * directory is never chmodded nor written; with no private directory left nothing is written, not
- * even into the directory refused.
+ * even into the directory refused.  /tmp/jevprof-0 is the machine's: a lock keeps another check
+ * running this case at the same time from moving it meanwhile (two once did, and one failed).
  */
 START_TEST(a_planted_tmp_private_directory_is_refused)
 {
@@ -255,6 +258,9 @@ START_TEST(a_planted_tmp_private_directory_is_refused)
     char open_dir[1200], victims[1200], saved[256], line[6000];
     const char *tmp_private = "/tmp/jevprof-0";
     jvmrun_result r;
+    int lock = open("/tmp/.jevmon-test-jevprof-0.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    ck_assert_int_ge(lock, 0);
+    ck_assert_int_eq(flock(lock, LOCK_EX), 0); /* released when the case's process ends, failed or not */
     make_base(&d);
     make_dir(&d, "open", 0777, nobody(), open_dir, sizeof(open_dir));
     make_victim_dir(&d, "victims", 0755, victims, sizeof(victims));
@@ -280,6 +286,7 @@ START_TEST(a_planted_tmp_private_directory_is_refused)
     closedir(listing);
     jvmrun_free(&r);
     remove_tree(&d);
+    close(lock);
 }
 END_TEST
 
