@@ -37,8 +37,9 @@ linux_AR := ar
 linux_CFLAGS := $(COMMON_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -pthread -D_GNU_SOURCE -Iinclude/posix -I$(JDK_INC)/linux
 linux_CXXFLAGS := $(COMMON_CXXFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -Iinclude/posix
 linux_PLAT := $(PLAT_COMMON) $(wildcard src/platform/posix*.c)
-# libdw for native frames' call frame information (src/platform/posix_cfi.c); their C++ names are
-# demangled by libstdc++, loaded when the first is named (src/platform/posix_symbols.c).
+# libdw, for native frames' call frame information, is loaded at the first rule asked for
+# (src/platform/posix_cfi.c); their C++ names are demangled by libstdc++, loaded when the first is
+# named (src/platform/posix_symbols.c).
 linux_SYSLIBS := -ldl -pthread -lm
 # jevprof gzips its pprof files with the system's zlib (src/platform/posix_gzip.c); the Windows
 # targets have none and write stored blocks (win32_gzip.c), so only Linux links it.

@@ -119,10 +119,11 @@ void plat_output_dir_close(plat_output_dir *dir);
 /* Writes the file name in dir without ever opening what is at that name: fill(out, context)
  * writes a new temporary file of the directory (created, never through a link), which is renamed
  * over name: a reader, or a crash of the process, never meets half a file.  It is not flushed to
- * disk: the program's end waits for these writes, and the system writes them back in its time.  Only a regular file (or nothing) at name is replaced: anything
- * else (a FIFO, a directory, a link, a device) is left alone, and nothing is written.  fill
- * returns 0, or non-zero when it failed (errno says why; 0: out of memory).  0, or -1 with the
- * reason in why and no file left behind. */
+ * disk: the program's end waits for these writes, and the system writes them back in its time.
+ * Only a regular file (or nothing) at name is replaced: anything else (a FIFO, a directory, a
+ * link, a device) is left alone, and nothing is written.  fill returns 0, or non-zero when it
+ * failed (errno says why; 0: out of memory).  0, or -1 with the reason in why and no file left
+ * behind. */
 typedef int (*plat_file_writer)(FILE *out, void *context);
 int plat_write_file(plat_output_dir *dir, const char *name, plat_file_writer fill, void *context, char *why,
                     size_t why_len);
@@ -198,8 +199,8 @@ void plat_sleep_ms(unsigned ms);
 int plat_process_barrier_init(void);
 void plat_process_barrier(void);
 
-/* Runs fn on a helper thread, off the caller's path (on the caller's thread where no helper can be
- * started, and always on Windows, which has no helpers). */
+/* Runs fn on a helper thread of its own, for slow system calls the caller should not wait for (on the
+ * caller's thread where no helper can be started, and always on Windows, which has no helpers). */
 void plat_run_helper(void *(*fn)(void *unused));
 /* Waits for the helper threads the platform layer started for slow system calls (the barrier's
  * registration, readying the timers, plat_run_helper's) to end: before the library that holds

@@ -48,7 +48,6 @@
 #include "platform/platform.h"
 #include "platform/posix_cpu_clock.h"
 #include "platform/posix_kernel.h"
-#include "platform/posix_thread.h"
 
 enum { PHASE_ASKED = 1, PHASE_RUNNING = 2, PHASE_DONE = 3 };
 #define SLOTS 8
@@ -346,7 +345,7 @@ static void *ready_kernel(void *unused)
 
 void plat_cpu_timers_prepare(void)
 {
-    posix_run_helper(ready_kernel);
+    plat_run_helper(ready_kernel);
 }
 
 /* A perf event on the thread's task clock that signals the thread once in every period_ns of its

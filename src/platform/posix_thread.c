@@ -15,7 +15,6 @@
 
 #include "platform/platform.h"
 #include "platform/posix_cpu_clock.h"
-#include "platform/posix_thread.h"
 
 struct plat_mutex {
     pthread_mutex_t mutex;
@@ -153,7 +152,7 @@ static pthread_mutex_t helpers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t helpers[HELPERS];
 static int helper_count;
 
-void posix_run_helper(void *(*fn)(void *unused))
+void plat_run_helper(void *(*fn)(void *unused))
 {
     pthread_mutex_lock(&helpers_lock);
     for (int i = 0; i < helper_count;)
@@ -166,11 +165,6 @@ void posix_run_helper(void *(*fn)(void *unused))
     pthread_mutex_unlock(&helpers_lock);
     if (!started)
         fn(NULL);
-}
-
-void plat_run_helper(void *(*fn)(void *unused))
-{
-    posix_run_helper(fn);
 }
 
 void plat_helpers_join(void)
@@ -305,7 +299,7 @@ int plat_process_barrier_init(void)
         return 1;
     }
     if (atomic_compare_exchange_strong(&barrier_state, &state, BARRIER_REGISTERING))
-        posix_run_helper(register_expedited); /* else another caller got there first */
+        plat_run_helper(register_expedited); /* else another caller got there first */
     return 1;
 }
 

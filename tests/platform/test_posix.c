@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
-#include "platform/posix_thread.h"
 #include "../support/testkit.h"
 
 START_TEST(getenv_returns_a_copy)
@@ -133,7 +132,7 @@ START_TEST(helpers_run_off_the_callers_thread_however_many_start)
 {
     for (int i = 0; i < 20; i++) {
         atomic_store(&helper_thread_id, 0);
-        posix_run_helper(note_helper_thread);
+        plat_run_helper(note_helper_thread);
         while (!atomic_load(&helper_thread_id))
             plat_sleep_ms(1);
         ck_assert_msg(atomic_load(&helper_thread_id) != plat_os_thread_id(), "helper %d ran on the caller's thread", i);
