@@ -12,7 +12,10 @@
  * It prints the same lines with or without a profiler (a checksum over every thread's
  * result, the number of exceptions caught), and nothing else.
  *
- * Usage: java Workload [rounds per thread, default 20000]
+ * Usage: java Workload [rounds per thread, default 20000] [seconds at least]
+ * With seconds, each worker spreads its rounds over at least that long, sleeping when ahead
+ * (for a test of periods, which must see work in each however fast the machine); the same
+ * calls are made of every method above, with Thread.sleep and System.nanoTime besides.
  */
 public class Workload {
     static final int THREADS = 8;
@@ -88,6 +91,17 @@ public class Workload {
         return kept;
     }
 
+    /** When main started the workers, and the least time their rounds take (0: no pace). */
+    static long startedNanos, leastNanos;
+
+    /** Sleeps until done of rounds rounds are due, when the pace is behind the work. */
+    static void pace(int done, int rounds) throws InterruptedException {
+        long ahead = startedNanos + leastNanos / rounds * done - System.nanoTime();
+        if (ahead > 1000000) {
+            Thread.sleep(ahead / 1000000);
+        }
+    }
+
     static final class Worker implements Runnable {
         final int index, rounds;
         long result;
@@ -103,6 +117,13 @@ public class Workload {
             long x = index + 1; /* xorshift never leaves 0 */
             for (int i = 0; i < rounds; i++) {
                 x = round(i, x, caught);
+                if (leastNanos > 0 && i % 100 == 99) {
+                    try {
+                        pace(i + 1, rounds);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
             }
             result = x;
         }
@@ -110,6 +131,8 @@ public class Workload {
 
     public static void main(String[] args) throws InterruptedException {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20000;
+        leastNanos = args.length > 1 ? (long) (Double.parseDouble(args[1]) * 1e9) : 0;
+        startedNanos = System.nanoTime();
         Worker[] workers = new Worker[THREADS];
         Thread[] threads = new Thread[THREADS];
         for (int t = 0; t < THREADS; t++) {

@@ -206,8 +206,9 @@ static void add_pprof_calls(const char *dir, const char *file, const char *const
 }
 
 /*
- * Calls mode with a period of 1 s (JEVPROF_LOOP) over a run of several, every path kept
- * (JEVPROF_MIN_SHARE=0): the periods' reports together count every call Workload is known to
+ * Calls mode with a period of 1 s (JEVPROF_LOOP) over a run of several (the workers pace their
+ * rounds over 3.5 s at least, so that three periods end while they work on any machine), every
+ * path kept (JEVPROF_MIN_SHARE=0): the periods' reports together count every call Workload is known to
  * make, none lost while a period's trees are copied; and so do their pprof files, where a call
  * still running at a period's end (each worker's run(), in the first) is not moved into its
  * caller, nor is any other call, though the first period's collapsed file is folded to fit.  The
@@ -227,7 +228,7 @@ START_TEST(periods_lose_no_call)
     jvmrun_result r;
     make_base(&d);
     make_dir(&d, "out", 0755, 0, out, sizeof(out));
-    const char *args[] = {"60000", NULL}, *settings[] = {"JEVPROF_LOOP=1", "JEVPROF_MIN_SHARE=0", NULL};
+    const char *args[] = {"60000", "3.5", NULL}, *settings[] = {"JEVPROF_LOOP=1", "JEVPROF_MIN_SHARE=0", NULL};
     run_in(jdks[_i], &d, out, "calls", "Workload", args, settings, &r);
     ck_assert_msg(r.exit_code == 0, "%s", r.err);
     expect(r.out, "threads 8, rounds 60000\n");
