@@ -142,7 +142,11 @@ $(BUILD)/linux/java/libjevnative.so: tests/sampling/jni/jevnative.c
 $(BUILD)/linux/java/libjevtls.so: tests/sampling/jni/jevtls.c
 	@mkdir -p $(@D)
 	$(linux_CC) -std=c11 $(WARN) -O2 -fPIC -ftls-model=global-dynamic -shared -o $@ $<
-TEST_JNI_LIBS := $(BUILD)/linux/java/libjevnative.so $(BUILD)/linux/java/libjevtls.so
+# libjevdlwatch.so, preloaded by test_profile_truth: says when the loader is called in a SIGPROF handler.
+$(BUILD)/linux/java/libjevdlwatch.so: tests/sampling/jni/jevdlwatch.c
+	@mkdir -p $(@D)
+	$(linux_CC) -std=c11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+TEST_JNI_LIBS := $(BUILD)/linux/java/libjevnative.so $(BUILD)/linux/java/libjevtls.so $(BUILD)/linux/java/libjevdlwatch.so
 SANITIZED_JVM_FILES += $(TEST_JNI_LIBS)
 
 FIXTURE_FILES = $(foreach t,linux win64 win32,$(foreach f,$(FIXTURES),$(BUILD)/$(t)/fixtures/$(f)$($(t)_SO)))

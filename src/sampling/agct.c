@@ -37,8 +37,10 @@ int jv_agct_find(JNIEnv *env)
 void jv_agct_want_line_detail(void)
 {
     static atomic_int asked;
-    if (!atomic_load_explicit(&asked, memory_order_relaxed) && !atomic_exchange(&asked, 1) &&
-        !jv_hotspot_flag_on("DebugNonSafepoints"))
+    if (atomic_load_explicit(&asked, memory_order_relaxed) || atomic_exchange(&asked, 1))
+        return;
+    jv_hotspot_code_prepare(); /* before the first walk: walk_from_frame_edge runs in a handler */
+    if (!jv_hotspot_flag_on("DebugNonSafepoints"))
         jv_codemap_want_compiled();
 }
 

@@ -36,8 +36,9 @@ int jv_agct_find(JNIEnv *env);
  * recorded debug information at pcs that are not safepoints (DebugNonSafepoints): without it a hot
  * loop's samples all land on its safepoint's line.  The first call sets the flag directly where
  * HotSpot shows its flags, otherwise turns CompiledMethodLoad on, at a wake-up of HotSpot's service
- * thread per compiled method (hotspot_flags.h); later calls cost a load.  Not in a signal handler:
- * the events' replay may call monitors. */
+ * thread per compiled method (hotspot_flags.h); it also finds the code heaps' layout, which the
+ * walks at a frame's edge read (hotspot_code.h); later calls cost a load.  Not in a signal handler:
+ * the events' replay may call monitors, and the layout is found by symbol lookups. */
 void jv_agct_want_line_detail(void);
 
 /* Walks the calling thread's Java stack from context (inside its signal handler: async-signal-

@@ -193,10 +193,11 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     memset(&w->trace, 0, sizeof(w->trace));
     w->walked = w->dispatching = 0;
     jv_native_not_walked(&w->native, os_tid);
-    if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, w, &regs))
-        return 0;
+    jv_hotspot_code_prepare(); /* before the walk in the thread's handler, and code_at */
     if (can_walk)
         jv_agct_want_line_detail();
+    if (!can_interrupt || !plat_sample_thread(os_tid, ANSWER_TIMEOUT_MS, walk_interrupted, w, &regs))
+        return 0;
     f->ip = regs.ip;
     f->sp = regs.sp;
     if (w->walked && w->trace.num_frames > 0)

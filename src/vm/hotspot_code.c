@@ -108,13 +108,17 @@ static uintptr_t block_blob(const char *heap, uintptr_t low, uintptr_t address)
     return low + (segment << log2) + at.block_header;
 }
 
+void jv_hotspot_code_prepare(void)
+{
+    jv_once(&layout_once, find_layout);
+}
+
 /* The code heap address lies in (JV_HEAP_OTHER_CODE, its blob in *blob and the heap's end in
  * *high; *blob 0 where no block is there), else JV_HEAP_OUTSIDE or JV_HEAP_UNREADABLE. */
 static jv_heap_code find_blob(uintptr_t address, uintptr_t *blob, uintptr_t *high)
 {
-    jv_once(&layout_once, find_layout);
-    if (!readable)
-        return JV_HEAP_UNREADABLE;
+    if (atomic_load_explicit(&layout_once, memory_order_acquire) != JV_ONCE_DONE || !readable)
+        return JV_HEAP_UNREADABLE; /* not prepared yet: no lookup here, which may be a handler */
     const char *array = *at.heaps;
     if (!array)
         return JV_HEAP_OUTSIDE;

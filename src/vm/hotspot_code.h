@@ -20,6 +20,11 @@ typedef enum jv_heap_code {
     JV_HEAP_METHOD_CODE = 2  /* in method's compiled code */
 } jv_heap_code;
 
+/* Finds HotSpot's layout (symbols and VMStructs rows): once, and never inside a signal handler,
+ * where looking a symbol up may wait for the loader's lock the interrupted code holds.  Call it
+ * before the first walk that may ask the two functions below; they answer UNREADABLE (0) until then. */
+void jv_hotspot_code_prepare(void);
+
 /* Lock-free and allocation-free; reads only the JVM's committed code memory.  Code freed and
  * reused meanwhile may give the new owner's answer.  method may be NULL (then never METHOD_CODE). */
 jv_heap_code jv_hotspot_code_at(uintptr_t address, jmethodID method);

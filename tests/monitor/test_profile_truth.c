@@ -18,6 +18,7 @@
  *     cannot walk) have the callee on top of its caller, and 5% at most stay unwalked: 0-2% did in
  *     eight runs, about 3,000 samples each, so a correct walk passes all but with a chance far below
  *     1 in 10,000 (5% is over ten binomial standard deviations above 2%).
+ *   - no run calls the loader (dladdr, dlopen) inside the SIGPROF handler.
  *   - wall mode, SamplingWorkload truth: each of the four threads gets its share of the samples (a
  *     quarter of theirs, within 10%), each labelled with its state: running (main, 90% at least),
  *     native (acceptor, in accept), waiting (waiter), sleeping (sleeper); the pprof file's samples
@@ -40,7 +41,9 @@ static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
 
 /* Runs SamplingWorkload with workload (its mode and arguments) under bin/jevprof (java: the JDK's
- * launcher, given java_options) in a new directory (dir); its collapsed file. */
+ * launcher, given java_options) in a new directory (dir); its collapsed file.  libjevdlwatch.so is
+ * preloaded: no sample may call the loader inside its SIGPROF handler (the first walk at a frame's
+ * edge looked HotSpot's symbols up there, 11 calls, and could hang its thread). */
 static char *run_sampled(const char *java, const char *java_options, const char *mode, const char *interval_ms,
                          const char *workload, char *dir, size_t size)
 {
@@ -50,7 +53,12 @@ static char *run_sampled(const char *java, const char *java_options, const char 
     snprintf(arguments, sizeof(arguments), "--out '%s' --mode %s --interval %s -- '%s' %s -cp '%s' SamplingWorkload %s",
              dir, mode, interval_ms, java, java_options, jvmrun_build_path("java"), workload);
     /* The program's output stays in dir/out.txt: what it says it did is part of the truth. */
-    ck_assert_int_eq(jvmrun_shell(dir, NULL, NULL, "'%s/bin/jevprof' %s", jvmrun_source_dir(), arguments), 0);
+    char *err = NULL;
+    ck_assert_int_eq(jvmrun_shell(dir, NULL, &err, "LD_PRELOAD=\"${LD_PRELOAD:+$LD_PRELOAD }%s\" '%s/bin/jevprof' %s",
+                                  jvmrun_build_path("java/libjevdlwatch.so"), jvmrun_source_dir(), arguments),
+                     0);
+    ck_assert_msg(!strstr(err, "jevdlwatch:"), "%s", err);
+    free(err);
     snprintf(path, sizeof(path), "%s/jevprof.collapsed", dir);
     char *collapsed = tk_read_file(path);
     ck_assert_msg(collapsed != NULL, "no %s", path);
