@@ -25,7 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *               a virtual thread tracing itself, one parked, one spinning while mounted.
  *   busy N MS   N virtual threads for MS milliseconds, each spending about 90% of its time in
  *               busy() (about 9 ms of arithmetic) and 10% asleep (1 ms).
- *   many N      N short virtual threads, a few hundred calls each, 10000 alive at most.
+ *   many N      N short virtual threads, a few hundred calls each, 10000 alive at most, each
+ *               joined before the end.
  * Prints "done" at the end.
  */
 public class VThreadWorkload {
@@ -265,9 +266,13 @@ public class VThreadWorkload {
         return x;
     }
 
+    /* Each thread is joined, 20000 starts after its own (long over by then) or at the end: a
+     * thread's end comes after its task releases its permit, and every end must come before the
+     * program's (its monitor counts them). */
     static void many(int n) throws Exception {
         ThreadFactory factory = virtualThreads("short-");
         java.util.concurrent.Semaphore alive = new java.util.concurrent.Semaphore(10000);
+        Thread[] started = new Thread[20000];
         for (int i = 0; i < n; i++) {
             final int k = i;
             alive.acquire();
@@ -278,9 +283,14 @@ public class VThreadWorkload {
                     alive.release();
                 }
             });
+            if (started[i % started.length] != null)
+                started[i % started.length].join();
+            started[i % started.length] = t;
             t.start();
         }
-        alive.acquire(10000);
+        for (Thread t : started)
+            if (t != null)
+                t.join();
     }
 
     public static void main(String[] args) throws Exception {
