@@ -52,6 +52,8 @@ DEFINE_GUID(IID_IJevmonNativeSampling, 0x6E2B8C41, 0x9D37, 0x4F0A, 0xB5, 0x1E, 0
 DEFINE_GUID(IID_IJevmonCommands, 0x1F197E2A, 0x3FDC, 0x4D41, 0x91, 0x05, 0xC7, 0x51, 0xB3, 0xAE, 0xC7, 0x65);
 DEFINE_GUID(IID_IJevmonLockWaits, 0x6C0E8B52, 0x9D3A, 0x4F61, 0xB7, 0x2E, 0x41, 0xA9, 0x0C, 0x5D, 0x83, 0x27);
 DEFINE_GUID(IID_IJevmonLockWaitCallback, 0xE47A1D09, 0x2B6C, 0x4A38, 0x8F, 0x13, 0x9C, 0x65, 0xD2, 0x7E, 0x04, 0xB1);
+DEFINE_GUID(IID_IJevmonCallBatches, 0xCA8983FC, 0xAFB0, 0x40BF, 0x96, 0x23, 0x62, 0xA7, 0x76, 0x77, 0xE7, 0xBA);
+DEFINE_GUID(IID_IJevmonCallBatchCallback, 0x6EBAAB6D, 0xBE65, 0x4FD1, 0xAA, 0x9F, 0xF1, 0xDC, 0x8F, 0x9A, 0x23, 0xD1);
 /* Spelling variants used by the documentation. */
 #define IID_IHeapInfoCallBack IID_IHeapInfoCallback
 #define IID_IObjectAllocationCallBack IID_IObjectAllocationCallback
@@ -567,6 +569,28 @@ typedef enum JEVMON_LOCK_WAIT_KIND {
 #define IJevmonLockWaitCallback_SLOTS                                                                              \
     STDMETHOD(OnLockWait)(THIS_ DWORD kind, ClassID lock_class, ULONGLONG waited_ns) PURE;
 
+/* jevmon extension: method calls in batches (docs/call-batches.md).  A monitor gets IJevmonCallBatches
+ * by QueryInterface on its IDInfo and registers its callback (NULL: MethodEntry and MethodExit2 again);
+ * while its mask has METHOD_CALLS, every method's entries and exits are then recorded per thread, each
+ * with the time-stamp counter, and handed to OnCallBatch in order instead of MethodEntry, MethodExit
+ * and MethodExit2: on the thread when its records fill a batch, before its THREAD_DESTROY, at the
+ * program's end, and on the caller's thread by FlushCallBatches. */
+typedef enum JEVMON_CALL_KIND {
+    JEVMON_CALL_ENTERED = 1,  /* the method was entered */
+    JEVMON_CALL_RETURNED = 2, /* it returned; frames above it that are still open left unseen */
+    JEVMON_CALL_UNWOUND = 3   /* an exception left it */
+} JEVMON_CALL_KIND;
+typedef struct JEVMON_CALL_RECORD {
+    ULONGLONG ticks; /* the processor's time-stamp counter (rdtsc) when it happened */
+    MethodID method; /* the method entered or left */
+    DWORD kind;      /* JEVMON_CALL_KIND */
+} JEVMON_CALL_RECORD;
+#define IJevmonCallBatches_SLOTS                                                                                   \
+    STDMETHOD(DeliverCallsInBatches)(THIS_ IJevmonCallBatchCallback *pcallback) PURE;                               \
+    STDMETHOD(FlushCallBatches)(THIS) PURE;
+#define IJevmonCallBatchCallback_SLOTS                                                                             \
+    STDMETHOD(OnCallBatch)(THIS_ ThreadID thread_id, const JEVMON_CALL_RECORD *records, DWORD count) PURE;
+
 #undef INTERFACE
 #define INTERFACE IJavaEventMonitorIDInfo
 JEVMON_INTERFACE(IJavaEventMonitorIDInfo, IUnknown)
@@ -768,6 +792,26 @@ JEVMON_INTERFACE(IJevmonLockWaits, IUnknown)
     BEGIN_INTERFACE
     JEVMON_IUNKNOWN_SLOTS
     IJevmonLockWaits_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonCallBatchCallback
+JEVMON_INTERFACE(IJevmonCallBatchCallback, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonCallBatchCallback_SLOTS
+    END_INTERFACE
+};
+
+#undef INTERFACE
+#define INTERFACE IJevmonCallBatches
+JEVMON_INTERFACE(IJevmonCallBatches, IUnknown)
+{
+    BEGIN_INTERFACE
+    JEVMON_IUNKNOWN_SLOTS
+    IJevmonCallBatches_SLOTS
     END_INTERFACE
 };
 #undef INTERFACE

@@ -230,5 +230,16 @@
 #define IJevmonLockWaits_Release(p) (p)->lpVtbl->Release(p)
 #define IJevmonLockWaits_NotifyOnLockWaits(p, a0, a1) (p)->lpVtbl->NotifyOnLockWaits(p, a0, a1)
 
+#define IJevmonCallBatchCallback_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonCallBatchCallback_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonCallBatchCallback_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonCallBatchCallback_OnCallBatch(p, a0, a1, a2) (p)->lpVtbl->OnCallBatch(p, a0, a1, a2)
+
+#define IJevmonCallBatches_QueryInterface(p, a0, a1) (p)->lpVtbl->QueryInterface(p, a0, a1)
+#define IJevmonCallBatches_AddRef(p) (p)->lpVtbl->AddRef(p)
+#define IJevmonCallBatches_Release(p) (p)->lpVtbl->Release(p)
+#define IJevmonCallBatches_DeliverCallsInBatches(p, a0) (p)->lpVtbl->DeliverCallsInBatches(p, a0)
+#define IJevmonCallBatches_FlushCallBatches(p) (p)->lpVtbl->FlushCallBatches(p)
+
 #endif
 #endif /* JEVMON_COBJ_H */

@@ -13,6 +13,7 @@
 #include "agent/jvmti_setup.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/event_switch.h"
+#include "events/call_batch.h"
 #include "events/lock_wait.h"
 #include "heap/heap.h"
 #include "ids/class.h"
@@ -164,6 +165,7 @@ static jint start_bridge(JavaVM *vm, const jv_options *options, int live)
     jv_dispatch_init();
     jv_heap_init(vm);
     jv_lock_waits_init();
+    jv_call_batches_init();
     jv_methods_init();
     jv_codemap_init();
     jv_rewrites_init();

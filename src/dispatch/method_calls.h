@@ -15,13 +15,21 @@
 #include "dispatch/dispatch.h"
 #include "ids/method.h"
 
-/* Does the monitor want call events for this method?  The method's entry is looked up
- * only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */
+/* Does the monitor take every method's calls in batches now (events/call_batch.h)? */
+static inline int jv_monitor_batches_calls(const jv_monitor *m)
+{
+    return (atomic_load_explicit(&m->mask, memory_order_relaxed) & JVM_MONITOR_METHOD_CALLS) &&
+           atomic_load_explicit(&m->batch_callback, memory_order_relaxed);
+}
+
+/* Does the monitor want call events (MethodEntry, MethodExit2) for this method?  Not the calls
+ * it takes in batches.  The method's entry is looked up only for a monitor that picks methods
+ * (SPECIFIC_METHOD_CALLS alone). */
 static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)
 {
     DWORD mask = atomic_load_explicit(&m->mask, memory_order_relaxed);
     if (mask & JVM_MONITOR_METHOD_CALLS)
-        return 1;
+        return !atomic_load_explicit(&m->batch_callback, memory_order_relaxed);
     if (!(mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) || m->index >= 32)
         return 0;
     const jv_method *method = jv_method_entry(id);
@@ -36,6 +44,30 @@ static inline uint32_t jv_method_call_receivers(MethodID id)
         if (jv_monitor_wants_calls(jv_monitors.receivers[i].monitor, id))
             given |= 1u << i;
     return given;
+}
+
+/* Does a monitor take calls in batches now? */
+static inline int jv_method_calls_batched(void)
+{
+    for (size_t i = 0; i < jv_monitors.receiver_count; i++)
+        if (jv_monitor_batches_calls(jv_monitors.receivers[i].monitor))
+            return 1;
+    return 0;
+}
+
+/* Do only monitors that take calls in batches want any call now?  Then no shadow stack is kept. */
+static inline int jv_method_calls_only_batched(void)
+{
+    int batched = 0;
+    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
+        const jv_monitor *m = jv_monitors.receivers[i].monitor;
+        if (!(atomic_load_explicit(&m->mask, memory_order_relaxed) & JV_METHOD_CALL_BITS))
+            continue;
+        if (!jv_monitor_batches_calls(m))
+            return 0;
+        batched = 1;
+    }
+    return batched;
 }
 
 /* MethodEntry for the method just pushed at stack, to the receivers given. */

@@ -37,6 +37,8 @@ typedef struct jv_monitor {
     DWORD granted_options;       /* what the bridge granted, known after initialization */
     long long sampling_interval; /* its registry AllocationSamplingInterval in bytes, -1 when none */
     _Atomic int phase;           /* jv_monitor_phase */
+    /* Takes its method calls in batches (events/call_batch.h); NULL: as MethodEntry and MethodExit2. */
+    IJevmonCallBatchCallback *_Atomic batch_callback;
 } jv_monitor;
 
 /*

@@ -2,7 +2,8 @@
  * method_call.c - the method-call path: MethodEntry, MethodExit and MethodExit2, plus
  * EXCEPTION_UNWIND for frames an exception pops.  Calls come from JVMTI MethodEntry/
  * MethodExit or from the instrumented bridge (instrument.c); both go through
- * jv_method_calls_enter / jv_method_calls_exit.
+ * jv_method_calls_enter / jv_method_calls_exit, which also store the records of the monitors that
+ * take calls in batches (call_batch.h).
  *
  * StackIDs come from the thread's shadow stack (thread.h): the entered frame's depth on
  * entry, the caller's on exit, so each exit names the frame its entry's caller had.
@@ -14,6 +15,7 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/event_switch.h"
 #include "dispatch/method_calls.h"
+#include "events/call_batch.h"
 #include "events/events.h"
 #include "events/exception.h"
 #include "events/specific_regions.h"
@@ -44,7 +46,7 @@ static _Thread_local exit_context exiting_call;
 int jv_method_calls_wanted(MethodID id)
 {
     JV_FOR_EACH_MONITOR(m, JV_METHOD_CALL_BITS)
-    if (jv_monitor_wants_calls(m, id))
+    if (jv_monitor_wants_calls(m, id) || jv_monitor_batches_calls(m))
         return 1;
     return 0;
 }
@@ -66,6 +68,8 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
                 jv_call_region_entered(thread, t); /* before a callback can switch events off */
             jv_deliver_method_entry(given, id, jv_stack_id(t->index, t->depth));
         }
+        if (jv_method_calls_batched())
+            jv_call_batch_store(t, id, JEVMON_CALL_ENTERED);
     }
     jv_dispatch_end(&d);
 }
@@ -106,6 +110,8 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
         jv_deliver_method_exit(given, caller, caller_stack);
         if (return_value)
             exiting_call.active = 0;
+        if (jv_method_calls_batched())
+            jv_call_batch_store(t, exiting, was_popped_by_exception ? JEVMON_CALL_UNWOUND : JEVMON_CALL_RETURNED);
     }
     jv_dispatch_end(&d);
 }

@@ -4,6 +4,7 @@
  * already running when the agent is loaded into a live JVM.
  */
 #include "dispatch/dispatch.h"
+#include "events/call_batch.h"
 #include "events/events.h"
 #include "events/thread_name.h"
 #include "ids/thread.h"
@@ -30,6 +31,7 @@ void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = is_virtual ? jv_thread_of(env, thread) : jv_thread_current(env, thread);
+    jv_call_batches_deliver_own(0); /* no call of a thread comes after its end */
     if (t)
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
     if (t && !is_virtual)
@@ -39,8 +41,10 @@ void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
     else if (is_virtual)
         jv_thread_unmount();
     jv_dispatch_end(&d);
-    if (!is_virtual)
+    if (!is_virtual) {
+        jv_call_batches_deliver_own(1); /* what the monitors' THREAD_DESTROY ran, and the batch freed */
         jv_dispatch_thread_end(); /* the OS thread ends: its dispatch slot may serve another */
+    }
 }
 
 void JNICALL jv_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "events/call_batch.h"
 #include "events/events.h"
 #include "ids/thread.h"
 #include "platform/platform.h"
@@ -78,6 +79,7 @@ static void JNICALL on_mount(jvmtiEnv *jvmti, ...)
 static void JNICALL on_unmount(jvmtiEnv *jvmti, ...)
 {
     (void)jvmti;
+    jv_call_batches_deliver_own(0); /* the carrier keeps no records of a thread it does not run */
     jv_thread_unmount();
 }
 

@@ -12,6 +12,7 @@
 #include "heap/heap.h"
 #include "idinfo/idinfo.h"
 #include "events/events.h"
+#include "idinfo/call_batches.h"
 #include "idinfo/lock_waits.h"
 #include "ids/class.h"
 #include "ids/field.h"
@@ -65,6 +66,8 @@ static HRESULT STDMETHODCALLTYPE idinfo_QueryInterface(IJavaEventMonitorIDInfo4 
         return jv_heap_monitor_create(iface, ppv);
     if (IsEqualIID(riid, &IID_IJevmonLockWaits))
         return jv_lock_waits_create(iface, ppv);
+    if (IsEqualIID(riid, &IID_IJevmonCallBatches))
+        return jv_call_batches_create(iface, ppv);
     if (IsEqualIID(riid, &IID_IJevmonSampling) || IsEqualIID(riid, &IID_IJevmonSampling2) ||
         IsEqualIID(riid, &IID_IJevmonSampling3) || IsEqualIID(riid, &IID_IJevmonSampling4)) {
         *ppv = &impl_from_IJavaEventMonitorIDInfo4(iface)->IJevmonSampling4_iface;

@@ -22,6 +22,7 @@
 #include "dispatch/event_switch.h"
 #include "dispatch/method_calls.h"
 #include "dispatch/monitor_table.h"
+#include "events/call_batch.h"
 #include "events/events.h"
 #include "ids/ids.h"
 #include "ids/method.h"
@@ -189,11 +190,23 @@ typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
  * shadow; each monitor gets only the calls it wants.  0: take the general path.  Inside the
  * bridge's bracket, so the monitors' masks are read after it, as shutdown requires.
  */
+static const DWORD call_kinds[] = {JEVMON_CALL_ENTERED, JEVMON_CALL_RETURNED, JEVMON_CALL_UNWOUND}; /* by bridge_call */
+
 static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
 {
     jv_thread *t = jv_thread_self;
+    if (!id || !t)
+        return 0;
+    /* Only batches: the record alone, and no shadow stack, which is re-read should anyone need it
+     * (an unwind's EXCEPTION_UNWIND has its StackID from it: the general path). */
+    if (jv_method_calls_only_batched() &&
+        (call != CALL_UNWIND || !(jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND))) {
+        jv_call_batch_store(t, id, call_kinds[call]);
+        t->sync_epoch = jv_threads_epoch() - 1;
+        return 1;
+    }
     /* flagless: some monitor keeps METHOD_CALLS until shutdown, whose masks the delivery re-reads */
-    if (!id || !t || t->sync_epoch != jv_threads_epoch() ||
+    if (t->sync_epoch != jv_threads_epoch() ||
         !(flagless || t->region_base || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS)))
         return 0;
     if (call == CALL_UNWIND || (call == CALL_EXIT && (!t->depth || t->frames[t->depth - 1] != id)))
@@ -210,6 +223,8 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
         jv_deliver_method_exit(t->given[depth], depth ? t->frames[depth - 1] : 0, jv_stack_id(t->index, depth));
         region_end_if_left(env, t);
     }
+    if (jv_method_calls_batched()) /* a monitor one by one, another in batches */
+        jv_call_batch_store(t, id, call_kinds[call]);
     return 1;
 }
 

@@ -6,6 +6,7 @@
 #include "common/guid.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/event_switch.h"
+#include "events/call_batch.h"
 #include "heap/heap.h"
 #include "idinfo/idinfo.h"
 #include "lifecycle/monitors.h"
@@ -201,6 +202,7 @@ void jv_monitors_shutdown(void)
         return;
     }
     jv_heap_release_callbacks();
+    jv_call_batches_stop(); /* every thread's last calls, before SHUTDOWN */
     jv_monitors.receiver_count = 0;
     for (size_t i = 0; i < jv_monitors.count; i++)
         IJavaEventMonitor_NotifyEvent(jv_monitors.items[i]->mon, JVM_EVENT_TYPE_SHUTDOWN, 0);

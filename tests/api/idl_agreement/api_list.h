@@ -20,7 +20,8 @@
     X(IJavaEventMonitorIDInfo4) X(IJavaEventMonitor) X(IJavaEventMonitor2) X(IHeapInfoCallback)    \
     X(IObjectAllocationCallback) X(IJavaHeapMonitor) X(IJavaHeapMonitor2) X(IJevmonSampling) \
     X(IJevmonSampling2) X(IJevmonSampling3) X(IJevmonSampling4) X(IJevmonNativeSampling) X(IJevmonAllocationSampling) \
-    X(IJevmonCommands) X(IJevmonLockWaitCallback) X(IJevmonLockWaits)
+    X(IJevmonCommands) X(IJevmonLockWaitCallback) X(IJevmonLockWaits) X(IJevmonCallBatchCallback) \
+    X(IJevmonCallBatches)
 
 /* The documentation's spellings: IID_<alias> and the type <alias>. */
 #define API_ALIASES(X) X(IHeapInfoCallBack) X(IObjectAllocationCallBack)
@@ -74,6 +75,8 @@
 #define API_SLOTS_IJevmonCommands(X, i) API_SLOTS_IUnknown(X, i) X(i, Command)
 #define API_SLOTS_IJevmonLockWaitCallback(X, i) API_SLOTS_IUnknown(X, i) X(i, OnLockWait)
 #define API_SLOTS_IJevmonLockWaits(X, i) API_SLOTS_IUnknown(X, i) X(i, NotifyOnLockWaits)
+#define API_SLOTS_IJevmonCallBatchCallback(X, i) API_SLOTS_IUnknown(X, i) X(i, OnCallBatch)
+#define API_SLOTS_IJevmonCallBatches(X, i) API_SLOTS_IUnknown(X, i) X(i, DeliverCallsInBatches) X(i, FlushCallBatches)
 
 #define API_SLOTS(X)                                                                             \
     API_SLOTS_IJavaEventMonitorIDInfo(X, IJavaEventMonitorIDInfo)                                \
@@ -94,7 +97,9 @@
     API_SLOTS_IJevmonAllocationSampling(X, IJevmonAllocationSampling) \
     API_SLOTS_IJevmonCommands(X, IJevmonCommands)                                                \
     API_SLOTS_IJevmonLockWaitCallback(X, IJevmonLockWaitCallback)                                \
-    API_SLOTS_IJevmonLockWaits(X, IJevmonLockWaits)
+    API_SLOTS_IJevmonLockWaits(X, IJevmonLockWaits)                                              \
+    API_SLOTS_IJevmonCallBatchCallback(X, IJevmonCallBatchCallback)                              \
+    API_SLOTS_IJevmonCallBatches(X, IJevmonCallBatches)
 
 /* Types: SIZE(type) for every typedef, FIELD(struct, member) for every struct member. */
 #define API_LAYOUT(SIZE, FIELD)                                                                  \
@@ -122,7 +127,8 @@
     FIELD(JEVMON_NATIVE_STACK, kernel) FIELD(JEVMON_NATIVE_STACK, frames) SIZE(JEVMON_KERNEL_FRAMES)       \
     SIZE(JEVMON_KERNEL_FRAME_COUNTS) FIELD(JEVMON_KERNEL_FRAME_COUNTS, state)                     \
     FIELD(JEVMON_KERNEL_FRAME_COUNTS, threads) FIELD(JEVMON_KERNEL_FRAME_COUNTS, threads_without) \
-    FIELD(JEVMON_KERNEL_FRAME_COUNTS, skipped)
+    FIELD(JEVMON_KERNEL_FRAME_COUNTS, skipped) SIZE(JEVMON_CALL_KIND) SIZE(JEVMON_CALL_RECORD)   \
+    FIELD(JEVMON_CALL_RECORD, ticks) FIELD(JEVMON_CALL_RECORD, method) FIELD(JEVMON_CALL_RECORD, kind)
 
 /* Integer constants: every enumerator, then the #defines. */
 #define API_VALUES(X)                                                                            \
@@ -173,7 +179,8 @@
     X(JEVMON_NATIVE_VM_THREADS) X(JEVMON_NATIVE_KERNEL_FRAMES) X(JEVMON_KERNEL_FRAMES_TAKEN)        \
     X(JEVMON_KERNEL_FRAMES_NOT_ASKED) X(JEVMON_KERNEL_FRAMES_REFUSED) X(JEVMON_KERNEL_FRAMES_NO_TIMERS) \
     X(JEVMON_KERNEL_FRAMES_HIDDEN) X(JEVMON_KERNEL_FRAMES_NO_BUFFER) X(JEVMON_NATIVE_MAX_FRAMES) X(JEVMON_LOCK_WAIT_MONITOR) X(JEVMON_LOCK_WAIT_PARK) \
-    X(JEVMON_INIT_OPT_DONT_NEED_THREAD_RENAMES) X(JEVMON_INIT_OPT_DONT_NEED_CLASS_LOAD_FAILURES)
+    X(JEVMON_INIT_OPT_DONT_NEED_THREAD_RENAMES) X(JEVMON_INIT_OPT_DONT_NEED_CLASS_LOAD_FAILURES)  \
+    X(JEVMON_CALL_ENTERED) X(JEVMON_CALL_RETURNED) X(JEVMON_CALL_UNWOUND)
 
 /* String constants. */
 #define API_STRINGS(X) X(JEVMON_JAVA_VM_KEY) X(JEVMON_MONITORS_KEY)
