@@ -15,12 +15,12 @@ TAG_posix := test_activation test_docs test_docs_style test_fuzz_oracles test_ke
   test_posix test_registry test_registry_trust test_sample_timeout
 TAG_win := test_activation_win test_idl_agreement test_platform_win test_samples_win
 TAG_jvm := test_attach test_attach_client test_attach_jevprof test_attach_server test_bridge test_bridge_calls \
-  test_classfile_jdk test_dist test_first_calls \
+  test_call_batches test_classfile_jdk test_dist test_first_calls \
   test_heap test_idinfo test_install test_jevprof test_jevprof_alloc test_jevprof_calls test_jevprof_cli \
   test_jevprof_files test_jevprof_jfr test_jevprof_output test_jevprof_users \
   test_lock_truth test_mask_changes test_native_frames test_original_style test_profile_truth \
   test_rewrite_sweep test_samples test_sampling test_spec test_tls_churn test_unattached test_vthreads test_watch
-TAG_sanitized := test_bridge test_bridge_calls test_jevprof test_jevprof_alloc test_jevprof_calls test_attach test_heap \
+TAG_sanitized := test_bridge test_bridge_calls test_call_batches test_jevprof test_jevprof_alloc test_jevprof_calls test_attach test_heap \
   test_sampling test_attach_client test_attach_jevprof
 TAGS := unit posix win jvm
 TEST_SRC := $(wildcard tests/*/test_*.c)
@@ -52,6 +52,7 @@ test_attach_client_SOURCES := tests/attach/attach_run.c
 test_attach_jevprof_SOURCES := tests/attach/attach_run.c
 test_bridge_SOURCES := tests/bridge/bridge_run.c
 test_bridge_calls_SOURCES := tests/bridge/bridge_run.c
+test_call_batches_SOURCES := tests/bridge/bridge_run.c
 test_jevprof_SOURCES := tests/monitor/jevprof_run.c
 test_jevprof_alloc_SOURCES := tests/monitor/jevprof_run.c
 test_jevprof_calls_SOURCES := tests/monitor/jevprof_run.c

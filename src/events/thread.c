@@ -36,15 +36,15 @@ void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_DESTROY, jv_thread_id(t));
     if (t && !is_virtual)
         jv_cpu_sample_thread_ended(t); /* its timer goes before its entry */
+    if (!is_virtual) /* what the monitors' THREAD_DESTROY ran, under its ThreadID still; the batch freed */
+        jv_call_batches_deliver_own(1);
     if (t)
         jv_thread_release(env, t, thread);
     else if (is_virtual)
         jv_thread_unmount();
     jv_dispatch_end(&d);
-    if (!is_virtual) {
-        jv_call_batches_deliver_own(1); /* what the monitors' THREAD_DESTROY ran, and the batch freed */
+    if (!is_virtual)
         jv_dispatch_thread_end(); /* the OS thread ends: its dispatch slot may serve another */
-    }
 }
 
 void JNICALL jv_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)

@@ -33,6 +33,8 @@ static int thread_slot(replay *r, unsigned long t)
     ck_assert_int_lt(r->threads, REPLAY_MAX_THREADS);
     r->thread[r->threads] = t;
     r->stack[r->threads] = calloc(REPLAY_MAX_DEPTH, sizeof(unsigned long));
+    r->recursing[r->threads] = calloc(REPLAY_MAX_DEPTH, 1);
+    ck_assert(r->stack[r->threads] && r->recursing[r->threads]);
     return r->threads++;
 }
 
@@ -79,15 +81,18 @@ void replay_log(const char *log, replay *r, int gaps)
             while (gaps && r->depth[i] > 0 && r->stack[i][r->depth[i] - 1] >= e.stack)
                 r->depth[i]--;
             ck_assert_int_lt(r->depth[i], REPLAY_MAX_DEPTH);
+            int recursing = strcmp(e.name, "BridgeWorkload.recurse(I)I") == 0;
+            r->recursing[i][r->depth[i]] = (char)recursing;
             r->stack[i][r->depth[i]++] = e.stack;
             r->entries++;
-            if (strcmp(e.name, "BridgeWorkload.recurse(I)I") == 0)
-                r->recurse_entries[i]++;
+            r->recurse_entries[i] += recursing;
         } else if (kind == 'x') {
             int i = thread_slot(r, e.thread);
             while (gaps && r->depth[i] > 1 && r->stack[i][r->depth[i] - 2] > e.stack)
                 r->depth[i]--;
             r->exits++;
+            if (r->depth[i] > 0)
+                r->recurse_exits[i] += r->recursing[i][r->depth[i] - 1];
             if (r->depth[i] > 0 && --r->depth[i] > 0 && r->stack[i][r->depth[i] - 1] != e.stack)
                 r->mismatches++;
         }
@@ -96,8 +101,10 @@ void replay_log(const char *log, replay *r, int gaps)
 
 void replay_free(replay *r)
 {
-    for (int i = 0; i < r->threads; i++)
+    for (int i = 0; i < r->threads; i++) {
         free(r->stack[i]);
+        free(r->recursing[i]);
+    }
 }
 
 char *call_sequence(const char *log)

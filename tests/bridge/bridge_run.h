@@ -1,6 +1,7 @@
 /*
- * bridge_run.h - what the bridge's end-to-end suites share (test_bridge, test_bridge_calls): the
- * fixture monitor (fx_monitor.c) run on a real JVM, and the method events of its log read back.
+ * bridge_run.h - what the bridge's end-to-end suites share (test_bridge, test_bridge_calls,
+ * test_call_batches): the fixture monitor (fx_monitor.c) run on a real JVM, and the method events
+ * of its log read back.
  */
 #ifndef JEVMON_TEST_BRIDGE_RUN_H
 #define JEVMON_TEST_BRIDGE_RUN_H
@@ -28,12 +29,13 @@ void run_fx(const char *jdk, const char *request, const char *const *args, jvmru
 #define REPLAY_MAX_DEPTH 4096
 
 /* A log's method events replayed thread by thread (replay_log); recurse_entries: each thread's
- * entries into BridgeWorkload.recurse. */
+ * entries into BridgeWorkload.recurse, recurse_exits: the exits that left one of those frames. */
 typedef struct replay {
     unsigned long thread[REPLAY_MAX_THREADS];
     unsigned long *stack[REPLAY_MAX_THREADS];
+    char *recursing[REPLAY_MAX_THREADS]; /* per frame of stack: entered into recurse */
     int depth[REPLAY_MAX_THREADS];
-    int recurse_entries[REPLAY_MAX_THREADS];
+    int recurse_entries[REPLAY_MAX_THREADS], recurse_exits[REPLAY_MAX_THREADS];
     int threads;
     int entries, exits, mismatches;
 } replay;

@@ -21,7 +21,7 @@
     {"{821E1225-5E6E-41E1-87BE-6280CCB05DAD}", "fx_sampler"}, {"{2F7C95E4-0B1D-4C6A-9E38-5A7D13C4B8F1}", "fx_original"}, \
     {"{3C1E7A52-96B4-4D0F-A17E-5B22C9804F61}", "fx_vthreads"}, \
     {"{D90F8947-5159-428E-9FA8-E9A83B220B7C}", "fx_attach"}, {"{5C0E9F3A-2B71-4D8E-9A43-6F15E27BC094}", "fx_silent"}, \
-    {"{6E2B4D17-0A93-4C58-B721-3D9E4F801A65}", "fx_maskflip"}
+    {"{6E2B4D17-0A93-4C58-B721-3D9E4F801A65}", "fx_maskflip"}, {"{BD3CFA34-DC97-41CB-B5A5-BE48428D8CEF}", "fx_batches"}
 
 int jvmrun_find_jdks(char jdks[JVMRUN_MAX_JDKS][512])
 {
