@@ -1,38 +1,37 @@
-/* calls.c - call mode's per-thread recording (see calls.h). */
+/* calls.c - call mode's per-thread recording, from the bridge's batches of call records (see calls.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "calls.h"
 
+/* Processor time: a stretch between two of a thread's records (or after its last one) long enough
+ * to be a wait, in ticks, and the blocked time found in it. */
+typedef struct blocked_gap {
+    size_t record;   /* the record that ends it; the batch's count: the stretch after its last record */
+    uint64_t before; /* how much of it lies before the thread's last CPU clock reading */
+    uint64_t after;  /* and after it */
+    uint64_t room;   /* what hand_out may give it */
+    uint64_t share;  /* the blocked time it gets, at most before + after */
+} blocked_gap;
+
 struct jp_thread_calls {
-    atomic_int busy;    /* the thread is inside a recording callback */
-    atomic_int folding; /* another thread folds or copies this state: its events wait meanwhile */
+    atomic_int busy; /* a batch of the thread is being recorded: set under the lock, cleared after */
     ThreadID thread;
-    DWORD os_thread;
-    uint64_t last_ticks;       /* processor time: the thread's previous event */
+    DWORD os_thread;           /* 0: none known (a virtual thread), so its CPU clock is never read */
+    uint64_t last_ticks;       /* processor time: its last record's */
     uint64_t checkpoint_ticks; /* when its CPU clock was last read */
     uint64_t checkpoint_cpu;   /* what it said (ns; UINT64_MAX: unknown) */
+    uint64_t carried;          /* blocked time found after its last record: its next records place it */
+    blocked_gap *gaps;         /* processor time: a batch's gaps, in the order of its records */
+    size_t gap_capacity;
     jp_callstack cs;
-    jp_thread_calls *next;
 };
-
-/* A thread's states in the recorders it has met, most recently attached first.  A thread that
- * meets more recorders than this finds the others under their lock (still correct, slower). */
-#define CACHE_SLOTS 4
-typedef struct cache_slot {
-    unsigned serial;
-    jp_thread_calls *state;
-} cache_slot;
-static _Thread_local cache_slot cache[CACHE_SLOTS];
-static atomic_uint next_serial = 1;
-static int process_barrier; /* plat_process_barrier can be used (begin_recording) */
 
 #define CALIBRATION_NS 2000000u
 
-int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info, int cpu_time)
+int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info, IJevmonCallBatches *batches, int cpu_time)
 {
     memset(calls, 0, sizeof(*calls));
-    calls->serial = atomic_fetch_add(&next_serial, 1);
     calls->started_ticks = plat_ticks();
     calls->started_ns = plat_now_ns();
     calls->cpu_time = cpu_time;
@@ -45,8 +44,10 @@ int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info, int cpu_time)
         calls->gap_ticks = (uint64_t)(JP_BLOCKED_GAP_MS * 1e6 / calls->ns_per_tick);
         calls->refresh_ticks = (uint64_t)(JP_CPU_REFRESH_MS * 1e6 / calls->ns_per_tick);
     }
-    process_barrier = plat_process_barrier_init();
     calls->info = info;
+    calls->batches = batches;
+    if (batches)
+        IJevmonCallBatches_AddRef(batches);
     calls->lock = plat_mutex_create();
     if (!calls->lock || jp_tree_init(&calls->totals)) {
         jp_calls_free(calls);
@@ -55,172 +56,225 @@ int jp_calls_init(jp_calls *calls, IJavaEventMonitorIDInfo2 *info, int cpu_time)
     return 0;
 }
 
+/* The state in the table's slot, or NULL (an empty slot): the table is walked slot by slot. */
+static jp_thread_calls *thread_in_slot(const jp_calls *calls, size_t slot)
+{
+    return calls->threads.entries[slot].key ? (jp_thread_calls *)calls->threads.entries[slot].value : NULL;
+}
+
+static void free_thread(jp_thread_calls *t)
+{
+    jp_callstack_free(&t->cs);
+    free(t->gaps);
+    free(t);
+}
+
 void jp_calls_free(jp_calls *calls)
 {
-    while (calls->threads) {
-        jp_thread_calls *t = calls->threads;
-        calls->threads = t->next;
-        jp_callstack_free(&t->cs);
-        free(t);
+    for (size_t slot = 0; slot < calls->threads.capacity; slot++) {
+        jp_thread_calls *t = thread_in_slot(calls, slot);
+        if (t)
+            free_thread(t);
     }
+    jp_idmap_free(&calls->threads);
     jp_tree_free(&calls->totals);
     free(calls->thread_summaries);
     if (calls->lock)
         plat_mutex_destroy(calls->lock);
+    if (calls->batches)
+        IJevmonCallBatches_Release(calls->batches);
     memset(calls, 0, sizeof(*calls));
 }
 
-static void remember_in_cache(unsigned serial, jp_thread_calls *state)
+/* Once per thread, outside the lock (ThreadInformation calls into the bridge): the state of a
+ * thread whose first record is at first_ticks; NULL out of memory. */
+static jp_thread_calls *new_thread(jp_calls *calls, ThreadID thread, uint64_t first_ticks)
 {
-    memmove(&cache[1], &cache[0], (CACHE_SLOTS - 1) * sizeof(cache[0]));
-    cache[0].serial = serial;
-    cache[0].state = state;
-}
-
-static void forget_in_cache(unsigned serial)
-{
-    for (int i = 0; i < CACHE_SLOTS; i++)
-        if (cache[i].serial == serial)
-            cache[i].serial = 0, cache[i].state = NULL;
-}
-
-/* The slow path, once per thread: find or create the calling thread's state.  Out of line: inlined,
- * it made every event save and restore six registers. */
-static __attribute__((noinline)) jp_thread_calls *attach_thread(jp_calls *calls)
-{
-    DWORD os_thread = plat_os_thread_id();
-    ThreadID thread = 0;
-    if (calls->info && FAILED(IJavaEventMonitorIDInfo2_GetCurrentThread(calls->info, &thread)))
-        thread = 0;
-    plat_mutex_lock(calls->lock);
-    jp_thread_calls *t = calls->threads;
-    while (t && t->os_thread != os_thread)
-        t = t->next;
-    if (!t && (t = calloc(1, sizeof(*t))) != NULL) {
-        if (jp_callstack_init(&t->cs) == 0) {
-            t->os_thread = os_thread;
-            t->next = calls->threads;
-            calls->threads = t;
-        } else {
-            free(t);
-            t = NULL;
-        }
+    jp_thread_calls *t = calloc(1, sizeof(*t));
+    if (!t || jp_callstack_init(&t->cs)) {
+        free(t);
+        return NULL;
     }
-    if (t) {
-        t->thread = thread;
-        t->last_ticks = t->checkpoint_ticks = plat_ticks();
-        t->checkpoint_cpu = calls->cpu_time ? plat_thread_cpu_ns(os_thread) : UINT64_MAX;
-    } else {
-        calls->lost_threads++;
-    }
-    plat_mutex_unlock(calls->lock);
-    if (t)
-        remember_in_cache(calls->serial, t);
+    DWORD os_thread = 0; /* a virtual thread has no OS thread of its own: the bridge names none */
+    if (!calls->info || FAILED(IJavaEventMonitorIDInfo2_ThreadInformation(calls->info, thread, &os_thread)))
+        os_thread = 0;
+    t->thread = thread;
+    t->os_thread = os_thread;
+    t->last_ticks = t->checkpoint_ticks = first_ticks;
+    /* Its CPU clock at its first record is not known, only that it is at least 0.  Taking 0 can
+     * count the processor time it used before as used since, which only ever shrinks the blocked
+     * time found up to the first reading, never makes it up. */
+    t->checkpoint_cpu = os_thread ? 0 : UINT64_MAX;
     return t;
 }
 
-static inline jp_thread_calls *current_state(jp_calls *calls)
+/* The thread's state, marked busy, for a batch whose first record is at first_ticks; NULL once
+ * stopped, or when it cannot be allocated.  busy is set under the lock, which fold_thread and
+ * copy_calls hold while they wait for it to clear: the batch is recorded outside the lock, and
+ * the thread's next batch waits at the lock until they are done. */
+static jp_thread_calls *begin_batch(jp_calls *calls, ThreadID thread, uint64_t first_ticks)
 {
-    for (int i = 0; i < CACHE_SLOTS; i++)
-        if (cache[i].serial == calls->serial)
-            return cache[i].state;
-    return attach_thread(calls);
+    plat_mutex_lock(calls->lock);
+    jp_idmap_entry *entry = jp_idmap_find(&calls->threads, thread);
+    jp_thread_calls *t = entry ? (jp_thread_calls *)entry->value : NULL;
+    if (!t && !atomic_load(&calls->stopped)) {
+        plat_mutex_unlock(calls->lock);
+        t = new_thread(calls, thread, first_ticks); /* no other batch of the thread runs meanwhile */
+        plat_mutex_lock(calls->lock);
+        if (t && !(entry = jp_idmap_insert(&calls->threads, thread))) {
+            free_thread(t);
+            t = NULL;
+        }
+        if (t)
+            entry->value = (uintptr_t)t;
+        else
+            calls->lost_threads++;
+    }
+    if (t && !atomic_load(&calls->stopped))
+        atomic_store_explicit(&t->busy, 1, memory_order_relaxed); /* the unlock publishes it */
+    else
+        t = NULL;
+    plat_mutex_unlock(calls->lock);
+    return t;
 }
 
-/* Dekker-style handshake with fold_thread and copy_calls: busy is set before stopped/folding are
- * read, and they are set before busy is read there, so either the callback sees the flag or the
- * other thread waits for it to finish.  Once stopped, nothing more is recorded; while another
- * thread folds or copies this one's tree, the callback waits for it (a dump or a period's end
- * must not lose the calls made meanwhile).  Where the system has a process-wide barrier the
- * other thread issues it, and the callback (twice per call) needs no fence of its own. */
-static inline void mark_busy(jp_thread_calls *t)
+/* The stretch from..to as a gap: its length when it is JP_BLOCKED_GAP_MS or more, else 0. */
+static inline uint64_t gap_length(const jp_calls *calls, uint64_t from, uint64_t to)
 {
-    if (process_barrier) {
-        atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
-        atomic_signal_fence(memory_order_seq_cst);
-    } else
-        atomic_store(&t->busy, 1);
+    return to > from && to - from >= calls->gap_ticks ? to - from : 0;
 }
 
-/* Recording is stopped or the state is being folded: NULL once stopped, else t when the fold is over. */
-static __attribute__((noinline)) jp_thread_calls *wait_to_record(jp_calls *calls, jp_thread_calls *t)
+/* Appends the gap from..to, which record ends, to t->gaps, split where the last reading falls in it;
+ * -1 out of memory. */
+static int add_gap(jp_thread_calls *t, size_t count, size_t record, uint64_t from, uint64_t to)
 {
-    for (;;) {
-        atomic_store_explicit(&t->busy, 0, memory_order_release);
-        if (atomic_load(&calls->stopped))
-            return NULL;
-        while (atomic_load(&t->folding) && !atomic_load(&calls->stopped))
-            plat_sleep_ms(1);
-        mark_busy(t);
-        if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
-            return t;
+    if (count == t->gap_capacity) {
+        size_t capacity = count ? count * 2 : 16;
+        blocked_gap *grown = realloc(t->gaps, capacity * sizeof(*grown));
+        if (!grown)
+            return -1;
+        t->gaps = grown;
+        t->gap_capacity = capacity;
+    }
+    uint64_t reading = t->checkpoint_ticks < from ? from : t->checkpoint_ticks > to ? to : t->checkpoint_ticks;
+    t->gaps[count] = (blocked_gap){record, reading - from, to - reading, 0, 0};
+    return 0;
+}
+
+/* The most room first, then in the order of the records. */
+static int most_room_first(const void *a, const void *b)
+{
+    const blocked_gap *x = a, *y = b;
+    if (x->room != y->room)
+        return x->room < y->room ? 1 : -1;
+    return (x->record > y->record) - (x->record < y->record);
+}
+
+static int in_record_order(const void *a, const void *b)
+{
+    const blocked_gap *x = a, *y = b;
+    return (x->record > y->record) - (x->record < y->record);
+}
+
+/* Adds blocked to the gaps' shares, the gap with the most room first (a wait is long, a preemption
+ * short), each up to its room; what no room takes is left out.  The gaps stay in record order. */
+static void hand_out(blocked_gap *gaps, size_t count, uint64_t blocked)
+{
+    if (blocked == 0 || count == 0)
+        return;
+    qsort(gaps, count, sizeof(*gaps), most_room_first);
+    for (size_t g = 0; g < count && blocked > 0; g++) {
+        uint64_t given = gaps[g].room < blocked ? gaps[g].room : blocked;
+        gaps[g].share += given;
+        blocked -= given;
+    }
+    qsort(gaps, count, sizeof(*gaps), in_record_order);
+}
+
+/*
+ * Processor time, once per batch (records[0..count)) and at a fold (no records): finds the gaps in
+ * which the thread may have been blocked and the blocked time each gets, into t->gaps in the order
+ * of the records; how many there are.
+ *
+ * The CPU clock can only be read when the batch is recorded, now, and that may be well after its
+ * last record: the thread waited in its delivery, or another thread flushes it while it waits or
+ * computes.  So the reading is paired with now, and the wall time since the previous reading that
+ * the thread spent off the processor went into the gaps between the two readings, or into shorter
+ * waits: each gap takes what lies after the previous reading, the longest first, up to that part's
+ * length.  The stretch after the last record is a gap too, but the thread's next records, taken
+ * before now (the one whose store delivered the batch, or one a flush held up), may fall in it: its
+ * share is carried (t->carried) to the gaps of the next batch that lie before this reading.
+ */
+static size_t find_blocked_time(jp_calls *calls, jp_thread_calls *t, const JEVMON_CALL_RECORD *records,
+                                size_t count, uint64_t now)
+{
+    size_t gaps = 0;
+    int due = now - t->checkpoint_ticks >= calls->refresh_ticks;
+    for (size_t i = 0; i <= count; i++) {
+        uint64_t from = i ? records[i - 1].ticks : t->last_ticks, to = i < count ? records[i].ticks : now;
+        if (!gap_length(calls, from, to))
+            continue;
+        if (add_gap(t, gaps, i, from, to))
+            break; /* out of memory: the later gaps count as processor time */
+        due |= t->gaps[gaps].after > 0;
+        gaps++;
+    }
+    for (size_t g = 0; g < gaps; g++)
+        t->gaps[g].room = t->gaps[g].before;
+    hand_out(t->gaps, gaps, t->carried);
+    if (due) {
+        uint64_t cpu = t->os_thread ? plat_thread_cpu_ns(t->os_thread) : UINT64_MAX;
+        if (cpu != UINT64_MAX && t->checkpoint_cpu != UINT64_MAX && cpu >= t->checkpoint_cpu &&
+            now > t->checkpoint_ticks) {
+            double off = (double)(now - t->checkpoint_ticks) - (double)(cpu - t->checkpoint_cpu) / calls->ns_per_tick;
+            for (size_t g = 0; g < gaps; g++)
+                t->gaps[g].room = t->gaps[g].after;
+            hand_out(t->gaps, gaps, off > 0 ? (uint64_t)off : 0);
+        }
+        t->checkpoint_ticks = now;
+        t->checkpoint_cpu = cpu;
+    }
+    t->carried = 0;
+    if (gaps && t->gaps[gaps - 1].record == count)
+        t->carried = t->gaps[--gaps].share;
+    if (count)
+        t->last_ticks = records[count - 1].ticks;
+    return gaps;
+}
+
+/* Records records[0..count) into the thread's tree, each of the first gaps' blocked time (t->gaps)
+ * just before the record that ends it, while the frame the thread was blocked in is the innermost. */
+static void record_batch(jp_thread_calls *t, const JEVMON_CALL_RECORD *records, size_t count, size_t gaps)
+{
+    size_t g = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (g < gaps && t->gaps[g].record == i)
+            jp_callstack_blocked(&t->cs, t->gaps[g++].share);
+        switch (records[i].kind) {
+        case JEVMON_CALL_ENTERED:
+            jp_callstack_enter(&t->cs, records[i].method, records[i].ticks);
+            break;
+        case JEVMON_CALL_RETURNED:
+        case JEVMON_CALL_UNWOUND:
+            jp_callstack_leave(&t->cs, records[i].method, records[i].ticks);
+            break;
+        default: /* a kind of record this jevprof does not know */
+            break;
+        }
     }
 }
 
-static inline jp_thread_calls *begin_recording(jp_calls *calls)
+void jp_calls_batch(jp_calls *calls, ThreadID thread, const JEVMON_CALL_RECORD *records, DWORD count)
 {
-    jp_thread_calls *t = current_state(calls);
+    if (count == 0)
+        return;
+    uint64_t now = plat_ticks(); /* before the lock: a wait for it falls in the thread's next gap */
+    jp_thread_calls *t = begin_batch(calls, thread, records[0].ticks);
     if (!t)
-        return NULL;
-    mark_busy(t);
-    if (!atomic_load(&calls->stopped) && !atomic_load(&t->folding))
-        return t;
-    return wait_to_record(calls, t);
-}
-
-static inline void end_recording(jp_thread_calls *t)
-{
+        return;
+    size_t gaps = calls->cpu_time ? find_blocked_time(calls, t, records, count, now) : 0;
+    record_batch(t, records, count, gaps);
     atomic_store_explicit(&t->busy, 0, memory_order_release);
-}
-
-/* Reads the thread's CPU clock (see calls.h): the time since the last reading that it was off
- * the processor, up to the gap since its previous event, is blocked time of the frame it was in. */
-static void read_cpu_clock(jp_calls *calls, jp_thread_calls *t, uint64_t now)
-{
-    uint64_t cpu = plat_thread_cpu_ns(t->os_thread), gap = now - t->last_ticks;
-    if (cpu != UINT64_MAX && t->checkpoint_cpu != UINT64_MAX && cpu >= t->checkpoint_cpu &&
-        gap >= calls->gap_ticks) {
-        double wall = (double)(now - t->checkpoint_ticks) * calls->ns_per_tick;
-        double off = wall - (double)(cpu - t->checkpoint_cpu), gap_ns = (double)gap * calls->ns_per_tick;
-        if (off > gap_ns)
-            off = gap_ns;
-        if (off > 0)
-            jp_callstack_blocked(&t->cs, (uint64_t)(off / calls->ns_per_tick));
-    }
-    t->checkpoint_ticks = now;
-    t->checkpoint_cpu = cpu;
-}
-
-/* Before each event in processor-time mode: the CPU clock, when a gap or the refresh says so. */
-static inline void note_event(jp_calls *calls, jp_thread_calls *t, uint64_t now)
-{
-    if (now - t->last_ticks >= calls->gap_ticks || now - t->checkpoint_ticks >= calls->refresh_ticks)
-        read_cpu_clock(calls, t, now);
-    t->last_ticks = now;
-}
-
-void jp_calls_entry(jp_calls *calls, MethodID method, StackID stack)
-{
-    jp_thread_calls *t = begin_recording(calls);
-    if (t) {
-        uint64_t now = plat_ticks();
-        if (calls->cpu_time)
-            note_event(calls, t, now);
-        jp_callstack_enter(&t->cs, method, stack, now);
-        end_recording(t);
-    }
-}
-
-void jp_calls_exit(jp_calls *calls, StackID caller)
-{
-    jp_thread_calls *t = begin_recording(calls);
-    if (t) {
-        uint64_t now = plat_ticks();
-        if (calls->cpu_time)
-            note_event(calls, t, now);
-        jp_callstack_exit(&t->cs, caller, now);
-        end_recording(t);
-    }
 }
 
 /* Keeps what the report's per-thread view shows of a thread's closed tree: its time and its
@@ -259,16 +313,17 @@ static void summarize_thread(jp_calls *calls, const jp_thread_calls *t)
 }
 
 /* Ends the thread's open frames now and adds its tree to the totals, leaving it empty.  Called
- * with the lock held and t->folding set (or recording stopped), once t is not busy. */
+ * with the lock held, so no batch of the thread starts; waits for one in progress. */
 static void fold_thread(jp_calls *calls, jp_thread_calls *t)
 {
-    if (process_barrier)
-        plat_process_barrier();
     while (atomic_load(&t->busy))
         plat_sleep_ms(1);
     uint64_t now = plat_ticks();
-    if (calls->cpu_time) /* its last wait, up to now */
-        note_event(calls, t, now);
+    if (calls->cpu_time) { /* its last wait, up to now: no record comes to place it, its frames end now */
+        find_blocked_time(calls, t, NULL, 0, now);
+        jp_callstack_blocked(&t->cs, t->carried);
+        t->carried = 0;
+    }
     jp_callstack_close(&t->cs, now);
     summarize_thread(calls, t);
     jp_tree_merge(&calls->totals, &t->cs.tree);
@@ -278,37 +333,37 @@ static void fold_thread(jp_calls *calls, jp_thread_calls *t)
 
 void jp_calls_thread_ended(jp_calls *calls, ThreadID thread)
 {
-    if (!thread)
-        return;
     plat_mutex_lock(calls->lock);
-    jp_thread_calls **link = &calls->threads;
-    while (*link && (*link)->thread != thread)
-        link = &(*link)->next;
-    jp_thread_calls *t = *link;
-    if (t && t->os_thread == plat_os_thread_id()) {
-        /* The usual case: the ending thread says so itself, so nothing else can be using t. */
-        *link = t->next;
+    jp_thread_calls *t = (jp_thread_calls *)jp_idmap_remove(&calls->threads, thread);
+    if (t) {
         fold_thread(calls, t);
-        jp_callstack_free(&t->cs);
-        free(t);
-        forget_in_cache(calls->serial);
-    } else if (t) {
-        /* Told by another thread: the ending thread's cache still points at t, so t stays. */
-        atomic_store(&t->folding, 1);
-        fold_thread(calls, t);
-        t->thread = 0;
-        atomic_store(&t->folding, 0);
+        free_thread(t);
     }
     plat_mutex_unlock(calls->lock);
 }
 
+/* Has the bridge deliver every thread's records so far, so that the trees hold every call made
+ * before this.  Never under the lock: the batches come through jp_calls_batch, on this thread.
+ * A flush that fails leaves the records to their next delivery. */
+static void flush_batches(jp_calls *calls)
+{
+    if (calls->batches)
+        IJevmonCallBatches_FlushCallBatches(calls->batches);
+}
+
 void jp_calls_stop(jp_calls *calls)
 {
-    if (atomic_exchange(&calls->stopped, 1))
+    if (atomic_load(&calls->stopped))
         return; /* stopped already (SHUTDOWN, then the release): the totals are in nanoseconds */
+    flush_batches(calls);
+    if (atomic_exchange(&calls->stopped, 1))
+        return;
     plat_mutex_lock(calls->lock);
-    for (jp_thread_calls *t = calls->threads; t; t = t->next)
-        fold_thread(calls, t);
+    for (size_t slot = 0; slot < calls->threads.capacity; slot++) {
+        jp_thread_calls *t = thread_in_slot(calls, slot);
+        if (t)
+            fold_thread(calls, t);
+    }
     plat_mutex_unlock(calls->lock);
     uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
     /* A measured rate: where x87 keeps extra bits (FLT_EVAL_METHOD 2), a converted time may come
@@ -321,27 +376,29 @@ void jp_calls_stop(jp_calls *calls)
     jp_tree_sum_root(&calls->totals);
 }
 
-/* Adds the calls so far to into: the totals and every thread's finished calls, in clock ticks
- * (*ns_per_tick: their ratio so far) while recording, in nanoseconds once stopped (*ns_per_tick:
- * 0).  Each thread's next event waits while its tree is copied.  0, or -1 out of memory. */
+/* Adds the calls so far to into: the totals and every thread's finished calls, the batches
+ * flushed first, in clock ticks (*ns_per_tick: their ratio so far) while recording, in nanoseconds
+ * once stopped (*ns_per_tick: 0).  Each thread's next batch waits while its tree is copied.  0,
+ * or -1 out of memory. */
 static int copy_calls(jp_calls *calls, jp_tree *into, double *ns_per_tick)
 {
     int failed = 0;
     *ns_per_tick = 0;
+    if (!atomic_load(&calls->stopped))
+        flush_batches(calls);
     plat_mutex_lock(calls->lock);
     failed |= jp_tree_merge(into, &calls->totals);
     if (atomic_load(&calls->stopped)) { /* the totals are whole, and in nanoseconds already */
         plat_mutex_unlock(calls->lock);
         return failed;
     }
-    for (jp_thread_calls *t = calls->threads; t; t = t->next) {
-        atomic_store(&t->folding, 1); /* the thread's next event waits while its tree is copied */
-        if (process_barrier)
-            plat_process_barrier();
+    for (size_t slot = 0; slot < calls->threads.capacity; slot++) {
+        jp_thread_calls *t = thread_in_slot(calls, slot);
+        if (!t)
+            continue;
         while (atomic_load(&t->busy))
             plat_sleep_ms(1);
         failed |= jp_tree_merge(into, &t->cs.tree);
-        atomic_store(&t->folding, 0);
     }
     uint64_t ticks = plat_ticks() - calls->started_ticks, ns = plat_now_ns() - calls->started_ns;
     plat_mutex_unlock(calls->lock);
@@ -362,7 +419,7 @@ int jp_calls_restart(jp_calls *calls)
     calls->started_ticks = plat_ticks();
     calls->started_ns = plat_now_ns();
     plat_mutex_unlock(calls->lock);
-    atomic_store(&calls->stopped, 0); /* the threads record again, each from its next entry */
+    atomic_store(&calls->stopped, 0); /* the threads record again, each from its next batch */
     return 0;
 }
 

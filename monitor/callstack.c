@@ -52,7 +52,7 @@ static inline uint32_t child_of(jp_callstack *cs, uint32_t parent, MethodID meth
     return node;
 }
 
-void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now)
+void jp_callstack_enter(jp_callstack *cs, MethodID method, uint64_t now)
 {
     if (cs->unrecorded == 0 && cs->depth == cs->capacity) {
         jp_frame *grown = realloc(cs->frames, cs->capacity * 2 * sizeof(*grown));
@@ -79,7 +79,7 @@ void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64
     if (node != JP_NO_NODE)
         cs->tree.nodes[node].calls++;
     jp_frame *f = &cs->frames[cs->depth++];
-    f->stack = stack;
+    f->method = method;
     f->node = node;
     f->last_child = JP_NO_NODE;
     f->start = now;
@@ -109,34 +109,19 @@ static inline void pop_frame(jp_callstack *cs, uint64_t now)
     }
 }
 
-void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now)
+void jp_callstack_leave(jp_callstack *cs, MethodID method, uint64_t now)
 {
     if (cs->unrecorded > 0) {
-        /* Deeper than memory allowed: a caller found on the recorded stack ends the overflow. */
-        if (cs->depth > 0 && cs->frames[cs->depth - 1].stack == caller)
-            cs->unrecorded = 0;
-        else
-            cs->unrecorded--;
-        if (cs->unrecorded > 0 || caller != 0)
-            return;
-    }
-    if (cs->depth == 0)
-        return;
-    size_t keep = cs->depth - 1; /* the caller is not on the stack: the top frame returned */
-    if (keep > 0 && cs->frames[keep - 1].stack == caller) { /* the usual exit: the top frame alone */
-        pop_frame(cs, now);
+        /* Deeper than memory allowed: the innermost frame is an unrecorded one, whose method is not kept. */
+        cs->unrecorded--;
         return;
     }
-    if (caller == 0) {
-        keep = 0;
-    } else {
-        for (size_t i = cs->depth; i-- > 0;)
-            if (cs->frames[i].stack == caller) {
-                keep = i + 1;
-                break;
-            }
-    }
-    while (cs->depth > keep)
+    size_t depth = cs->depth; /* down to the innermost open frame of method, frames[depth - 1] */
+    while (depth > 0 && cs->frames[depth - 1].method != method)
+        depth--;
+    if (depth == 0)
+        return; /* entered before recording began */
+    while (cs->depth >= depth) /* it, and the frames above it that left unseen */
         pop_frame(cs, now);
 }
 

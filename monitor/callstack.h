@@ -1,11 +1,12 @@
 /*
  * callstack.h - one thread's shadow stack of the frames it is in, recording into its call tree.
  *
- * MethodEntry pushes a frame with the StackID the VM gave it; MethodExit2 names the frame being
- * returned to (spec 6.7), so an exit pops every frame above that one: this is also how frames
- * unwound by an exception leave, and how a missing exit heals.  Times are passed in, in any one
- * unit (calls.c passes plat_ticks), so the structure is pure and a thread's steady state
- * allocates nothing.
+ * An entry pushes a frame of its method; an exit names the method leaving (the bridge's call
+ * records, docs/call-batches.md), so it ends the innermost open frame of that method and every
+ * frame above it: frames that left unseen (a constructor whose super() threw) end with it.  An
+ * exit that matches no open frame is of a frame entered before recording began.  Times are passed
+ * in, in any one unit (calls.c passes the records' time-stamp counter), so the structure is pure
+ * and a thread's steady state allocates nothing.
  *
  * Time the thread spent blocked (calls.c finds it: see calls.h) is handed in as it is found and
  * belongs to the innermost open frame; a frame's recorded time is its elapsed time less the
@@ -17,7 +18,7 @@
 #include "tree.h"
 
 typedef struct jp_frame {
-    StackID stack;
+    MethodID method;     /* what it runs: an exit names it */
     uint32_t node;       /* in the tree; JP_NO_NODE when the frame is not recorded */
     uint32_t last_child; /* the node of the method it called last; JP_NO_NODE before its first call */
     MethodID last_method;
@@ -45,10 +46,10 @@ typedef struct jp_callstack {
 int jp_callstack_init(jp_callstack *cs);
 void jp_callstack_free(jp_callstack *cs);
 
-void jp_callstack_enter(jp_callstack *cs, MethodID method, StackID stack, uint64_t now);
-/* caller: the StackID of the frame being returned to; 0 when the outermost frame returns.  A
- * caller that is not on the stack (a frame entered before recording began) pops one frame. */
-void jp_callstack_exit(jp_callstack *cs, StackID caller, uint64_t now);
+void jp_callstack_enter(jp_callstack *cs, MethodID method, uint64_t now);
+/* method left (returned, or an exception left it): ends the innermost open frame of method and
+ * every frame above it.  Nothing when no open frame is of method. */
+void jp_callstack_leave(jp_callstack *cs, MethodID method, uint64_t now);
 /* The thread was blocked for this long in its innermost open frame (nothing when none is open). */
 void jp_callstack_blocked(jp_callstack *cs, uint64_t blocked);
 /* Ends every open frame at now (the thread ended, or the program is ending). */

@@ -2,7 +2,8 @@
  * monitor.c - the jevprof event monitor: the COM object the VM creates, implementing
  * IJavaEventMonitor and IJavaEventMonitor2, and in alloc mode IObjectAllocationCallback, which
  * it registers with the VM's IJavaHeapMonitor, in lock mode IJevmonLockWaitCallback, which it
- * registers with the VM's IJevmonLockWaits (and IJevmonCommands: commands.c).  Initialize
+ * registers with the VM's IJevmonLockWaits, in calls mode IJevmonCallBatchCallback, which it
+ * registers with the VM's IJevmonCallBatches (and IJevmonCommands: commands.c).  Initialize
  * reads the configuration and starts the profile (session.c); each event goes to the part that
  * records it (calls.c, sampler.c, allocations.c, locks.c, summary.c, names.c); SHUTDOWN ends the profile
  * and writes the outputs.
@@ -52,6 +53,11 @@ static HRESULT STDMETHODCALLTYPE monitor_QueryInterface(IJavaEventMonitor2 *ifac
     }
     if (IsEqualIID(riid, &IID_IJevmonLockWaitCallback)) {
         *ppv = &impl_from_IJavaEventMonitor2(iface)->IJevmonLockWaitCallback_iface;
+        IJavaEventMonitor2_AddRef(iface);
+        return S_OK;
+    }
+    if (IsEqualIID(riid, &IID_IJevmonCallBatchCallback)) {
+        *ppv = &impl_from_IJavaEventMonitor2(iface)->IJevmonCallBatchCallback_iface;
         IJavaEventMonitor2_AddRef(iface);
         return S_OK;
     }
@@ -172,20 +178,17 @@ static HRESULT STDMETHODCALLTYPE monitor_Initialize(IJavaEventMonitor2 *iface, L
     return S_OK;
 }
 
+/* Calls mode takes its calls in batches (OnCallBatch): the VM sends these only while no batch
+ * callback is registered, after a stop, when nothing is recorded. */
 static HRESULT STDMETHODCALLTYPE monitor_MethodEntry(IJavaEventMonitor2 *iface, MethodID method_id, StackID stack_id)
 {
-    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
-    if (m->recording_calls)
-        jp_calls_entry(&m->calls, method_id, stack_id);
+    (void)iface, (void)method_id, (void)stack_id;
     return S_OK;
 }
 
-/* Also a monitor's exit when the VM has no IJavaEventMonitor2: its StackID is the caller's too. */
 static HRESULT STDMETHODCALLTYPE monitor_MethodExit(IJavaEventMonitor2 *iface, StackID stack_id)
 {
-    jp_monitor *m = impl_from_IJavaEventMonitor2(iface);
-    if (m->recording_calls)
-        jp_calls_exit(&m->calls, stack_id);
+    (void)iface, (void)stack_id;
     return S_OK;
 }
 
@@ -245,8 +248,8 @@ static HRESULT STDMETHODCALLTYPE monitor_GetPossibleEventCategories(IJavaEventMo
 static HRESULT STDMETHODCALLTYPE monitor_MethodExit2(IJavaEventMonitor2 *iface, MethodID method_id,
                                                      StackID stack_id)
 {
-    (void)method_id; /* the caller's method: the StackID alone says where the thread is back */
-    return monitor_MethodExit(iface, stack_id);
+    (void)iface, (void)method_id, (void)stack_id; /* as MethodEntry: the calls come in batches */
+    return S_OK;
 }
 
 static HRESULT STDMETHODCALLTYPE monitor_NotifyEvent2(IJavaEventMonitor2 *iface, JVM_EVENT_TYPE2 event2,
@@ -367,6 +370,47 @@ static const IJevmonLockWaitCallbackVtbl lock_callback_vtbl = {
     lock_callback_OnLockWait,
 };
 
+/* ---- IJevmonCallBatchCallback: calls mode's, the monitor object seen through another interface ---- */
+
+static inline jp_monitor *impl_from_IJevmonCallBatchCallback(IJevmonCallBatchCallback *iface)
+{
+    return (jp_monitor *)((char *)iface - offsetof(jp_monitor, IJevmonCallBatchCallback_iface));
+}
+
+static HRESULT STDMETHODCALLTYPE call_batch_callback_QueryInterface(IJevmonCallBatchCallback *iface, REFIID riid,
+                                                                    void **ppv)
+{
+    return monitor_QueryInterface(&impl_from_IJevmonCallBatchCallback(iface)->IJavaEventMonitor2_iface, riid, ppv);
+}
+
+static ULONG STDMETHODCALLTYPE call_batch_callback_AddRef(IJevmonCallBatchCallback *iface)
+{
+    return monitor_AddRef(&impl_from_IJevmonCallBatchCallback(iface)->IJavaEventMonitor2_iface);
+}
+
+static ULONG STDMETHODCALLTYPE call_batch_callback_Release(IJevmonCallBatchCallback *iface)
+{
+    return monitor_Release(&impl_from_IJevmonCallBatchCallback(iface)->IJavaEventMonitor2_iface);
+}
+
+static HRESULT STDMETHODCALLTYPE call_batch_callback_OnCallBatch(IJevmonCallBatchCallback *iface, ThreadID thread_id,
+                                                                 const JEVMON_CALL_RECORD *records, DWORD count)
+{
+    jp_monitor *m = impl_from_IJevmonCallBatchCallback(iface);
+    if (!records && count)
+        return E_POINTER;
+    if (m->recording_calls)
+        jp_calls_batch(&m->calls, thread_id, records, count);
+    return S_OK;
+}
+
+static const IJevmonCallBatchCallbackVtbl call_batch_callback_vtbl = {
+    call_batch_callback_QueryInterface,
+    call_batch_callback_AddRef,
+    call_batch_callback_Release,
+    call_batch_callback_OnCallBatch,
+};
+
 HRESULT jp_monitor_create(REFIID riid, void **ppv)
 {
     jp_log_install(); /* before any thread of jevprof's */
@@ -387,6 +431,7 @@ HRESULT jp_monitor_create(REFIID riid, void **ppv)
     m->IObjectAllocationCallback_iface.lpVtbl = &allocation_callback_vtbl;
     m->IJevmonCommands_iface.lpVtbl = &jp_commands_vtbl;
     m->IJevmonLockWaitCallback_iface.lpVtbl = &lock_callback_vtbl;
+    m->IJevmonCallBatchCallback_iface.lpVtbl = &call_batch_callback_vtbl;
     m->ref = 1;
     jp_module_lock();
     HRESULT hr = monitor_QueryInterface(&m->IJavaEventMonitor2_iface, riid, ppv);

@@ -25,6 +25,7 @@ typedef struct jp_monitor {
     IObjectAllocationCallback IObjectAllocationCallback_iface; /* alloc mode's callback */
     IJevmonCommands IJevmonCommands_iface;                     /* commands while the program runs */
     IJevmonLockWaitCallback IJevmonLockWaitCallback_iface;     /* lock mode's callback */
+    IJevmonCallBatchCallback IJevmonCallBatchCallback_iface;   /* calls mode's callback */
     LONG ref;
     plat_mutex *writing; /* one dump or stop at a time, and SHUTDOWN after them */
     double stopped_seconds; /* after a stop: how long it recorded */

@@ -99,6 +99,40 @@ static void start_recording_locks(jp_monitor *m)
     }
 }
 
+/* Registers callback with the VM's IJevmonCallBatches, which calls mode keeps (NULL unregisters); the
+ * HRESULT, with one line saying why when it fails. */
+static HRESULT set_call_batch_callback(jp_monitor *m, IJevmonCallBatchCallback *callback)
+{
+    HRESULT hr = IJevmonCallBatches_DeliverCallsInBatches(m->calls.batches, callback);
+    if (FAILED(hr))
+        jv_log("jevprof: DeliverCallsInBatches(%s) failed (0x%08lx); %s", callback ? "callback" : "NULL",
+               (unsigned long)(DWORD)hr, callback ? "call recording is off" : "calls may still be delivered");
+    return hr;
+}
+
+/* Calls mode: the recorder, which keeps the VM's IJevmonCallBatches to flush, then the callback
+ * that feeds it. */
+static void start_recording_calls(jp_monitor *m)
+{
+    IJevmonCallBatches *batches = NULL;
+    if (FAILED(IJavaEventMonitorIDInfo_QueryInterface(m->info, &IID_IJevmonCallBatches, (void **)&batches)) ||
+        !batches) {
+        jv_log("jevprof: the VM has no IJevmonCallBatches (jevmon's extension); call recording is off");
+        return;
+    }
+    int failed = jp_calls_init(&m->calls, m->info2, batches, !m->config.wall_time);
+    IJevmonCallBatches_Release(batches);
+    if (failed) {
+        jv_log("jevprof: out of memory; call recording is off");
+        return;
+    }
+    m->recording_calls = 1; /* before the first batch can come */
+    if (FAILED(set_call_batch_callback(m, &m->IJevmonCallBatchCallback_iface))) {
+        m->recording_calls = 0;
+        jp_calls_free(&m->calls);
+    }
+}
+
 /* Native frames (cstack) and, in cpu mode, the kernel frames with them and the JVM's own threads
  * (threads=all). */
 static void configure_native(jp_monitor *m)
@@ -120,10 +154,8 @@ static void start_recording(jp_monitor *m)
         m->sampling = 1;
     if (m->sampling)
         configure_native(m);
-    if ((m->config.mode & JP_MODE_CALLS) && jp_calls_init(&m->calls, m->info2, !m->config.wall_time))
-        jv_log("jevprof: out of memory; call recording is off");
-    else if (m->config.mode & JP_MODE_CALLS)
-        m->recording_calls = 1;
+    if (m->config.mode & JP_MODE_CALLS)
+        start_recording_calls(m);
     m->categories = JP_SUMMARY_CATEGORIES | (m->config.exceptions ? JVM_MONITOR_EXCEPTIONS : 0);
     m->summary.exceptions_counted = m->config.exceptions != 0;
     if (m->sampling)
@@ -412,8 +444,10 @@ static int finish_recording(jp_monitor *m, char *written, size_t size)
     }
     if (m->sampling)
         jp_sampler_stop(&m->sampler);
-    if (m->recording_calls)
+    if (m->recording_calls) {
         jp_calls_stop(&m->calls);
+        set_call_batch_callback(m, NULL); /* after its final flush: what comes since is after the stop */
+    }
     if (m->recording_allocations) {
         set_allocation_callback(m, NULL);
         jp_allocations_stop(&m->allocations);
@@ -490,6 +524,8 @@ int jp_session_restart(jp_monitor *m, const char *settings, char *refusal, size_
     m->calls.cpu_time = !m->config.wall_time;
     if (m->recording_calls && jp_calls_restart(&m->calls))
         jv_log("jevprof: start: out of memory; calls are not recorded");
+    else if (m->recording_calls)
+        set_call_batch_callback(m, &m->IJevmonCallBatchCallback_iface); /* a refusal is said there */
     if (m->recording_allocations && jp_allocations_restart(&m->allocations))
         jv_log("jevprof: start: out of memory; allocations are not recorded");
     else if (m->recording_allocations)
