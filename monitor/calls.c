@@ -210,7 +210,9 @@ static size_t find_blocked_time(jp_calls *calls, jp_thread_calls *t, const JEVMO
 {
     size_t gaps = 0;
     int due = now - t->checkpoint_ticks >= calls->refresh_ticks;
-    for (size_t i = 0; i <= count; i++) {
+    /* A busy thread's batch spans less than a gap: no record but the last can end one */
+    size_t first = count && records[count - 1].ticks - t->last_ticks < calls->gap_ticks ? count : 0;
+    for (size_t i = first; i <= count; i++) {
         uint64_t from = i ? records[i - 1].ticks : t->last_ticks, to = i < count ? records[i].ticks : now;
         if (!gap_length(calls, from, to))
             continue;

@@ -22,52 +22,54 @@ static inline int jv_monitor_batches_calls(const jv_monitor *m)
            atomic_load_explicit(&m->batch_callback, memory_order_relaxed);
 }
 
-/* Does the monitor want call events (MethodEntry, MethodExit2) for this method?  Not the calls
- * it takes in batches.  The method's entry is looked up only for a monitor that picks methods
- * (SPECIFIC_METHOD_CALLS alone). */
+/* Does the monitor want this method's calls (its batches' included)?  The method's entry is looked
+ * up only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */
 static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)
 {
     DWORD mask = atomic_load_explicit(&m->mask, memory_order_relaxed);
     if (mask & JVM_MONITOR_METHOD_CALLS)
-        return !atomic_load_explicit(&m->batch_callback, memory_order_relaxed);
+        return 1;
     if (!(mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) || m->index >= 32)
         return 0;
     const jv_method *method = jv_method_entry(id);
     return method && (atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) & (1u << m->index));
 }
 
-/* The receivers (bit i: jv_monitors.receivers[i]) that want this method's entry now. */
-static inline uint32_t jv_method_call_receivers(MethodID id)
-{
-    uint32_t given = 0;
-    for (size_t i = 0; i < jv_monitors.receiver_count; i++)
-        if (jv_monitor_wants_calls(jv_monitors.receivers[i].monitor, id))
-            given |= 1u << i;
-    return given;
-}
+/* How the monitors that want calls now take them (read once per call by the bridge's natives). */
+typedef enum jv_call_batching {
+    JV_NO_BATCHES,     /* each one by one (or none wants calls) */
+    JV_ONLY_BATCHES,   /* all in batches: no shadow stack is kept */
+    JV_BATCHES_BESIDE  /* some in batches, some one by one */
+} jv_call_batching;
 
-/* Does a monitor take calls in batches now? */
-static inline int jv_method_calls_batched(void)
+static inline jv_call_batching jv_method_call_batching(void)
 {
-    for (size_t i = 0; i < jv_monitors.receiver_count; i++)
-        if (jv_monitor_batches_calls(jv_monitors.receivers[i].monitor))
-            return 1;
-    return 0;
-}
-
-/* Do only monitors that take calls in batches want any call now?  Then no shadow stack is kept. */
-static inline int jv_method_calls_only_batched(void)
-{
-    int batched = 0;
+    if (__builtin_expect(!atomic_load_explicit(&jv_monitors.batch_monitors, memory_order_relaxed), 1))
+        return JV_NO_BATCHES;
+    int batched = 0, single = 0;
     for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
         const jv_monitor *m = jv_monitors.receivers[i].monitor;
         if (!(atomic_load_explicit(&m->mask, memory_order_relaxed) & JV_METHOD_CALL_BITS))
             continue;
-        if (!jv_monitor_batches_calls(m))
-            return 0;
-        batched = 1;
+        if (jv_monitor_batches_calls(m))
+            batched = 1;
+        else
+            single = 1;
     }
-    return batched;
+    return !batched ? JV_NO_BATCHES : single ? JV_BATCHES_BESIDE : JV_ONLY_BATCHES;
+}
+
+/* The receivers (bit i: jv_monitors.receivers[i]) that want this method's entry now as MethodEntry:
+ * with batching (jv_method_call_batching's) other than JV_NO_BATCHES, not those that take batches. */
+static inline uint32_t jv_method_call_receivers(MethodID id, jv_call_batching batching)
+{
+    uint32_t given = 0;
+    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
+        const jv_monitor *m = jv_monitors.receivers[i].monitor;
+        if (jv_monitor_wants_calls(m, id) && (batching == JV_NO_BATCHES || !jv_monitor_batches_calls(m)))
+            given |= 1u << i;
+    }
+    return given;
 }
 
 /* MethodEntry for the method just pushed at stack, to the receivers given. */

@@ -67,6 +67,7 @@ typedef struct jv_monitor_table {
     DWORD state_flags;           /* JVM_STATE_FLAGS passed to Initialize */
     unsigned initialized_count;  /* monitors attached when the VM started: MONITORS_INITIALIZED's first ID */
     DWORD possible_union;        /* union of every monitor's possible categories */
+    atomic_int batch_monitors;   /* monitors with a batch callback: none, and the call path asks no more */
 } jv_monitor_table;
 
 extern jv_monitor_table jv_monitors;

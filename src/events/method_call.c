@@ -46,7 +46,7 @@ static _Thread_local exit_context exiting_call;
 int jv_method_calls_wanted(MethodID id)
 {
     JV_FOR_EACH_MONITOR(m, JV_METHOD_CALL_BITS)
-    if (jv_monitor_wants_calls(m, id) || jv_monitor_batches_calls(m))
+    if (jv_monitor_wants_calls(m, id))
         return 1;
     return 0;
 }
@@ -61,14 +61,15 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
             id = jv_method_id(env, method);
         if (resync || t->sync_epoch != jv_threads_epoch())
             jv_thread_sync_stack(env, thread, t, below); /* the frames below the one being entered */
+        jv_call_batching batching = jv_method_call_batching();
         if (jv_thread_push(t, id)) {
-            uint32_t given = jv_method_call_receivers(id);
+            uint32_t given = jv_method_call_receivers(id, batching);
             t->given[t->depth - 1] = given;
             if (given && thread && !jv_switch_method_calls_instrumented())
                 jv_call_region_entered(thread, t); /* before a callback can switch events off */
             jv_deliver_method_entry(given, id, jv_stack_id(t->index, t->depth));
         }
-        if (jv_method_calls_batched())
+        if (batching != JV_NO_BATCHES)
             jv_call_batch_store(t, id, JEVMON_CALL_ENTERED);
     }
     jv_dispatch_end(&d);
@@ -110,7 +111,7 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
         jv_deliver_method_exit(given, caller, caller_stack);
         if (return_value)
             exiting_call.active = 0;
-        if (jv_method_calls_batched())
+        if (jv_method_call_batching() != JV_NO_BATCHES)
             jv_call_batch_store(t, exiting, was_popped_by_exception ? JEVMON_CALL_UNWOUND : JEVMON_CALL_RETURNED);
     }
     jv_dispatch_end(&d);

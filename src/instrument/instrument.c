@@ -192,21 +192,29 @@ typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
  */
 static const DWORD call_kinds[] = {JEVMON_CALL_ENTERED, JEVMON_CALL_RETURNED, JEVMON_CALL_UNWOUND}; /* by bridge_call */
 
-static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
+/*
+ * Only monitors that take calls in batches want them: the record alone, no shadow stack, which is
+ * re-read should anyone need it again, and no ObjectID scope.  An unwind's EXCEPTION_UNWIND has its
+ * StackID from the shadow stack: the general path then.  0: the other paths.
+ */
+static inline int batch_call(MethodID id, bridge_call call)
 {
     jv_thread *t = jv_thread_self;
-    if (!id || !t)
+    if (!id || !t || (call == CALL_UNWIND && (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND)))
         return 0;
-    /* Only batches: the record alone, and no shadow stack, which is re-read should anyone need it
-     * (an unwind's EXCEPTION_UNWIND has its StackID from it: the general path). */
-    if (jv_method_calls_only_batched() &&
-        (call != CALL_UNWIND || !(jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND))) {
-        jv_call_batch_store(t, id, call_kinds[call]);
-        t->sync_epoch = jv_threads_epoch() - 1;
-        return 1;
-    }
+    jv_call_batch_store(t, id, call_kinds[call]);
+    unsigned epoch = jv_threads_epoch();
+    if (t->sync_epoch == epoch)
+        t->sync_epoch = epoch - 1;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int fast_call(JNIEnv *env, MethodID id, bridge_call call,
+                                                          jv_call_batching batching)
+{
+    jv_thread *t = jv_thread_self;
     /* flagless: some monitor keeps METHOD_CALLS until shutdown, whose masks the delivery re-reads */
-    if (t->sync_epoch != jv_threads_epoch() ||
+    if (!id || !t || t->sync_epoch != jv_threads_epoch() ||
         !(flagless || t->region_base || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS)))
         return 0;
     if (call == CALL_UNWIND || (call == CALL_EXIT && (!t->depth || t->frames[t->depth - 1] != id)))
@@ -214,7 +222,7 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
     uint32_t depth = t->depth; /* read once: the shadow stack's stores could alias it */
     if (call == CALL_ENTER) {
         if (jv_thread_push(t, id)) {
-            uint32_t given = jv_method_call_receivers(id);
+            uint32_t given = jv_method_call_receivers(id, batching);
             t->given[depth] = given;
             jv_deliver_method_entry(given, id, jv_stack_id(t->index, depth + 1));
         }
@@ -223,7 +231,7 @@ static inline int fast_call(JNIEnv *env, MethodID id, bridge_call call)
         jv_deliver_method_exit(t->given[depth], depth ? t->frames[depth - 1] : 0, jv_stack_id(t->index, depth));
         region_end_if_left(env, t);
     }
-    if (jv_method_calls_batched()) /* a monitor one by one, another in batches */
+    if (batching != JV_NO_BATCHES) /* a monitor one by one, another in batches */
         jv_call_batch_store(t, id, call_kinds[call]);
     return 1;
 }
@@ -267,11 +275,14 @@ static inline __attribute__((always_inline)) void on_bridge_call(JNIEnv *env, ji
     if (!slot || jv_dispatch_in_bridge(slot) || !jv_vm_live())
         return;
     jv_dispatch_bridge_begin(slot);
-    unsigned object_mark = jv_objects_scope();
     MethodID id = recorded_id(n);
-    if (!fast_call(env, id, call))
-        general_call(env, n, id, call);
-    jv_objects_end_scope(env, object_mark);
+    jv_call_batching batching = jv_method_call_batching();
+    if (batching != JV_ONLY_BATCHES || !batch_call(id, call)) {
+        unsigned object_mark = jv_objects_scope();
+        if (!fast_call(env, id, call, batching))
+            general_call(env, n, id, call);
+        jv_objects_end_scope(env, object_mark);
+    }
     jv_dispatch_bridge_end(slot);
 }
 
