@@ -29,13 +29,13 @@ void jv_call_batches_init(void)
  * thread's bridge flag up, so that Java code a callback runs is not recorded. */
 static void deliver(ThreadID thread, const JEVMON_CALL_RECORD *records, uint32_t count)
 {
+    jv_dispatch_slot *slot = jv_dispatch_own();
+    int raised = slot && !jv_dispatch_in_bridge(slot);
+    if (raised) /* before jv_jni, whose attach of a monitor's thread runs Java code */
+        jv_dispatch_bridge_begin(slot);
     JNIEnv *env = jv_jni();
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
-    jv_dispatch_slot *slot = jv_dispatch_own();
-    int raised = slot && !jv_dispatch_in_bridge(slot);
-    if (raised)
-        jv_dispatch_bridge_begin(slot);
     delivering++;
     for (size_t i = 0; i < jv_monitors.count; i++) {
         IJevmonCallBatchCallback *callback = atomic_load(&jv_monitors.items[i]->batch_callback);
