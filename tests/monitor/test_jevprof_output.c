@@ -75,7 +75,13 @@ START_TEST(runs_at_once_keep_their_own_files)
     run_workload(jdks[0], &d, out, "sample", &r);
     const char *said = strstr(r.err, "this run's files are ");
     ck_assert_msg(said, "%s", r.err);
-    int second = atoi(strrchr(said, '-') + 1);
+    /* the number after the line's last '-' (not a later line's: a native frame like ld-linux-x86-64's) */
+    const char *dash = NULL;
+    for (const char *c = said; *c && *c != '\n'; c++)
+        if (*c == '-')
+            dash = c;
+    ck_assert_ptr_nonnull(dash);
+    int second = atoi(dash + 1);
     snprintf(line, sizeof(line), "jevmon: jevprof: %s/jevprof* are being written by process %d; this run's files are %s/jevprof-%d*",
              out, first.pid, out, second);
     expect_first(r.err, line);
