@@ -68,6 +68,7 @@ typedef struct jv_monitor_table {
     unsigned initialized_count;  /* monitors attached when the VM started: MONITORS_INITIALIZED's first ID */
     DWORD possible_union;        /* union of every monitor's possible categories */
     atomic_int batch_monitors;   /* monitors with a batch callback: none, and the call path asks no more */
+    size_t kept_count;           /* after shutdown: the entries kept in items (lifecycle/monitors.c) */
 } jv_monitor_table;
 
 extern jv_monitor_table jv_monitors;

@@ -12,7 +12,8 @@
 #include "lifecycle/monitors.h"
 #include "platform/platform.h"
 
-static void monitor_free(jv_monitor *m)
+/* The monitor's objects released; the entry itself is kept (jv_monitors_shutdown says why). */
+static void monitor_release(jv_monitor *m)
 {
     if (m->mon2)
         IJavaEventMonitor2_Release(m->mon2);
@@ -20,8 +21,23 @@ static void monitor_free(jv_monitor *m)
         IJavaEventMonitor_Release(m->mon);
     if (m->idinfo)
         jv_idinfo_release(m->idinfo);
+    m->mon2 = NULL, m->mon = NULL, m->idinfo = NULL;
+}
+
+static void monitor_free(jv_monitor *m)
+{
+    monitor_release(m);
     free(m->source);
     free(m);
+}
+
+/* A table kept by jv_monitors_shutdown, freed when another is made in the same process. */
+static void free_kept_table(void)
+{
+    for (size_t i = 0; i < jv_monitors.kept_count; i++)
+        monitor_free(jv_monitors.items[i]);
+    free(jv_monitors.items);
+    free(jv_monitors.receivers);
 }
 
 static jv_monitor *monitor_create(const jv_monitor_spec *spec, unsigned index)
@@ -64,6 +80,7 @@ static jv_monitor *monitor_create(const jv_monitor_spec *spec, unsigned index)
 
 void jv_monitors_create(const jv_monitor_specs *specs, DWORD deliverable, DWORD state_flags)
 {
+    free_kept_table();
     memset(&jv_monitors, 0, sizeof(jv_monitors));
     jv_monitors.deliverable = deliverable;
     jv_monitors.state_flags = state_flags;
@@ -206,11 +223,11 @@ void jv_monitors_shutdown(void)
     jv_monitors.receiver_count = 0;
     for (size_t i = 0; i < jv_monitors.count; i++)
         IJavaEventMonitor_NotifyEvent(jv_monitors.items[i]->mon, JVM_EVENT_TYPE_SHUTDOWN, 0);
+    /* The table and its entries stay allocated, every mask 0: an event posted after the wait above
+     * (the Service Thread posts deferred JVMTI events while the VM exits) may be walking them, and
+     * must find no monitor asking, never freed memory. */
     for (size_t i = 0; i < jv_monitors.count; i++)
-        monitor_free(jv_monitors.items[i]);
-    free(jv_monitors.items);
-    free(jv_monitors.receivers);
-    jv_monitors.items = NULL;
-    jv_monitors.receivers = NULL;
+        monitor_release(jv_monitors.items[i]);
+    jv_monitors.kept_count = jv_monitors.count;
     jv_monitors.count = 0;
 }
