@@ -68,6 +68,14 @@ static void own_busy(jv_call_buffer *b)
     }
 }
 
+/* The calling thread's own buffer delivered, with the handshake a flush expects. */
+static void deliver_own_buffer(jv_call_buffer *b)
+{
+    own_busy(b);
+    deliver_buffer(b);
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
+}
+
 static jv_call_buffer *new_buffer(void)
 {
     jv_call_buffer *b = calloc(1, sizeof(*b));
@@ -106,9 +114,7 @@ void jv_call_batches_deliver_own(int ending)
     jv_call_buffer *b = jv_call_buffer_self;
     if (!b || (!b->fill && !ending)) /* fill is the owner's but while a flush empties it */
         return;
-    own_busy(b);
-    deliver_buffer(b);
-    atomic_store_explicit(&b->busy, 0, memory_order_release);
+    deliver_own_buffer(b);
     if (!ending)
         return;
     plat_mutex_lock(buffers_lock); /* not while a flush walks the list */
@@ -143,13 +149,10 @@ HRESULT jv_call_batches_flush(void)
         return E_FAIL;
     plat_mutex_lock(buffers_lock);
     for (jv_call_buffer *b = buffers; b; b = b->next) {
-        if (b != jv_call_buffer_self) {
+        if (b != jv_call_buffer_self)
             flush_other(b);
-        } else {
-            own_busy(b);
-            deliver_buffer(b);
-            atomic_store_explicit(&b->busy, 0, memory_order_release);
-        }
+        else
+            deliver_own_buffer(b);
     }
     plat_mutex_unlock(buffers_lock);
     return S_OK;
