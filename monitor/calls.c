@@ -329,8 +329,7 @@ static void fold_thread(jp_calls *calls, jp_thread_calls *t)
     jp_callstack_close(&t->cs, now);
     summarize_thread(calls, t);
     jp_tree_merge(&calls->totals, &t->cs.tree);
-    jp_tree_free(&t->cs.tree);
-    jp_tree_init(&t->cs.tree); /* on failure the tree stays empty and records nothing */
+    jp_callstack_empty_tree(&t->cs); /* on failure the tree stays empty and records nothing */
 }
 
 void jp_calls_thread_ended(jp_calls *calls, ThreadID thread)

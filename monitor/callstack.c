@@ -5,20 +5,29 @@
 #include "callstack.h"
 
 #define INITIAL_FRAMES 256u
+#define INITIAL_INDEX_BITS 10u
+
+static void clear_index(jp_callstack *cs)
+{
+    for (size_t i = 0; i < (size_t)1 << cs->index_bits; i++)
+        cs->index[i].node = JP_NO_NODE;
+    cs->indexed = 0;
+}
 
 int jp_callstack_init(jp_callstack *cs)
 {
     memset(cs, 0, sizeof(*cs));
     cs->frames = malloc(INITIAL_FRAMES * sizeof(*cs->frames));
-    cs->children = malloc(sizeof(*cs->children) << JP_CHILD_CACHE_BITS);
-    if (!cs->frames || !cs->children || jp_tree_init(&cs->tree)) {
+    cs->index = malloc(sizeof(*cs->index) << INITIAL_INDEX_BITS);
+    if (!cs->frames || !cs->index || jp_tree_init(&cs->tree)) {
         free(cs->frames);
-        free(cs->children);
+        free(cs->index);
         cs->frames = NULL;
-        cs->children = NULL;
+        cs->index = NULL;
         return -1;
     }
-    memset(cs->children, 0xff, sizeof(*cs->children) << JP_CHILD_CACHE_BITS);
+    cs->index_bits = INITIAL_INDEX_BITS;
+    clear_index(cs);
     cs->capacity = INITIAL_FRAMES;
     return 0;
 }
@@ -27,29 +36,84 @@ void jp_callstack_free(jp_callstack *cs)
 {
     jp_tree_free(&cs->tree);
     free(cs->frames);
-    free(cs->children);
+    free(cs->index);
     memset(cs, 0, sizeof(*cs));
 }
 
-/* The child of parent for method: the cached node when the slot still names it, else the tree's
- * (found or added), then cached. */
+int jp_callstack_empty_tree(jp_callstack *cs)
+{
+    jp_tree_free(&cs->tree);
+    clear_index(cs);
+    return jp_tree_init(&cs->tree);
+}
+
+/* The first slot to probe for (parent, method). */
+static inline size_t index_home(const jp_callstack *cs, uint32_t parent, MethodID method)
+{
+    uint64_t key = ((uint64_t)parent << 32 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(key >> (64 - cs->index_bits));
+}
+
+static void index_put(jp_callstack *cs, uint32_t parent, MethodID method, uint32_t node)
+{
+    size_t mask = ((size_t)1 << cs->index_bits) - 1;
+    size_t i = index_home(cs, parent, method);
+    while (cs->index[i].node != JP_NO_NODE)
+        i = (i + 1) & mask;
+    cs->index[i] = (jp_child_slot){method, parent, node};
+    cs->indexed++;
+}
+
+/* An index of twice the tree's nodes or more, holding every node; -1 out of memory (the index
+ * unchanged). */
+static int grow_index(jp_callstack *cs)
+{
+    unsigned bits = cs->index_bits + 1;
+    while (((size_t)1 << bits) < (size_t)cs->tree.count * 2)
+        bits++;
+    jp_child_slot *grown = malloc(sizeof(*grown) << bits);
+    if (!grown)
+        return -1;
+    free(cs->index);
+    cs->index = grown;
+    cs->index_bits = bits;
+    clear_index(cs);
+    for (uint32_t node = 1; node < cs->tree.count; node++) /* the root is no one's child */
+        index_put(cs, cs->tree.nodes[node].parent, cs->tree.nodes[node].method, node);
+    return 0;
+}
+
+/* The child of parent for method that the index does not hold: the tree's (found or added), put
+ * in the index, which stays at most half full: grown, or when it cannot grow the node is left to
+ * a walk of the children. */
+static uint32_t add_child(jp_callstack *cs, uint32_t parent, MethodID method)
+{
+    uint32_t node = jp_tree_child(&cs->tree, parent, method);
+    if (node == JP_NO_NODE)
+        return node;
+    if ((cs->indexed + 1) * 2 <= (size_t)1 << cs->index_bits)
+        index_put(cs, parent, method, node);
+    else
+        grow_index(cs); /* puts this node too */
+    return node;
+}
+
+/* The child of parent for method: the index's, else add_child's. */
 static inline uint32_t child_of(jp_callstack *cs, uint32_t parent, MethodID method)
 {
     if (parent == JP_NO_NODE)
         return JP_NO_NODE;
     if (method == 0)
         method = JP_UNKNOWN_METHOD; /* as the tree records it */
-    uint64_t key = ((uint64_t)parent << 32 ^ (uint64_t)method) * UINT64_C(0x9E3779B97F4A7C15);
-    uint32_t *slot = &cs->children[key >> (64 - JP_CHILD_CACHE_BITS)];
-    uint32_t node = *slot;
-    if (node < cs->tree.count) {
-        const jp_node *n = &cs->tree.nodes[node];
-        if (n->parent == parent && n->method == method && n->offset == JP_NO_OFFSET)
-            return node;
+    size_t mask = ((size_t)1 << cs->index_bits) - 1;
+    for (size_t i = index_home(cs, parent, method);; i = (i + 1) & mask) {
+        const jp_child_slot *slot = &cs->index[i];
+        if (slot->node == JP_NO_NODE)
+            break;
+        if (slot->parent == parent && slot->method == method)
+            return slot->node;
     }
-    node = jp_tree_child(&cs->tree, parent, method);
-    *slot = node;
-    return node;
+    return add_child(cs, parent, method);
 }
 
 void jp_callstack_enter(jp_callstack *cs, MethodID method, uint64_t now)

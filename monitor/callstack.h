@@ -28,19 +28,25 @@ typedef struct jp_frame {
 } jp_frame;
 
 /* A frame remembers the child it entered last: a frame calling one method again (a loop, fib's two
- * calls) finds the node without a lookup.  Else a direct-mapped cache of the tree's children by
- * (parent, method): an entry finds its node with one probe instead of a walk of the caller's
- * children (a method calling many, as a request's parsing loop does, had each entry walk them).
- * Each slot is checked against the node it names, so a slot left over from a tree since emptied
- * is only a miss.  A frame's memory needs no such check: no frame outlives its tree. */
-#define JP_CHILD_CACHE_BITS 10
+ * calls) finds the node without a lookup.  Else the index: every node of the tree by (parent,
+ * method), open-addressed, each slot holding its key beside its node, so that an entry finds its
+ * node by reading one slot, neither the caller's children (a request's parsing loop calls hundreds
+ * of methods) nor the node itself (a wide tree is rarely in the cache).  It grows with the tree,
+ * at most half full; a node it could not take (out of memory) is found by a walk of the children. */
+typedef struct jp_child_slot {
+    MethodID method;
+    uint32_t parent;
+    uint32_t node; /* JP_NO_NODE: an empty slot */
+} jp_child_slot;
 
 typedef struct jp_callstack {
     jp_tree tree;
     jp_frame *frames;
     size_t depth, capacity;
     size_t unrecorded; /* entries beyond what memory allowed, above frames[depth-1] */
-    uint32_t *children; /* 2^JP_CHILD_CACHE_BITS node indices (UINT32_MAX: empty) */
+    jp_child_slot *index;
+    unsigned index_bits; /* 2^index_bits slots */
+    size_t indexed;      /* slots in use */
 } jp_callstack;
 
 int jp_callstack_init(jp_callstack *cs);
@@ -54,5 +60,8 @@ void jp_callstack_leave(jp_callstack *cs, MethodID method, uint64_t now);
 void jp_callstack_blocked(jp_callstack *cs, uint64_t blocked);
 /* Ends every open frame at now (the thread ended, or the program is ending). */
 void jp_callstack_close(jp_callstack *cs, uint64_t now);
+/* Empties the tree (its calls folded elsewhere), every frame closed.  0, or -1 out of memory: the
+ * tree then records nothing. */
+int jp_callstack_empty_tree(jp_callstack *cs);
 
 #endif /* JEVPROF_CALLSTACK_H */
