@@ -14,6 +14,20 @@ static void clear_index(jp_callstack *cs)
     cs->indexed = 0;
 }
 
+/* A call order for every node the tree can hold; a tree that outgrows it (out of memory) finds
+ * its later nodes' children by lookups. */
+static void extend_order(jp_callstack *cs)
+{
+    uint32_t from = cs->order_count;
+    jp_call_order *grown = realloc(cs->order, (size_t)cs->tree.capacity * sizeof(*grown));
+    if (!grown)
+        return;
+    cs->order = grown;
+    cs->order_count = cs->tree.capacity;
+    for (uint32_t node = from; node < cs->order_count; node++)
+        cs->order[node] = (jp_call_order){JP_NO_NODE, JP_NO_NODE};
+}
+
 int jp_callstack_init(jp_callstack *cs)
 {
     memset(cs, 0, sizeof(*cs));
@@ -28,6 +42,7 @@ int jp_callstack_init(jp_callstack *cs)
     }
     cs->index_bits = INITIAL_INDEX_BITS;
     clear_index(cs);
+    extend_order(cs);
     cs->capacity = INITIAL_FRAMES;
     return 0;
 }
@@ -37,6 +52,7 @@ void jp_callstack_free(jp_callstack *cs)
     jp_tree_free(&cs->tree);
     free(cs->frames);
     free(cs->index);
+    free(cs->order);
     memset(cs, 0, sizeof(*cs));
 }
 
@@ -44,6 +60,8 @@ int jp_callstack_empty_tree(jp_callstack *cs)
 {
     jp_tree_free(&cs->tree);
     clear_index(cs);
+    for (uint32_t node = 0; node < cs->order_count; node++)
+        cs->order[node] = (jp_call_order){JP_NO_NODE, JP_NO_NODE};
     return jp_tree_init(&cs->tree);
 }
 
@@ -91,6 +109,8 @@ static uint32_t add_child(jp_callstack *cs, uint32_t parent, MethodID method)
     uint32_t node = jp_tree_child(&cs->tree, parent, method);
     if (node == JP_NO_NODE)
         return node;
+    if (cs->order_count < cs->tree.capacity)
+        extend_order(cs);
     if ((cs->indexed + 1) * 2 <= (size_t)1 << cs->index_bits)
         index_put(cs, parent, method, node);
     else
@@ -116,6 +136,24 @@ static inline uint32_t child_of(jp_callstack *cs, uint32_t parent, MethodID meth
     return add_child(cs, parent, method);
 }
 
+/* The child of the caller's node for method, its call order tried first (see callstack.h). */
+static inline uint32_t next_child(jp_callstack *cs, const jp_frame *caller, MethodID method)
+{
+    int first = caller->last_child == JP_NO_NODE;
+    uint32_t after = first ? caller->node : caller->last_child;
+    if (after >= cs->order_count) /* JP_NO_NODE, or beyond what memory allowed */
+        return child_of(cs, caller->node, method);
+    uint32_t node = first ? cs->order[after].first : cs->order[after].next;
+    if (node != JP_NO_NODE && cs->tree.nodes[node].method == (method ? method : JP_UNKNOWN_METHOD))
+        return node; /* the order was made under the same caller: only the method can differ */
+    node = child_of(cs, caller->node, method); /* may move the order (a node added) */
+    if (first)
+        cs->order[after].first = node;
+    else
+        cs->order[after].next = node;
+    return node;
+}
+
 void jp_callstack_enter(jp_callstack *cs, MethodID method, uint64_t now)
 {
     if (cs->unrecorded == 0 && cs->depth == cs->capacity) {
@@ -135,7 +173,7 @@ void jp_callstack_enter(jp_callstack *cs, MethodID method, uint64_t now)
     } else { /* a frame calls the method it called last, mostly: its node without a lookup */
         jp_frame *caller = &cs->frames[cs->depth - 1];
         if (caller->last_method != method || caller->last_child == JP_NO_NODE) {
-            caller->last_child = child_of(cs, caller->node, method);
+            caller->last_child = next_child(cs, caller, method);
             caller->last_method = method;
         }
         node = caller->last_child;

@@ -27,17 +27,25 @@ typedef struct jp_frame {
     uint64_t blocked;    /* blocked time inside the frame so far, its callees' included */
 } jp_frame;
 
-/* A frame remembers the child it entered last: a frame calling one method again (a loop, fib's two
- * calls) finds the node without a lookup.  Else the index: every node of the tree by (parent,
- * method), open-addressed, each slot holding its key beside its node, so that an entry finds its
- * node by reading one slot, neither the caller's children (a request's parsing loop calls hundreds
- * of methods) nor the node itself (a wide tree is rarely in the cache).  It grows with the tree,
- * at most half full; a node it could not take (out of memory) is found by a walk of the children. */
+/* Finding an entry's node.  A frame remembers the child it entered last: a frame calling one
+ * method again (a loop, fib's two calls) finds the node without a lookup.  Else the call order: a
+ * program runs the same paths again and again (a server its requests), so the child a frame enters
+ * is mostly the one its node's frame entered after the same sibling the time before (or first),
+ * and that node lies near the last in memory.  Else the index: every node of the tree by (parent,
+ * method), open-addressed, each slot holding its key beside its node, so that a lookup reads one
+ * slot, not the caller's children (a request's parsing loop calls hundreds of methods).  It grows
+ * with the tree, at most half full; a node it could not take (out of memory) is found by a walk of
+ * the children. */
 typedef struct jp_child_slot {
     MethodID method;
     uint32_t parent;
     uint32_t node; /* JP_NO_NODE: an empty slot */
 } jp_child_slot;
+
+typedef struct jp_call_order { /* of one node; JP_NO_NODE: none yet */
+    uint32_t first; /* the child its frame entered first, the last time */
+    uint32_t next;  /* the sibling its caller entered after it, the last time */
+} jp_call_order;
 
 typedef struct jp_callstack {
     jp_tree tree;
@@ -47,6 +55,8 @@ typedef struct jp_callstack {
     jp_child_slot *index;
     unsigned index_bits; /* 2^index_bits slots */
     size_t indexed;      /* slots in use */
+    jp_call_order *order; /* by node, for the first order_count nodes */
+    uint32_t order_count;
 } jp_callstack;
 
 int jp_callstack_init(jp_callstack *cs);

@@ -214,6 +214,50 @@ START_TEST(every_callee_counted_at_its_path_through_the_index)
 }
 END_TEST
 
+/* The call order: a caller calling its callees in one order, then another, counts every call at
+ * its path; and a tree emptied under it forgets the order, which named nodes of the tree before
+ * (3 was entered after 2 under 1 there; under 2 here, so a kept order would count 1 > 3 there). */
+START_TEST(every_call_at_its_path_whatever_the_call_order)
+{
+    static const MethodID orders[][3] = {{2, 3, 4}, {2, 3, 4}, {4, 2, 3}, {3, 4, 2}, {2, 4, 3}};
+    jp_callstack_enter(&cs, 1, 0);
+    for (size_t round = 0; round < sizeof(orders) / sizeof(orders[0]); round++)
+        for (size_t i = 0; i < 3; i++) {
+            jp_callstack_enter(&cs, orders[round][i], 0);
+            jp_callstack_enter(&cs, 5, 0);
+            jp_callstack_leave(&cs, 5, 0);
+            jp_callstack_leave(&cs, orders[round][i], 0);
+        }
+    jp_callstack_leave(&cs, 1, 0);
+    ck_assert_uint_eq(cs.tree.count, 1 + 1 + 3 * 2);
+    for (MethodID m = 2; m <= 4; m++) {
+        const MethodID path[] = {1, m, 5};
+        ck_assert_uint_eq(node_at(path, 2)->calls, 5);
+        ck_assert_uint_eq(node_at(path, 3)->calls, 5);
+    }
+
+    ck_assert_int_eq(jp_callstack_empty_tree(&cs), 0);
+    jp_callstack_enter(&cs, 1, 0); /* 1 calls 2, then 3 */
+    jp_callstack_enter(&cs, 2, 0);
+    jp_callstack_leave(&cs, 2, 0);
+    jp_callstack_enter(&cs, 3, 0);
+    jp_callstack_leave(&cs, 3, 0);
+    jp_callstack_leave(&cs, 1, 0);
+    ck_assert_int_eq(jp_callstack_empty_tree(&cs), 0);
+    jp_callstack_enter(&cs, 1, 0); /* 1 calls 2, which calls 3; then 1 calls 3 */
+    jp_callstack_enter(&cs, 2, 0);
+    jp_callstack_enter(&cs, 3, 0);
+    jp_callstack_leave(&cs, 3, 0);
+    jp_callstack_leave(&cs, 2, 0);
+    jp_callstack_enter(&cs, 3, 0);
+    jp_callstack_leave(&cs, 3, 0);
+    jp_callstack_leave(&cs, 1, 0);
+    const MethodID one_three[] = {1, 3}, one_two_three[] = {1, 2, 3};
+    ck_assert_uint_eq(node_at(one_three, 2)->calls, 1);
+    ck_assert_uint_eq(node_at(one_two_three, 3)->calls, 1);
+}
+END_TEST
+
 START_TEST(clock_going_backwards_never_underflows)
 {
     jp_callstack_enter(&cs, 1, 100);
@@ -446,6 +490,7 @@ int main(void)
     tcase_add_test(tc, close_ends_open_frames);
     tcase_add_test(tc, deep_stacks_grow_the_frame_array);
     tcase_add_test(tc, every_callee_counted_at_its_path_through_the_index);
+    tcase_add_test(tc, every_call_at_its_path_whatever_the_call_order);
     tcase_add_test(tc, clock_going_backwards_never_underflows);
     tcase_add_test(tc, ticks_keep_pace_with_the_clock);
     suite_add_tcase(s, tc);
