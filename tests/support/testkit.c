@@ -70,6 +70,9 @@ int tk_logged(const char *text)
 
 int tk_run_suite(Suite *suite)
 {
+    /* A failure's message may carry a whole report (a jevprof report with every path is tens of
+     * KiB): past Check's 4 KiB it ends the test with "Message string too long" and no message. */
+    check_set_max_msg_size(1u << 20);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
