@@ -15,13 +15,6 @@
 #include "dispatch/dispatch.h"
 #include "ids/method.h"
 
-/* Does the monitor take every method's calls in batches now (events/call_batch.h)? */
-static inline int jv_monitor_batches_calls(const jv_monitor *m)
-{
-    return (atomic_load_explicit(&m->mask, memory_order_relaxed) & JVM_MONITOR_METHOD_CALLS) &&
-           atomic_load_explicit(&m->batch_callback, memory_order_relaxed);
-}
-
 /* Does the monitor want this method's calls (its batches' included)?  The method's entry is looked
  * up only for a monitor that picks methods (SPECIFIC_METHOD_CALLS alone). */
 static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)
@@ -36,27 +29,9 @@ static inline int jv_monitor_wants_calls(const jv_monitor *m, MethodID id)
 }
 
 /* How the monitors that want calls now take them (read once per call by the bridge's natives). */
-typedef enum jv_call_batching {
-    JV_NO_BATCHES,     /* each one by one (or none wants calls) */
-    JV_ONLY_BATCHES,   /* all in batches: no shadow stack is kept */
-    JV_BATCHES_BESIDE  /* some in batches, some one by one */
-} jv_call_batching;
-
 static inline jv_call_batching jv_method_call_batching(void)
 {
-    if (__builtin_expect(!atomic_load_explicit(&jv_monitors.batch_monitors, memory_order_relaxed), 1))
-        return JV_NO_BATCHES;
-    int batched = 0, single = 0;
-    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
-        const jv_monitor *m = jv_monitors.receivers[i].monitor;
-        if (!(atomic_load_explicit(&m->mask, memory_order_relaxed) & JV_METHOD_CALL_BITS))
-            continue;
-        if (jv_monitor_batches_calls(m))
-            batched = 1;
-        else
-            single = 1;
-    }
-    return !batched ? JV_NO_BATCHES : single ? JV_BATCHES_BESIDE : JV_ONLY_BATCHES;
+    return (jv_call_batching)atomic_load_explicit(&jv_monitors.call_batching, memory_order_relaxed);
 }
 
 /* The receivers (bit i: jv_monitors.receivers[i]) that want this method's entry now as MethodEntry:

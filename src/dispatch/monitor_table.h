@@ -67,7 +67,7 @@ typedef struct jv_monitor_table {
     DWORD state_flags;           /* JVM_STATE_FLAGS passed to Initialize */
     unsigned initialized_count;  /* monitors attached when the VM started: MONITORS_INITIALIZED's first ID */
     DWORD possible_union;        /* union of every monitor's possible categories */
-    atomic_int batch_monitors;   /* monitors with a batch callback: none, and the call path asks no more */
+    atomic_int call_batching;    /* jv_call_batching: what jv_monitors_batching_update found last */
     size_t kept_count;           /* after shutdown: the entries kept in items (lifecycle/monitors.c) */
 } jv_monitor_table;
 
@@ -79,6 +79,24 @@ extern jv_monitor_table jv_monitors;
 /* The initialization options this bridge can honour: the Microsoft VM's and jevmon's. */
 #define JV_SUPPORTED_INIT_OPTIONS \
     ((DWORD)ALL_JVM_INIT_OPTIONS | JEVMON_INIT_OPT_DONT_NEED_THREAD_RENAMES | JEVMON_INIT_OPT_DONT_NEED_CLASS_LOAD_FAILURES)
+
+/* How method calls go to the monitors asking for them (events/call_batch.h). */
+typedef enum jv_call_batching {
+    JV_NO_BATCHES,     /* each one by one (or none wants calls) */
+    JV_ONLY_BATCHES,   /* all in batches: no shadow stack is kept */
+    JV_BATCHES_BESIDE  /* some in batches, some one by one */
+} jv_call_batching;
+
+/* Does the monitor take every method's calls in batches now? */
+static inline int jv_monitor_batches_calls(const jv_monitor *m)
+{
+    return (atomic_load_explicit(&m->mask, memory_order_relaxed) & JVM_MONITOR_METHOD_CALLS) &&
+           atomic_load_explicit(&m->batch_callback, memory_order_relaxed);
+}
+
+/* Finds call_batching anew from the receivers' masks and batch callbacks: called after every change
+ * to one of them, so that the call path reads one word, not every receiver, twice per Java call. */
+void jv_monitors_batching_update(void);
 
 /* Sets a monitor's mask after initialization; E_FAIL when a promise forbids the change. */
 HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events);
