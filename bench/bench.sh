@@ -15,7 +15,8 @@
 #          reading the tick counter), the bridge with fx_silent and with callcount, jevprof's calls mode, and
 #          each one's ratio to the floor's, on fib, the Groovy script and Tomcat, both JDKs (BENCH_ONLY=calls
 #          alone; BENCH_CALLS_RUNS default 3, BENCH_CALLS_FIB default "28 35", BENCH_CALLS_ROUNDS "2 8":
-#          processor time between a small and a large run, so start-up cancels out)
+#          processor time between a small and a large run, so start-up cancels out;
+#          BENCH_CALLS_PROGRAMS, default "fib groovy tomcat", the programs to measure)
 #   javac: javac compiling the JDK's own java.util.stream sources (Debian's openjdk-17-source,
 #          with --patch-module java.base=...), a real program making ~200 million calls
 #   vthreads: 10^6 short virtual threads (JDK 21+) under a THREADS monitor and callcount on both mechanisms
@@ -467,6 +468,7 @@ calls_tomcat_table() { # calls_tomcat_table JAVA: by the server's processor time
   done
   echo
 }
+calls_wanted() { [[ " ${BENCH_CALLS_PROGRAMS:-fib groovy tomcat} " == *" $1 "* ]]; } # calls_wanted PROGRAM
 calls_tables() {
   local java_bin
   echo "== Cost per call against the floor =="
@@ -474,15 +476,20 @@ calls_tables() {
   build_probe
   for java_bin in "$java" "$java25"; do
     command -v "$java_bin" >/dev/null || { echo "cost per call on $java_bin: skipped, no such JDK"; continue; }
-    calls_program_table "fib (BridgeWorkload)" ${BENCH_CALLS_FIB:-28 35} "$java_bin" -cp "$build/java" BridgeWorkload fib
-    if [[ -f $groovy_jar ]]; then
+    ! calls_wanted fib ||
+      calls_program_table "fib (BridgeWorkload)" ${BENCH_CALLS_FIB:-28 35} "$java_bin" -cp "$build/java" BridgeWorkload fib
+    if ! calls_wanted groovy; then
+      :
+    elif [[ -f $groovy_jar ]]; then
       calls_program_table "Groovy script (GroovyWorkload.groovy), rounds" ${BENCH_CALLS_ROUNDS:-2 8} "$java_bin" \
         -cp "$groovy_jar" groovy.ui.GroovyMain "$root/bench/workloads/GroovyWorkload.groovy"
     else
       echo "Groovy: skipped, $groovy_jar missing (Debian's groovy)"
     fi
   done
-  if ! command -v wrk >/dev/null || [[ ! -f /usr/share/java/tomcat10-catalina.jar ]]; then
+  if ! calls_wanted tomcat; then
+    return
+  elif ! command -v wrk >/dev/null || [[ ! -f /usr/share/java/tomcat10-catalina.jar ]]; then
     echo "Tomcat: skipped, needs Debian's libtomcat10-java and wrk (make deps installs them)"
     return
   fi
