@@ -5,6 +5,7 @@
 #ifndef JEVMON_EVENTS_H
 #define JEVMON_EVENTS_H
 
+#include "ids/thread.h"
 #include "jevmon.h"
 #include "vm/vm.h"
 
@@ -42,6 +43,10 @@ void JNICALL jv_on_gc_finish(jvmtiEnv *jvmti);
 void JNICALL jv_on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
 void JNICALL jv_on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread);
 void jv_threads_announce_live(JNIEnv *env);
+/* THREAD_CREATE for t, once: at its ThreadStart, or before its first call is delivered when Java
+ * code runs on it first (an attaching thread constructs its Thread object, as DestroyJavaVM's does
+ * at the exit, before the JVM posts its ThreadStart).  Inside a dispatch. */
+void jv_events_thread_announce(jv_thread *t);
 
 /* Bytecode and source-line events (step.c). */
 void JNICALL jv_on_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation location);

@@ -56,6 +56,7 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, thread);
+    jv_events_thread_announce(t); /* the thread before its first call */
     if (t) {
         if (!id)
             id = jv_method_id(env, method);
@@ -86,6 +87,7 @@ void jv_method_calls_exit(JNIEnv *env, jthread thread, jmethodID method, MethodI
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, thread);
+    jv_events_thread_announce(t); /* the thread before its first call */
     if (t) {
         if (resync || t->sync_epoch != jv_threads_epoch())
             jv_thread_sync_stack(env, thread, t, below); /* including the frame that exits */
@@ -122,6 +124,7 @@ void jv_method_calls_unwind(JNIEnv *env, int below)
     jv_dispatch d;
     jv_dispatch_begin(&d, env);
     jv_thread *t = jv_thread_current(env, NULL);
+    jv_events_thread_announce(t);
     jint count = 0;
     if (t && (*jv_jvmti)->GetFrameCount(jv_jvmti, NULL, &count) == JVMTI_ERROR_NONE &&
         (count -= jv_thread_base_frames(env, NULL, t)) > below)

@@ -20,10 +20,15 @@ void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
         jv_cpu_sample_thread_started(t);
     if (t) {
         jv_thread_name_record(env, thread, t);
-        if (!atomic_exchange(&t->announced, 1)) /* an attach may have announced it already */
-            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+        jv_events_thread_announce(t); /* an attach or its first call may have announced it already */
     }
     jv_dispatch_end(&d);
+}
+
+void jv_events_thread_announce(jv_thread *t)
+{
+    if (t && !atomic_exchange(&t->announced, 1))
+        jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
 }
 
 void jv_events_thread_ended(JNIEnv *env, jthread thread, int is_virtual)
@@ -72,8 +77,7 @@ void jv_threads_announce_live(JNIEnv *env)
     jv_dispatch_begin(&d, env);
     for (jint i = 0; i < count; i++) {
         jv_thread *t = jv_thread_of(env, threads[i]);
-        if (t && !atomic_exchange(&t->announced, 1))
-            jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
+        jv_events_thread_announce(t);
         (*env)->DeleteLocalRef(env, threads[i]);
     }
     jv_dispatch_end(&d);

@@ -184,8 +184,8 @@ static void not_wanted(JNIEnv *env, jint n, MethodID id)
 typedef enum bridge_call { CALL_ENTER, CALL_EXIT, CALL_UNWIND } bridge_call;
 
 /*
- * The common case in as few steps as possible: the MethodID recorded, the thread's shadow
- * stack current, every call counted (some monitor wanting every method, so no flag is ever
+ * The common case in as few steps as possible: the MethodID recorded, the thread announced and
+ * its shadow stack current, every call counted (some monitor wanting every method, so no flag is ever
  * cleared, or the thread inside a region), and for an exit, the exiting method on top of the
  * shadow; each monitor gets only the calls it wants.  0: take the general path.  Inside the
  * bridge's bracket, so the monitors' masks are read after it, as shutdown requires.
@@ -195,12 +195,14 @@ static const DWORD call_kinds[] = {JEVMON_CALL_ENTERED, JEVMON_CALL_RETURNED, JE
 /*
  * Only monitors that take calls in batches want them: the record alone, no shadow stack, which is
  * re-read should anyone need it again, and no ObjectID scope.  An unwind's EXCEPTION_UNWIND has its
- * StackID from the shadow stack: the general path then.  0: the other paths.
+ * StackID from the shadow stack: the general path then, as for a thread not yet announced (its
+ * THREAD_CREATE comes first: jv_events_thread_announce).  0: the other paths.
  */
 static inline int batch_call(MethodID id, bridge_call call)
 {
     jv_thread *t = jv_thread_self;
-    if (!id || !t || (call == CALL_UNWIND && (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND)))
+    if (!id || !t || !atomic_load_explicit(&t->announced, memory_order_relaxed) ||
+        (call == CALL_UNWIND && (jv_monitors_mask_union() & JVM_MONITOR_EXCEPTION_UNWIND)))
         return 0;
     jv_call_batch_store(t, id, call_kinds[call]);
     unsigned epoch = jv_threads_epoch();
@@ -215,6 +217,7 @@ static inline __attribute__((always_inline)) int fast_call(JNIEnv *env, MethodID
     jv_thread *t = jv_thread_self;
     /* flagless: some monitor keeps METHOD_CALLS until shutdown, whose masks the delivery re-reads */
     if (!id || !t || t->sync_epoch != jv_threads_epoch() ||
+        !atomic_load_explicit(&t->announced, memory_order_relaxed) ||
         !(flagless || t->region_base || (jv_monitors_mask_union() & JVM_MONITOR_METHOD_CALLS)))
         return 0;
     if (call == CALL_UNWIND || (call == CALL_EXIT && (!t->depth || t->frames[t->depth - 1] != id)))

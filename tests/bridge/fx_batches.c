@@ -9,8 +9,8 @@
  * and registers its own IJevmonCallBatchCallback.  It counts every record by method and kind, and
  * checks the design's promises as the batches come:
  *   - a thread's records' ticks never decrease, within a batch and from one batch to the next;
- *   - no batch of a thread comes after its THREAD_DESTROY (until a THREAD_CREATE reuses its
- *     ThreadID), nor while its THREAD_DESTROY is delivered;
+ *   - no batch of a thread comes before its THREAD_CREATE, nor after its THREAD_DESTROY (until a
+ *     THREAD_CREATE reuses its ThreadID), nor while its THREAD_DESTROY is delivered;
  *   - two batches of one thread never run at once;
  *   - every record has a method and one of the three kinds;
  *   - no batch comes after SHUTDOWN, and MethodEntry, MethodExit and MethodExit2 never come;
@@ -59,6 +59,7 @@ DEFINE_GUID(CLSID_FxBatches, 0xBD3CFA34, 0xDC97, 0x41CB, 0xB5, 0xA5, 0xBE, 0x48,
 typedef struct thread_state {
     ThreadID id;
     atomic_int in_batch;           /* an OnCallBatch of this thread is running */
+    int created;                   /* its THREAD_CREATE came */
     int ended;                     /* its THREAD_DESTROY came, and no THREAD_CREATE since */
     ULONGLONG last_ticks;          /* of its last record */
     unsigned long long records;    /* since its THREAD_CREATE */
@@ -397,6 +398,7 @@ static HRESULT STDMETHODCALLTYPE mon_NotifyEvent(IJavaEventMonitor2 *iface, JVM_
     plat_mutex_lock(m->lock);
     thread_state *t = thread_of(m, event_id);
     if (event == JVM_EVENT_TYPE_THREAD_CREATE) {
+        t->created = 1;
         t->ended = 0; /* a new thread, perhaps with an ended one's ID */
         t->records = 0;
     } else {
@@ -480,6 +482,9 @@ static HRESULT STDMETHODCALLTYPE batch_OnCallBatch(IJevmonCallBatchCallback *ifa
                   (unsigned long)count);
     if (t->ended)
         violation(m, "thread=%llx: a batch of %lu records after its THREAD_DESTROY", (unsigned long long)thread_id,
+                  (unsigned long)count);
+    else if (!t->created)
+        violation(m, "thread=%llx: a batch of %lu records before its THREAD_CREATE", (unsigned long long)thread_id,
                   (unsigned long)count);
     tally(m, t, records, count);
     plat_mutex_unlock(m->lock);

@@ -211,7 +211,7 @@ START_TEST(no_record_after_its_thread_ends_while_flushed_from_another_thread)
     const char *flushing[] = {"FXBATCH_FLUSH_MS=1", NULL};
     jvmrun_result r;
     run_monitors(_i, FX_BATCHES, "BridgeWorkload", "BridgeWorkload.recurse(", flushing, args, &r);
-    /* (after-THREAD_DESTROY and during-THREAD_DESTROY batches are among its violations) */
+    /* (batches before THREAD_CREATE, after THREAD_DESTROY and during it are among its violations) */
     assert_promises_kept(&r);
     assert_calls(&r, "BridgeWorkload.recurse(I)I", 300 * 21, 300 * 21, 0);
     /* Every worker ended after its records came, so each was checked. */
