@@ -35,14 +35,17 @@ static inline jv_call_batching jv_method_call_batching(void)
 }
 
 /* The receivers (bit i: jv_monitors.receivers[i]) that want this method's entry now as MethodEntry:
- * with batching (jv_method_call_batching's) other than JV_NO_BATCHES, not those that take batches. */
-static inline uint32_t jv_method_call_receivers(MethodID id, jv_call_batching batching)
+ * those taking every call one by one, and those that chose it (not those that take batches). */
+static inline uint32_t jv_method_call_receivers(MethodID id)
 {
-    uint32_t given = 0;
-    for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
-        const jv_monitor *m = jv_monitors.receivers[i].monitor;
-        if (jv_monitor_wants_calls(m, id) && (batching == JV_NO_BATCHES || !jv_monitor_batches_calls(m)))
-            given |= 1u << i;
+    uint32_t given = atomic_load_explicit(&jv_monitors.every_call_receivers, memory_order_relaxed);
+    uint32_t chosen = atomic_load_explicit(&jv_monitors.chosen_receivers, memory_order_relaxed);
+    if (chosen) {
+        const jv_method *method = jv_method_entry(id);
+        uint32_t enabled = method ? atomic_load_explicit(&method->specific_monitors, memory_order_relaxed) : 0;
+        for (size_t i = 0; i < jv_monitors.receiver_count && chosen >> i; i++)
+            if ((chosen & (1u << i)) && (enabled & (1u << jv_monitors.receivers[i].monitor->index)))
+                given |= 1u << i;
     }
     return given;
 }

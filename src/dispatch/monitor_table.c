@@ -23,30 +23,43 @@ HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events)
 }
 
 
-static jv_call_batching batching_now(void)
+/* How calls go now, from the receivers' masks and callbacks. */
+typedef struct call_routes {
+    jv_call_batching batching;
+    unsigned every, chosen; /* the receiver words */
+} call_routes;
+
+static call_routes routes_now(void)
 {
-    int batched = 0, single = 0;
+    int batched = 0;
+    call_routes routes = {JV_NO_BATCHES, 0, 0};
     atomic_thread_fence(memory_order_seq_cst); /* every mask and callback stored before is seen */
     for (size_t i = 0; i < jv_monitors.receiver_count; i++) {
         const jv_monitor *m = jv_monitors.receivers[i].monitor;
-        if (!(atomic_load(&m->mask) & JV_METHOD_CALL_BITS))
-            continue;
+        DWORD mask = atomic_load(&m->mask);
         if (jv_monitor_batches_calls(m))
             batched = 1;
-        else
-            single = 1;
+        else if (mask & JVM_MONITOR_METHOD_CALLS)
+            routes.every |= 1u << i;
+        else if ((mask & JVM_MONITOR_SPECIFIC_METHOD_CALLS) && m->index < 32)
+            routes.chosen |= 1u << i;
     }
-    return !batched ? JV_NO_BATCHES : single ? JV_BATCHES_BESIDE : JV_ONLY_BATCHES;
+    if (batched)
+        routes.batching = routes.every | routes.chosen ? JV_BATCHES_BESIDE : JV_ONLY_BATCHES;
+    return routes;
 }
 
 void jv_monitors_batching_update(void)
 {
     /* Stored, then found again until it holds: of two changes at once, the one storing last finds
-     * the other's change in its second look, so the word ends as the masks and callbacks are. */
+     * the other's change in its second look, so the words end as the masks and callbacks are. */
     for (;;) {
-        jv_call_batching found = batching_now();
-        atomic_store(&jv_monitors.call_batching, (int)found);
-        if (batching_now() == found)
+        call_routes found = routes_now(), again;
+        atomic_store(&jv_monitors.call_batching, (int)found.batching);
+        atomic_store(&jv_monitors.every_call_receivers, found.every);
+        atomic_store(&jv_monitors.chosen_receivers, found.chosen);
+        again = routes_now();
+        if (again.batching == found.batching && again.every == found.every && again.chosen == found.chosen)
             return;
     }
 }

@@ -67,7 +67,10 @@ typedef struct jv_monitor_table {
     DWORD state_flags;           /* JVM_STATE_FLAGS passed to Initialize */
     unsigned initialized_count;  /* monitors attached when the VM started: MONITORS_INITIALIZED's first ID */
     DWORD possible_union;        /* union of every monitor's possible categories */
-    atomic_int call_batching;    /* jv_call_batching: what jv_monitors_batching_update found last */
+    /* What jv_monitors_batching_update found last, for the call path (method_calls.h): */
+    atomic_int call_batching;       /* jv_call_batching */
+    atomic_uint every_call_receivers; /* receivers (bit i: receivers[i]) given every call one by one */
+    atomic_uint chosen_receivers;   /* receivers given only the calls of the methods they chose */
     size_t kept_count;           /* after shutdown: the entries kept in items (lifecycle/monitors.c) */
 } jv_monitor_table;
 
@@ -94,8 +97,9 @@ static inline int jv_monitor_batches_calls(const jv_monitor *m)
            atomic_load_explicit(&m->batch_callback, memory_order_relaxed);
 }
 
-/* Finds call_batching anew from the receivers' masks and batch callbacks: called after every change
- * to one of them, so that the call path reads one word, not every receiver, twice per Java call. */
+/* Finds call_batching and the receivers' words anew from their masks and batch callbacks: called
+ * after every change to one of them, so that the call path reads three words, not every receiver,
+ * twice per Java call. */
 void jv_monitors_batching_update(void);
 
 /* Sets a monitor's mask after initialization; E_FAIL when a promise forbids the change. */

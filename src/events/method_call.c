@@ -64,7 +64,7 @@ void jv_method_calls_enter(JNIEnv *env, jthread thread, MethodID id, jmethodID m
             jv_thread_sync_stack(env, thread, t, below); /* the frames below the one being entered */
         jv_call_batching batching = jv_method_call_batching();
         if (jv_thread_push(t, id)) {
-            uint32_t given = jv_method_call_receivers(id, batching);
+            uint32_t given = jv_method_call_receivers(id);
             t->given[t->depth - 1] = given;
             if (given && thread && !jv_switch_method_calls_instrumented())
                 jv_call_region_entered(thread, t); /* before a callback can switch events off */

@@ -225,7 +225,7 @@ static inline __attribute__((always_inline)) int fast_call(JNIEnv *env, MethodID
     uint32_t depth = t->depth; /* read once: the shadow stack's stores could alias it */
     if (call == CALL_ENTER) {
         if (jv_thread_push(t, id)) {
-            uint32_t given = jv_method_call_receivers(id, batching);
+            uint32_t given = jv_method_call_receivers(id);
             t->given[depth] = given;
             jv_deliver_method_entry(given, id, jv_stack_id(t->index, depth + 1));
         }
