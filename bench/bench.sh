@@ -296,7 +296,9 @@ tomcat_rps() { # tomcat_rps JAVA AGENT|- [ENVIRONMENT...]: requests per second, 
   local agent=()
   [[ $2 == - ]] || agent=("-agentpath:$2")
   shift 2
-  rm -f "$work/tomcat.in" "$work/tomcat.cpu" && mkfifo "$work/tomcat.in"
+  # the last server's files go first: its "ready" line, read before this one's redirection truncates
+  # the file, named a port no one serves any more
+  rm -f "$work/tomcat.in" "$work/tomcat.cpu" "$work/tomcat.out" && mkfifo "$work/tomcat.in"
   env "$@" "$java_bin" "${agent[@]}" -cp "$tomcat_cp:$work/tomcat-classes" TomcatWorkload "$work/tomcat-base" \
     <"$work/tomcat.in" >"$work/tomcat.out" 2>"$work/tomcat.err" &
   local server=$!
