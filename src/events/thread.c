@@ -27,7 +27,8 @@ void jv_events_thread_started(JNIEnv *env, jthread thread, int is_virtual)
 
 void jv_events_thread_announce(jv_thread *t)
 {
-    if (t && !atomic_exchange(&t->announced, 1))
+    /* read first: the method-call paths ask on every call, and the exchange is a locked instruction */
+    if (t && !atomic_load_explicit(&t->announced, memory_order_relaxed) && !atomic_exchange(&t->announced, 1))
         jv_notify(JVM_MONITOR_THREADS, JVM_EVENT_TYPE_THREAD_CREATE, jv_thread_id(t));
 }
 
