@@ -14,6 +14,13 @@ static void clear_index(jp_callstack *cs)
     cs->indexed = 0;
 }
 
+/* The call order of nodes from.. forgotten. */
+static void forget_order(jp_callstack *cs, uint32_t from)
+{
+    for (uint32_t node = from; node < cs->order_count; node++)
+        cs->order[node] = (jp_call_order){JP_NO_NODE, JP_NO_NODE};
+}
+
 /* A call order for every node the tree can hold; a tree that outgrows it (out of memory) finds
  * its later nodes' children by lookups. */
 static void extend_order(jp_callstack *cs)
@@ -24,8 +31,7 @@ static void extend_order(jp_callstack *cs)
         return;
     cs->order = grown;
     cs->order_count = cs->tree.capacity;
-    for (uint32_t node = from; node < cs->order_count; node++)
-        cs->order[node] = (jp_call_order){JP_NO_NODE, JP_NO_NODE};
+    forget_order(cs, from);
 }
 
 int jp_callstack_init(jp_callstack *cs)
@@ -60,8 +66,7 @@ int jp_callstack_empty_tree(jp_callstack *cs)
 {
     jp_tree_free(&cs->tree);
     clear_index(cs);
-    for (uint32_t node = 0; node < cs->order_count; node++)
-        cs->order[node] = (jp_call_order){JP_NO_NODE, JP_NO_NODE};
+    forget_order(cs, 0);
     return jp_tree_init(&cs->tree);
 }
 

@@ -16,12 +16,11 @@ HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events)
     /* Categories outside what the monitor said it might use, or that cannot be delivered, have no effect. */
     DWORD allowed = jv_monitors.deliverable & (phase == JV_PHASE_RUNNING ? m->possible : ALL_JVM_MONITOR_EVENTS);
     atomic_store(&m->mask, events & allowed);
-    jv_monitors_batching_update();
+    jv_monitors_call_routes_update();
     if (phase == JV_PHASE_RUNNING)
         jv_switch_update();
     return S_OK;
 }
-
 
 /* How calls go now, from the receivers' masks and callbacks. */
 typedef struct call_routes {
@@ -49,7 +48,7 @@ static call_routes routes_now(void)
     return routes;
 }
 
-void jv_monitors_batching_update(void)
+void jv_monitors_call_routes_update(void)
 {
     /* Stored, then found again until it holds: of two changes at once, the one storing last finds
      * the other's change in its second look, so the words end as the masks and callbacks are. */

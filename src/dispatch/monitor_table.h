@@ -67,7 +67,7 @@ typedef struct jv_monitor_table {
     DWORD state_flags;           /* JVM_STATE_FLAGS passed to Initialize */
     unsigned initialized_count;  /* monitors attached when the VM started: MONITORS_INITIALIZED's first ID */
     DWORD possible_union;        /* union of every monitor's possible categories */
-    /* What jv_monitors_batching_update found last, for the call path (method_calls.h): */
+    /* What jv_monitors_call_routes_update found last, for the call path (method_calls.h): */
     atomic_int call_batching;       /* jv_call_batching */
     atomic_uint every_call_receivers; /* receivers (bit i: receivers[i]) given every call one by one */
     atomic_uint chosen_receivers;   /* receivers given only the calls of the methods they chose */
@@ -100,7 +100,7 @@ static inline int jv_monitor_batches_calls(const jv_monitor *m)
 /* Finds call_batching and the receivers' words anew from their masks and batch callbacks: called
  * after every change to one of them, so that the call path reads three words, not every receiver,
  * twice per Java call. */
-void jv_monitors_batching_update(void);
+void jv_monitors_call_routes_update(void);
 
 /* Sets a monitor's mask after initialization; E_FAIL when a promise forbids the change. */
 HRESULT jv_monitor_set_mask(jv_monitor *m, DWORD events);

@@ -178,7 +178,7 @@ HRESULT jv_call_batches_register(jv_monitor *m, IJevmonCallBatchCallback *callba
     if (callback)
         IJevmonCallBatchCallback_AddRef(callback);
     IJevmonCallBatchCallback *old = atomic_exchange(&m->batch_callback, callback);
-    jv_monitors_batching_update();
+    jv_monitors_call_routes_update();
     if (old)
         retired[retired_count++] = old;
     plat_mutex_unlock(buffers_lock);
@@ -196,7 +196,7 @@ void jv_call_batches_stop(void)
         if (old)
             IJevmonCallBatchCallback_Release(old);
     }
-    jv_monitors_batching_update();
+    jv_monitors_call_routes_update();
     for (size_t i = 0; i < retired_count; i++)
         IJevmonCallBatchCallback_Release(retired[i]);
     free(retired);

@@ -174,7 +174,7 @@ void jv_monitors_initialize(const char *start_class)
     jv_monitors.count = kept;
     jv_monitors.initialized_count = (unsigned)kept;
     make_call_receivers();
-    jv_monitors_batching_update(); /* a monitor may have asked for batches in Initialize */
+    jv_monitors_call_routes_update(); /* a monitor may have asked for batches in Initialize */
     for (size_t i = 0; i < jv_monitors.count; i++) {
         jv_monitor *m = jv_monitors.items[i];
         if (m->mon2)
@@ -204,7 +204,7 @@ void jv_monitors_shutdown(void)
         atomic_store(&m->mask, 0);
         atomic_store(&m->phase, JV_PHASE_SHUT_DOWN);
     }
-    jv_monitors_batching_update();
+    jv_monitors_call_routes_update();
     jv_switch_update();
     /* Callbacks still running on other threads finish first, whatever they are (an event's, an
      * allocation's, a heap dump's): one wait, after every mask is off, and nothing of a monitor
@@ -223,7 +223,7 @@ void jv_monitors_shutdown(void)
     jv_heap_release_callbacks();
     jv_call_batches_stop(); /* every thread's last calls, before SHUTDOWN */
     jv_monitors.receiver_count = 0;
-    jv_monitors_batching_update();
+    jv_monitors_call_routes_update();
     for (size_t i = 0; i < jv_monitors.count; i++)
         IJavaEventMonitor_NotifyEvent(jv_monitors.items[i]->mon, JVM_EVENT_TYPE_SHUTDOWN, 0);
     /* The table and its entries stay allocated, every mask 0: an event posted after the wait above
