@@ -391,7 +391,8 @@ fi
 # one's, over the calls between them, so start-up and the instrumenting of the JDK's classes cancel
 # out and the machine's other load does not count (median of BENCH_CALLS_RUNS, default 3, interleaved).  The probe without
 # the clock reads shows the two JNI calls alone.  Tomcat by the server's processor time per request
-# while wrk measures (added time per request over the calls a request makes, counted by the probe).
+# while wrk measures (added time per request over the calls a request makes, counted by the probe),
+# median of BENCH_CALLS_RUNS interleaved rounds too.
 calls_rows() { # calls_rows ARRAY: the rows, "label|agent|environment"
   local -n calls_into=$1
   local silent_env callcount_env agent=$build/libjevmon.so
@@ -447,24 +448,33 @@ calls_program_table() { # calls_program_table TITLE SMALL LARGE JAVA ARGUMENT...
   echo
 }
 calls_tomcat_table() { # calls_tomcat_table JAVA: by the server's processor time per request
-  local java_bin=$1 rows row label row_agent row_env rps cpu0 cpu floor_ns per_request=0
+  local java_bin=$1 rows row run label row_agent row_env cpu0 floor_ns per_request
+  local rounds=${BENCH_CALLS_RUNS:-3}
   calls_rows rows
-  echo "Tomcat 10, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after ${BENCH_TOMCAT_WARMUP:-10} s, $("$java_bin" -version 2>&1 | head -n 1)"
-  for row in "${rows[@]}"; do
-    IFS='|' read -r label row_agent row_env <<<"$row"
-    local settings=($row_env)
-    rps=$(tomcat_rps "$java_bin" "$row_agent" "${settings[@]}")
-    cpu=$(cat "$work/tomcat.cpu" 2>/dev/null || echo 0)
-    if [[ $row_agent == - ]]; then
-      cpu0=$cpu
-      continue
-    fi
-    if [[ $row == "${rows[1]}" ]]; then # the calls a request makes (the server's start-up included)
-      per_request=$(awk -v c="$(probe_calls "$work/tomcat.err")" -v r="$(cat "$work/tomcat.requests")" 'BEGIN {print c / r}')
-      printf '  no agent: %.0f us of processor time per request; %.0f calls per request\n' "$((cpu0 / 1000))" "$per_request"
-      printf '  %-52s %12s %8s\n' "added processor time per call, over no agent" "" "x floor"
-    fi
-    local ns=$(awk -v c="$cpu" -v b="$cpu0" -v n="$per_request" 'BEGIN {print (c > 0 && n > 0 ? (c - b) / n : 0)}')
+  declare -A cpus=() rates=()
+  # interleaved rounds, medians: one 10 s run of a row moves by a tenth between runs
+  for ((run = 1; run <= rounds; run++)); do
+    for row in "${rows[@]}"; do
+      IFS='|' read -r label row_agent row_env <<<"$row"
+      local settings=($row_env)
+      rates[$label]+="$(tomcat_rps "$java_bin" "$row_agent" "${settings[@]}") "
+      cpus[$label]+="$(cat "$work/tomcat.cpu" 2>/dev/null || echo 0) "
+      # the calls a request makes (the server's start-up included), counted by the floor's probe
+      [[ $row != "${rows[1]}" ]] ||
+        cpus[calls per request]+="$(awk -v c="$(probe_calls "$work/tomcat.err")" -v r="$(cat "$work/tomcat.requests")" 'BEGIN {print c / r}') "
+    done
+  done
+  per_request=$(tr ' ' '\n' <<<"${cpus[calls per request]}" | grep . | median)
+  cpu0=$(tr ' ' '\n' <<<"${cpus[no agent]}" | grep . | median)
+  echo "Tomcat 10, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after ${BENCH_TOMCAT_WARMUP:-10} s, $("$java_bin" -version 2>&1 | head -n 1), median of $rounds"
+  printf '  no agent: %.0f us of processor time per request; %.0f calls per request\n' "$((cpu0 / 1000))" "$per_request"
+  printf '  %-52s %12s %8s\n' "added processor time per call, over no agent" "" "x floor"
+  for row in "${rows[@]:1}"; do
+    label=${row%%|*}
+    local cpu rps ns
+    cpu=$(tr ' ' '\n' <<<"${cpus[$label]}" | grep . | median)
+    rps=$(tr ' ' '\n' <<<"${rates[$label]}" | grep . | median)
+    ns=$(awk -v c="$cpu" -v b="$cpu0" -v n="$per_request" 'BEGIN {print (c > 0 && n > 0 ? (c - b) / n : 0)}')
     [[ -n ${floor_ns:-} ]] || floor_ns=$ns
     calls_print "$label ($rps/s)" "$ns" "$floor_ns"
   done
