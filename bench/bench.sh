@@ -37,7 +37,7 @@
 # (default 3), BENCH_SAMPLING_FIB (default 44), BENCH_SAMPLING_THREADS (default 4), BENCH_VTHREADS (default
 # 1000000), BENCH_VTHREAD_JAVA (default: the first JDK 21+ under /usr/lib/jvm), JAVA.
 # The profilers side by side, idle then with stress-ng --cpu 2: BENCH_ONLY=profilers runs them
-# alone; BENCH_PROFILER_RUNS (default 3), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
+# alone; BENCH_PROFILER_RUNS (default 9), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
 # (default 10), BENCH_ASYNC_PROFILER.
 # Native frames and the JVM's own threads on javac beside async-profiler: BENCH_ONLY=native alone;
 # BENCH_NATIVE_RUNS (default 5), BENCH_AGREE_RUNS (default 6).
@@ -523,10 +523,12 @@ ap_lib=${BENCH_ASYNC_PROFILER:-}
 for dir in "$root/../shared" "$root/../../shared"; do
   [[ -n $ap_lib || ! -f $dir/peers/async-profiler/lib/libasyncProfiler.so ]] || ap_lib=$(cd "$dir" && pwd)/peers/async-profiler/lib/libasyncProfiler.so
 done
-profiler_runs=${BENCH_PROFILER_RUNS:-3}
+profiler_runs=${BENCH_PROFILER_RUNS:-9}
 # measured TITLE RUNS CONFIG... -- PROGRAM...: as table, each configuration "label|registry|extra
 # environment", with the medians of wall time, processor time (user + system) and maximum RSS
-# (/usr/bin/time), and the ratio or difference to no agent.  Registry "bin/jevprof": the program is
+# (/usr/bin/time), and the ratio or difference to no agent; "cpu, paired" is the median of each
+# round's processor time over no agent's in that round, with a 95% range (paired_ratio).  Each round
+# starts one configuration later than the one before.  Registry "bin/jevprof": the program is
 # run by the command line a user types, `bin/jevprof PROGRAM...`, its settings from the environment.
 measured() {
   local title=$1 n=$2 configs=() program label registry extra run config
@@ -536,7 +538,9 @@ measured() {
   program=("$@")
   declare -A wall=() cpu=() rss=()
   for ((run = 1; run <= n; run++)); do
-    for config in "${configs[@]}"; do
+    # each round starts one configuration later: none is always first, after another's page cache
+    local shift_by=$(((run - 1) % ${#configs[@]}))
+    for config in "${configs[@]:shift_by}" "${configs[@]:0:shift_by}"; do
       IFS='|' read -r label registry extra <<<"$config"
       local agent=() environment=($extra) launcher=()
       if [[ $registry == bin/jevprof ]]; then
@@ -558,7 +562,8 @@ measured() {
       rss[$label]+="$((m / 1024)) "
     done
   done
-  printf '%-52s %9s %6s %9s %6s %8s %7s\n' "$title, median of $n" "wall ms" "ratio" "cpu ms" "ratio" "RSS MB" "added"
+  printf '%-52s %9s %6s %9s %6s %18s %8s %7s\n' "$title, median of $n" "wall ms" "ratio" "cpu ms" "ratio" "cpu, paired" \
+    "RSS MB" "added"
   local w0 c0 r0 w c r
   w0=$(tr ' ' '\n' <<<"${wall[no agent]}" | grep . | median)
   c0=$(tr ' ' '\n' <<<"${cpu[no agent]}" | grep . | median)
@@ -568,10 +573,22 @@ measured() {
     w=$(tr ' ' '\n' <<<"${wall[$label]}" | grep . | median)
     c=$(tr ' ' '\n' <<<"${cpu[$label]}" | grep . | median)
     r=$(tr ' ' '\n' <<<"${rss[$label]}" | grep . | median)
-    printf '%-52s %9s %6s %9s %6s %8s %+7d\n' "$label" "$w" "$(awk -v a="$w" -v b="$w0" 'BEGIN {printf "%.2fx", a / b}')" \
-      "$c" "$(awk -v a="$c" -v b="$c0" 'BEGIN {printf "%.2fx", a / b}')" "$r" "$((r - r0))"
+    printf '%-52s %9s %6s %9s %6s %18s %8s %+7d\n' "$label" "$w" "$(awk -v a="$w" -v b="$w0" 'BEGIN {printf "%.2fx", a / b}')" \
+      "$c" "$(awk -v a="$c" -v b="$c0" 'BEGIN {printf "%.2fx", a / b}')" "$(paired_ratio "${cpu[$label]}" "${cpu[no agent]}")" \
+      "$r" "$((r - r0))"
   done
   echo
+}
+# paired_ratio "TIMES" "BASE TIMES": the median of each round's time over the base's in that round,
+# and the order statistics around it that hold the true median 95% of the time (for 9 rounds the
+# 2nd and 8th): two rows whose ranges overlap are not told apart by this run.
+paired_ratio() {
+  awk -v a="$1" -v b="$2" 'BEGIN {
+    n = split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= n; i++) r[i] = x[i] / y[i]
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+    k = int((n + 1) / 2 - 0.98 * sqrt(n)); if (k < 1) k = 1
+    printf("%.2fx (%.2f-%.2f)", (r[int((n + 1) / 2)] + r[int(n / 2) + 1]) / 2, r[k], r[n + 1 - k]) }'
 }
 
 # ---- Start-up of the instrumented path: its mechanism alone beside the bridge --------------------
