@@ -50,6 +50,7 @@ test_docs_style_SOURCES := tests/tree/docs_pages.c
 test_attach_SOURCES := tests/attach/attach_run.c
 test_attach_client_SOURCES := tests/attach/attach_run.c
 test_attach_jevprof_SOURCES := tests/attach/attach_run.c
+test_attach_server_SOURCES := tests/attach/attach_run.c
 test_bridge_SOURCES := tests/bridge/bridge_run.c
 test_bridge_calls_SOURCES := tests/bridge/bridge_run.c
 test_call_batches_SOURCES := tests/bridge/bridge_run.c

@@ -112,9 +112,14 @@ static void describe_status(jp_monitor *m, char *out, size_t size)
         return;
     }
     if (m->sampling) {
+        uint64_t timed = jp_sampler_timed_threads(&m->sampler);
         plat_mutex_lock(m->sampler.lock);
         snprintf(counts, sizeof(counts), ", %llu thread samples", (unsigned long long)m->sampler.counts.samples);
         plat_mutex_unlock(m->sampler.lock);
+        if (timed) {
+            size_t used = strlen(counts);
+            snprintf(counts + used, sizeof(counts) - used, ", %llu threads timed", (unsigned long long)timed);
+        }
     }
     if (m->recording_allocations) {
         size_t used = strlen(counts);

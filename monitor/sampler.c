@@ -84,6 +84,7 @@ void jp_sampler_free(jp_sampler *s)
     if (s->lock)
         plat_mutex_destroy(s->lock);
     plat_event_destroy(s->wake);
+    plat_event_destroy(s->armed);
     memset(s, 0, sizeof(*s));
 }
 
@@ -438,6 +439,7 @@ static void sampler_main(void *arg)
     on_sampler_thread = 1;
     plat_com_init();
     int timers = start_timers(s);
+    plat_event_set(s->armed);
     jv_jitter_seed(cell);
     for (unsigned tick = 1; !atomic_load(&s->stop); tick++) {
         uint64_t now = plat_now_ns();
@@ -475,6 +477,8 @@ void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall)
     plat_mutex_unlock(s->lock);
 }
 
+#define ARMED_WAIT_MS 5000u /* how long a start waits for the sampling thread to start the timers */
+
 int jp_sampler_start(jp_sampler *s)
 {
     if (atomic_load(&s->stop)) { /* stopped before (the stop command): its wake-up event stays set */
@@ -487,13 +491,34 @@ int jp_sampler_start(jp_sampler *s)
         s->wake = fresh;
         atomic_store(&s->stop, 0);
     }
+    plat_event *armed = plat_event_create(); /* the last thread's went with its join (jp_sampler_stop) */
+    if (!armed) {
+        jv_log("jevprof: cannot start the sampling thread (no event); no samples will be taken");
+        return -1;
+    }
+    plat_event_destroy(s->armed);
+    s->armed = armed;
     s->started_ns = plat_now_ns();
     s->thread = plat_thread_start(sampler_main, s);
     if (!s->thread) {
         jv_log("jevprof: cannot start the sampling thread; no samples will be taken");
         return -1;
     }
+    /* A start answers "recording" (commands.c) once this returns: the timers must run by then, and
+     * a busy machine may leave the new thread waiting for a processor for a while. */
+    if (!plat_event_wait_ms(s->armed, ARMED_WAIT_MS))
+        jv_log("jevprof: the sampling thread has not started its timers after %u ms (a busy machine?); "
+               "samples are taken from when it does", ARMED_WAIT_MS);
     return 0;
+}
+
+uint64_t jp_sampler_timed_threads(jp_sampler *s)
+{
+    JEVMON_CPU_SAMPLING_COUNTS now;
+    plat_mutex_lock(s->lock);
+    int timed = s->timed;
+    plat_mutex_unlock(s->lock);
+    return timed && SUCCEEDED(IJevmonSampling4_GetCpuSamplingCounts(s->timers, &now)) ? now.threads : 0;
 }
 
 void jp_sampler_stop(jp_sampler *s)

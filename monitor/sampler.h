@@ -111,6 +111,7 @@ typedef struct jp_sampler {
     plat_thread *thread;
     atomic_int stop;
     plat_event *wake;               /* set with stop */
+    plat_event *armed;              /* set by the thread once it has started the timers, or found none */
     /* Used only by the thread sampling: the threads of this tick, and one thread's stack. */
     ThreadID *snapshot;
     size_t snapshot_capacity;
@@ -127,6 +128,8 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
 void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall);
 /* Starts the timer thread, again after jp_sampler_stop too; -1 when it cannot be started (logged). */
 int jp_sampler_start(jp_sampler *s);
+/* cpu mode: the threads the processor-time timers time now (the bridge's count); 0 without them. */
+uint64_t jp_sampler_timed_threads(jp_sampler *s);
 /* Stops and joins the timer thread, if it runs. */
 void jp_sampler_stop(jp_sampler *s);
 void jp_sampler_free(jp_sampler *s);

@@ -3,11 +3,13 @@
  * read back (attach_run.h).
  */
 #include <check.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../support/testkit.h"
 #include "attach_run.h"
@@ -133,4 +135,27 @@ int attach_suite_main(const char *name, char jdks[JVMRUN_MAX_JDKS][512], void (*
     add_tests(tc, jdk_count);
     suite_add_tcase(s, tc);
     return tk_run_suite(s);
+}
+
+int process_timers(int pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/timers", pid);
+    char *timers = tk_read_file(path);
+    int n = tk_count(timers, "ID:");
+    free(timers);
+    snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+    DIR *fds = opendir(path);
+    ck_assert_ptr_nonnull(fds);
+    for (struct dirent *e; (e = readdir(fds));) {
+        char link[400], target[64];
+        snprintf(link, sizeof(link), "%s/%s", path, e->d_name);
+        ssize_t length = readlink(link, target, sizeof(target) - 1);
+        if (length > 0) {
+            target[length] = '\0';
+            n += strcmp(target, "anon_inode:[perf_event]") == 0;
+        }
+    }
+    closedir(fds);
+    return n;
 }

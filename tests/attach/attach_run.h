@@ -1,7 +1,8 @@
 /*
- * attach_run.h - what the attach suites share (test_attach, test_attach_jevprof, test_attach_client):
- * AttachWorkload started and fed work, the agent loaded with the JDK's jcmd, what the program and
- * jevprof printed or wrote read back, and jevprof's files in a fresh directory.
+ * attach_run.h - what the attach suites share (test_attach, test_attach_jevprof, test_attach_client,
+ * test_attach_server): AttachWorkload started and fed work, the agent loaded with the JDK's jcmd,
+ * what the program and jevprof printed or wrote read back, jevprof's files in a fresh directory,
+ * and the sampling timers a process holds.
  */
 #ifndef JEVMON_TEST_ATTACH_RUN_H
 #define JEVMON_TEST_ATTACH_RUN_H
@@ -50,6 +51,10 @@ void jevprof_directory(jevprof_files *files, const char *name);
 
 /* After a passing test: its directory goes (a failing one stays, to be looked at). */
 void remove_directory(const char *dir);
+
+/* The sampling timers of process pid: its perf events (descriptors on anon_inode:[perf_event]) and
+ * its POSIX timers (/proc/PID/timers, one "ID:" line each), the two kinds a cpu profile arms. */
+int process_timers(int pid);
 
 /* A suite's main: SIGPIPE ignored (a program that ended early must fail a check, not kill the
  * suite), the JDKs found into jdks (none: nothing runs), then the suite name of one test case,

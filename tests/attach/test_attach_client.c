@@ -6,7 +6,7 @@
  *     dump and stop drive it, settings are refused, a JVM without the bridge is told apart;
  *     every answer (status, dump, stop, a refused mode or setting, a file not written and why)
  *     is printed by bin/jevprof, a refusal with a non-zero status; the program's output holds
- *     none of them.
+ *     none of them.  A cpu start answers once every thread is timed.
  *   - bin/jevprof attaches through the JVM's socket (jevprof-attach), starting no JVM of its
  *     own: it works where no JVM can start; what it cannot attach to (a process that is not a
  *     JVM, -XX:+DisableAttachMechanism, a socket of another user, a JVM that does not answer)
@@ -161,6 +161,33 @@ START_TEST(the_script_attaches_without_starting_a_jvm)
     assert_said(err, "jevmon: jevprof: stopped after ");
     free(err);
     finish_unattached(&p, &files, "ready\ndone 100 10000\n"); /* no thread dump: SIGQUIT started the attach listener */
+}
+END_TEST
+
+/* The start's answer, "recording", comes once the profile records: in cpu mode, every thread of the
+ * process has its timer by then, and the answer says how many (1,000 sleeping threads and the
+ * JVM's own).  The sampling thread arms them once it runs, after it has had the JVM replay its
+ * compiled methods (all of them, -Xcomp: a long replay); the answer waits for it.  Without that
+ * wait, 2 answers in 6 came first on a loaded machine. */
+START_TEST(recording_is_answered_once_every_thread_is_timed)
+{
+    const char *jdk = jdks[_i];
+    char *err = NULL;
+    jevprof_files files;
+    jvmrun_process p;
+    start_unattached(&p, jdk, &files, "JAVA_TOOL_OPTIONS=-Xcomp");
+    work(&p, "sleepers 1000", "started 1000");
+    ck_assert_int_eq(script(files.dir, &err, "--pid %d -e cpu start", p.pid), 0);
+    int timers = process_timers(p.pid);
+    assert_said(err, "jevmon: jevprof: recording cpu for ");
+    const char *timed = strstr(err, " threads timed");
+    while (timed && timed > err && timed[-1] >= '0' && timed[-1] <= '9')
+        timed--;
+    ck_assert_msg(timed && atoi(timed) > 1000, "the answer does not say 1,000 threads or more are timed:\n%s", err);
+    ck_assert_msg(timers >= atoi(timed), "%d timers when bin/jevprof said %d threads were timed", timers, atoi(timed));
+    ck_assert_int_eq(script(files.dir, &err, "--pid %d stop", p.pid), 0);
+    free(err);
+    finish_unattached(&p, &files, NULL);
 }
 END_TEST
 
@@ -324,6 +351,7 @@ static void add_tests(TCase *tc, int jdk_count)
 {
     tcase_add_loop_test(tc, the_script_attaches_jevprof_and_drives_it, 0, jdk_count);
     tcase_add_loop_test(tc, the_script_attaches_without_starting_a_jvm, 0, jdk_count);
+    tcase_add_loop_test(tc, recording_is_answered_once_every_thread_is_timed, 0, jdk_count);
     tcase_add_loop_test(tc, what_cannot_be_attached_to_is_refused_without_a_signal, 0, jdk_count);
     tcase_add_loop_test(tc, a_socket_of_another_user_is_not_used, 0, jdk_count);
     tcase_add_loop_test(tc, a_jvm_that_does_not_answer_is_given_up, 0, jdk_count);

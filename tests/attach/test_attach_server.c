@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "../support/testkit.h"
-#include "support/jvmrun.h"
+#include "attach_run.h"
 
 static char jdks[JVMRUN_MAX_JDKS][512];
 static int jdk_count;
@@ -186,30 +186,6 @@ static long long program_cpu_ms(pid_t pid)
     }
     closedir(tasks);
     return ms;
-}
-
-/* The sampling timers of the process: its perf events (descriptors on anon_inode:[perf_event]) and
- * its POSIX timers (/proc/PID/timers, one "ID:" line each), the two kinds a cpu profile arms. */
-static int process_timers(pid_t pid)
-{
-    char *timers = read_proc(pid, "timers");
-    int n = tk_count(timers, "ID:");
-    free(timers);
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-    DIR *fds = opendir(path);
-    ck_assert_ptr_nonnull(fds);
-    for (struct dirent *e; (e = readdir(fds));) {
-        char link[400], target[64];
-        snprintf(link, sizeof(link), "%s/%s", path, e->d_name);
-        ssize_t length = readlink(link, target, sizeof(target) - 1);
-        if (length > 0) {
-            target[length] = '\0';
-            n += strcmp(target, "anon_inode:[perf_event]") == 0;
-        }
-    }
-    closedir(fds);
-    return n;
 }
 
 /* The samples of a collapsed file's lines holding frame (NULL: every line): the sum of their last fields. */
