@@ -128,7 +128,7 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
 void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall);
 /* Starts the timer thread, again after jp_sampler_stop too; -1 when it cannot be started (logged). */
 int jp_sampler_start(jp_sampler *s);
-/* cpu mode: the threads the processor-time timers time now (the bridge's count); 0 without them. */
+/* cpu mode: the threads given a processor-time timer so far (the bridge's count); 0 without timers. */
 uint64_t jp_sampler_timed_threads(jp_sampler *s);
 /* Stops and joins the timer thread, if it runs. */
 void jp_sampler_stop(jp_sampler *s);
