@@ -112,6 +112,7 @@ static void describe_status(jp_monitor *m, char *out, size_t size)
         return;
     }
     if (m->sampling) {
+        jp_sampler_wait_armed(&m->sampler); /* a busy machine may keep a new thread from a processor */
         uint64_t timed = jp_sampler_timed_threads(&m->sampler);
         plat_mutex_lock(m->sampler.lock);
         snprintf(counts, sizeof(counts), ", %llu thread samples", (unsigned long long)m->sampler.counts.samples);

@@ -477,7 +477,7 @@ void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall)
     plat_mutex_unlock(s->lock);
 }
 
-#define ARMED_WAIT_MS 5000u /* how long a start waits for the sampling thread to start the timers */
+#define ARMED_WAIT_MS 5000u /* how long an answer waits for the sampling thread to start the timers */
 
 int jp_sampler_start(jp_sampler *s)
 {
@@ -504,12 +504,14 @@ int jp_sampler_start(jp_sampler *s)
         jv_log("jevprof: cannot start the sampling thread; no samples will be taken");
         return -1;
     }
-    /* A start answers "recording" (commands.c) once this returns: the timers must run by then, and
-     * a busy machine may leave the new thread waiting for a processor for a while. */
-    if (!plat_event_wait_ms(s->armed, ARMED_WAIT_MS))
+    return 0;
+}
+
+void jp_sampler_wait_armed(jp_sampler *s)
+{
+    if (s->thread && !plat_event_wait_ms(s->armed, ARMED_WAIT_MS))
         jv_log("jevprof: the sampling thread has not started its timers after %u ms (a busy machine?); "
                "samples are taken from when it does", ARMED_WAIT_MS);
-    return 0;
 }
 
 uint64_t jp_sampler_timed_threads(jp_sampler *s)

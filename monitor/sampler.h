@@ -128,6 +128,9 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
 void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall);
 /* Starts the timer thread, again after jp_sampler_stop too; -1 when it cannot be started (logged). */
 int jp_sampler_start(jp_sampler *s);
+/* Until the thread started last has started its timers (or found none), 5 s at most (then logged):
+ * an answer saying "recording" waits for it, where a JVM's start-up does not. */
+void jp_sampler_wait_armed(jp_sampler *s);
 /* cpu mode: the threads given a processor-time timer so far (the bridge's count); 0 without timers. */
 uint64_t jp_sampler_timed_threads(jp_sampler *s);
 /* Stops and joins the timer thread, if it runs. */
