@@ -49,7 +49,6 @@
 enum { SLOT_FREE, SLOT_WRITING, SLOT_FULL };
 
 typedef struct slot {
-    atomic_int state;
     DWORD periods; /* of processor time: 1 and the expiries the kernel merged into this one */
     agct_trace trace;
     agct_frame frames[SLOT_DEPTH];
@@ -66,6 +65,10 @@ typedef struct timed_thread {
 #define VM_THREAD_RESCAN_NS 250000000u
 
 static slot slots[SLOTS]; /* zero pages until a sample is written: see SLOTS */
+/* Each slot's SLOT_ state, apart from the slots: a drain or a tick looks at every state, and
+ * states inside the slots (tens of kilobytes each) put each on a page of its own (512 page faults at the first
+ * drain, half a millisecond of a Hello world, and a TLB miss per slot at every drain after). */
+static atomic_int slot_states[SLOTS];
 
 static atomic_int running;     /* sampling was asked for and not stopped */
 static atomic_int unavailable; /* VMInit found no timers or no walk */
@@ -108,15 +111,15 @@ static void on_tick(void *context, int merged, const uint64_t *kernel, int kerne
         atomic_fetch_add(&overruns, (uint64_t)merged);
     for (int i = 0; i < SLOTS; i++) {
         int expected = SLOT_FREE;
-        if (atomic_load_explicit(&slots[i].state, memory_order_relaxed) != SLOT_FREE ||
-            !atomic_compare_exchange_strong(&slots[i].state, &expected, SLOT_WRITING))
+        if (atomic_load_explicit(&slot_states[i], memory_order_relaxed) != SLOT_FREE ||
+            !atomic_compare_exchange_strong(&slot_states[i], &expected, SLOT_WRITING))
             continue;
         memset(&slots[i].trace, 0, sizeof(slots[i].trace));
         slots[i].periods = 1 + (DWORD)(merged > 0 ? merged : 0);
         jv_agct_walk(&slots[i].trace, slots[i].frames, SLOT_DEPTH, context);
         jv_native_walk(context, &slots[i].native);
         jv_native_kernel(&slots[i].native, kernel, kernel_count);
-        atomic_store(&slots[i].state, SLOT_FULL);
+        atomic_store(&slot_states[i], SLOT_FULL);
         atomic_fetch_add(&taken, 1);
         return;
     }
@@ -382,9 +385,9 @@ static HRESULT next_sample(MethodID *pframes, DWORD *poffsets, DWORD max_frames,
         return E_NOTIMPL;
     JNIEnv *env = jv_jni();
     for (int i = 0; i < SLOTS; i++) {
-        slot *s = &slots[i];
-        if (atomic_load(&s->state) != SLOT_FULL)
+        if (atomic_load(&slot_states[i]) != SLOT_FULL)
             continue;
+        slot *s = &slots[i];
         jint count = s->trace.num_frames;
         *pkind = kind_of(count);
         *pperiods = s->periods;
@@ -402,7 +405,7 @@ static HRESULT next_sample(MethodID *pframes, DWORD *poffsets, DWORD max_frames,
         }
         if (pnative)
             jv_native_stack_out(&s->native, is_vm_thread(s->native.os_tid), pnative);
-        atomic_store(&s->state, SLOT_FREE);
+        atomic_store(&slot_states[i], SLOT_FREE);
         return S_OK;
     }
     return S_FALSE;
