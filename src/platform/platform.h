@@ -117,8 +117,9 @@ plat_output_dir *plat_output_dir_open(const char *path, char *why, size_t why_le
 plat_output_dir *plat_output_dir_private(char *path, size_t size, char *why, size_t why_len);
 void plat_output_dir_close(plat_output_dir *dir);
 /* Writes the file name in dir without ever opening what is at that name: fill(out, context)
- * writes a new temporary file of the directory (created, never through a link), which is renamed
- * over name: a reader, or a crash of the process, never meets half a file.  It is not flushed to
+ * writes a new temporary file of the directory (created, never through a link), which then takes
+ * name's place: a reader, or a crash of the process, never meets half a file (a reader may find
+ * neither file for an instant).  It is not flushed to
  * disk: the program's end waits for these writes, and the system writes them back in its time.
  * Only a regular file (or nothing) at name is replaced: anything else (a FIFO, a directory, a
  * link, a device) is left alone, and nothing is written.  fill returns 0, or non-zero when it
