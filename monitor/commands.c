@@ -6,6 +6,7 @@
  * hands it before Initialize (the agent option command=) brings the settings of that load.
  */
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,36 +102,55 @@ char *jp_capture_end(void)
     return text;
 }
 
+/* Appends a formatted piece to the text in out (of size bytes), cut short where it is full. */
+static void append(char *out, size_t size, const char *format, ...)
+{
+    size_t used = strlen(out);
+    va_list pieces;
+    va_start(pieces, format);
+    vsnprintf(out + used, size - used, format, pieces);
+    va_end(pieces);
+}
+
+/* Where the files go: the file= paths when given (only those are written), else the output
+ * directory and the prefix. */
+static void describe_files(const jp_config *config, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!config->file_count) {
+        snprintf(out, size, "%s/%s*", config->output_dir, config->file_prefix);
+        return;
+    }
+    for (unsigned i = 0; i < config->file_count; i++)
+        append(out, size, "%s%s", i ? ", " : "", config->files[i].path);
+}
+
 /* The status command's answer: what is recorded, for how long, where the files go. */
 static void describe_status(jp_monitor *m, char *out, size_t size)
 {
-    char counts[160] = "";
+    char counts[160] = "", files[JP_OUTPUT_LIST_BYTES];
     const char *mode = jp_mode_name(m->config.mode);
+    describe_files(&m->config, files, sizeof(files));
     if (atomic_load(&m->finished)) {
-        snprintf(out, size, "jevprof: stopped after %.3f s of %s; its files are %s/%s*", m->stopped_seconds, mode,
-                 m->config.output_dir, m->config.file_prefix);
+        snprintf(out, size, "jevprof: stopped after %.3f s of %s; its files are %s", m->stopped_seconds, mode, files);
         return;
     }
     if (m->sampling) {
         jp_sampler_wait_armed(&m->sampler); /* a busy machine may keep a new thread from a processor */
         uint64_t timed = jp_sampler_timed_threads(&m->sampler);
         plat_mutex_lock(m->sampler.lock);
-        snprintf(counts, sizeof(counts), ", %llu thread samples", (unsigned long long)m->sampler.counts.samples);
+        append(counts, sizeof(counts), ", %llu thread samples", (unsigned long long)m->sampler.counts.samples);
         plat_mutex_unlock(m->sampler.lock);
-        if (timed) {
-            size_t used = strlen(counts);
-            snprintf(counts + used, sizeof(counts) - used, ", %llu threads timed", (unsigned long long)timed);
-        }
+        if (timed)
+            append(counts, sizeof(counts), ", %llu threads timed", (unsigned long long)timed);
     }
     if (m->recording_allocations) {
-        size_t used = strlen(counts);
         plat_mutex_lock(m->allocations.lock);
-        snprintf(counts + used, sizeof(counts) - used, ", %llu allocations reported",
-                 (unsigned long long)m->allocations.counts.recorded);
+        append(counts, sizeof(counts), ", %llu allocations reported", (unsigned long long)m->allocations.counts.recorded);
         plat_mutex_unlock(m->allocations.lock);
     }
-    snprintf(out, size, "jevprof: recording %s for %.3f s%s; files go to %s/%s* (dump writes them now)", mode,
-             (double)(plat_now_ns() - m->started_ns) / 1e9, counts, m->config.output_dir, m->config.file_prefix);
+    snprintf(out, size, "jevprof: recording %s for %.3f s%s; files go to %s (dump writes them now)", mode,
+             (double)(plat_now_ns() - m->started_ns) / 1e9, counts, files);
 }
 
 /* Before Initialize: "start" and settings, kept for Initialize (no answer: at start-up the

@@ -88,6 +88,9 @@ START_TEST(the_script_attaches_jevprof_and_drives_it)
     ck_assert_msg(tk_count(err, "/proc/no-such-directory/p.txt") >= 2, "no reason why:\n%s", err); /* jevprof's */
     ck_assert_int_eq(script(dir, &err, "--pid %d -e calls -d 1 -f '%s/d.txt'", p.pid, dir), 0);
     assert_said(err, "jevmon: jevprof: stopped after ");
+    char going_to[1300]; /* the start's answer names the -f file, the only one written */
+    snprintf(going_to, sizeof(going_to), "; files go to %s/d.txt (dump writes them now)", dir);
+    assert_said(err, going_to);
     report = read_file(dir, "d.txt");
     ck_assert_ptr_nonnull(report);
     free(report);
