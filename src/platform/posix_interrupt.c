@@ -95,13 +95,11 @@ static uint64_t own_cpu_ns(void)
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-/* The period up to the first sample of a timer armed at processor time start_ns: a random point of
- * the first cell, which starts there. */
-static uint64_t first_perf_period(int fd, uint64_t start_ns, uint64_t cell)
+/* The period up to a new timer's first sample: a random point of its first cell, which starts
+ * where the event starts counting. */
+static uint64_t first_perf_period(uint64_t cell)
 {
     uint64_t offset = jv_jitter_offset_ns(cell);
-    if (fd < CELL_FDS)
-        next_cell_ns[fd] = start_ns + cell;
     return offset > SHORTEST_PERIOD_NS ? offset : SHORTEST_PERIOD_NS;
 }
 
@@ -363,8 +361,10 @@ static int start_perf_event(pid_t tid, uint64_t period_ns, int chain, int *refus
     attr.size = sizeof(attr);
     attr.type = PERF_TYPE_SOFTWARE;
     attr.config = PERF_COUNT_SW_TASK_CLOCK;
-    attr.sample_period = period_ns; /* until the first period is set below */
-    attr.disabled = 1;
+    /* The first expiry's point in the first cell, given at the open: a PERIOD ioctl on another
+     * thread's event interrupts the processor that thread last ran on, and waits for it. */
+    attr.sample_period = first_perf_period(period_ns);
+    attr.disabled = 1; /* and so at zero until the REFRESH below starts it */
     attr.wakeup_events = 1;
     for (int user_only = 0; user_only < 2 - chain && fd < 0; user_only++) {
         attr.exclude_kernel = attr.exclude_hv = (unsigned)user_only;
@@ -383,14 +383,13 @@ static int start_perf_event(pid_t tid, uint64_t period_ns, int chain, int *refus
         return -1;
     }
     struct f_owner_ex owner = {F_OWNER_TID, tid};
-    uint64_t first = 0;
     /* The first cell starts as the event starts counting: the processor time the setting up took
      * (a few tens of microseconds, most of a short thread's life) is before it. */
-    if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
-        clock_gettime(posix_thread_cpu_clock((unsigned)tid), &cpu) != 0 ||
-        (first = first_perf_period(fd, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec, period_ns),
-         ioctl(fd, PERF_EVENT_IOC_PERIOD, &first) != 0) ||
-        ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+    int failed = fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+                 fcntl(fd, F_SETOWN_EX, &owner) != 0 || clock_gettime(posix_thread_cpu_clock((unsigned)tid), &cpu) != 0;
+    if (!failed && fd < CELL_FDS)
+        next_cell_ns[fd] = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec + period_ns;
+    if (failed || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
         if (fd < CELL_FDS)
             next_cell_ns[fd] = 0;
         posix_kernel_unmap(fd);
