@@ -104,6 +104,7 @@ specific="instrumented, only java.lang.String's calls (CALLCOUNT_CLASS)"
 silent="instrumented method calls, a monitor doing nothing (fx_silent)"
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median_of() { tr ' ' '\n' <<<"$1" | grep . | median; } # of a space-separated list
 declare -A medians=() # the last table's medians by label, for the lines printed under it
 
 # table TITLE RUNS CONFIG... -- PROGRAM...: runs PROGRAM (a java command line without `java`)
@@ -135,11 +136,11 @@ table() {
     done
   done
   printf '%-64s %10s %8s\n' "$title, median of $n" "ms" "ratio"
-  base=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
+  base=$(median_of "${times[no agent]}")
   medians=()
   for config in "${configs[@]}"; do
     label=${config%%|*}
-    ms=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
+    ms=$(median_of "${times[$label]}")
     medians[$label]=$ms
     printf '%-64s %10s %8s\n' "$label" "$ms" "$(awk -v a="$ms" -v b="$base" 'BEGIN {printf "%.1fx", a / b}')"
   done
@@ -437,10 +438,10 @@ calls_program_table() { # calls_program_table TITLE SMALL LARGE JAVA ARGUMENT...
   done
   echo "$title, $small to $large, $("$java_bin" -version 2>&1 | head -n 1): $calls calls, median of ${BENCH_CALLS_RUNS:-3}"
   printf '  %-52s %12s %8s\n' "added processor time per call, over no agent" "" "x floor"
-  us0=$(tr ' ' '\n' <<<"${times[no agent]}" | grep . | median)
+  us0=$(median_of "${times[no agent]}")
   for row in "${rows[@]:1}"; do
     label=${row%%|*}
-    us=$(tr ' ' '\n' <<<"${times[$label]}" | grep . | median)
+    us=$(median_of "${times[$label]}")
     local ns=$(awk -v a="$us" -v b="$us0" -v n="$calls" 'BEGIN {print (a - b) * 1e3 / n}')
     [[ -n ${floor_ns:-} ]] || floor_ns=$ns
     calls_print "$label" "$ns" "$floor_ns"
@@ -448,7 +449,7 @@ calls_program_table() { # calls_program_table TITLE SMALL LARGE JAVA ARGUMENT...
   echo
 }
 calls_tomcat_table() { # calls_tomcat_table JAVA: by the server's processor time per request
-  local java_bin=$1 rows row run label row_agent row_env cpu0 floor_ns per_request
+  local java_bin=$1 rows row run label row_agent row_env cpu0 floor_ns per_request calls_per_request=
   local rounds=${BENCH_CALLS_RUNS:-3}
   calls_rows rows
   declare -A cpus=() rates=()
@@ -461,19 +462,19 @@ calls_tomcat_table() { # calls_tomcat_table JAVA: by the server's processor time
       cpus[$label]+="$(cat "$work/tomcat.cpu" 2>/dev/null || echo 0) "
       # the calls a request makes (the server's start-up included), counted by the floor's probe
       [[ $row != "${rows[1]}" ]] ||
-        cpus[calls per request]+="$(awk -v c="$(probe_calls "$work/tomcat.err")" -v r="$(cat "$work/tomcat.requests")" 'BEGIN {print c / r}') "
+        calls_per_request+="$(awk -v c="$(probe_calls "$work/tomcat.err")" -v r="$(cat "$work/tomcat.requests")" 'BEGIN {print c / r}') "
     done
   done
-  per_request=$(tr ' ' '\n' <<<"${cpus[calls per request]}" | grep . | median)
-  cpu0=$(tr ' ' '\n' <<<"${cpus[no agent]}" | grep . | median)
+  per_request=$(median_of "$calls_per_request")
+  cpu0=$(median_of "${cpus[no agent]}")
   echo "Tomcat 10, wrk -t2 -c16, ${BENCH_TOMCAT_SECONDS:-10} s after ${BENCH_TOMCAT_WARMUP:-10} s, $("$java_bin" -version 2>&1 | head -n 1), median of $rounds"
   printf '  no agent: %.0f us of processor time per request; %.0f calls per request\n' "$((cpu0 / 1000))" "$per_request"
   printf '  %-52s %12s %8s\n' "added processor time per call, over no agent" "" "x floor"
   for row in "${rows[@]:1}"; do
     label=${row%%|*}
     local cpu rps ns
-    cpu=$(tr ' ' '\n' <<<"${cpus[$label]}" | grep . | median)
-    rps=$(tr ' ' '\n' <<<"${rates[$label]}" | grep . | median)
+    cpu=$(median_of "${cpus[$label]}")
+    rps=$(median_of "${rates[$label]}")
     ns=$(awk -v c="$cpu" -v b="$cpu0" -v n="$per_request" 'BEGIN {print (c > 0 && n > 0 ? (c - b) / n : 0)}')
     [[ -n ${floor_ns:-} ]] || floor_ns=$ns
     calls_print "$label ($rps/s)" "$ns" "$floor_ns"
@@ -565,14 +566,14 @@ measured() {
   printf '%-52s %9s %6s %9s %6s %18s %8s %7s\n' "$title, median of $n" "wall ms" "ratio" "cpu ms" "ratio" "cpu, paired" \
     "RSS MB" "added"
   local w0 c0 r0 w c r
-  w0=$(tr ' ' '\n' <<<"${wall[no agent]}" | grep . | median)
-  c0=$(tr ' ' '\n' <<<"${cpu[no agent]}" | grep . | median)
-  r0=$(tr ' ' '\n' <<<"${rss[no agent]}" | grep . | median)
+  w0=$(median_of "${wall[no agent]}")
+  c0=$(median_of "${cpu[no agent]}")
+  r0=$(median_of "${rss[no agent]}")
   for config in "${configs[@]}"; do
     label=${config%%|*}
-    w=$(tr ' ' '\n' <<<"${wall[$label]}" | grep . | median)
-    c=$(tr ' ' '\n' <<<"${cpu[$label]}" | grep . | median)
-    r=$(tr ' ' '\n' <<<"${rss[$label]}" | grep . | median)
+    w=$(median_of "${wall[$label]}")
+    c=$(median_of "${cpu[$label]}")
+    r=$(median_of "${rss[$label]}")
     printf '%-52s %9s %6s %9s %6s %18s %8s %+7d\n' "$label" "$w" "$(awk -v a="$w" -v b="$w0" 'BEGIN {printf "%.2fx", a / b}')" \
       "$c" "$(awk -v a="$c" -v b="$c0" 'BEGIN {printf "%.2fx", a / b}')" "$(paired_ratio "${cpu[$label]}" "${cpu[no agent]}")" \
       "$r" "$((r - r0))"
@@ -893,7 +894,7 @@ attach_tables() {
       done
       for which in jevprof jcmd ${ap_lib:+asprof}; do
         printf '  %-8s %-36s %6s ms   (%s)\n' "$load" "$which, ${jdk##*/}" \
-          "$(tr ' ' '\n' <<<"${times[$which]}" | grep . | median)" "${times[$which]% }"
+          "$(median_of "${times[$which]}")" "${times[$which]% }"
       done
     done
     [[ -z $stress ]] || { kill "$stress"; wait "$stress" 2>/dev/null || true; }
