@@ -146,7 +146,8 @@ static void describe_status(jp_monitor *m, char *out, size_t size)
     }
     if (m->recording_allocations) {
         plat_mutex_lock(m->allocations.lock);
-        append(counts, sizeof(counts), ", %llu allocations reported", (unsigned long long)m->allocations.counts.recorded);
+        append(counts, sizeof(counts), ", %llu allocations reported",
+               (unsigned long long)m->allocations.counts.recorded);
         plat_mutex_unlock(m->allocations.lock);
     }
     snprintf(out, size, "jevprof: recording %s for %.3f s%s; files go to %s (dump writes them now)", mode,

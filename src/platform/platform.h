@@ -119,8 +119,8 @@ void plat_output_dir_close(plat_output_dir *dir);
 /* Writes the file name in dir without ever opening what is at that name: fill(out, context)
  * writes a new temporary file of the directory (created, never through a link), which then takes
  * name's place: a reader, or a crash of the process, never meets half a file (a reader may find
- * neither file for an instant).  It is not flushed to
- * disk: the program's end waits for these writes, and the system writes them back in its time.
+ * neither for an instant).  It is not flushed to disk: the program's end waits for these writes,
+ * and the system writes them back in its time.
  * Only a regular file (or nothing) at name is replaced: anything else (a FIFO, a directory, a
  * link, a device) is left alone, and nothing is written.  fill returns 0, or non-zero when it
  * failed (errno says why; 0: out of memory).  0, or -1 with the reason in why and no file left

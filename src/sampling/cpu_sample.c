@@ -66,8 +66,8 @@ typedef struct timed_thread {
 
 static slot slots[SLOTS]; /* zero pages until a sample is written: see SLOTS */
 /* Each slot's SLOT_ state, apart from the slots: a drain or a tick looks at every state, and
- * states inside the slots (tens of kilobytes each) put each on a page of its own (512 page faults at the first
- * drain, half a millisecond of a Hello world, and a TLB miss per slot at every drain after). */
+ * states inside the slots (tens of kilobytes each) put each on a page of its own: 512 page
+ * faults at the first drain (half a millisecond of a Hello world), a TLB miss per slot after. */
 static atomic_int slot_states[SLOTS];
 
 static atomic_int running;     /* sampling was asked for and not stopped */
