@@ -144,9 +144,9 @@ int posix_replace_file_at(int dir_fd, const char *name, plat_file_writer fill, v
     int failed = 0;
     if ((what = not_a_regular_file(dir_fd, name)) != NULL) /* appeared meanwhile */
         snprintf(why, why_len, "it is %s, not a regular file; left as it is", what), failed = 1;
-    /* The old file goes first: a rename over a file makes ext4 (and btrfs) start writing the new
-     * one to disk at once, which the program's end waits for (0.1 ms a file, idle; a busy disk's
-     * queue).  A reader meets the old file, the new one or, for an instant, neither. */
+    /* The old file goes first: a rename over a file makes ext4 start writing the new one to disk
+     * at once, which the program's end waits for (0.1 ms a file, idle; a busy disk's queue).  A
+     * reader meets the old file, the new one or, for an instant, neither. */
     else if ((unlinkat(dir_fd, name, 0) != 0 && errno != ENOENT) || renameat(dir_fd, temp, dir_fd, name) != 0)
         snprintf(why, why_len, "%s", strerror(errno)), failed = 1;
     if (failed)

@@ -354,7 +354,6 @@ void plat_cpu_timers_prepare(void)
 static int start_perf_event(pid_t tid, uint64_t period_ns, int chain, int *refused)
 {
     struct perf_event_attr attr;
-    struct timespec cpu;
     int fd = -1;
     atomic_store(&cell_ns, period_ns);
     memset(&attr, 0, sizeof(attr));
@@ -385,10 +384,11 @@ static int start_perf_event(pid_t tid, uint64_t period_ns, int chain, int *refus
     struct f_owner_ex owner = {F_OWNER_TID, tid};
     /* The first cell starts as the event starts counting: the processor time the setting up took
      * (a few tens of microseconds, most of a short thread's life) is before it. */
+    uint64_t cpu_ns = UINT64_MAX;
     int failed = fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
-                 fcntl(fd, F_SETOWN_EX, &owner) != 0 || clock_gettime(posix_thread_cpu_clock((unsigned)tid), &cpu) != 0;
+                 fcntl(fd, F_SETOWN_EX, &owner) != 0 || (cpu_ns = plat_thread_cpu_ns((DWORD)tid)) == UINT64_MAX;
     if (!failed && fd < CELL_FDS)
-        next_cell_ns[fd] = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec + period_ns;
+        next_cell_ns[fd] = cpu_ns + period_ns;
     if (failed || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
         if (fd < CELL_FDS)
             next_cell_ns[fd] = 0;
