@@ -15,7 +15,7 @@
 #   src/common/*.c                                 what every system shares (GUIDs, .reg files, the log,
 #                                                  the chunked array)
 #   src/sdk/*.c                                    libjevsdk: what monitors link (every IID, self-registration)
-#   src/cmd/*.c                                    Linux commands, one program per file
+#   src/cmd/*.c, *.sh                              Linux commands, one program per file
 #   src/**/*.c (the rest)                          the JVMTI agent
 #   monitor/*.c                                    jevprof, the reference monitor
 #   samples/<name>/*.c|*.cpp                       one legacy-style monitor per directory
@@ -69,7 +69,8 @@ _check: _all $(FIXTURE_FILES) $(SANITIZED_JVM_FILES) $(BUILD)/linux/java/classes
 	@bash tools/run-tests.sh
 
 # What bin/jevprof runs, and the workload: nothing of the Windows targets.
-_demo: $(BUILD)/linux/libjevmon.so $(BUILD)/linux/libjevprof.so $(BUILD)/linux/jevprof-attach $(BUILD)/linux/java/classes.stamp
+_demo: $(BUILD)/linux/libjevmon.so $(BUILD)/linux/libjevprof.so $(BUILD)/linux/jevprof $(BUILD)/linux/jevprof-pid \
+  $(BUILD)/linux/jevprof-attach $(BUILD)/linux/java/classes.stamp
 	@bash tools/demo.sh
 
 # One subject's suites (mk/tests.mk), each target's programs and what they load, then only those run.

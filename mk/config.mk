@@ -6,6 +6,7 @@ SRC_ALL := $(shell find src -name '*.c' | sort)
 PLAT_COMMON := $(wildcard src/common/*.c)
 SDK_SRC := $(wildcard src/sdk/*.c)
 CMD_SRC := $(wildcard src/cmd/*.c)
+CMD_SCRIPTS := $(wildcard src/cmd/*.sh)
 AGENT_SRC := $(filter-out src/platform/% src/common/% src/sdk/% src/cmd/%,$(SRC_ALL))
 # jevprof's flame graph page is an HTML file of its own, made C data at build time (tools/embed.py).
 JEVPROF_GEN := $(BUILD)/gen/jevprof/flame_page.c

@@ -42,7 +42,7 @@ $(foreach c,$(CMD_SRC),$(if $(filter linux,$(1)),$(eval $(call cmd_rules,$(1),$(
 $(1)_PRODUCTS := $(BUILD)/$(1)/$($(1)_AGENT) \
   $(if $(JEVPROF_SRC),$(BUILD)/$(1)/$(if $(filter linux,$(1)),libjevprof.so,jevprof.dll)) \
   $(foreach s,$(SAMPLES),$(BUILD)/$(1)/samples/$(s)$($(1)_SO)) \
-  $(if $(filter linux,$(1)),$(foreach c,$(CMD_SRC),$(BUILD)/$(1)/$(basename $(notdir $(c)))))
+  $(if $(filter linux,$(1)),$(foreach c,$(CMD_SRC) $(CMD_SCRIPTS),$(BUILD)/$(1)/$(basename $(notdir $(c)))))
 endef
 
 define sample_rules
@@ -59,6 +59,10 @@ $(BUILD)/$(1)/fixtures/$(2)$($(1)_SO): $(BUILD)/$(1)/obj/$(basename $(call fixtu
 	@mkdir -p $$(@D)
 	$$(call link_so,$(1),$$@,$$(filter %.o,$$^) $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a,$(wildcard $(basename $(call fixture_src,$(2))).def))
 endef
+
+# A command's script (src/cmd/*.sh), beside the commands without its extension.
+$(BUILD)/linux/%: src/cmd/%.sh
+	install -D -m 755 $< $@
 
 define cmd_rules
 $(BUILD)/$(1)/$(basename $(notdir $(2))): $(BUILD)/$(1)/obj/$(basename $(2)).o $(BUILD)/$(1)/libjevsdk.a $(BUILD)/$(1)/libjevplat.a

@@ -3,7 +3,7 @@
 #
 #   install    the Linux SDK under $DESTDIR$PREFIX (PREFIX default /usr/local):
 #                lib/jevmon/libjevmon.so, lib/jevmon/libjevprof.so   the agent and jevprof
-#                lib/jevmon/jevprof-attach                          bin/jevprof's attach client
+#                lib/jevmon/jevprof-attach, lib/jevmon/jevprof-pid  jevprof's attach client and script
 #                bin/jevmon-regsvr, bin/jevprof                     regsvr32 for Linux; jevprof
 #                include/jevmon/*.h, include/jevmon/posix/*.h       the API header and its shims
 #                include/jevmon/jevmon.idl
@@ -34,12 +34,9 @@ put() {
     printf '%s\n' "$3" >>"$DEST/$MANIFEST_REL.new"
 }
 
-# jevprof's CLSID, which bin/jevprof names in the agent's options, from jevprof's header.
-jevprof_clsid() { sed -n 's/^#define JP_CLSID_TEXT "\(.*\)"/\1/p' "$ROOT/monitor/jevprof.h"; }
-
 do_install() {
-    local f linux=$BUILD/linux
-    for f in libjevmon.so libjevprof.so jevprof-attach jevmon-regsvr libjevsdk.a libjevplat.a; do
+    local f tmp linux=$BUILD/linux
+    for f in libjevmon.so libjevprof.so jevprof-attach jevprof-pid jevprof jevmon-regsvr libjevsdk.a libjevplat.a; do
         [[ -f $linux/$f ]] || die "$linux/$f is missing: run 'make' first"
     done
     mkdir -p "$DEST/share/jevmon"
@@ -47,6 +44,10 @@ do_install() {
     put "$linux/libjevmon.so" 755 lib/jevmon/libjevmon.so
     put "$linux/libjevprof.so" 755 lib/jevmon/libjevprof.so
     put "$linux/jevprof-attach" 755 lib/jevmon/jevprof-attach
+    put "$linux/jevprof-pid" 755 lib/jevmon/jevprof-pid
+    # jevprof finds the libraries from where it is: <prefix>/bin/jevprof, <prefix>/lib/jevmon
+    # (a tree staged under DESTDIR runs too)
+    put "$linux/jevprof" 755 bin/jevprof
     put "$linux/jevmon-regsvr" 755 bin/jevmon-regsvr
     put "$linux/libjevsdk.a" 644 lib/libjevsdk.a
     put "$linux/libjevplat.a" 644 lib/libjevplat.a
@@ -54,26 +55,6 @@ do_install() {
     for f in include/posix/*.h; do put "$f" 644 "include/jevmon/posix/$(basename "$f")"; done
     put idl/jevmon.idl 644 include/jevmon/jevmon.idl
     for f in registry/*.reg; do put "$f" 644 "share/jevmon/registry/$(basename "$f")"; done
-    put bin/jevprof 755 share/jevmon/jevprof
-
-    # bin/jevprof: the tree's bin/jevprof with the installed libraries (it finds the build tree's
-    # by default) and jevprof's CLSID; it registers nothing (the agent option server= names the
-    # library). It finds the rest of the installation from where it is, so a tree staged under
-    # DESTDIR runs too.
-    local tmp
-    tmp=$(mktemp)
-    cat >"$tmp" <<EOF
-#!/bin/sh
-# jevprof - profiles a running JVM, or runs a Java command, with jevprof (installed by jevmon's make install).
-# Its prefix from where it is, with no subprocess on the usual way (each is a millisecond of start-up).
-dir=\${0%/*}; [ "\$dir" != "\$0" ] || dir=.
-case \$dir in /*) ;; *) dir=\$PWD/\$dir ;; esac
-case \$dir in */bin) prefix=\${dir%/bin} ;; *) prefix=\$(cd "\$dir/.." && pwd) ;; esac
-JEVPROF_LIBDIR="\$prefix/lib/jevmon" JEVPROF_CLSID='$(jevprof_clsid)' \\
-  exec "\$prefix/share/jevmon/jevprof" "\$@"
-EOF
-    put "$tmp" 755 bin/jevprof
-    rm -f "$tmp"
 
     tmp=$(mktemp)
     cat >"$tmp" <<EOF

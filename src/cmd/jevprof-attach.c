@@ -1,8 +1,8 @@
 /*
  * jevprof-attach - loads an agent library into a running HotSpot JVM through the JVM's attach
  * mechanism, as the JDK's jcmd does, without starting a JVM to do it: jcmd's own start-up is
- * seconds, this is milliseconds.  bin/jevprof runs it for each command to a PID (as the JVM's
- * user: root's bin/jevprof runs it through setpriv or nsenter).
+ * seconds, this is milliseconds.  jevprof-pid (bin/jevprof's part for a PID) runs it for each
+ * command to a PID (as the JVM's user: root's runs it through setpriv or nsenter).
  *
  *   jevprof-attach PID LIBRARY OPTIONS
  *

@@ -50,7 +50,8 @@ static void remove_tmp(void)
 START_TEST(installs_the_sdk)
 {
     static const char *const files[] = {
-        "lib/jevmon/libjevmon.so", "lib/jevmon/libjevprof.so", "lib/jevmon/jevprof-attach", "bin/jevmon-regsvr", "bin/jevprof",
+        "lib/jevmon/libjevmon.so", "lib/jevmon/libjevprof.so", "lib/jevmon/jevprof-attach", "lib/jevmon/jevprof-pid",
+        "bin/jevmon-regsvr", "bin/jevprof",
         "include/jevmon/jevmon.h", "include/jevmon/jevmon_register.h", "include/jevmon/posix/windows.h",
         "include/jevmon/jevmon.idl", "lib/libjevsdk.a", "lib/libjevplat.a", "lib/pkgconfig/jevmon.pc",
         "share/jevmon/registry/enable-profiling.reg", "share/jevmon/install-manifest",
@@ -117,6 +118,11 @@ START_TEST(the_installed_jevprof_profiles)
     char *text = tk_read_file(report);
     ck_assert_msg(strstr(text, "Workload") != NULL, "%s does not name the workload:\n%.2000s", report, text);
     free(text);
+    /* a PID goes to its script, installed beside the libraries: this process is no JVM */
+    char *said = NULL;
+    ck_assert_int_eq(jvmrun_shell(tmp, &said, NULL, "'%s/bin/jevprof' status %d 2>&1", root, (int)getpid()), 1);
+    ck_assert_msg(strstr(said, "not a Java virtual machine") != NULL, "jevprof status said: %s", said);
+    free(said);
 }
 END_TEST
 
