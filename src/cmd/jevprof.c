@@ -353,6 +353,8 @@ static int read_options(int argc, char **argv)
         } else if (!strncmp(a, "--", 2) && strchr(a, '=')) {
             char name[64];
             const char *equals = strchr(a, '=');
+            if ((size_t)(equals - a - 2) >= sizeof(name))
+                fail("unknown option %.*s (see --help)", (int)(equals - a), a);
             snprintf(name, sizeof(name), "%.*s", (int)(equals - a - 2), a + 2);
             option(name, equals + 1);
             i++;
@@ -490,7 +492,7 @@ static void run_command(char **command, const char *libraries, const char *clsid
         if (setenv("JAVA_TOOL_OPTIONS", tool_options && *tool_options ? joined(tool_options, " ", quoted) : quoted, 1))
             fail("cannot set JAVA_TOOL_OPTIONS: %s", strerror(errno));
     }
-    execv(launcher, args);
+    execvp(launcher, args); /* a path: run as it is, or by sh when it is a script without #! (as bash would) */
     fprintf(stderr, "jevprof: %s: %s\n", command[0], strerror(errno));
     exit(126);
 }
