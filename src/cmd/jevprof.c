@@ -238,6 +238,13 @@ static char *absolute(const char *path)
     return path[0] == '/' ? joined(path, "", "") : joined(current_directory(), "/", path);
 }
 
+/* Variable name's value, or fallback when it is unset or empty. */
+static const char *variable_or(const char *name, const char *fallback)
+{
+    const char *value = getenv(name);
+    return value && *value ? value : fallback;
+}
+
 static int ends_with(const char *s, const char *end)
 {
     size_t n = strlen(s), m = strlen(end);
@@ -426,8 +433,7 @@ static void run_command(char **command, const char *libraries, const char *clsid
 {
     if (o.duration[0])
         setting("duration", o.duration);
-    const char *out_dir = getenv("JEVPROF_OUTPUT_DIR");
-    if (!o.files && !o.given_out && !(out_dir && *out_dir))
+    if (!o.files && !o.given_out && !variable_or("JEVPROF_OUTPUT_DIR", NULL))
         setting("out", joined(current_directory(), "/jevprof-out", ""));
     char *launcher = find_command(command[0]);
     if (!launcher) {
@@ -509,15 +515,13 @@ int main(int argc, char **argv)
             check(variables[i], getenv(variables[i]));
     for (size_t i = 0; i < o.interval_count; i++)
         interval(o.intervals[i]);
-    const char *allocation_variable = getenv("JEVMON_ALLOCATION_SAMPLING_INTERVAL");
     char modes[sizeof(o.modes) + 2];
     snprintf(modes, sizeof(modes), ",%s,", o.modes);
-    if (strstr(modes, ",alloc,") && !o.alloc_interval[0] && !(allocation_variable && *allocation_variable))
+    if (strstr(modes, ",alloc,") && !o.alloc_interval[0] && !variable_or("JEVMON_ALLOCATION_SAMPLING_INTERVAL", NULL))
         strcpy(o.alloc_interval, DEFAULT_ALLOCATION_INTERVAL);
     char self[PATH_MAX], own_libraries[PATH_MAX + 16];
     own_directories(self, sizeof(self), own_libraries, sizeof(own_libraries));
-    const char *libraries = getenv("JEVPROF_LIBDIR") && *getenv("JEVPROF_LIBDIR") ? getenv("JEVPROF_LIBDIR")
-                                                                                   : own_libraries;
+    const char *libraries = variable_or("JEVPROF_LIBDIR", own_libraries);
     const char *needed[] = {"libjevmon.so", "libjevprof.so"};
     for (size_t i = 0; i < 2; i++) {
         char path[PATH_MAX + 32];
@@ -525,7 +529,7 @@ int main(int argc, char **argv)
         if (access(path, F_OK) != 0)
             fail("%s is missing: run make first", path);
     }
-    const char *clsid = getenv("JEVPROF_CLSID") && *getenv("JEVPROF_CLSID") ? getenv("JEVPROF_CLSID") : JP_CLSID_TEXT;
+    const char *clsid = variable_or("JEVPROF_CLSID", JP_CLSID_TEXT);
     int commands_a_jvm = (o.action && !strcmp(o.action, "list")) || o.pid;
     if (!commands_a_jvm) {
         if (first >= argc) {
