@@ -481,7 +481,7 @@ typedef struct JVM_METHOD_SAMPLE {
 
 /* jevmon extension: a sample and the thread's whole stack at the same moment, outermost frame
  * first as GetStackTrace gives it, into the caller's buffer (docs/sampling.md).  S_OK: the stack
- * is in pframes; S_FALSE: the sample alone (no walk of this thread now: GetStackTrace gives its
+ * is in pframes (none for a thread without Java frames); S_FALSE: the sample alone (no walk of this thread now: GetStackTrace gives its
  * stack, from its next safepoint); E_FAIL as SampleThreadLocation; E_POINTER. */
 #define IJevmonSampling2_SLOTS                                                                                     \
     STDMETHOD(SampleThreadStack)(THIS_ ThreadID thread_id, JVM_METHOD_SAMPLE *psample, MethodID *pframes,          \

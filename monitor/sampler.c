@@ -66,6 +66,24 @@ int jp_sampler_init(jp_sampler *s, IJavaEventMonitorIDInfo2 *info, unsigned inte
     return 0;
 }
 
+/* wall mode: a thread that a look found standing still, and the processor time it had used
+ * before that look (see sample_again). */
+typedef struct jp_still {
+    ULONGLONG cpu_ns;
+    uint32_t node;   /* its sample's node in profile; JP_NO_NODE: it had no Java frame (idle) */
+    DWORD state, os_thread;
+    int unconfirmed; /* found without Java frames by interrupting it, which makes it run: look again */
+} jp_still;
+
+/* Before the profile's nodes change meaning (a new profile), or at the end. */
+static void forget_still(jp_sampler *s)
+{
+    for (size_t i = 0; i < s->still.capacity; i++)
+        if (s->still.entries[i].key)
+            free((void *)s->still.entries[i].value);
+    jp_idmap_free(&s->still);
+}
+
 void jp_sampler_free(jp_sampler *s)
 {
     jp_tree_free(&s->profile);
@@ -73,6 +91,7 @@ void jp_sampler_free(jp_sampler *s)
     jp_event_log_free(&s->events);
     jp_idmap_free(&s->live);
     jp_idmap_free(&s->ran_at);
+    forget_still(s);
     free(s->snapshot);
     jp_stack_trace_free(&s->stack);
     if (s->timers)
@@ -106,6 +125,7 @@ void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread)
     plat_mutex_lock(s->lock); /* waits for a sample of this thread in progress */
     jp_idmap_remove(&s->live, thread);
     jp_idmap_remove(&s->ran_at, thread);
+    free((void *)jp_idmap_remove(&s->still, thread));
     plat_mutex_unlock(s->lock);
 }
 
@@ -162,23 +182,83 @@ static HRESULT sample_with_stack(jp_sampler *s, ThreadID thread, JVM_METHOD_SAMP
     return S_OK;
 }
 
+/*
+ * wall mode: a thread whose processor time has not moved since just before a look that found it
+ * standing still (blocked, waiting or sleeping, or without Java frames) has not run since: it is
+ * where that look found it, in the same state, and its sample counts again with no look (each look
+ * at a standing thread is a JVMTI handshake, a running one's a signal and a wait).  A look that
+ * interrupted the thread made it run; it is confirmed by JVMTI's look alone, between two readings
+ * of its processor time.  Called where the clock moves whenever a thread runs
+ * (plat_thread_cpu_exact), with cpu_ns read just now; 1 when the sample is counted.
+ */
+static int sample_again(jp_sampler *s, ThreadID thread, ULONGLONG cpu_ns)
+{
+    jp_idmap_entry *e = jp_idmap_find(&s->still, thread);
+    jp_still *last = e ? (jp_still *)e->value : NULL;
+    if (!last)
+        return 0;
+    if (last->unconfirmed) {
+        ULONGLONG after = 0;
+        last->unconfirmed = 0;
+        last->cpu_ns = cpu_ns;
+        if (FAILED(jp_stack_trace_take(&s->stack, s->info, thread)) || s->stack.count ||
+            FAILED(IJevmonSampling4_GetThreadCpuTime(s->timers, thread, &after)) || after != cpu_ns) {
+            last->cpu_ns = ~(ULONGLONG)0; /* moved: a full look now */
+            return 0;
+        }
+        s->counts.idle++;
+        return 1;
+    }
+    if (last->cpu_ns != cpu_ns)
+        return 0;
+    if (last->node == JP_NO_NODE) {
+        s->counts.idle++;
+    } else {
+        jp_tree_add_again(&s->profile, last->node, 1);
+        jp_event_log_add(&s->events, last->os_thread, last->node, 1, 0);
+        s->counts.states[last->state]++;
+        s->counts.samples++;
+    }
+    s->counts.still++;
+    return 1;
+}
+
+/* After a look at a thread, with the processor time it had used before: remembers a thread found
+ * standing still (standing: not interrupted; node: its sample's, JP_NO_NODE without Java frames),
+ * and forgets any other. */
+static void note_still(jp_sampler *s, ThreadID thread, ULONGLONG cpu_ns, int standing, int no_frames, uint32_t node,
+                       DWORD state, DWORD os_thread)
+{
+    if (!no_frames && !(standing && node != JP_NO_NODE)) {
+        free((void *)jp_idmap_remove(&s->still, thread));
+        return;
+    }
+    jp_idmap_entry *e = jp_idmap_insert(&s->still, thread);
+    jp_still *last = e ? (jp_still *)e->value : NULL;
+    if (e && !last)
+        e->value = (uintptr_t)(last = malloc(sizeof(*last))); /* NULL: looked at again next time */
+    if (last)
+        *last = (jp_still){cpu_ns, no_frames ? JP_NO_NODE : node, state, os_thread, !standing};
+}
+
 /* Adds a stack of thread's to the profile, in wall mode with the state's frame after its innermost
- * frame (frames and offsets have room for it), and logs it; 0, or -1 out of memory. */
-static int add_stack(jp_sampler *s, ThreadID thread, MethodID *frames, DWORD *offsets, size_t count, DWORD state)
+ * frame (frames and offsets have room for it), and logs it; its node, or JP_NO_NODE out of memory.
+ * *os_thread: the thread's OS thread (0: none, or not known). */
+static uint32_t add_stack(jp_sampler *s, ThreadID thread, MethodID *frames, DWORD *offsets, size_t count,
+                          DWORD state, DWORD *os_thread)
 {
     if (s->wall) {
-        frames[count] = JP_STATE_FRAME(state < JP_THREAD_STATES ? state : 0);
+        frames[count] = JP_STATE_FRAME(state);
         offsets[count++] = JP_NO_OFFSET;
-        s->counts.states[state < JP_THREAD_STATES ? state : 0]++;
+        s->counts.states[state]++;
     }
     uint32_t node = jp_tree_add_path(&s->profile, frames, offsets, count, 1);
     if (node == JP_NO_NODE)
-        return -1;
-    DWORD os_thread = 0;
-    if (FAILED(IJavaEventMonitorIDInfo2_ThreadInformation(s->info, thread, &os_thread)))
-        os_thread = 0; /* ended meanwhile, or a virtual thread: no OS thread of its own */
-    jp_event_log_add(&s->events, os_thread, node, 1, 0);
-    return 0;
+        return JP_NO_NODE;
+    if (FAILED(IJavaEventMonitorIDInfo2_ThreadInformation(s->info, thread, os_thread)))
+        *os_thread = 0; /* ended meanwhile, or a virtual thread: no OS thread of its own */
+    jp_event_log_add(&s->events, *os_thread, node, 1, 0);
+    return node;
 }
 
 /* cpu mode's tick sampler: did the thread use processor time lately?  Yes when that cannot be
@@ -216,6 +296,11 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         s->counts.not_running++;
         return;
     }
+    ULONGLONG cpu = 0;
+    int clocked = s->wall && s->timers && plat_thread_cpu_exact() &&
+                  SUCCEEDED(IJevmonSampling4_GetThreadCpuTime(s->timers, thread, &cpu));
+    if (clocked && sample_again(s, thread, cpu))
+        return;
     memset(&where, 0, sizeof(where));
     where.flags = JVM_SAMPLE_METHOD_ID | JVM_SAMPLE_LOCATION | JVM_SAMPLE_PC;
     HRESULT located = s->framer || s->walker
@@ -230,6 +315,8 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     int blocking = (where.flags & JVM_SAMPLE_LOCATION) && where.location_type == JVM_LOCATION_BLOCKING;
     if (!state && SUCCEEDED(located)) /* no IJevmonSampling4: what the location tells */
         state = blocking ? JEVMON_THREAD_WAITING : JEVMON_THREAD_RUNNING;
+    state = state < JP_THREAD_STATES ? state : 0;
+    DWORD os_thread = 0;
     if (blocking && !s->wall) {
         s->counts.idle++;
         return;
@@ -239,16 +326,22 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
             walked_count = jp_native_compose(&s->native, walked, walked_offsets, walked_count, 1);
             walked = s->native.frames, walked_offsets = s->native.offsets;
         }
+        uint32_t node = JP_NO_NODE;
         if (!walked_count) {
             s->counts.idle++; /* no Java frames */
-        } else if (add_stack(s, thread, (MethodID *)walked, (DWORD *)walked_offsets, walked_count, state)) {
+        } else if ((node = add_stack(s, thread, (MethodID *)walked, (DWORD *)walked_offsets, walked_count, state,
+                                     &os_thread)) == JP_NO_NODE) {
             s->counts.failed++;
         } else {
             s->counts.samples++;
             s->counts.walked++;
         }
+        if (clocked)
+            note_still(s, thread, cpu, blocking, !walked_count, node, state, os_thread);
         return;
     }
+    if (clocked)
+        note_still(s, thread, cpu, 0, 0, JP_NO_NODE, state, 0);
     HRESULT traced = jp_stack_trace_take(&s->stack, s->info, thread);
     int have_stack = SUCCEEDED(traced) && s->stack.count > 0;
     int have_method = (where.flags & JVM_SAMPLE_METHOD_ID) && where.method_id;
@@ -274,7 +367,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
     MethodID *frames = have_stack ? s->stack.frames : method_only;
     size_t count = have_stack ? s->stack.count : 2;
     innermost_offset(s->offsets, &where, frames, count);
-    if (add_stack(s, thread, frames, s->offsets, count, state)) {
+    if (add_stack(s, thread, frames, s->offsets, count, state, &os_thread) == JP_NO_NODE) {
         s->counts.failed++;
         return;
     }
@@ -474,6 +567,7 @@ void jp_sampler_reconfigure(jp_sampler *s, unsigned interval_ms, int wall)
     s->interval_ms = interval_ms ? interval_ms : 1;
     s->wall = wall;
     s->timed = s->counts.timed = 0; /* start_timers says again whether the timers run */
+    forget_still(s);
     plat_mutex_unlock(s->lock);
 }
 
@@ -560,6 +654,7 @@ int jp_sampler_take(jp_sampler *s, jp_tree *profile, jp_event_log *events, jp_sa
     refresh_cpu_counts(s);
     *profile = s->profile;
     s->profile = empty;
+    forget_still(s); /* their nodes are in the profile taken */
     *counts = s->counts;
     memset(&s->counts, 0, sizeof(s->counts));
     s->counts.timed = s->timed;
@@ -628,6 +723,10 @@ static void write_tick_counts(FILE *out, const jp_sampler_counts *c, unsigned in
                      " blocked, %" PRIu64 " waiting, %" PRIu64 " sleeping, %" PRIu64 " not known\n",
                 c->states[JEVMON_THREAD_RUNNING], c->states[JEVMON_THREAD_NATIVE], c->states[JEVMON_THREAD_BLOCKED],
                 c->states[JEVMON_THREAD_WAITING], c->states[JEVMON_THREAD_SLEEPING], c->states[0]);
+    if (c->still)
+        fprintf(out, "Thread samples counted without a look: %" PRIu64 " (the thread used no processor time since "
+                     "a look found it blocked, waiting, sleeping or without Java frames, so it stood there)\n",
+                c->still);
     if (c->location_failures)
         fprintf(out, "SampleThreadLocation failed %" PRIu64 " times: waiting threads were not told apart from "
                      "running ones there\n", c->location_failures);

@@ -14,7 +14,10 @@
  * wall mode: every live thread once per tick, whatever it does, each sample's last frame a
  * pseudo-frame for the thread's state then (JP_STATE_FRAME: running, native, blocked, waiting,
  * sleeping; from IJevmonSampling4::SampleThreadState, else running or waiting by the sample's
- * location): a sample stands for one interval of wall-clock time of one thread.
+ * location): a sample stands for one interval of wall-clock time of one thread.  A thread found
+ * standing still (blocked, waiting, sleeping, or without Java frames) whose processor time has not
+ * moved since is not looked at again: it has not run, so it is where it was found (where the clock
+ * moves whenever a thread runs).
  *
  * The tick sampler:
  *
@@ -78,6 +81,7 @@ typedef struct jp_sampler_counts {
     uint64_t asked;             /* tick sampler: thread samples asked for (live threads at each tick) */
     uint64_t not_running;       /* cpu mode's tick sampler: threads that used no processor time since the last tick */
     uint64_t states[JP_THREAD_STATES]; /* wall mode: samples by JEVMON_THREAD_STATE (0: not known) */
+    uint64_t still;             /* wall mode: samples of threads that stood still since a look (not looked at) */
     int timed;                  /* cpu mode: the samples came from per-thread processor-time timers */
     uint64_t periods;           /* timers: the intervals of processor time the samples stand for (their weight) */
     uint64_t no_java, gc, unwalkable; /* timers: periods without a Java stack, by why (JEVMON_CPU_SAMPLE_KIND) */
@@ -104,6 +108,7 @@ typedef struct jp_sampler {
     plat_mutex *lock;               /* guards live, profile and counts; held while sampling a thread */
     jp_idmap live;                  /* ThreadID -> 1, or its processor time at the last tick (cpu mode's tick sampler) */
     jp_idmap ran_at;                /* cpu mode's tick sampler: ThreadID -> the tick its processor time last moved at */
+    jp_idmap still;                 /* wall mode: ThreadID -> its last sample taken standing still (sampler.c) */
     uintptr_t tick;                 /* ticks since the start */
     jp_tree profile;                /* weights are samples; frames at their offsets */
     jp_sampler_counts counts;

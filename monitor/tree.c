@@ -114,6 +114,15 @@ uint32_t jp_tree_add_path(jp_tree *tree, const MethodID *frames, const DWORD *of
     return node;
 }
 
+void jp_tree_add_again(jp_tree *tree, uint32_t node, uint64_t weight)
+{
+    if (node == JP_ROOT)
+        return;
+    tree->nodes[node].self += weight;
+    for (uint32_t n = node; n != JP_ROOT; n = tree->nodes[n].parent)
+        tree->nodes[n].total += weight;
+}
+
 int jp_tree_copy(jp_tree *into, const jp_tree *from)
 {
     jp_node *nodes = malloc((size_t)(from->count ? from->count : 1) * sizeof(*nodes));

@@ -73,6 +73,10 @@ int jp_tree_add_located_stack(jp_tree *tree, const MethodID *frames, const DWORD
  * out of memory. */
 uint32_t jp_tree_add_path(jp_tree *tree, const MethodID *frames, const DWORD *offsets, size_t count, uint64_t weight);
 
+/* Adds weight to the stack that ends at node (a node jp_tree_add_path returned): total += weight
+ * along its path, self += weight at node, as adding that stack again would. */
+void jp_tree_add_again(jp_tree *tree, uint32_t node, uint64_t weight);
+
 /* Makes into (initialized, or zeroed) a copy of from, node for node: the same indices, so that
  * what names from's nodes (eventlog.h) names into's.  0, or -1 out of memory (into unchanged). */
 int jp_tree_copy(jp_tree *into, const jp_tree *from);

@@ -181,6 +181,9 @@ uint64_t plat_unix_ns(void);
  * UINT64_MAX when it cannot be read (the thread is gone).  A system call: microseconds on some
  * machines, so not for every event.  Windows counts it in scheduler quanta (about 15.6 ms). */
 uint64_t plat_thread_cpu_ns(DWORD os_thread);
+/* 1 when a thread's processor time (plat_thread_cpu_ns) moves whenever the thread runs, however
+ * briefly (Linux: nanoseconds); 0 where it moves by quanta (Windows). */
+int plat_thread_cpu_exact(void);
 /* The operating system's ids of this process's threads now, at most max of them into ids; how
  * many there are (more than max: call again with more room). */
 size_t plat_process_threads(DWORD *ids, size_t max);

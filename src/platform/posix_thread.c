@@ -225,6 +225,11 @@ uint64_t plat_thread_cpu_ns(DWORD os_thread)
     return (uint64_t)used.tv_sec * 1000000000u + (uint64_t)used.tv_nsec;
 }
 
+int plat_thread_cpu_exact(void)
+{
+    return 1;
+}
+
 size_t plat_process_threads(DWORD *ids, size_t max)
 {
     size_t count = 0;

@@ -297,6 +297,11 @@ uint64_t plat_thread_cpu_ns(DWORD os_thread)
     return hundreds * 100;
 }
 
+int plat_thread_cpu_exact(void)
+{
+    return 0;
+}
+
 size_t plat_process_threads(DWORD *ids, size_t max)
 {
     size_t count = 0;

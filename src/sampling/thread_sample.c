@@ -231,21 +231,24 @@ static int interrupt(DWORD os_tid, walk *w, found *f)
     return 1;
 }
 
-/* JVMTI's view of the thread's innermost frame, for what the interruption did not tell. */
-static void frame_from_jvmti(jthread thread, int accuracy, found *f)
+/* JVMTI's view of the thread's innermost frame, for what the interruption did not tell; 1 when
+ * JVMTI found the thread with no Java frame. */
+static int frame_from_jvmti(jthread thread, int accuracy, found *f)
 {
     jint depth = 0, above = 0; /* the bridge's frames above the program's innermost */
     jlocation location = -1;
     do {
-        if ((*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, above, &f->method, &location) != JVMTI_ERROR_NONE) {
+        jvmtiError error = (*jv_jvmti)->GetFrameLocation(jv_jvmti, thread, above, &f->method, &location);
+        if (error != JVMTI_ERROR_NONE) {
             f->method = NULL;
-            return; /* no Java frame: VM-internal work, or not started yet */
+            return error == JVMTI_ERROR_NO_MORE_FRAMES; /* VM-internal work, or not started yet */
         }
     } while (jv_rewrite_is_bridge_method(f->method) && ++above);
     f->bci = location >= 0 ? (jint)location : -1;
     f->accuracy = accuracy;
     if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > above)
         f->depth = (uint32_t)(depth - above);
+    return 0;
 }
 
 /* One frame of a walk, innermost first: its method, and its bytecode offset (negative: not known). */
@@ -304,8 +307,10 @@ static void stack_from_jvmti(JNIEnv *env, jthread thread, int accuracy, found *f
         if (!jv_rewrite_is_bridge_method(w->standing[i].method))
             w->standing[kept++] = w->standing[i];
     jint bridge = count - kept;
-    if ((count = kept) <= 0)
-        return; /* no Java frame: VM-internal work, or not started yet */
+    if ((count = kept) <= 0) { /* no Java frame: VM-internal work, or not started yet */
+        copy_frames(env, out, 0, standing_frame_at, w, 0); /* an empty stack is the thread's stack */
+        return;
+    }
     f->method = w->standing[0].method;
     f->bci = w->standing[0].location >= 0 ? (jint)w->standing[0].location : -1;
     f->accuracy = accuracy;
@@ -360,9 +365,10 @@ static void locate(JNIEnv *env, DWORD os_tid, int standing, jthread thread, jint
                        f, w, out);
     } else if (f->walked && out)
         copy_frames(env, out, w->trace.num_frames, walked_frame_at, w, w->trace.num_frames >= WALK_DEPTH);
-    else if (!f->method)
-        frame_from_jvmti(thread, SAFEPOINT_VIEW, f);
-    else if (f->unwalked)
+    else if (!f->method) {
+        if (frame_from_jvmti(thread, SAFEPOINT_VIEW, f) && out)
+            copy_frames(env, out, 0, walked_frame_at, w, 0); /* no Java frame: the stack is known, empty */
+    } else if (f->unwalked)
         confirm_with_jvmti(thread, f);
     if (f->location != JVM_LOCATION_PROFILER && f->location != JVM_LOCATION_GC) {
         if (atomic_load(&gc_active) && !(state & JVMTI_THREAD_STATE_IN_NATIVE))

@@ -21,8 +21,10 @@
  *   - no run calls the loader (dladdr, dlopen) inside the SIGPROF handler.
  *   - wall mode, SamplingWorkload truth: each of the four threads gets its share of the samples (a
  *     quarter of theirs, within 10%), each labelled with its state: running (main, 90% at least),
- *     native (acceptor, in accept), waiting (waiter), sleeping (sleeper); the pprof file's samples
- *     are wall nanoseconds with a "thread state" label.
+ *     native (acceptor, in accept), waiting (waiter), sleeping (sleeper); the sleeper, which sleeps
+ *     50 ms in one place then 50 ms in another, has 40 to 60% of its samples in each; the waiter's
+ *     samples but its first (90% at least) are counted without a look, as it never runs; the pprof
+ *     file's samples are wall nanoseconds with a "thread state" label.
  *
  * The workloads run until their threads have done a set amount of work (rounds counted, or
  * processor time used), so a loaded machine makes them slower, not different.  The truth is what
@@ -397,6 +399,25 @@ START_TEST(wall_mode_gives_each_thread_its_share_and_state)
         printf("  %s: %llu of %llu %s\n", threads[i].frame, in_state, each[i], threads[i].state);
         ck_assert_uint_ge(in_state * 100, each[i] * threads[i].min_percent);
     }
+    /* Each sample is where the thread was at its tick, looked at or not: the sleeper's wake-ups
+     * move it, and about 20 ticks fall in each round of two sleeps (half an interval off at most at
+     * each end of each sleep: 5% of a sleep's ten ticks). */
+    unsigned long long here = weight(collapsed, "SamplingWorkload.sleepHere", NULL, NULL),
+                       there = weight(collapsed, "SamplingWorkload.sleepThere", NULL, NULL);
+    printf("  sleeper: %llu in one place, %llu in the other\n", here, there);
+    ck_assert_uint_ge((here + there) * 100, each[3] * 98);
+    ck_assert_uint_ge(here * 10, (here + there) * 4);
+    ck_assert_uint_ge(there * 10, (here + there) * 4);
+    /* A thread that stood still since a look at it is not looked at again (where the clock moves
+     * whenever a thread runs, as Linux's does): the waiter never runs after its first sample. */
+    char *report = read_in(dir, "jevprof-report.txt");
+    ck_assert_ptr_nonnull(report);
+    const char *still = strstr(report, "Thread samples counted without a look: ");
+    ck_assert_msg(still, "%s", report);
+    unsigned long long unlooked = strtoull(still + strlen("Thread samples counted without a look: "), NULL, 10);
+    printf("  counted without a look: %llu\n", unlooked);
+    ck_assert_uint_ge(unlooked * 10, each[2] * 9);
+    free(report);
     char *raw = pprof_raw(dir);
     if (raw) {
         ck_assert_ptr_nonnull(strstr(raw, "samples/count wall/nanoseconds\n"));

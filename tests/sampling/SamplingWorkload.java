@@ -193,7 +193,7 @@ public class SamplingWorkload {
      * and c (60/30/10% of its processor time once compiled: warm first warms them up) in measured
      * until it has used CPU-SECONDS of processor time, however loaded the machine, while thread
      * "acceptor" blocks in accept (on loopback), "waiter" in Object.wait and "sleeper" in
-     * Thread.sleep.
+     * Thread.sleep, in two places by turns.
      */
     /* Short rounds: no sampling period lines up with them. */
     static long rounds(java.lang.management.ThreadMXBean bean, long until) {
@@ -228,14 +228,21 @@ public class SamplingWorkload {
         }
     }
 
+    /* Sleeps by turns in two places, 50 ms in each: a wall profile has half its samples in each. */
     static void sleeper() {
         try {
-            while (true)
-                Thread.sleep(1000);
+            while (true) {
+                sleepHere();
+                sleepThere();
+            }
         } catch (InterruptedException e) {
             throw new RuntimeException(e);
         }
     }
+
+    static void sleepHere() throws InterruptedException { Thread.sleep(50); }
+
+    static void sleepThere() throws InterruptedException { Thread.sleep(50); }
 
     /* The three threads that wait, each its own way (daemons): acceptor in accept on the returned
      * socket (closed by the caller when done), waiter in Object.wait, sleeper in Thread.sleep. */
