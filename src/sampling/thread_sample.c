@@ -140,6 +140,7 @@ typedef struct found {
     int unwalked;   /* a walk named no method: the code map's answer alone may be stale */
     int walked;     /* the method is the walk's innermost frame: the walk is the thread's stack */
     uint64_t ip, sp;
+    int want_depth; /* a StackID is asked for: JVMTI's depth too, where it is the answer (a handshake) */
 } found;
 
 static JVM_METHOD_SAMPLE_LOCATION location_of_stub(const char *name)
@@ -246,7 +247,7 @@ static int frame_from_jvmti(jthread thread, int accuracy, found *f)
     } while (jv_rewrite_is_bridge_method(f->method) && ++above);
     f->bci = location >= 0 ? (jint)location : -1;
     f->accuracy = accuracy;
-    if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > above)
+    if (f->want_depth && (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > above)
         f->depth = (uint32_t)(depth - above);
     return 0;
 }
@@ -317,7 +318,8 @@ static void stack_from_jvmti(JNIEnv *env, jthread thread, int accuracy, found *f
     int deeper = count == WALK_DEPTH;
     if (!deeper)
         f->depth = (uint32_t)count;
-    else if ((*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE && depth > bridge)
+    else if (f->want_depth && (*jv_jvmti)->GetFrameCount(jv_jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
+             depth > bridge)
         f->depth = (uint32_t)(depth - bridge);
     copy_frames(env, out, count, standing_frame_at, w, deeper);
 }
@@ -434,7 +436,7 @@ static HRESULT sample_thread(ThreadID thread_id, JVM_METHOD_SAMPLE *psample, ULO
     if (!thread)
         return E_FAIL;
     jint state = 0;
-    found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0, 0};
+    found f = {NULL, -1, 0, JVM_LOCATION_UNKNOWN, JVM_SAMPLE_POOR, 0, 0, 0, 0, 0, (wanted & JVM_SAMPLE_STACK_ID) != 0};
     walk w; /* 28 KiB: the sampling thread's stack, not the heap, for every sample */
     DWORD os_tid = os_thread_of(t);
     jv_native_not_walked(&w.native, os_tid);
