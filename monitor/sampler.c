@@ -75,6 +75,11 @@ typedef struct jp_still {
     int unconfirmed; /* found without Java frames by interrupting it, which makes it run: look again */
 } jp_still;
 
+static void forget_still_thread(jp_sampler *s, ThreadID thread)
+{
+    free((void *)jp_idmap_remove(&s->still, thread));
+}
+
 /* Before the profile's nodes change meaning (a new profile), or at the end. */
 static void forget_still(jp_sampler *s)
 {
@@ -125,7 +130,7 @@ void jp_sampler_thread_destroyed(jp_sampler *s, ThreadID thread)
     plat_mutex_lock(s->lock); /* waits for a sample of this thread in progress */
     jp_idmap_remove(&s->live, thread);
     jp_idmap_remove(&s->ran_at, thread);
-    free((void *)jp_idmap_remove(&s->still, thread));
+    forget_still_thread(s, thread);
     plat_mutex_unlock(s->lock);
 }
 
@@ -199,13 +204,11 @@ static int sample_again(jp_sampler *s, ThreadID thread, ULONGLONG cpu_ns)
         return 0;
     if (last->unconfirmed) {
         ULONGLONG after = 0;
-        last->unconfirmed = 0;
-        last->cpu_ns = cpu_ns;
         if (FAILED(jp_stack_trace_take(&s->stack, s->info, thread)) || s->stack.count ||
-            FAILED(IJevmonSampling4_GetThreadCpuTime(s->timers, thread, &after)) || after != cpu_ns) {
-            last->cpu_ns = ~(ULONGLONG)0; /* moved: a full look now */
-            return 0;
-        }
+            FAILED(IJevmonSampling4_GetThreadCpuTime(s->timers, thread, &after)) || after != cpu_ns)
+            return 0; /* Java frames, or it ran: a full look, which notes the thread again */
+        last->cpu_ns = cpu_ns;
+        last->unconfirmed = 0;
         s->counts.idle++;
         return 1;
     }
@@ -230,7 +233,7 @@ static void note_still(jp_sampler *s, ThreadID thread, ULONGLONG cpu_ns, int sta
                        DWORD state, DWORD os_thread)
 {
     if (!no_frames && !(standing && node != JP_NO_NODE)) {
-        free((void *)jp_idmap_remove(&s->still, thread));
+        forget_still_thread(s, thread);
         return;
     }
     jp_idmap_entry *e = jp_idmap_insert(&s->still, thread);
@@ -340,8 +343,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
             note_still(s, thread, cpu, blocking, !walked_count, node, state, os_thread);
         return;
     }
-    if (clocked)
-        note_still(s, thread, cpu, 0, 0, JP_NO_NODE, state, 0);
+    forget_still_thread(s, thread); /* no stack from this look to count again */
     HRESULT traced = jp_stack_trace_take(&s->stack, s->info, thread);
     int have_stack = SUCCEEDED(traced) && s->stack.count > 0;
     int have_method = (where.flags & JVM_SAMPLE_METHOD_ID) && where.method_id;
