@@ -595,7 +595,7 @@ int jp_sampler_start(jp_sampler *s)
     plat_event_destroy(s->armed);
     s->armed = armed;
     s->started_ns = plat_now_ns();
-    s->thread = plat_thread_start(sampler_main, s);
+    s->thread = plat_thread_start("jevprof sampler", sampler_main, s);
     if (!s->thread) {
         jv_log("jevprof: cannot start the sampling thread; no samples will be taken");
         return -1;

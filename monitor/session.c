@@ -415,7 +415,7 @@ static void start_loop(jp_monitor *m)
     m->period_started_ns = plat_now_ns();
     m->period_started = time(NULL);
     m->period_started_unix_ns = plat_unix_ns();
-    if (!(m->loop = plat_thread_start(loop_thread, m)))
+    if (!(m->loop = plat_thread_start("jevprof periods", loop_thread, m)))
         jv_log("jevprof: the thread of the periods and the duration cannot be started; no periods, no end");
     m->looping = m->loop != NULL && m->config.loop_seconds;
 }

@@ -137,7 +137,7 @@ static void update_later(void)
 {
     if (atomic_exchange(&update_pending, 1))
         return;
-    plat_thread *started = plat_thread_start(update_after_gc, updater);
+    plat_thread *started = plat_thread_start("jevmon after GC", update_after_gc, updater);
     if (started)
         updater = started;
     else

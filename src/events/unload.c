@@ -8,11 +8,14 @@
 #include "ids/ids.h"
 #include "platform/platform.h"
 
-#define POLL_MS 20
+#define IDLE_WAIT_MS 60000u /* the deliverer sleeps until woken; this long at most between looks */
 
-static atomic_int pending;
+static atomic_int pending;    /* classes wait to be reported */
+static atomic_int stop_asked; /* at VMDeath: the deliverer ends at once (the exit waits for it) */
 static plat_thread *deliverer;
-static plat_event *stopping; /* set at VMDeath: the deliverer ends at once, not after its poll (the exit waits) */
+/* Set when classes wait or the deliverer is to stop.  Made once and kept: ObjectFree may set it at
+ * any time, from the collector, even while VMDeath stops the deliverer. */
+static plat_event *_Atomic wake;
 
 void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag)
 {
@@ -20,7 +23,9 @@ void JNICALL jv_on_object_free(jvmtiEnv *jvmti, jlong tag)
     (void)jvmti;
     if (jv_id_index((UniqueID)tag, JV_ID_CLASS, &index)) {
         jv_class_unloading((ClassID)tag);
-        atomic_store(&pending, 1);
+        plat_event *e = atomic_load(&wake);
+        if (!atomic_exchange(&pending, 1) && e)
+            plat_event_set(e); /* a lock held for a moment: allowed here as raw monitors are */
     }
 }
 
@@ -39,12 +44,16 @@ static void deliver_unloads(JNIEnv *env)
     free(batch);
 }
 
+/* Wakes when classes wait (no polling: an idle JVM keeps this thread asleep) or to stop. */
 static void deliver_loop(void *arg)
 {
-    (void)arg;
-    while (!plat_event_wait_ms(stopping, POLL_MS))
-        if (atomic_exchange(&pending, 0))
+    plat_event *e = arg;
+    while (!atomic_load(&stop_asked)) {
+        plat_event_wait_ms(e, IDLE_WAIT_MS);
+        plat_event_reset(e); /* before taking pending: an unload after this sets it again */
+        if (!atomic_load(&stop_asked) && atomic_exchange(&pending, 0))
             deliver_unloads(jv_jni());
+    }
     if (jv_vm)
         (*jv_vm)->DetachCurrentThread(jv_vm);
 }
@@ -53,9 +62,11 @@ void jv_unloads_start(void)
 {
     if (deliverer)
         return;
-    if (!stopping)
-        stopping = plat_event_create();
-    if (!stopping || !(deliverer = plat_thread_start(deliver_loop, NULL)))
+    plat_event *e = atomic_load(&wake);
+    if (!e && (e = plat_event_create()))
+        atomic_store(&wake, e);
+    atomic_store(&stop_asked, 0);
+    if (!e || !(deliverer = plat_thread_start("jevmon unloads", deliver_loop, e)))
         jv_log("could not start the thread that reports class unloading; CLASS_UNLOAD will not be sent");
 }
 
@@ -63,11 +74,10 @@ void jv_unloads_stop(void)
 {
     if (!deliverer)
         return;
-    plat_event_set(stopping);
+    atomic_store(&stop_asked, 1);
+    plat_event_set(atomic_load(&wake));
     plat_thread_join(deliverer);
     deliverer = NULL;
-    plat_event_destroy(stopping);
-    stopping = NULL;
     if (atomic_exchange(&pending, 0))
         deliver_unloads(jv_jni());
 }

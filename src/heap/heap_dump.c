@@ -642,7 +642,7 @@ static void dump_loop(void *arg)
 
 void jv_heap_dumper_start(void)
 {
-    if (jv_heap_env() && !dumper && !(dumper = plat_thread_start(dump_loop, NULL)))
+    if (jv_heap_env() && !dumper && !(dumper = plat_thread_start("jevmon heap dump", dump_loop, NULL)))
         jv_log("could not start the thread that dumps the heap; GetHeapInfo callbacks get no dumps");
 }
 

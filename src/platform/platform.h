@@ -153,17 +153,20 @@ void plat_mutex_lock(plat_mutex *m);
 void plat_mutex_unlock(plat_mutex *m);
 
 /* A flag a thread can sleep on until another sets it: a timer thread told to stop wakes at once
- * instead of sleeping out its period (the JVM's exit waits for it).  Once set it stays set. */
+ * instead of sleeping out its period (the JVM's exit waits for it).  Once set it stays set until
+ * reset. */
 typedef struct plat_event plat_event;
 plat_event *plat_event_create(void);
 void plat_event_destroy(plat_event *e);
 void plat_event_set(plat_event *e);
+void plat_event_reset(plat_event *e);
 /* Sleeps until e is set or ms milliseconds passed: 1 when it is set, 0 on the timeout. */
 int plat_event_wait_ms(plat_event *e, unsigned ms);
 
 typedef struct plat_thread plat_thread;
-/* Starts a native thread running fn(arg); NULL on failure. */
-plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg);
+/* Starts a native thread running fn(arg), named name where the system's tools show it (top -H,
+ * perf, a debugger: its first 15 bytes on Linux, SetThreadDescription on Windows); NULL on failure. */
+plat_thread *plat_thread_start(const char *name, void (*fn)(void *arg), void *arg);
 /* Waits for the thread to end and frees it. */
 void plat_thread_join(plat_thread *t);
 /* Has the calling thread run fn as it ends, whoever started it (a pthread key's destructor, a

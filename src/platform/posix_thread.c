@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -99,6 +100,13 @@ void plat_event_set(plat_event *e)
     pthread_mutex_unlock(&e->mutex);
 }
 
+void plat_event_reset(plat_event *e)
+{
+    pthread_mutex_lock(&e->mutex);
+    e->set = 0;
+    pthread_mutex_unlock(&e->mutex);
+}
+
 int plat_event_wait_ms(plat_event *e, unsigned ms)
 {
     struct timespec until;
@@ -117,26 +125,31 @@ int plat_event_wait_ms(plat_event *e, unsigned ms)
     return set;
 }
 
+#define THREAD_NAME_MAX 16 /* the kernel's comm, its NUL included */
+
 struct plat_thread {
     pthread_t thread;
     void (*fn)(void *arg);
     void *arg;
+    char name[THREAD_NAME_MAX];
 };
 
 static void *thread_main(void *self)
 {
     plat_thread *t = self;
+    pthread_setname_np(pthread_self(), t->name); /* before fn runs: no tool sees it unnamed at work */
     t->fn(t->arg);
     return NULL;
 }
 
-plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
+plat_thread *plat_thread_start(const char *name, void (*fn)(void *arg), void *arg)
 {
     plat_thread *t = malloc(sizeof(*t));
     if (!t)
         return NULL;
     t->fn = fn;
     t->arg = arg;
+    snprintf(t->name, sizeof(t->name), "%s", name);
     if (pthread_create(&t->thread, NULL, thread_main, t) != 0) {
         free(t);
         return NULL;

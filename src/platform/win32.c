@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <x86intrin.h>
 
 #include <windows.h>
@@ -201,25 +202,48 @@ void plat_event_set(plat_event *e)
     SetEvent(e->handle);
 }
 
+void plat_event_reset(plat_event *e)
+{
+    ResetEvent(e->handle);
+}
+
 int plat_event_wait_ms(plat_event *e, unsigned ms)
 {
     return WaitForSingleObject(e->handle, ms) == WAIT_OBJECT_0;
 }
 
+#define THREAD_NAME_MAX 64
+
 struct plat_thread {
     HANDLE handle;
     void (*fn)(void *arg);
     void *arg;
+    WCHAR name[THREAD_NAME_MAX];
 };
+
+typedef HRESULT(WINAPI *set_thread_description_fn)(HANDLE thread, PCWSTR description);
+
+/* SetThreadDescription is Windows 10's (1607): looked up, so that older systems run unnamed threads. */
+static void name_this_thread(const WCHAR *name)
+{
+    HMODULE kernel = GetModuleHandleW(L"kernel32.dll");
+    FARPROC symbol = kernel ? GetProcAddress(kernel, "SetThreadDescription") : NULL;
+    set_thread_description_fn set_description;
+    if (!symbol || !name[0])
+        return;
+    memcpy(&set_description, &symbol, sizeof(symbol));
+    set_description(GetCurrentThread(), name);
+}
 
 static DWORD WINAPI thread_main(LPVOID param)
 {
     plat_thread *t = param;
+    name_this_thread(t->name);
     t->fn(t->arg);
     return 0;
 }
 
-plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
+plat_thread *plat_thread_start(const char *name, void (*fn)(void *arg), void *arg)
 {
     if (!fn) {
         jv_log("plat_thread_start: no thread function");
@@ -232,6 +256,8 @@ plat_thread *plat_thread_start(void (*fn)(void *arg), void *arg)
     }
     t->fn = fn;
     t->arg = arg;
+    if (!MultiByteToWideChar(CP_UTF8, 0, name, -1, t->name, THREAD_NAME_MAX))
+        t->name[0] = 0; /* too long, or not UTF-8: unnamed */
     t->handle = CreateThread(NULL, 0, thread_main, t, 0, NULL);
     if (!t->handle) {
         jv_log("CreateThread failed (error %lu)", GetLastError());

@@ -431,7 +431,7 @@ static HRESULT STDMETHODCALLTYPE mon_NotifyEvent2(IJavaEventMonitor2 *iface, JVM
     fx_batches *m = impl_from_IJavaEventMonitor2(iface);
     (void)first, (void)second;
     if (event == JVM_EVENT_TYPE2_INITIALIZED && m->batches && m->flush_ms && !m->flusher &&
-        !(m->flusher = plat_thread_start(flush_every_period, m)))
+        !(m->flusher = plat_thread_start("test", flush_every_period, m)))
         fx_log("batches cannot start the flusher");
     return S_OK;
 }

@@ -90,7 +90,7 @@ START_TEST(racing_makers_agree_on_one_chunk)
         plat_thread *threads[RACERS];
         atomic_store(&ready, 0);
         for (intptr_t i = 0; i < RACERS; i++)
-            ck_assert_ptr_nonnull(threads[i] = plat_thread_start(race, (void *)i));
+            ck_assert_ptr_nonnull(threads[i] = plat_thread_start("test", race, (void *)i));
         for (int i = 0; i < RACERS; i++)
             plat_thread_join(threads[i]);
         for (int i = 0; i < RACERS; i++)

@@ -141,7 +141,7 @@ START_TEST(a_new_file_is_never_seen_empty)
 {
     char why[256] = "", name[32];
     int empty_seen = 0;
-    plat_thread *reader = plat_thread_start(read_while_created, &empty_seen);
+    plat_thread *reader = plat_thread_start("test", read_while_created, &empty_seen);
     ck_assert_ptr_nonnull(reader);
     for (int i = 0; i < NEW_FILES; i++) {
         new_file = i;

@@ -148,7 +148,7 @@ START_TEST(mutex_is_recursive_and_threads_join)
     plat_thread *threads[4];
     ck_assert_ptr_nonnull(c.mutex);
     for (int i = 0; i < 4; i++)
-        ck_assert_ptr_nonnull(threads[i] = plat_thread_start(count_under_the_lock, &c));
+        ck_assert_ptr_nonnull(threads[i] = plat_thread_start("test", count_under_the_lock, &c));
     for (int i = 0; i < 4; i++)
         plat_thread_join(threads[i]);
     ck_assert_msg(c.value == 4000, "counted %d, expected 4000", c.value);
@@ -158,9 +158,39 @@ START_TEST(mutex_is_recursive_and_threads_join)
 }
 END_TEST
 
+typedef HRESULT(WINAPI *get_thread_description_fn)(HANDLE thread, PWSTR *description);
+
+/* The started thread's own description, as a debugger reads it; "(none)" where the system has none. */
+static void read_own_description(void *arg)
+{
+    WCHAR *seen = arg;
+    FARPROC symbol = GetProcAddress(GetModuleHandleW(L"kernel32.dll"), "GetThreadDescription");
+    get_thread_description_fn get_description;
+    PWSTR description = NULL;
+    wcscpy(seen, L"(none)");
+    if (!symbol)
+        return;
+    memcpy(&get_description, &symbol, sizeof(symbol));
+    if (SUCCEEDED(get_description(GetCurrentThread(), &description)) && description) {
+        wcsncpy(seen, description, 63);
+        seen[63] = 0;
+        LocalFree(description);
+    }
+}
+
+START_TEST(threads_are_named)
+{
+    WCHAR seen[64];
+    plat_thread *t = plat_thread_start("jevprof sampler " NON_ASCII_UTF8, read_own_description, seen);
+    ck_assert_ptr_nonnull(t);
+    plat_thread_join(t);
+    ck_assert_msg(wcscmp(seen, L"jevprof sampler " NON_ASCII_UTF16) == 0, "the thread's description is %ls", seen);
+}
+END_TEST
+
 START_TEST(thread_without_a_function_is_logged)
 {
-    ck_assert_ptr_null(plat_thread_start(NULL, NULL));
+    ck_assert_ptr_null(plat_thread_start("test", NULL, NULL));
     ck_assert_log_lines(1);
 }
 END_TEST
@@ -374,6 +404,7 @@ static Suite *platform_suite(void)
     tcase_add_test(basics, module_path_of_the_program);
     tcase_add_test(basics, module_path_of_no_module);
     tcase_add_test(basics, mutex_is_recursive_and_threads_join);
+    tcase_add_test(basics, threads_are_named);
     tcase_add_test(basics, thread_without_a_function_is_logged);
     tcase_add_test(basics, os_thread_id_is_the_windows_one);
     tcase_add_test(basics, clock_is_monotonic_and_sleep_waits);

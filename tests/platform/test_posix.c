@@ -107,13 +107,37 @@ START_TEST(threads_run_and_join)
     counter c = {plat_mutex_create(), 0, 0};
     plat_thread *threads[4];
     for (int i = 0; i < 4; i++)
-        ck_assert_ptr_nonnull(threads[i] = plat_thread_start(count_up, &c));
+        ck_assert_ptr_nonnull(threads[i] = plat_thread_start("test", count_up, &c));
     for (int i = 0; i < 4; i++)
         plat_thread_join(threads[i]);
     ck_assert_int_eq(c.value, 80000);
     ck_assert_uint_ne(c.thread_id, 0);
     ck_assert_uint_ne(c.thread_id, plat_os_thread_id());
     plat_mutex_destroy(c.lock);
+}
+END_TEST
+
+static void read_own_name(void *arg)
+{
+    char *name = arg;
+    FILE *f = fopen("/proc/thread-self/comm", "r");
+    if (!f || !fgets(name, 32, f))
+        strcpy(name, "(unreadable)");
+    if (f)
+        fclose(f);
+}
+
+/* top -H and perf show the name the thread was started with, cut to the kernel's 15 bytes. */
+START_TEST(threads_are_named)
+{
+    char seen[32];
+    plat_thread *t = plat_thread_start("jevprof sampler", read_own_name, seen);
+    ck_assert_ptr_nonnull(t);
+    plat_thread_join(t);
+    ck_assert_str_eq(seen, "jevprof sampler\n");
+    ck_assert_ptr_nonnull(t = plat_thread_start("a name longer than the kernel keeps", read_own_name, seen));
+    plat_thread_join(t);
+    ck_assert_str_eq(seen, "a name longer t\n");
 }
 END_TEST
 
@@ -171,6 +195,7 @@ static Suite *posix_suite(void)
     tcase_add_test(tc, com_init_is_a_no_op);
     tcase_add_test(tc, mutex_is_recursive);
     tcase_add_test(tc, threads_run_and_join);
+    tcase_add_test(tc, threads_are_named);
     tcase_add_test(tc, helpers_run_off_the_callers_thread_however_many_start);
     tcase_add_test(tc, main_thread_id_is_the_process_id);
     tcase_add_test(tc, clock_is_monotonic_and_sleep_waits);

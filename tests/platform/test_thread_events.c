@@ -39,14 +39,14 @@ static void ask_nothing(void *arg)
 START_TEST(thread_exit_function_runs_once_per_asking_thread)
 {
     int results[3] = {-2, -2, -2};
-    plat_thread *asking = plat_thread_start(ask_twice_for_exit, results);
+    plat_thread *asking = plat_thread_start("test", ask_twice_for_exit, results);
     ck_assert_ptr_nonnull(asking);
     plat_thread_join(asking);
     ck_assert_int_eq(results[0], 0);
     ck_assert_int_eq(results[1], 0);
     ck_assert_int_eq(results[2], -1);
     ck_assert_int_eq(atomic_load(&exits_run), 1);
-    plat_thread *quiet = plat_thread_start(ask_nothing, NULL);
+    plat_thread *quiet = plat_thread_start("test", ask_nothing, NULL);
     ck_assert_ptr_nonnull(quiet);
     plat_thread_join(quiet);
     ck_assert_int_eq(atomic_load(&exits_run), 1);
@@ -67,7 +67,7 @@ START_TEST(event_wait_times_out_or_ends_when_set)
     uint64_t start = plat_now_ns();
     ck_assert_int_eq(plat_event_wait_ms(e, 30), 0);
     ck_assert_uint_ge(plat_now_ns() - start, 29000000u);
-    plat_thread *setter = plat_thread_start(set_after_a_while, e);
+    plat_thread *setter = plat_thread_start("test", set_after_a_while, e);
     ck_assert_ptr_nonnull(setter);
     start = plat_now_ns();
     ck_assert_int_eq(plat_event_wait_ms(e, 10000), 1);

@@ -243,7 +243,7 @@ START_TEST(concurrent_readers_and_a_writer)
     ck_assert_int_eq(plat_reg_set_string(PLAT_HKLM, "K", "v", "value 0"), PLAT_REG_OK);
     plat_thread *readers[4];
     for (int i = 0; i < 4; i++)
-        ck_assert_ptr_nonnull(readers[i] = plat_thread_start(read_many, &bad));
+        ck_assert_ptr_nonnull(readers[i] = plat_thread_start("test", read_many, &bad));
     for (int i = 1; i <= 50; i++) {
         char value[32];
         snprintf(value, sizeof(value), "value %d", i);

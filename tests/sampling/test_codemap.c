@@ -242,7 +242,7 @@ START_TEST(lookups_racing_loads_and_unloads_see_only_true_ranges)
     atomic_store(&racing, 1);
     plat_thread *readers[3];
     for (int i = 0; i < 3; i++)
-        readers[i] = plat_thread_start(reader, &l);
+        readers[i] = plat_thread_start("test", reader, &l);
     for (unsigned round = 0; round < 20; round++) {
         for (unsigned i = 0; i < RANGES; i++)
             jv_codemap_add_compiled(method_n(i), (const void *)l.start[i], l.size[i]);

@@ -70,7 +70,7 @@ START_TEST(a_sampled_thread_is_walked_to_its_start)
     plat_registers regs;
     ck_assert_int_eq(plat_sample_init(), 1);
     jv_native_set_flags(JEVMON_NATIVE_FRAMES);
-    plat_thread *t = plat_thread_start(spinner, NULL);
+    plat_thread *t = plat_thread_start("test", spinner, NULL);
     while (!atomic_load(&spinning))
         plat_sleep_ms(1);
     ck_assert_int_eq(plat_sample_thread(atomic_load(&spinner_tid), 5000, walk_hook, NULL, &regs), 1);

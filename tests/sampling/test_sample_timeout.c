@@ -44,7 +44,7 @@ START_TEST(a_thread_that_never_answers_is_given_up_in_time)
     deaf d;
     memset(&d, 0, sizeof(d));
     atomic_store(&d.run, 1);
-    plat_thread *t = plat_thread_start(deaf_loop, &d);
+    plat_thread *t = plat_thread_start("test", deaf_loop, &d);
     while (!atomic_load(&d.tid))
         plat_sleep_ms(1);
     plat_registers regs;

@@ -55,7 +55,7 @@ static plat_thread *start_busy(busy *b)
 {
     memset(b, 0, sizeof(*b));
     atomic_store(&b->run, 1);
-    plat_thread *t = plat_thread_start(busy_loop, b);
+    plat_thread *t = plat_thread_start("test", busy_loop, b);
     ck_assert_ptr_nonnull(t);
     while (!atomic_load(&b->tid))
         plat_sleep_ms(1);
@@ -99,7 +99,7 @@ START_TEST(an_ended_thread_is_not_sampled)
     ck_assert_int_eq(init_once(), 1);
     busy b;
     memset(&b, 0, sizeof(b));
-    plat_thread *t = plat_thread_start(busy_loop, &b); /* run is 0: it ends at once */
+    plat_thread *t = plat_thread_start("test", busy_loop, &b); /* run is 0: it ends at once */
     plat_thread_join(t);
     DWORD tid = atomic_load(&b.tid);
     ck_assert_uint_ne(tid, 0);
@@ -160,7 +160,7 @@ START_TEST(a_cpu_timer_ticks_a_busy_thread_and_not_a_sleeping_one)
     memset(&idle, 0, sizeof(idle));
     atomic_store(&b.run, 1);
     atomic_store(&idle.run, 1);
-    plat_thread *t = plat_thread_start(busy_loop, &b), *sleeper = plat_thread_start(sleepy, &idle);
+    plat_thread *t = plat_thread_start("test", busy_loop, &b), *sleeper = plat_thread_start("test", sleepy, &idle);
     ck_assert_ptr_nonnull(t);
     ck_assert_ptr_nonnull(sleeper);
     while (!atomic_load(&b.tid) || !atomic_load(&idle.tid))
