@@ -415,6 +415,20 @@ static void sample_all(jp_sampler *s)
 
 #define DRAINED_AT_MOST 4096 /* samples per drain, so that a stop is not held off by busy threads */
 #define TICKS_PER_COUNTS 64  /* the bridge's counts are read every this many drains (and at the end) */
+#define BRIDGE_SLOTS 512     /* the samples the bridge's buffer holds (docs/cpu-sampling.md) */
+#define DRAIN_MS 50          /* the longest time between two drains */
+
+/* How often cpu mode drains the bridge's buffer: each wake-up of this thread costs tens of
+ * microseconds on a virtual machine (a thousand in a 10 s run drained every 10 ms), so every
+ * DRAIN_MS, and sooner where the processors, all busy, could fill a quarter of the buffer first;
+ * never more often than once per interval. */
+static uint64_t drain_period_ns(unsigned interval_ms)
+{
+    uint64_t interval_ns = interval_ms * NS_PER_MS;
+    uint64_t quarter_full = interval_ns * (BRIDGE_SLOTS / 4) / plat_processor_count();
+    uint64_t period = quarter_full < DRAIN_MS * NS_PER_MS ? quarter_full : DRAIN_MS * NS_PER_MS;
+    return period > interval_ns ? period : interval_ns;
+}
 
 /* The bridge's counts since counts was last emptied; called with the lock held. */
 static void refresh_cpu_counts(jp_sampler *s)
@@ -530,20 +544,21 @@ static void sleep_until(jp_sampler *s, uint64_t deadline_ns)
 static void sampler_main(void *arg)
 {
     jp_sampler *s = arg;
-    uint64_t interval_ns = s->interval_ms * NS_PER_MS, cell = plat_now_ns(); /* where the next interval starts */
+    uint64_t interval_ns = s->interval_ms * NS_PER_MS, cell = plat_now_ns(); /* where the next period starts */
+    uint64_t drain_ns = drain_period_ns(s->interval_ms);
     on_sampler_thread = 1;
     plat_com_init();
     int timers = start_timers(s);
     plat_event_set(s->armed);
     jv_jitter_seed(cell);
     for (unsigned tick = 1; !atomic_load(&s->stop); tick++) {
-        uint64_t now = plat_now_ns();
-        if (now > cell + interval_ns)
+        uint64_t now = plat_now_ns(), period_ns = s->timed ? drain_ns : interval_ns;
+        if (now > cell + period_ns)
             cell = now; /* behind (a long GC, slow stacks): the intervals missed are skipped, no burst */
         /* A tick at a random point of each interval, so that no phase of a periodic program is
-         * favoured (common/jitter.h); the timers' drain at each interval's end. */
-        uint64_t at = cell + (s->timed ? interval_ns : jv_jitter_offset_ns(interval_ns));
-        cell += interval_ns;
+         * favoured (common/jitter.h); the timers' drain at each drain period's end. */
+        uint64_t at = cell + (s->timed ? period_ns : jv_jitter_offset_ns(period_ns));
+        cell += period_ns;
         sleep_until(s, at);
         if (atomic_load(&s->stop))
             break;

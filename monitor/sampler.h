@@ -5,7 +5,7 @@
  * cpu mode (the default; "sample" is its old name): where the VM offers IJevmonSampling4 and
  * its per-thread processor-time timers, each Java thread is sampled by its own timer every
  * interval of the processor time it uses, its stack walked where it ran (StartCpuSampling), and
- * this thread only drains the samples (NextCpuSample) once per interval: a sample stands for one
+ * this thread only drains the samples (NextCpuSample) every 50 ms or sooner: a sample stands for one
  * interval of processor time, and a thread that waits costs nothing and counts nothing.  Where
  * there are no such timers (Windows, another VM) it samples every live thread on its timer as
  * below, leaving out a thread that waits or blocks and, with IJevmonSampling4, one whose

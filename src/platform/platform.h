@@ -187,6 +187,8 @@ uint64_t plat_thread_cpu_ns(DWORD os_thread);
 /* 1 when a thread's processor time (plat_thread_cpu_ns) moves whenever the thread runs, however
  * briefly (Linux: nanoseconds); 0 where it moves by quanta (Windows). */
 int plat_thread_cpu_exact(void);
+/* The processors this process may run on now (at least 1). */
+unsigned plat_processor_count(void);
 /* The operating system's ids of this process's threads now, at most max of them into ids; how
  * many there are (more than max: call again with more room). */
 size_t plat_process_threads(DWORD *ids, size_t max);

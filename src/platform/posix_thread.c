@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,14 @@ uint64_t plat_thread_cpu_ns(DWORD os_thread)
 int plat_thread_cpu_exact(void)
 {
     return 1;
+}
+
+unsigned plat_processor_count(void)
+{
+    cpu_set_t allowed;
+    int count = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+    long online = count > 0 ? count : sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (unsigned)online : 1;
 }
 
 size_t plat_process_threads(DWORD *ids, size_t max)

@@ -328,6 +328,16 @@ int plat_thread_cpu_exact(void)
     return 0;
 }
 
+unsigned plat_processor_count(void)
+{
+    DWORD_PTR process_mask = 0, system_mask = 0;
+    unsigned count = 0;
+    if (GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask))
+        for (; process_mask; process_mask &= process_mask - 1)
+            count++;
+    return count ? count : 1;
+}
+
 size_t plat_process_threads(DWORD *ids, size_t max)
 {
     size_t count = 0;

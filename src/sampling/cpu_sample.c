@@ -83,6 +83,10 @@ static timed_thread *timed;
 static size_t timed_count, timed_capacity;
 static uint64_t period_ns, ended_cpu_ns, threads_timed, threads_untimed;
 static uint64_t vm_threads_seen_ns; /* when the JVM's own threads were last looked for (0: not timed) */
+/* The JVM's own threads timed since sampling started, kept after their timers go: their last
+ * samples are drained after that (a thread that ended, or all at StopCpuSampling). */
+static DWORD *vm_tids;
+static size_t vm_tid_count, vm_tid_capacity;
 /* The threads timed with kernel frames and without, and why without (the ring's skips: the platform's). */
 static JEVMON_KERNEL_FRAME_COUNTS kernel_counts = {JEVMON_KERNEL_FRAMES_NOT_ASKED, 0, 0, 0, 0};
 
@@ -141,9 +145,32 @@ static void count_kernel_frames(int state)
         kernel_counts.state = (DWORD)state;
 }
 
+/* Remembers one of the JVM's own threads, or forgets it (a Java thread's ThreadStart came after the
+ * look that took it for the JVM's); called with the lock held. */
+static void remember_vm_thread(DWORD os_tid, int vm_thread)
+{
+    for (size_t i = 0; i < vm_tid_count; i++)
+        if (vm_tids[i] == os_tid) {
+            if (!vm_thread)
+                vm_tids[i] = vm_tids[--vm_tid_count];
+            return;
+        }
+    if (!vm_thread)
+        return;
+    if (vm_tid_count == vm_tid_capacity) {
+        size_t capacity = vm_tid_capacity ? 2 * vm_tid_capacity : 32;
+        DWORD *grown = realloc(vm_tids, capacity * sizeof(*grown));
+        if (!grown)
+            return; /* its samples drained after its timer went say Java thread */
+        vm_tids = grown, vm_tid_capacity = capacity;
+    }
+    vm_tids[vm_tid_count++] = os_tid;
+}
+
 /* Called with the lock held; vm_thread: one of the JVM's own (a Java thread's ThreadStart says it is not). */
 static void arm(DWORD os_tid, int vm_thread)
 {
+    remember_vm_thread(os_tid, vm_thread);
     for (size_t i = 0; i < timed_count; i++)
         if (timed[i].os_tid == os_tid) {
             timed[i].vm_thread &= vm_thread;
@@ -309,6 +336,7 @@ HRESULT STDMETHODCALLTYPE sampling_StartCpuSampling(IJevmonSampling4 *iface, ULO
     } else {
         period_ns = period;
         ended_cpu_ns = threads_timed = threads_untimed = vm_threads_seen_ns = 0;
+        vm_tid_count = 0;
         memset(&kernel_counts, 0, sizeof(kernel_counts));
         DWORD native = jv_native_flags();
         int kernel = (native & JEVMON_NATIVE_FRAMES) && (native & JEVMON_NATIVE_KERNEL_FRAMES);
@@ -346,17 +374,21 @@ static DWORD kind_of(jint num_frames)
                                                                            : JEVMON_CPU_SAMPLE_UNWALKABLE;
 }
 
-/* Is the thread one of the JVM's own? */
+/* Is the thread one of the JVM's own?  As timed now, else as it was when its timer went (an OS
+ * id reused by a Java thread is timed as one). */
 static int is_vm_thread(DWORD os_tid)
 {
-    int vm_thread = 0;
+    int vm_thread = -1;
     if (!take_lock())
         return 0;
-    for (size_t i = 0; i < timed_count; i++)
+    for (size_t i = 0; i < timed_count && vm_thread < 0; i++)
         if (timed[i].os_tid == os_tid)
             vm_thread = timed[i].vm_thread;
+    for (size_t i = 0; i < vm_tid_count && vm_thread < 0; i++)
+        if (vm_tids[i] == os_tid)
+            vm_thread = 1;
     plat_mutex_unlock(lock);
-    return vm_thread;
+    return vm_thread > 0;
 }
 
 /* The JVM's own threads started since they were last looked for get timers, those ended lose theirs. */

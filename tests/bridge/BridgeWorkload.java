@@ -92,29 +92,9 @@ public class BridgeWorkload {
             Thread.sleep(100);
         }
         System.out.println("unload done");
-        long before = wakeUps("jevmon unloads");
+        long before = ThreadWakeUps.of("jevmon unloads"), started = System.nanoTime();
         Thread.sleep(1000);
-        long after = wakeUps("jevmon unloads");
-        System.out.println(before < 0 || after < 0 ? "no thread named jevmon unloads"
-                                                   : "the unloads thread woke " + (after - before) + " times in a second idle");
-    }
-
-    /** The times the process's thread of that name went to sleep and was woken (Linux: -1 elsewhere). */
-    static long wakeUps(String name) throws Exception {
-        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
-        for (java.io.File task : tasks == null ? new java.io.File[0] : tasks) {
-            java.nio.file.Path dir = task.toPath();
-            try {
-                if (!java.nio.file.Files.readString(dir.resolve("comm")).strip().equals(name))
-                    continue;
-                for (String line : java.nio.file.Files.readAllLines(dir.resolve("status")))
-                    if (line.startsWith("voluntary_ctxt_switches:"))
-                        return Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-            } catch (java.io.IOException ended) {
-                // the thread ended while it was read
-            }
-        }
-        return -1;
+        System.out.println(ThreadWakeUps.since("jevmon unloads", before, started));
     }
 
     static class Unloadable {

@@ -66,8 +66,8 @@ START_TEST(class_unload_reported_with_its_name)
     ck_assert_ptr_nonnull(finished);
     ck_assert_ptr_nonnull(unloaded);
     /* The deliverer sleeps until a class unloads: it polled every 20 ms (50 wake-ups a second). */
-    const char *idle = strstr(r.out, "the unloads thread woke ");
-    long woken = idle ? strtol(idle + strlen("the unloads thread woke "), NULL, 10) : -1;
+    const char *idle = strstr(r.out, "jevmon unloads woke ");
+    long woken = idle ? strtol(idle + strlen("jevmon unloads woke "), NULL, 10) : -1;
     ck_assert_msg(woken >= 0 && woken <= 5, "the unloads thread, idle for a second: %s", r.out);
     jvmrun_free(&r);
 }

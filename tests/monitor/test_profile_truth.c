@@ -32,6 +32,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,21 @@ START_TEST(cpu_samples_stand_for_the_processor_time_used)
      * on another machine (the task clock's timer is also restarted at each context switch). */
     ck_assert_msg(sampled >= 0.98 * used && sampled <= 1.02 * used, "%.3f s sampled for %.3f s used",
                   sampled, used);
+    /* The sampling thread drains the samples every 50 ms, sooner where all the processors could
+     * fill a quarter of the bridge's 512 slots first at 1 ms, never more than once per ms: it woke
+     * at every interval (a thousand times a second), each wake-up tens of microseconds. */
+    char *out = read_in(dir, "out.txt");
+    const char *woke = out ? strstr(out, "jevprof sampler woke ") : NULL;
+    unsigned long wake_ups = 0, ms = 0;
+    ck_assert_msg(woke && sscanf(woke, "jevprof sampler woke %lu times in %lu ms", &wake_ups, &ms) == 2 && ms >= 1000,
+                  "%s", out ? out : "no out.txt");
+    cpu_set_t allowed;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+    double drain_ms = 128.0 / CPU_COUNT(&allowed);
+    drain_ms = drain_ms > 50 ? 50 : drain_ms < 1 ? 1 : drain_ms;
+    printf("JDK %d: the sampling thread woke %lu times in %lu ms (a drain every %.1f ms)\n", _i, wake_ups, ms, drain_ms);
+    ck_assert_msg(wake_ups <= 1.5 * ms / drain_ms + 20, "%lu wake-ups in %lu ms", wake_ups, ms);
+    free(out);
     free(report);
     free(collapsed);
     remove_run(dir);

@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,29 @@ START_TEST(threads_are_named)
 }
 END_TEST
 
+static void count_on_one_processor(void *arg)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    unsigned *counts = arg;
+    counts[0] = plat_processor_count();
+    counts[1] = sched_setaffinity(0, sizeof(one), &one) == 0 ? plat_processor_count() : 0;
+}
+
+/* The processors a process may run on, as taskset and a container's cpuset restrict them. */
+START_TEST(processor_count_follows_the_affinity)
+{
+    unsigned counts[2] = {0, 0};
+    plat_thread *t = plat_thread_start("test", count_on_one_processor, counts);
+    ck_assert_ptr_nonnull(t);
+    plat_thread_join(t);
+    ck_assert_uint_ge(counts[0], 1);
+    ck_assert_uint_le(counts[0], (unsigned)sysconf(_SC_NPROCESSORS_CONF));
+    ck_assert_uint_eq(counts[1], 1);
+}
+END_TEST
+
 static _Atomic DWORD helper_thread_id;
 
 static void *note_helper_thread(void *unused)
@@ -196,6 +220,7 @@ static Suite *posix_suite(void)
     tcase_add_test(tc, mutex_is_recursive);
     tcase_add_test(tc, threads_run_and_join);
     tcase_add_test(tc, threads_are_named);
+    tcase_add_test(tc, processor_count_follows_the_affinity);
     tcase_add_test(tc, helpers_run_off_the_callers_thread_however_many_start);
     tcase_add_test(tc, main_thread_id_is_the_process_id);
     tcase_add_test(tc, clock_is_monotonic_and_sleep_waits);

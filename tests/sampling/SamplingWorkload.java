@@ -99,7 +99,7 @@ public class SamplingWorkload {
     }
 
     static void threads(int count, String seconds) throws InterruptedException {
-        long end = deadline(seconds);
+        long end = deadline(seconds), before = ThreadWakeUps.of("jevprof sampler"), started = System.nanoTime();
         Thread[] all = new Thread[count];
         for (int i = 0; i < count; i++) {
             int which = i;
@@ -111,7 +111,7 @@ public class SamplingWorkload {
         }
         for (Thread t : all)
             t.join();
-        System.out.println("threads " + count + " done");
+        System.out.println("threads " + count + " done; " + ThreadWakeUps.since("jevprof sampler", before, started));
     }
 
     static int fib(int n) {
