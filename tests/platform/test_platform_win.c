@@ -188,6 +188,24 @@ START_TEST(threads_are_named)
 }
 END_TEST
 
+/* The processors the process may run on, as its affinity mask restricts them. */
+START_TEST(processor_count_follows_the_affinity)
+{
+    DWORD_PTR process_mask = 0, system_mask = 0;
+    SYSTEM_INFO info;
+    GetSystemInfo(&info);
+    ck_assert(GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask));
+    unsigned all = plat_processor_count();
+    ck_assert_uint_ge(all, 1);
+    ck_assert_uint_le(all, info.dwNumberOfProcessors);
+    DWORD_PTR lowest = process_mask & (~process_mask + 1);
+    ck_assert(SetProcessAffinityMask(GetCurrentProcess(), lowest));
+    unsigned one = plat_processor_count();
+    ck_assert(SetProcessAffinityMask(GetCurrentProcess(), process_mask));
+    ck_assert_uint_eq(one, 1);
+}
+END_TEST
+
 START_TEST(thread_without_a_function_is_logged)
 {
     ck_assert_ptr_null(plat_thread_start("test", NULL, NULL));
@@ -405,6 +423,7 @@ static Suite *platform_suite(void)
     tcase_add_test(basics, module_path_of_no_module);
     tcase_add_test(basics, mutex_is_recursive_and_threads_join);
     tcase_add_test(basics, threads_are_named);
+    tcase_add_test(basics, processor_count_follows_the_affinity);
     tcase_add_test(basics, thread_without_a_function_is_logged);
     tcase_add_test(basics, os_thread_id_is_the_windows_one);
     tcase_add_test(basics, clock_is_monotonic_and_sleep_waits);
