@@ -170,12 +170,13 @@ static void remember_vm_thread(DWORD os_tid, int vm_thread)
 /* Called with the lock held; vm_thread: one of the JVM's own (a Java thread's ThreadStart says it is not). */
 static void arm(DWORD os_tid, int vm_thread)
 {
-    remember_vm_thread(os_tid, vm_thread);
     for (size_t i = 0; i < timed_count; i++)
         if (timed[i].os_tid == os_tid) {
-            timed[i].vm_thread &= vm_thread;
+            if (!(timed[i].vm_thread &= vm_thread))
+                remember_vm_thread(os_tid, 0);
             return;
         }
+    remember_vm_thread(os_tid, vm_thread); /* or forgets the JVM thread that had its OS id before */
     if (timed_count == timed_capacity) {
         size_t capacity = timed_capacity ? 2 * timed_capacity : 64;
         timed_thread *grown = realloc(timed, capacity * sizeof(*grown));
