@@ -83,8 +83,9 @@ static timed_thread *timed;
 static size_t timed_count, timed_capacity;
 static uint64_t period_ns, ended_cpu_ns, threads_timed, threads_untimed;
 static uint64_t vm_threads_seen_ns; /* when the JVM's own threads were last looked for (0: not timed) */
-/* The JVM's own threads timed since sampling started, kept after their timers go: their last
- * samples are drained after that (a thread that ended, or all at StopCpuSampling). */
+/* The JVM's own threads timed since sampling started (those timed now among them), kept after
+ * their timers go: their last samples are drained after that (a thread that ended, or all at
+ * StopCpuSampling). */
 static DWORD *vm_tids;
 static size_t vm_tid_count, vm_tid_capacity;
 /* The threads timed with kernel frames and without, and why without (the ring's skips: the platform's). */
@@ -161,7 +162,7 @@ static void remember_vm_thread(DWORD os_tid, int vm_thread)
         size_t capacity = vm_tid_capacity ? 2 * vm_tid_capacity : 32;
         DWORD *grown = realloc(vm_tids, capacity * sizeof(*grown));
         if (!grown)
-            return; /* its samples drained after its timer went say Java thread */
+            return; /* its samples say Java thread */
         vm_tids = grown, vm_tid_capacity = capacity;
     }
     vm_tids[vm_tid_count++] = os_tid;
@@ -376,20 +377,16 @@ static DWORD kind_of(jint num_frames)
 }
 
 /* Is the thread one of the JVM's own?  As timed now, else as it was when its timer went (an OS
- * id reused by a Java thread is timed as one). */
+ * id reused by a Java thread is forgotten when that thread is timed: arm). */
 static int is_vm_thread(DWORD os_tid)
 {
-    int vm_thread = -1;
+    int vm_thread = 0;
     if (!take_lock())
         return 0;
-    for (size_t i = 0; i < timed_count && vm_thread < 0; i++)
-        if (timed[i].os_tid == os_tid)
-            vm_thread = timed[i].vm_thread;
-    for (size_t i = 0; i < vm_tid_count && vm_thread < 0; i++)
-        if (vm_tids[i] == os_tid)
-            vm_thread = 1;
+    for (size_t i = 0; i < vm_tid_count && !vm_thread; i++)
+        vm_thread = vm_tids[i] == os_tid;
     plat_mutex_unlock(lock);
-    return vm_thread > 0;
+    return vm_thread;
 }
 
 /* The JVM's own threads started since they were last looked for get timers, those ended lose theirs. */
