@@ -12,7 +12,9 @@
  * library built without them uses the register for data) ends the chain.  HotSpot's libjvm keeps
  * frame pointers, and so does the interpreter.  The chain stops at the thread's outermost frame (a
  * frame pointer of 0: the C library zeroes it where a thread starts) or after JV_NATIVE_DEPTH
- * frames.
+ * frames.  An ip in HotSpot's code heaps (compiled code, the interpreter, a stub) is where the
+ * unwind below ends at once: then nothing is copied, which spares most Java threads' samples a
+ * system call.
  *
  * Off the signal path (jv_native_stack_out), the stack is unwound again from the same registers
  * with each function's call frame information (plat_native_unwind_rule, libdw from the libraries'
@@ -36,6 +38,7 @@
 #include "ids/codemap.h"
 #include "platform/platform.h"
 #include "sampling/native_walk.h"
+#include "vm/hotspot_code.h"
 
 /* A frame pointer further than this above the previous one is not one (8 MiB: a thread's default stack). */
 #define MAX_FRAME_SPAN (8u << 20)
@@ -98,8 +101,12 @@ void jv_native_walk(const void *context, jv_native_stack *stack)
     if (!(atomic_load(&flags) & JEVMON_NATIVE_FRAMES) || !plat_context_frame(context, &ip, &sp, &fp))
         return;
     stack->pcs[0] = ip, stack->fps[0] = fp, stack->count = 1;
-    stack->end = JV_NATIVE_BROKEN;
     stack->sp = sp;
+    if (jv_hotspot_code_at((uintptr_t)ip, NULL) > JV_HEAP_OUTSIDE) {
+        stack->end = JV_NATIVE_IN_JAVA; /* the unwind ends at ip, and reads no memory */
+        return;
+    }
+    stack->end = JV_NATIVE_BROKEN;
     stack->top_length = plat_read_memory_prefix(sp, stack->top, sizeof(stack->top));
     while (stack->count < JV_NATIVE_DEPTH) {
         uint64_t frame[2]; /* the caller's frame pointer, the return address */
@@ -179,7 +186,10 @@ static int unwind(const jv_native_stack *stack, uint64_t *pcs, int *end)
         plat_unwind_rule rule;
         uint64_t ra = 0, caller_sp, caller_fp;
         jv_code_kind kind = jv_codemap_find((uintptr_t)pc, &range);
-        if (kind != JV_CODE_NONE || !plat_native_code((uintptr_t)pc)) { /* the code map's, or the JIT's */
+        /* the code map's, a code heap's, or in no library (the JIT's): the code heaps are asked
+         * first, as they answer at once where the loader's list of libraries is walked */
+        if (kind != JV_CODE_NONE || jv_hotspot_code_at((uintptr_t)pc, NULL) > JV_HEAP_OUTSIDE ||
+            !plat_native_code((uintptr_t)pc)) {
             /* a VM stub (an adapter, a vtable or itable stub, a runtime routine) is a frame of its
              * own, named as the VM names it; compiled code and the interpreter are Java frames */
             if (kind == JV_CODE_STUB && strcmp(range.name, "Interpreter") != 0)
