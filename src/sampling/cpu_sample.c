@@ -46,7 +46,7 @@
 #define SLOTS 512
 #define SLOT_DEPTH 2048 /* frames walked; a deeper stack keeps its innermost and is marked truncated */
 
-enum { SLOT_FREE, SLOT_WRITING, SLOT_FULL };
+enum { SLOT_FREE, SLOT_WRITING, SLOT_FULL, SLOT_READING };
 
 typedef struct slot {
     DWORD periods; /* of processor time: 1 and the expiries the kernel merged into this one */
@@ -69,6 +69,7 @@ static slot slots[SLOTS]; /* zero pages until a sample is written: see SLOTS */
  * states inside the slots (tens of kilobytes each) put each on a page of its own: 512 page
  * faults at the first drain (half a millisecond of a Hello world), a TLB miss per slot after. */
 static atomic_int slot_states[SLOTS];
+static atomic_int drained_last = SLOTS - 1; /* the slot next_sample took last */
 
 static atomic_int running;     /* sampling was asked for and not stopped */
 static atomic_int unavailable; /* VMInit found no timers or no walk */
@@ -414,9 +415,15 @@ static HRESULT next_sample(MethodID *pframes, DWORD *poffsets, DWORD max_frames,
     if (atomic_load(&unavailable))
         return E_NOTIMPL;
     JNIEnv *env = jv_jni();
-    for (int i = 0; i < SLOTS; i++) {
-        if (atomic_load(&slot_states[i]) != SLOT_FULL)
-            continue;
+    /* once round the buffer from the slot after the last one taken: a drain of n samples looks
+     * at about n + SLOTS states, where from the first slot each time it looked at n * n / 2 */
+    int after = atomic_load_explicit(&drained_last, memory_order_relaxed);
+    for (int looked = 0; looked < SLOTS; looked++) {
+        int i = (after + 1 + looked) % SLOTS, expected = SLOT_FULL;
+        if (atomic_load_explicit(&slot_states[i], memory_order_relaxed) != SLOT_FULL ||
+            !atomic_compare_exchange_strong(&slot_states[i], &expected, SLOT_READING))
+            continue; /* empty, or another caller's */
+        atomic_store_explicit(&drained_last, i, memory_order_relaxed);
         slot *s = &slots[i];
         jint count = s->trace.num_frames;
         *pkind = kind_of(count);
