@@ -38,7 +38,7 @@
 # 1000000), BENCH_VTHREAD_JAVA (default: the first JDK 21+ under /usr/lib/jvm), JAVA.
 # The profilers side by side, idle then with stress-ng --cpu 2: BENCH_ONLY=profilers runs them
 # alone; BENCH_PROFILER_RUNS (default 9), BENCH_AGREE_RUNS (default 6), BENCH_STARTUP_RUNS (default 7), BENCH_RATE_SECONDS
-# (default 10), BENCH_ASYNC_PROFILER.
+# (default 10), BENCH_STEADY_RUNS (default 9), BENCH_STEADY_SECONDS (default 3), BENCH_ASYNC_PROFILER.
 # Native frames and the JVM's own threads on javac beside async-profiler: BENCH_ONLY=native alone;
 # BENCH_NATIVE_RUNS (default 5), BENCH_AGREE_RUNS (default 6).
 # Real programs (H2, Groovy, JRuby): BENCH_ONLY=programs runs them alone; BENCH_PROGRAM_RUNS (default 1),
@@ -107,11 +107,29 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 median_of() { tr ' ' '\n' <<<"$1" | grep . | median; } # of a space-separated list
 declare -A medians=() # the last table's medians by label, for the lines printed under it
 
+# config_command CONFIG PROGRAM...: sets command to PROGRAM (a java command line) run under the
+# configuration "label|registry|extra environment" (registry: a name given to register, or -
+# for none): the agent goes in as -agentpath (javac: -J-agentpath); "bin/jevprof" runs it by bin/jevprof.
+config_command() {
+  local registry extra agent=() environment=() launcher=()
+  IFS='|' read -r _ registry extra <<<"$1"
+  shift
+  environment=($extra)
+  if [[ $registry == bin/jevprof ]]; then
+    launcher=("$root/bin/jevprof")
+  elif [[ $registry != - ]]; then
+    agent=("-agentpath:$build/libjevmon.so")
+    [[ $1 != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
+    registry_env environment "$registry"
+    environment+=($extra)
+  fi
+  command=(env "${environment[@]}" "${launcher[@]}" "$1" "${agent[@]}" "${@:2}")
+}
 # table TITLE RUNS CONFIG... -- PROGRAM...: runs PROGRAM (a java command line without `java`)
 # under each configuration "label|registry|extra environment" RUNS times, interleaved, and
-# prints the medians.  The agent goes in as -agentpath (javac: -J-agentpath).
+# prints the medians.
 table() {
-  local title=$1 n=$2 configs=() program label registry extra run start end ms base
+  local title=$1 n=$2 configs=() program label run start end ms base command=()
   shift 2
   while [[ $1 != -- ]]; do configs+=("$1"); shift; done
   shift
@@ -119,18 +137,10 @@ table() {
   declare -A times=()
   for ((run = 1; run <= n; run++)); do
     for config in "${configs[@]}"; do
-      IFS='|' read -r label registry extra <<<"$config"
-      local agent=() environment=()
-      environment=($extra) # without the agent: JFR's options
-      if [[ $registry != - ]]; then
-        agent=("-agentpath:$build/libjevmon.so")
-        [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
-        registry_env environment "$registry"
-        environment+=($extra)
-      fi
+      label=${config%%|*}
+      config_command "$config" "${program[@]}"
       start=$(date +%s%N)
-      env "${environment[@]}" "${program[0]}" "${agent[@]}" "${program[@]:1}" >/dev/null 2>"$work/stderr" ||
-        { cat "$work/stderr" >&2; exit 1; }
+      "${command[@]}" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
       end=$(date +%s%N)
       times[$label]+="$(( (end - start) / 1000000 )) "
     done
@@ -532,7 +542,7 @@ profiler_runs=${BENCH_PROFILER_RUNS:-9}
 # starts one configuration later than the one before.  Registry "bin/jevprof": the program is
 # run by the command line a user types, `bin/jevprof PROGRAM...`, its settings from the environment.
 measured() {
-  local title=$1 n=$2 configs=() program label registry extra run config
+  local title=$1 n=$2 configs=() program label run config command=()
   shift 2
   while [[ $1 != -- ]]; do configs+=("$1"); shift; done
   shift
@@ -542,20 +552,12 @@ measured() {
     # each round starts one configuration later: none is always first, after another's page cache
     local shift_by=$(((run - 1) % ${#configs[@]}))
     for config in "${configs[@]:shift_by}" "${configs[@]:0:shift_by}"; do
-      IFS='|' read -r label registry extra <<<"$config"
-      local agent=() environment=($extra) launcher=()
-      if [[ $registry == bin/jevprof ]]; then
-        launcher=("$root/bin/jevprof")
-      elif [[ $registry != - ]]; then
-        agent=("-agentpath:$build/libjevmon.so")
-        [[ ${program[0]} != "$javac" ]] || agent=("-J-agentpath:$build/libjevmon.so")
-        registry_env environment "$registry"
-        environment+=($extra)
-      fi
+      label=${config%%|*}
+      config_command "$config" "${program[@]}"
       local started ended # wall time to the millisecond (time's %e has ten), processor time and RSS from time
       started=$(date +%s%N)
-      /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" env "${environment[@]}" "${launcher[@]}" "${program[0]}" \
-        "${agent[@]}" "${program[@]:1}" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+      /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "${command[@]}" >/dev/null 2>"$work/stderr" ||
+        { cat "$work/stderr" >&2; exit 1; }
       ended=$(date +%s%N)
       read -r e u s m <"$work/time.txt"
       wall[$label]+="$(((ended - started) / 1000000)) "
@@ -701,6 +703,40 @@ profiler_hello() { # profiler_hello TITLE
     "JFR, default settings|-|JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=$work/hello.jfr" \
     -- "$java" -cp "$build/java" CostWorkload hello
 }
+# profiler_steady TITLE: a loop whose compiled code is the same every run (SamplingWorkload shares:
+# rounds of one loop in BENCH_STEADY_SECONDS of its thread's processor time, default 3), sampled
+# every 1 ms, where a sample's cost shows: javac's compiler threads vary more than 10 ms samples
+# cost.  Two costs, each paired by round: on the sampled thread, no agent's rounds over the
+# profiler's; and in the process (the profiler's own threads too), processor time per round.
+profiler_steady() {
+  local title=$1 runs=${BENCH_STEADY_RUNS:-9} configs=() config label run rounds ms command=()
+  configs=("no agent|-|"
+    "jevprof, cpu mode (1 ms)|jevprof|JEVPROF_MODE=cpu JEVPROF_INTERVAL_MS=1 JEVPROF_OUTPUT_DIR=$work/jp-steady"
+    "jevprof, wall mode (1 ms)|jevprof|JEVPROF_MODE=wall JEVPROF_INTERVAL_MS=1 JEVPROF_OUTPUT_DIR=$work/jp-steady-w")
+  [[ -z $ap_lib ]] || configs+=(
+    "async-profiler 4.5, event=cpu, 1 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=cpu,interval=1ms,file=$work/ap-steady.collapsed"
+    "async-profiler 4.5, event=wall, 1 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=wall,interval=1ms,file=$work/ap-steady-w.collapsed"
+    "async-profiler 4.5, event=itimer, 1 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=itimer,interval=1ms,file=$work/ap-steady-i.collapsed")
+  declare -A done_rounds=() round_ms=()
+  for ((run = 1; run <= runs; run++)); do
+    for config in "${configs[@]}"; do
+      label=${config%%|*}
+      config_command "$config" "$java" -cp "$build/java" SamplingWorkload shares "${BENCH_STEADY_SECONDS:-3}"
+      read -r rounds ms < <("${command[@]}" 2>"$work/stderr" | awk '$1 == "shares" && $2 == "rounds" {print $3, $5}')
+      [[ -n $ms ]] || { cat "$work/stderr" >&2; exit 1; }
+      done_rounds[$label]+="$rounds "
+      round_ms[$label]+="$(awk -v r="$rounds" -v ms="$ms" 'BEGIN {printf "%.3f", ms / r}') "
+    done
+  done
+  printf '%-52s %9s %18s %12s %18s\n' "$title, median of $runs" "rounds" "thread, paired" "process ms" "process, paired"
+  for config in "${configs[@]}"; do
+    label=${config%%|*}
+    printf '%-52s %9s %18s %12s %18s\n' "$label" "$(median_of "${done_rounds[$label]}")" \
+      "$(paired_ratio "${done_rounds[no agent]}" "${done_rounds[$label]}")" \
+      "$(median_of "${round_ms[$label]}")" "$(paired_ratio "${round_ms[$label]}" "${round_ms[no agent]}")"
+  done
+  echo
+}
 profiler_tables() {
   echo "== Profilers side by side: jevprof cpu and wall modes, async-profiler, JFR; idle, then with stress-ng --cpu 2 =="
   echo
@@ -721,6 +757,7 @@ profiler_tables() {
     fi
     local label="$load, load $(load_now) at the start"
     [[ ${#compile[@]} -eq 0 ]] || profiler_javac "javac java.util.stream (${#sources[@]} files, $label)" "${compile[@]}"
+    profiler_steady "a steady loop ($label)"
     profiler_hello "start-up: Hello world (CostWorkload hello, $load)"
     [[ -z $stress ]] || { kill "$stress"; wait "$stress" 2>/dev/null || true; }
   done

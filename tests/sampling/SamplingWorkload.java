@@ -1,7 +1,7 @@
 /**
  * The program the sampling suite profiles (tests/sampling/test_sampling.c) and `make bench` runs:
  *
- *   shares CPU-SECONDS  the main thread spends known shares of its time in three methods:
+ *   shares CPU-SECONDS  the main thread spends known shares of its time in three methods (and says how many rounds):
  *                       a, b and c run the same loop body 6, 3 and 1 million times a round
  *   sleep-gc SECONDS    thread "sleeper" sleeps; thread "collector" calls System.gc() in a loop
  *   threads N SECONDS   N threads, thread i spinning in its own method t<i>
@@ -62,15 +62,15 @@ public class SamplingWorkload {
         return System.nanoTime() + (long) (Double.parseDouble(seconds) * 1e9);
     }
 
-    static void shares(String seconds) {
-        long end = (long) (Double.parseDouble(seconds) * 1e9), rounds = 0; /* of this thread's processor time */
+    static void shares(String seconds) { /* rounds in this thread's processor time from here; the process's meanwhile */
+        long end = threadCpuAfter(seconds), rounds = 0, process = processCpuNs();
         while (THREAD_CPU.getCurrentThreadCpuTime() < end) {
             sink += a(6_000_000);
             sink += b(3_000_000);
             sink += c(1_000_000);
             rounds++;
         }
-        System.out.println("shares rounds " + rounds);
+        System.out.println("shares rounds " + rounds + " process-ms " + (processCpuNs() - process) / 1_000_000);
     }
 
     static void sleepAndCollect(String seconds) throws InterruptedException {
@@ -411,5 +411,16 @@ public class SamplingWorkload {
                     return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
         }
         return -1;
+    }
+
+    /* This thread's processor time when it has used seconds more. */
+    static long threadCpuAfter(String seconds) {
+        return THREAD_CPU.getCurrentThreadCpuTime() + (long) (Double.parseDouble(seconds) * 1e9);
+    }
+
+    /* The process's processor time: `make bench` tells a profiler's cost by it and by shares' rounds. */
+    static long processCpuNs() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 }
