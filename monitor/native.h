@@ -86,6 +86,10 @@ JEVMON_NATIVE_STACK *jp_native_buffer(jp_native *n);
  * with weight.  Returns the composed count, 0 when the sample has no frame at all. */
 size_t jp_native_compose(jp_native *n, const MethodID *frames, const DWORD *offsets, size_t count, uint64_t weight);
 
+/* Counts weight samples for the thread, which the profile has without a stack composed here (wall
+ * mode: a thread standing where a look found it, a stack from JVMTI); a new one is a Java thread. */
+void jp_native_count(jp_native *n, DWORD os_thread, uint64_t weight);
+
 /* The name of a native, thread or gap frame ("libc.so.6`read", "[GC Thread#0]"), or NULL: not one of these. */
 const char *jp_native_frame_name(jp_native *n, MethodID method);
 /* Is the frame one of n's (a native frame, a thread, the gap)?  Its kind for the flame graph then. */

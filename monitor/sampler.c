@@ -219,6 +219,7 @@ static int sample_again(jp_sampler *s, ThreadID thread, ULONGLONG cpu_ns)
     } else {
         jp_tree_add_again(&s->profile, last->node, 1);
         jp_event_log_add(&s->events, last->os_thread, last->node, 1, 0);
+        jp_native_count(&s->native, last->os_thread, 1);
         s->counts.states[last->state]++;
         s->counts.samples++;
     }
@@ -373,6 +374,7 @@ static void sample_thread(jp_sampler *s, ThreadID thread)
         s->counts.failed++;
         return;
     }
+    jp_native_count(&s->native, os_thread, 1); /* a stack not composed with native frames */
     s->counts.samples++;
     s->counts.safepoint += have_stack;
     s->counts.truncated += have_stack && s->stack.truncated;

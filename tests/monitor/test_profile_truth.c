@@ -385,6 +385,22 @@ START_TEST(samples_at_a_frame_edge_are_walked)
 }
 END_TEST
 
+/* The samples of the report's "Threads by samples" row named name ("  2998  50.02%  17600  Java  waiter"), or 0. */
+static unsigned long long thread_row_samples(const char *report, const char *name)
+{
+    const char *table = strstr(report, "\nThreads by samples");
+    for (const char *line = table; line && *line; line = strchr(line + 1, '\n')) {
+        const char *end = strchr(line + 1, '\n');
+        size_t length = end ? (size_t)(end - line - 1) : strlen(line + 1), name_length = strlen(name);
+        if (length > name_length + 2 && strncmp(line + 1 + length - name_length - 2, "  ", 2) == 0 &&
+            strncmp(line + 1 + length - name_length, name, name_length) == 0)
+            return strtoull(line + 1, NULL, 10);
+        if (line != table && length == 0)
+            break; /* the table's end */
+    }
+    return 0;
+}
+
 START_TEST(wall_mode_gives_each_thread_its_share_and_state)
 {
     char dir[1200];
@@ -433,6 +449,11 @@ START_TEST(wall_mode_gives_each_thread_its_share_and_state)
     unsigned long long unlooked = strtoull(still + strlen("Thread samples counted without a look: "), NULL, 10);
     printf("  counted without a look: %llu\n", unlooked);
     ck_assert_uint_ge(unlooked * 10, each[2] * 9);
+    /* and the thread table counts those samples too: the waiter's row has its samples in the profile */
+    unsigned long long in_table = thread_row_samples(report, "waiter");
+    printf("  the waiter's samples in the thread table: %llu\n", in_table);
+    ck_assert_uint_ge(in_table * 100, each[2] * 98);
+    ck_assert_uint_le(in_table * 100, each[2] * 102);
     free(report);
     char *raw = pprof_raw(dir);
     if (raw) {
