@@ -179,8 +179,7 @@ void jp_native_count(jp_native *n, DWORD os_thread, uint64_t weight)
     if (!n->lock || !n->iface || !n->flags || !os_thread)
         return;
     plat_mutex_lock(n->lock);
-    jp_idmap_entry *e = jp_idmap_find(&n->thread_index, os_thread);
-    jp_native_thread *t = e && e->value ? &n->threads[e->value - 1] : thread_of(n, os_thread, 0);
+    jp_native_thread *t = thread_of(n, os_thread, 0);
     if (t)
         t->samples += weight;
     plat_mutex_unlock(n->lock);

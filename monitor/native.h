@@ -86,8 +86,8 @@ JEVMON_NATIVE_STACK *jp_native_buffer(jp_native *n);
  * with weight.  Returns the composed count, 0 when the sample has no frame at all. */
 size_t jp_native_compose(jp_native *n, const MethodID *frames, const DWORD *offsets, size_t count, uint64_t weight);
 
-/* Counts weight samples for the thread, which the profile has without a stack composed here (wall
- * mode: a thread standing where a look found it, a stack from JVMTI); a new one is a Java thread. */
+/* Counts weight samples for a Java thread, which the profile has without a stack composed here
+ * (wall mode: a thread standing where a look found it, a stack from JVMTI). */
 void jp_native_count(jp_native *n, DWORD os_thread, uint64_t weight);
 
 /* The name of a native, thread or gap frame ("libc.so.6`read", "[GC Thread#0]"), or NULL: not one of these. */

@@ -388,17 +388,15 @@ END_TEST
 /* The samples of the report's "Threads by samples" row named name ("  2998  50.02%  17600  Java  waiter"), or 0. */
 static unsigned long long thread_row_samples(const char *report, const char *name)
 {
-    const char *table = strstr(report, "\nThreads by samples");
-    for (const char *line = table; line && *line; line = strchr(line + 1, '\n')) {
-        const char *end = strchr(line + 1, '\n');
-        size_t length = end ? (size_t)(end - line - 1) : strlen(line + 1), name_length = strlen(name);
-        if (length > name_length + 2 && strncmp(line + 1 + length - name_length - 2, "  ", 2) == 0 &&
-            strncmp(line + 1 + length - name_length, name, name_length) == 0)
-            return strtoull(line + 1, NULL, 10);
-        if (line != table && length == 0)
-            break; /* the table's end */
-    }
-    return 0;
+    char row_end[128];
+    snprintf(row_end, sizeof(row_end), "  %s\n", name);
+    const char *table = strstr(report, "\nThreads by samples"), *table_end = table ? strstr(table, "\n\n") : NULL;
+    const char *row = table ? strstr(table, row_end) : NULL;
+    if (!row || (table_end && row > table_end))
+        return 0;
+    while (row[-1] != '\n') /* back to the row's start: the table's heading line is before it */
+        row--;
+    return strtoull(row, NULL, 10);
 }
 
 START_TEST(wall_mode_gives_each_thread_its_share_and_state)
