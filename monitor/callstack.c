@@ -189,31 +189,28 @@ void jp_callstack_enter(jp_callstack *cs, MethodID method, uint64_t now)
     f->method = method;
     f->node = node;
     f->last_child = JP_NO_NODE;
-    f->start = now;
+    f->start = now - cs->blocked;
     f->child_time = 0;
-    f->blocked = 0;
 }
 
 void jp_callstack_blocked(jp_callstack *cs, uint64_t blocked)
 {
     if (cs->depth > 0)
-        cs->frames[cs->depth - 1].blocked += blocked;
+        cs->blocked += blocked;
 }
 
 static inline void pop_frame(jp_callstack *cs, uint64_t now)
 {
     jp_frame *f = &cs->frames[--cs->depth];
-    uint64_t elapsed = now > f->start ? now - f->start : 0;
-    elapsed = elapsed > f->blocked ? elapsed - f->blocked : 0;
+    uint64_t running = now - cs->blocked;
+    uint64_t elapsed = running > f->start ? running - f->start : 0;
     if (f->node != JP_NO_NODE) {
         jp_node *node = &cs->tree.nodes[f->node];
         node->total += elapsed;
         node->self += elapsed > f->child_time ? elapsed - f->child_time : 0;
     }
-    if (cs->depth > 0) {
+    if (cs->depth > 0)
         cs->frames[cs->depth - 1].child_time += elapsed;
-        cs->frames[cs->depth - 1].blocked += f->blocked;
-    }
 }
 
 void jp_callstack_leave(jp_callstack *cs, MethodID method, uint64_t now)

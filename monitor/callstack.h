@@ -22,9 +22,8 @@ typedef struct jp_frame {
     uint32_t node;       /* in the tree; JP_NO_NODE when the frame is not recorded */
     uint32_t last_child; /* the node of the method it called last; JP_NO_NODE before its first call */
     MethodID last_method;
-    uint64_t start;
+    uint64_t start;      /* on the running clock (jp_callstack's blocked) */
     uint64_t child_time; /* inclusive time of the frames it called, less their blocked time */
-    uint64_t blocked;    /* blocked time inside the frame so far, its callees' included */
 } jp_frame;
 
 /* Finding an entry's node.  A frame remembers the child it entered last: a frame calling one
@@ -52,6 +51,9 @@ typedef struct jp_callstack {
     jp_frame *frames;
     size_t depth, capacity;
     size_t unrecorded; /* entries beyond what memory allowed, above frames[depth-1] */
+    /* Blocked time handed in so far: the running clock is the time less it, so a frame's time on
+     * it is its elapsed time less the blocked time inside it, with nothing handed up at each exit. */
+    uint64_t blocked;
     jp_child_slot *index;
     unsigned index_bits; /* 2^index_bits slots */
     size_t indexed;      /* slots in use */

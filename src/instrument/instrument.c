@@ -164,7 +164,7 @@ static void region_begin(JNIEnv *env, jv_thread *t, MethodID id)
     t->region_base = t->depth ? t->depth : 1;
 }
 
-static void region_end_if_left(JNIEnv *env, jv_thread *t)
+static inline void region_end_if_left(JNIEnv *env, jv_thread *t)
 {
     if (t->region_base && t->depth < t->region_base) {
         t->region_base = 0;
