@@ -719,7 +719,8 @@ profiler_steady() {
     "async-profiler 4.5, event=itimer, 1 ms|-|JAVA_TOOL_OPTIONS=-agentpath:$ap_lib=start,event=itimer,interval=1ms,file=$work/ap-steady-i.collapsed")
   declare -A done_rounds=() round_ms=()
   for ((run = 1; run <= runs; run++)); do
-    for config in "${configs[@]}"; do
+    local shift_by=$(((run - 1) % ${#configs[@]})) # each round starts one row later, as measured's
+    for config in "${configs[@]:shift_by}" "${configs[@]:0:shift_by}"; do
       label=${config%%|*}
       config_command "$config" "$java" -cp "$build/java" SamplingWorkload shares "${BENCH_STEADY_SECONDS:-3}"
       read -r rounds ms < <("${command[@]}" 2>"$work/stderr" | awk '$1 == "shares" && $2 == "rounds" {print $3, $5}')
