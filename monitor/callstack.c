@@ -18,7 +18,7 @@ static void clear_index(jp_callstack *cs)
 static void forget_order(jp_callstack *cs, uint32_t from)
 {
     for (uint32_t node = from; node < cs->order_count; node++)
-        cs->order[node] = (jp_call_order){JP_NO_NODE, JP_NO_NODE};
+        cs->order[node] = (jp_call_order){{JP_NO_NODE, JP_NO_NODE}, {JP_NO_NODE, JP_NO_NODE}};
 }
 
 /* A call order for every node the tree can hold; a tree that outgrows it (out of memory) finds
@@ -148,14 +148,18 @@ static inline uint32_t next_child(jp_callstack *cs, const jp_frame *caller, Meth
     uint32_t after = first ? caller->node : caller->last_child;
     if (after >= cs->order_count) /* JP_NO_NODE, or beyond what memory allowed */
         return child_of(cs, caller->node, method);
-    uint32_t node = first ? cs->order[after].first : cs->order[after].next;
-    if (node != JP_NO_NODE && cs->tree.nodes[node].method == (method ? method : JP_UNKNOWN_METHOD))
-        return node; /* the order was made under the same caller: only the method can differ */
-    node = child_of(cs, caller->node, method); /* may move the order (a node added) */
-    if (first)
-        cs->order[after].first = node;
-    else
-        cs->order[after].next = node;
+    MethodID wanted = method ? method : JP_UNKNOWN_METHOD;
+    uint32_t *guesses = first ? cs->order[after].first : cs->order[after].next;
+    /* The order was made under the same caller: only the method can differ. */
+    if (guesses[0] != JP_NO_NODE && cs->tree.nodes[guesses[0]].method == wanted)
+        return guesses[0];
+    uint32_t node = guesses[1];
+    if (node == JP_NO_NODE || cs->tree.nodes[node].method != wanted) {
+        node = child_of(cs, caller->node, method); /* may move the order (a node added) */
+        guesses = first ? cs->order[after].first : cs->order[after].next;
+    }
+    guesses[1] = guesses[0];
+    guesses[0] = node;
     return node;
 }
 

@@ -29,21 +29,23 @@ typedef struct jp_frame {
 /* Finding an entry's node.  A frame remembers the child it entered last: a frame calling one
  * method again (a loop, fib's two calls) finds the node without a lookup.  Else the call order: a
  * program runs the same paths again and again (a server its requests), so the child a frame enters
- * is mostly the one its node's frame entered after the same sibling the time before (or first),
- * and that node lies near the last in memory.  Else the index: every node of the tree by (parent,
- * method), open-addressed, each slot holding its key beside its node, so that a lookup reads one
- * slot, not the caller's children (a request's parsing loop calls hundreds of methods).  It grows
- * with the tree, at most half full; a node it could not take (out of memory) is found by a walk of
- * the children. */
+ * is mostly one its node's frame entered after the same sibling before (or first), and that node
+ * lies near the last in memory.  Two are kept, the later first: a loop whose body calls one method
+ * or another in turn (a parser's branches) finds both.  Else the index: every node of the tree by
+ * (parent, method), open-addressed, each slot holding its key beside its node, so that a lookup
+ * reads one slot, not the caller's children (a request's parsing loop calls hundreds of methods).
+ * It grows with the tree, at most half full; a node it could not take (out of memory) is found by
+ * a walk of the children. */
 typedef struct jp_child_slot {
     MethodID method;
     uint32_t parent;
     uint32_t node; /* JP_NO_NODE: an empty slot */
 } jp_child_slot;
 
-typedef struct jp_call_order { /* of one node; JP_NO_NODE: none yet */
-    uint32_t first; /* the child its frame entered first, the last time */
-    uint32_t next;  /* the sibling its caller entered after it, the last time */
+/* Of one node: the last two different nodes of each, the later first; JP_NO_NODE: none. */
+typedef struct jp_call_order {
+    uint32_t first[2]; /* the child its frame entered first */
+    uint32_t next[2];  /* the sibling its caller entered after it */
 } jp_call_order;
 
 typedef struct jp_callstack {

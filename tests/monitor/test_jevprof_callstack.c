@@ -258,6 +258,35 @@ START_TEST(every_call_at_its_path_whatever_the_call_order)
 }
 END_TEST
 
+/* A loop whose body calls one method, then one of two others in turn (a parser's branches): once
+ * the loop has run both ways, its calls are found by the call order's last two guesses, never by
+ * the index.  The index is emptied after the first four rounds to see it: a call looked up there
+ * would be put back in it. */
+START_TEST(a_loop_taking_two_ways_in_turn_needs_no_lookup)
+{
+    enum { ROUNDS = 8 };
+    jp_callstack_enter(&cs, 1, 0);
+    for (int round = 0; round < ROUNDS; round++) {
+        if (round == 4) { /* each way run twice: every turn of the loop seen */
+            for (size_t i = 0; i < (size_t)1 << cs.index_bits; i++)
+                cs.index[i].node = JP_NO_NODE;
+            cs.indexed = 0;
+        }
+        const MethodID body[] = {2, round % 2 ? 4 : 3};
+        for (size_t i = 0; i < 2; i++) {
+            jp_callstack_enter(&cs, body[i], 0);
+            jp_callstack_leave(&cs, body[i], 0);
+        }
+    }
+    jp_callstack_leave(&cs, 1, 0);
+    ck_assert_uint_eq(cs.indexed, 0);
+    const MethodID one_two[] = {1, 2}, one_three[] = {1, 3}, one_four[] = {1, 4};
+    ck_assert_uint_eq(node_at(one_two, 2)->calls, ROUNDS);
+    ck_assert_uint_eq(node_at(one_three, 2)->calls, ROUNDS / 2);
+    ck_assert_uint_eq(node_at(one_four, 2)->calls, ROUNDS / 2);
+}
+END_TEST
+
 START_TEST(clock_going_backwards_never_underflows)
 {
     jp_callstack_enter(&cs, 1, 100);
@@ -491,6 +520,7 @@ int main(void)
     tcase_add_test(tc, deep_stacks_grow_the_frame_array);
     tcase_add_test(tc, every_callee_counted_at_its_path_through_the_index);
     tcase_add_test(tc, every_call_at_its_path_whatever_the_call_order);
+    tcase_add_test(tc, a_loop_taking_two_ways_in_turn_needs_no_lookup);
     tcase_add_test(tc, clock_going_backwards_never_underflows);
     tcase_add_test(tc, ticks_keep_pace_with_the_clock);
     suite_add_tcase(s, tc);
